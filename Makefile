@@ -1,0 +1,152 @@
+# onnxlegal — the only build entry point.
+#   make              libonnxlegal.so (soname carries the ABI major), libonnxlegal.a, the tool
+#   make test         every test (C unit tests, round trips, numeric tests); ends with "N passed, N failed"
+#   make demo         builds, then runs the main job end to end
+#   make install PREFIX=/usr/local DESTDIR=   |   make uninstall
+#   make check-exports  the dynamic symbol table holds olg_* names only
+#   make sanitize     the C tests under ASan and UBSan
+#   make deps         installs the missing Debian and npm packages (as root), or says how
+
+VERSION_H := include/onnxlegal/version.h
+vfield = $(shell sed -n 's/^\#define $(1) \([0-9][0-9]*\).*/\1/p' $(VERSION_H))
+MAJOR := $(call vfield,OLG_VERSION_MAJOR)
+MINOR := $(call vfield,OLG_VERSION_MINOR)
+PATCH := $(call vfield,OLG_VERSION_PATCH)
+ABI := $(call vfield,OLG_ABI_VERSION)
+VERSION := $(MAJOR).$(MINOR).$(PATCH)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+CC ?= cc
+BUILD ?= build
+CFLAGS ?= -O2 -g
+PYTHON ?= /usr/bin/python3
+# What every translation unit of the library needs; CFLAGS stays the caller's.
+OLG_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -fPIC \
+	-fvisibility=hidden -Iinclude -Ilib -I$(BUILD)/gen
+LIBS := -lprotobuf-c -lm -lpthread
+
+PROTO := $(wildcard lib/serialize/onnx.proto)
+GEN_C := $(if $(PROTO),$(BUILD)/gen/onnx.pb-c.c)
+GEN_H := $(if $(PROTO),$(BUILD)/gen/onnx.pb-c.h)
+SRCS := $(sort $(wildcard lib/*.c lib/*/*.c symbolics/*.c opsets/*.c))
+OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(if $(GEN_C),$(BUILD)/obj/gen/onnx.pb-c.o)
+TOOL_SRCS := $(sort $(wildcard tools/onnxlegal/*.c))
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c)) tests/harness.c
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
+
+SONAME := libonnxlegal.so.$(ABI)
+SHLIB := $(BUILD)/lib/libonnxlegal.so.$(VERSION)
+STLIB := $(BUILD)/lib/libonnxlegal.a
+TOOL := $(BUILD)/bin/onnxlegal
+UNIT := $(BUILD)/tests/unit
+
+.PHONY: all lib tool test test-c test-py demo install uninstall check-exports check-abi \
+	sanitize deps clean
+all: lib tool
+
+lib: $(SHLIB) $(BUILD)/lib/$(SONAME) $(BUILD)/lib/libonnxlegal.so $(STLIB) \
+	$(BUILD)/lib/pkgconfig/onnxlegal.pc
+tool: $(TOOL)
+
+$(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h: $(PROTO)
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen -Ilib/serialize $(PROTO)
+
+# Generated code is not ours to warn about; it still gets hidden visibility.
+$(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -I$(BUILD)/gen -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c | $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(OLG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SHLIB): $(OBJS) lib/onnxlegal.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/onnxlegal.map \
+		-Wl,--no-undefined -o $@ $(OBJS) $(LIBS) $(LDFLAGS)
+
+$(BUILD)/lib/$(SONAME): $(SHLIB)
+	ln -sf $(notdir $(SHLIB)) $@
+$(BUILD)/lib/libonnxlegal.so: $(BUILD)/lib/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(STLIB): $(OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $(OBJS)
+
+$(BUILD)/lib/pkgconfig/onnxlegal.pc: pkgconfig/onnxlegal.pc.in $(VERSION_H)
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+		-e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(TOOL): $(TOOL_OBJS) $(STLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(STLIB) $(LIBS) $(LDFLAGS)
+
+$(UNIT): $(TEST_OBJS) $(STLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STLIB) $(LIBS) $(LDFLAGS)
+
+# ---- tests -----------------------------------------------------------------------------
+test: deps all $(UNIT)
+	@$(PYTHON) tests/run_all.py --build $(BUILD)
+
+test-c: $(UNIT)
+	$(UNIT)
+
+demo: deps all
+	@$(PYTHON) tools/demo.py --build $(BUILD)
+
+check-exports: $(SHLIB)
+	@bad=$$(nm -D --defined-only $(SHLIB) | awk '{print $$3}' | grep -v '^olg_' | grep -v '^ONNXLEGAL_' || true); \
+	if [ -n "$$bad" ]; then echo "exported symbols outside olg_*:"; echo "$$bad"; exit 1; fi; \
+	nm -D --defined-only $(SHLIB) | awk '$$3 ~ /^olg_/ {print $$3}' | sed 's/@.*//' | sort > $(BUILD)/exports.txt; \
+	if ! diff -u abi/exports.txt $(BUILD)/exports.txt; then \
+		echo "the exported symbols differ from abi/exports.txt: a removal breaks the ABI; an addition needs abi/exports.txt and CHANGELOG.md updated"; exit 1; fi; \
+	echo "check-exports: $$(wc -l < $(BUILD)/exports.txt) symbols, all olg_*, as in abi/exports.txt"
+
+check-abi: $(SHLIB)
+	@if command -v abidiff >/dev/null && [ -f abi/onnxlegal.abi ]; then \
+		abidw --no-corpus-path --headers-dir include/onnxlegal $(SHLIB) > $(BUILD)/onnxlegal.abi && \
+		abidiff --headers-dir2 include/onnxlegal abi/onnxlegal.abi $(SHLIB) && echo "check-abi: compatible with abi/onnxlegal.abi"; \
+	else echo "check-abi: abidiff or abi/onnxlegal.abi missing"; exit 1; fi
+
+sanitize:
+	$(MAKE) BUILD=build/asan CC=$(CC) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" build/asan/tests/unit
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/unit
+
+deps:
+	@sh tools/deps.sh
+
+# ---- install ---------------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/onnxlegal $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/onnxlegal/*.h $(DESTDIR)$(INCLUDEDIR)/onnxlegal/
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libonnxlegal.so
+	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(BUILD)/lib/pkgconfig/onnxlegal.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/onnxlegal/,$(notdir $(wildcard include/onnxlegal/*.h)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/onnxlegal
+	rm -f $(DESTDIR)$(LIBDIR)/libonnxlegal.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+		$(DESTDIR)$(LIBDIR)/libonnxlegal.so $(DESTDIR)$(LIBDIR)/libonnxlegal.a \
+		$(DESTDIR)$(PKGCONFIGDIR)/onnxlegal.pc $(DESTDIR)$(BINDIR)/onnxlegal
+
+clean:
+	rm -rf $(BUILD) build/asan
+
+-include $(OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

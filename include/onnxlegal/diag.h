@@ -1,0 +1,45 @@
+/* onnxlegal — diagnostics: what the validator and the lowering found, node by node. */
+#ifndef ONNXLEGAL_DIAG_H
+#define ONNXLEGAL_DIAG_H
+#include <stddef.h>
+#include <stdint.h>
+#include "alloc.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct olg_diags olg_diags;
+typedef enum olg_severity { OLG_NOTE = 0, OLG_WARNING = 1, OLG_ERROR = 2 } olg_severity;
+
+/* allocator may be NULL (malloc). */
+OLG_API olg_status olg_diags_new(olg_diags **out, const olg_allocator *allocator);
+OLG_API void olg_diags_free(olg_diags *d);
+OLG_API void olg_diags_clear(olg_diags *d);
+OLG_API size_t olg_diags_count(const olg_diags *d);
+/* How many have severity OLG_ERROR. */
+OLG_API size_t olg_diags_error_count(const olg_diags *d);
+/* Diagnostics that could not be recorded for want of memory: they are counted, never silently
+ * dropped. */
+OLG_API size_t olg_diags_lost(const olg_diags *d);
+
+/* Adds one. code is a stable identifier (e.g. "OLG-CHECK-ATTR-TYPE"); node, domain, op may be
+ * NULL or ""; opset is -1 when it does not apply. */
+OLG_API olg_status olg_diags_add(olg_diags *d, olg_severity sev, const char *code,
+                                 const char *node, const char *domain, const char *op,
+                                 int64_t opset, const char *message);
+
+/* Field accessors; strings are "" when unset, NULL only for an index out of range. */
+OLG_API int olg_diag_severity(const olg_diags *d, size_t i);
+OLG_API const char *olg_diag_code(const olg_diags *d, size_t i);
+OLG_API const char *olg_diag_node(const olg_diags *d, size_t i);
+OLG_API const char *olg_diag_domain(const olg_diags *d, size_t i);
+OLG_API const char *olg_diag_op(const olg_diags *d, size_t i);
+OLG_API int64_t olg_diag_opset(const olg_diags *d, size_t i);
+OLG_API const char *olg_diag_message(const olg_diags *d, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/* onnxlegal — reading and writing models (protobuf wire format, text, Graphviz). */
+#ifndef ONNXLEGAL_IO_H
+#define ONNXLEGAL_IO_H
+#include <stddef.h>
+#include <stdint.h>
+#include "graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A sink for streamed output: returns 0 when all n bytes were taken, non-zero to stop the
+ * writer (which then fails with OLG_ERR_CALLBACK). */
+typedef int (*olg_write_fn)(void *ud, const void *data, size_t n);
+
+typedef struct olg_read_options {
+  size_t size;                    /* sizeof(olg_read_options) */
+  const olg_allocator *allocator; /* NULL: malloc */
+  /* Where the locations of external data are resolved; NULL: the model file's directory (for
+   * olg_model_read_memory, external data is then refused). */
+  const char *external_data_dir;
+  int load_external_data;         /* default 1: map external data files; 0: keep references only */
+} olg_read_options;
+#define OLG_READ_OPTIONS_INIT {sizeof(olg_read_options), 0, 0, 1}
+OLG_API void olg_read_options_init(olg_read_options *opts);
+
+/* Reads a model. The file is mapped and tensor data stays in the mapping until the model is
+ * freed. Malformed input fails with OLG_ERR_PARSE and a message naming what and where. */
+OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
+                                       const olg_read_options *opts);
+/* Reads a model from memory. The bytes are borrowed: they must outlive the model. */
+OLG_API olg_status olg_model_read_memory(olg_model **out, const void *data, size_t n,
+                                         const olg_read_options *opts);
+
+typedef struct olg_write_options {
+  size_t size; /* sizeof(olg_write_options) */
+  /* When set, tensors of at least external_data_threshold bytes are written to this one file,
+   * named relative to the model's directory (no absolute path, no ".."). */
+  const char *external_data;
+  uint64_t external_data_threshold; /* default 1024 */
+  /* Directory the external data file is written in, for olg_model_write_fd/_callback (for
+   * olg_model_write_file it is the model's directory). */
+  const char *external_data_dir;
+} olg_write_options;
+#define OLG_WRITE_OPTIONS_INIT {sizeof(olg_write_options), 0, 1024, 0}
+OLG_API void olg_write_options_init(olg_write_options *opts);
+
+/* Writes the model in the protobuf wire format, streaming: the serialized model is never held
+ * in memory whole, and tensor bytes go straight from the tensor's memory to the sink. */
+OLG_API olg_status olg_model_write_file(const olg_model *m, const char *path,
+                                        const olg_write_options *opts);
+OLG_API olg_status olg_model_write_fd(const olg_model *m, int fd, const olg_write_options *opts);
+OLG_API olg_status olg_model_write_callback(const olg_model *m, olg_write_fn fn, void *ud,
+                                            const olg_write_options *opts);
+
+/* The model in ONNX's textual syntax (onnx-spec Syntax.md). */
+OLG_API olg_status olg_model_print_text(const olg_model *m, olg_write_fn fn, void *ud);
+/* The main graph as a Graphviz digraph. */
+OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void *ud);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

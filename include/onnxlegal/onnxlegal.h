@@ -1,0 +1,11 @@
+/* onnxlegal — the whole public API. */
+#ifndef ONNXLEGAL_H
+#define ONNXLEGAL_H
+#include "version.h"
+#include "status.h"
+#include "alloc.h"
+#include "dtype.h"
+#include "graph.h"
+#include "io.h"
+#include "diag.h"
+#endif

@@ -1,0 +1,1228 @@
+/* onnxlegal — models, graphs, values and nodes: the IR and its building API. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "ir.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Arena strings */
+
+void *olg__arena_alloc(olg_model *m, size_t n) {
+  void *p = olg_arena_alloc(&m->arena, n);
+  if (!p) olg__err(OLG_ERR_NOMEM, "out of memory (%zu bytes)", n);
+  return p;
+}
+
+void *olg__arena_dup(olg_model *m, const void *p, size_t n) {
+  void *q = olg__arena_alloc(m, n);
+  if (q && n) memcpy(q, p, n);
+  return q;
+}
+
+const char *olg__strndup(olg_model *m, const char *s, size_t n) {
+  if (!s) return NULL;
+  char *p = olg__arena_alloc(m, n + 1);
+  if (!p) return NULL;
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+const char *olg__strdup(olg_model *m, const char *s) {
+  return s ? olg__strndup(m, s, strlen(s)) : NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Name map: FNV-1a, linear probing, load <= 1/2. */
+
+static uint32_t hash_str(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static int32_t namemap_get(const olg_namemap *nm, const char *key) {
+  if (!nm->cap) return -1;
+  uint32_t mask = nm->cap - 1;
+  for (uint32_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+    if (!nm->keys[i]) return -1;
+    if (strcmp(nm->keys[i], key) == 0) return nm->ids[i];
+  }
+}
+
+static olg_status namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key, int32_t id) {
+  if ((nm->n + 1) * 2 > nm->cap) {
+    uint32_t nc = nm->cap ? nm->cap * 2 : 64;
+    if (nc < nm->cap) return olg__err(OLG_ERR_LIMIT, "too many names");
+    const char **keys = olg__calloc(a, nc, sizeof *keys);
+    int32_t *ids = keys ? olg__malloc(a, (size_t)nc * sizeof *ids) : NULL;
+    if (!ids) {
+      olg__free(a, keys, (size_t)nc * sizeof *keys);
+      return OLG_ERR_NOMEM;
+    }
+    for (uint32_t j = 0; j < nm->cap; j++) {
+      if (!nm->keys[j]) continue;
+      uint32_t i = hash_str(nm->keys[j]) & (nc - 1);
+      while (keys[i]) i = (i + 1) & (nc - 1);
+      keys[i] = nm->keys[j];
+      ids[i] = nm->ids[j];
+    }
+    olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
+    olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
+    nm->keys = keys;
+    nm->ids = ids;
+    nm->cap = nc;
+  }
+  uint32_t mask = nm->cap - 1, i = hash_str(key) & mask;
+  while (nm->keys[i]) i = (i + 1) & mask;
+  nm->keys[i] = key;
+  nm->ids[i] = id;
+  nm->n++;
+  return OLG_OK;
+}
+
+/* Removes key (backward-shift deletion keeps every probe chain intact). */
+static void namemap_del(olg_namemap *nm, const char *key) {
+  if (!nm->cap) return;
+  uint32_t mask = nm->cap - 1, i = hash_str(key) & mask;
+  while (nm->keys[i] && strcmp(nm->keys[i], key) != 0) i = (i + 1) & mask;
+  if (!nm->keys[i]) return;
+  nm->n--;
+  for (uint32_t j = i;;) {
+    nm->keys[i] = NULL;
+    for (;;) {
+      j = (j + 1) & mask;
+      if (!nm->keys[j]) return;
+      uint32_t k = hash_str(nm->keys[j]) & mask;
+      /* the entry at j may move to i unless its home k lies cyclically in (i, j] */
+      if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) continue;
+      break;
+    }
+    nm->keys[i] = nm->keys[j];
+    nm->ids[i] = nm->ids[j];
+    i = j;
+  }
+}
+
+/* Drops the most recently added value (rollback of a failed multi-step add). */
+static void graph_pop_value(olg_graph *g) {
+  olg_value_rec *r = &g->values[g->n_values - 1];
+  if (!(r->flags & OLG_VF_DUPLICATE)) namemap_del(&g->names, r->name);
+  g->n_values--;
+}
+
+static void namemap_free(const olg_allocator *a, olg_namemap *nm) {
+  olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
+  olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
+  memset(nm, 0, sizeof *nm);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Models */
+
+OLG_API void olg_model_options_init(olg_model_options *o) {
+  if (o) *o = (olg_model_options)OLG_MODEL_OPTIONS_INIT;
+}
+
+static olg_status graph_create(olg_model *m, olg_graph **out) {
+  olg_status s = olg__grow(&m->alloc, (void **)&m->graphs, &m->cap_graphs, (size_t)m->n_graphs + 1,
+                           sizeof *m->graphs);
+  if (s) return s;
+  olg_graph *g = olg__calloc(&m->alloc, 1, sizeof *g);
+  if (!g) return OLG_ERR_NOMEM;
+  g->model = m;
+  g->name = "";
+  m->graphs[m->n_graphs++] = g;
+  *out = g;
+  return OLG_OK;
+}
+
+static void graph_destroy(olg_model *m, olg_graph *g) {
+  const olg_allocator *a = &m->alloc;
+  olg__free(a, g->values, (size_t)g->cap_values * sizeof *g->values);
+  olg__free(a, g->nodes, (size_t)g->cap_nodes * sizeof *g->nodes);
+  olg__free(a, g->inputs.p, (size_t)g->inputs.cap * sizeof(int32_t));
+  olg__free(a, g->outputs.p, (size_t)g->outputs.cap * sizeof(int32_t));
+  olg__free(a, g->value_info.p, (size_t)g->value_info.cap * sizeof(int32_t));
+  olg__free(a, g->dups.p, (size_t)g->dups.cap * sizeof(int32_t));
+  olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
+  namemap_free(a, &g->names);
+  olg__free(a, g, sizeof *g);
+}
+
+OLG_API olg_status olg_model_new(olg_model **out, const olg_model_options *opts) {
+  if (!out) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_new: out is NULL");
+  *out = NULL;
+  if (opts && opts->size < sizeof(size_t))
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_model_new: options.size is not set");
+  olg_allocator a;
+  olg_status s = olg__alloc_init(&a, opts ? opts->allocator : NULL);
+  if (s) return s;
+  olg_model *m = olg__calloc(&a, 1, sizeof *m);
+  if (!m) return OLG_ERR_NOMEM;
+  m->alloc = a;
+  olg_arena_init(&m->arena, &m->alloc);
+  m->ir_version = opts && opts->ir_version ? opts->ir_version : OLG_IR_VERSION_LATEST;
+  m->producer_name = m->producer_version = m->domain = m->doc_string = "";
+  s = graph_create(m, &m->graph);
+  if (s) {
+    olg_model_free(m);
+    return s;
+  }
+  *out = m;
+  return OLG_OK;
+}
+
+OLG_API void olg_model_free(olg_model *m) {
+  if (!m) return;
+  for (uint32_t i = 0; i < m->n_owned; i++) {
+    olg_tensor *t = m->owned[i];
+    if (t->owner == OLG_OWNER_RELEASE && t->release)
+      t->release(t->release_ud, t->data, t->nbytes);
+    else if (t->owner == OLG_OWNER_ALLOCATED)
+      olg__free(&m->alloc, (void *)t->data, t->nbytes);
+  }
+  olg__free(&m->alloc, m->owned, (size_t)m->cap_owned * sizeof *m->owned);
+  for (olg_mapping *mp = m->mappings; mp; mp = mp->next) munmap(mp->addr, mp->len);
+  for (uint32_t i = 0; i < m->n_graphs; i++) graph_destroy(m, m->graphs[i]);
+  olg__free(&m->alloc, m->graphs, (size_t)m->cap_graphs * sizeof *m->graphs);
+  olg__free(&m->alloc, m->opsets, (size_t)m->cap_opsets * sizeof *m->opsets);
+  olg__free(&m->alloc, m->metadata, (size_t)m->cap_metadata * sizeof *m->metadata);
+  olg_arena_free(&m->arena); /* after the mappings list, which lives in it */
+  olg_allocator a = m->alloc;
+  olg__free(&a, m, sizeof *m);
+}
+
+olg_status olg__model_own_tensor(olg_model *m, olg_tensor *t) {
+  olg_status s = olg__grow(&m->alloc, (void **)&m->owned, &m->cap_owned, (size_t)m->n_owned + 1,
+                           sizeof *m->owned);
+  if (s) return s;
+  m->owned[m->n_owned++] = t;
+  return OLG_OK;
+}
+
+olg_status olg__model_add_mapping(olg_model *m, void *addr, size_t len) {
+  olg_mapping *mp = olg__arena_alloc(m, sizeof *mp);
+  if (!mp) return OLG_ERR_NOMEM;
+  mp->addr = addr;
+  mp->len = len;
+  mp->next = m->mappings;
+  m->mappings = mp;
+  return OLG_OK;
+}
+
+OLG_API olg_graph *olg_model_graph(olg_model *m) { return m ? m->graph : NULL; }
+OLG_API const olg_graph *olg_model_graph_const(const olg_model *m) { return m ? m->graph : NULL; }
+
+OLG_API olg_status olg_model_set_ir_version(olg_model *m, int64_t v) {
+  if (!m || v < 1) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_ir_version: bad argument");
+  m->ir_version = v;
+  return OLG_OK;
+}
+OLG_API int64_t olg_model_ir_version(const olg_model *m) { return m ? m->ir_version : 0; }
+
+static const char *norm_domain(const char *d) {
+  return !d || strcmp(d, "ai.onnx") == 0 ? "" : d;
+}
+
+OLG_API olg_status olg_model_set_opset(olg_model *m, const char *domain, int64_t version) {
+  if (!m || version < 1) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_opset: bad argument");
+  const char *d = norm_domain(domain);
+  for (uint32_t i = 0; i < m->n_opsets; i++) {
+    if (strcmp(norm_domain(m->opsets[i].domain), d) == 0) {
+      m->opsets[i].version = version;
+      return OLG_OK;
+    }
+  }
+  olg_status s = olg__grow(&m->alloc, (void **)&m->opsets, &m->cap_opsets, (size_t)m->n_opsets + 1,
+                           sizeof *m->opsets);
+  if (s) return s;
+  const char *dd = olg__strdup(m, domain ? domain : "");
+  if (!dd) return OLG_ERR_NOMEM;
+  m->opsets[m->n_opsets++] = (olg_opset){dd, version};
+  return OLG_OK;
+}
+
+OLG_API int64_t olg_model_opset(const olg_model *m, const char *domain) {
+  if (!m) return -1;
+  const char *d = norm_domain(domain);
+  for (uint32_t i = 0; i < m->n_opsets; i++)
+    if (strcmp(norm_domain(m->opsets[i].domain), d) == 0) return m->opsets[i].version;
+  return -1;
+}
+
+OLG_API size_t olg_model_opset_count(const olg_model *m) { return m ? m->n_opsets : 0; }
+
+OLG_API olg_status olg_model_opset_at(const olg_model *m, size_t i, const char **domain,
+                                      int64_t *version) {
+  if (!m || i >= m->n_opsets) return olg__err(OLG_ERR_RANGE, "opset index %zu out of range", i);
+  if (domain) *domain = m->opsets[i].domain;
+  if (version) *version = m->opsets[i].version;
+  return OLG_OK;
+}
+
+static const char **model_field(olg_model *m, olg_model_field f) {
+  switch (f) {
+  case OLG_MODEL_PRODUCER_NAME: return &m->producer_name;
+  case OLG_MODEL_PRODUCER_VERSION: return &m->producer_version;
+  case OLG_MODEL_DOMAIN: return &m->domain;
+  case OLG_MODEL_DOC_STRING: return &m->doc_string;
+  default: return NULL;
+  }
+}
+
+OLG_API olg_status olg_model_set_string(olg_model *m, olg_model_field f, const char *s) {
+  if (!m) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_string: model is NULL");
+  const char **slot = model_field(m, f);
+  if (!slot) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_string: unknown field %d", (int)f);
+  const char *p = olg__strdup(m, s ? s : "");
+  if (!p) return OLG_ERR_NOMEM;
+  *slot = p;
+  return OLG_OK;
+}
+
+OLG_API const char *olg_model_string(const olg_model *m, olg_model_field f) {
+  if (!m) return "";
+  const char **slot = model_field((olg_model *)m, f);
+  return slot && *slot ? *slot : "";
+}
+
+OLG_API olg_status olg_model_set_model_version(olg_model *m, int64_t v) {
+  if (!m) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_model_version: model is NULL");
+  m->model_version = v;
+  m->has_model_version = true;
+  return OLG_OK;
+}
+OLG_API int64_t olg_model_model_version(const olg_model *m) { return m ? m->model_version : 0; }
+
+OLG_API olg_status olg_model_set_metadata(olg_model *m, const char *key, const char *value) {
+  if (!m || !key || !value) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_metadata: NULL argument");
+  const char *v = olg__strdup(m, value);
+  if (!v) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < m->n_metadata; i++) {
+    if (strcmp(m->metadata[i].key, key) == 0) {
+      m->metadata[i].value = v;
+      return OLG_OK;
+    }
+  }
+  const char *k = olg__strdup(m, key);
+  if (!k) return OLG_ERR_NOMEM;
+  olg_status s = olg__grow(&m->alloc, (void **)&m->metadata, &m->cap_metadata,
+                           (size_t)m->n_metadata + 1, sizeof *m->metadata);
+  if (s) return s;
+  m->metadata[m->n_metadata++] = (olg_kv){k, v};
+  return OLG_OK;
+}
+
+OLG_API size_t olg_model_metadata_count(const olg_model *m) { return m ? m->n_metadata : 0; }
+
+OLG_API olg_status olg_model_metadata_at(const olg_model *m, size_t i, const char **key,
+                                         const char **value) {
+  if (!m || i >= m->n_metadata) return olg__err(OLG_ERR_RANGE, "metadata index %zu out of range", i);
+  if (key) *key = m->metadata[i].key;
+  if (value) *value = m->metadata[i].value;
+  return OLG_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Graphs */
+
+OLG_API olg_status olg_model_new_subgraph(olg_model *m, olg_graph **out) {
+  if (!m || !out) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_new_subgraph: NULL argument");
+  return graph_create(m, out);
+}
+
+OLG_API olg_model *olg_graph_model(olg_graph *g) { return g ? g->model : NULL; }
+
+OLG_API olg_status olg_graph_set_name(olg_graph *g, const char *name) {
+  if (!g) return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_set_name: graph is NULL");
+  const char *p = olg__strdup(g->model, name ? name : "");
+  if (!p) return OLG_ERR_NOMEM;
+  g->name = p;
+  return OLG_OK;
+}
+OLG_API const char *olg_graph_name(const olg_graph *g) { return g && g->name ? g->name : ""; }
+
+OLG_API olg_status olg_graph_set_doc_string(olg_graph *g, const char *doc) {
+  if (!g) return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_set_doc_string: graph is NULL");
+  const char *p = olg__strdup(g->model, doc);
+  if (doc && !p) return OLG_ERR_NOMEM;
+  g->doc_string = p;
+  return OLG_OK;
+}
+OLG_API const char *olg_graph_doc_string(const olg_graph *g) {
+  return g && g->doc_string ? g->doc_string : "";
+}
+
+olg_status olg__idvec_push(olg_model *m, olg_idvec *v, int32_t id) {
+  olg_status s = olg__grow(&m->alloc, (void **)&v->p, &v->cap, (size_t)v->n + 1, sizeof *v->p);
+  if (s) return s;
+  v->p[v->n++] = id;
+  return OLG_OK;
+}
+
+olg_value_rec *olg__value(const olg_graph *g, olg_value v) {
+  if (!g || v < 0 || (uint32_t)v >= g->n_values) {
+    olg__err(OLG_ERR_INVALID_ARG, "no value with id %d in graph '%s'", (int)v, g ? g->name : "?");
+    return NULL;
+  }
+  return &g->values[v];
+}
+
+olg_node *olg__node(const olg_graph *g, olg_node_id n) {
+  if (!g || n < 0 || (uint32_t)n >= g->n_nodes) {
+    olg__err(OLG_ERR_INVALID_ARG, "no node with id %d in graph '%s'", (int)n, g ? g->name : "?");
+    return NULL;
+  }
+  return &g->nodes[n];
+}
+
+olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
+  return namemap_get(&g->names, name);
+}
+
+const char *olg__graph_unique_name(olg_graph *g, const char *base) {
+  char buf[64];
+  for (;;) {
+    const char *b = base && *base ? base : "v";
+    size_t bl = strlen(b);
+    int k = snprintf(buf, sizeof buf, "_%llu", (unsigned long long)g->next_auto++);
+    char *p = olg__arena_alloc(g->model, bl + (size_t)k + 1);
+    if (!p) return NULL;
+    memcpy(p, b, bl);
+    memcpy(p + bl, buf, (size_t)k + 1);
+    if (namemap_get(&g->names, p) < 0) return p;
+  }
+}
+
+olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
+                                olg_value *out) {
+  olg_model *m = g->model;
+  const char *nm = name ? olg__strdup(m, name) : olg__graph_unique_name(g, NULL);
+  if (!nm) return OLG_ERR_NOMEM;
+  bool dup = false;
+  if (*nm && namemap_get(&g->names, nm) >= 0) {
+    if (!allow_duplicate)
+      return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", nm,
+                      g->name);
+    dup = true;
+  }
+  olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
+                           sizeof *g->values);
+  if (s) return s;
+  olg_value id = (olg_value)g->n_values;
+  if (*nm && !dup) {
+    s = namemap_put(&m->alloc, &g->names, nm, id);
+    if (s) return s;
+  }
+  if (dup) {
+    s = olg__idvec_push(m, &g->dups, id);
+    if (s) return s;
+  }
+  olg_value_rec *r = &g->values[g->n_values++];
+  memset(r, 0, sizeof *r);
+  r->name = nm;
+  r->producer = -1;
+  r->init = -1;
+  r->type.rank = OLG_RANK_UNKNOWN;
+  r->flags = dup ? OLG_VF_DUPLICATE : 0;
+  *out = id;
+  return OLG_OK;
+}
+
+static olg_status set_tensor_type(olg_graph *g, olg_value_rec *r, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const char *const *params) {
+  if (dtype < 0 || dtype > OLG_DTYPE_MAX)
+    return olg__err(OLG_ERR_INVALID_ARG, "value '%s': unknown dtype %d", r->name, dtype);
+  if (rank < OLG_RANK_UNKNOWN || (rank > 0 && !dims && !params))
+    return olg__err(OLG_ERR_INVALID_ARG, "value '%s': rank %d without dims", r->name, (int)rank);
+  olg_dim *d = NULL;
+  if (rank > 0) {
+    d = olg__arena_alloc(g->model, (size_t)rank * sizeof *d);
+    if (!d) return OLG_ERR_NOMEM;
+    for (int32_t i = 0; i < rank; i++) {
+      d[i].value = dims ? dims[i] : OLG_DIM_UNKNOWN;
+      if (d[i].value < OLG_DIM_UNKNOWN)
+        return olg__err(OLG_ERR_INVALID_ARG, "value '%s': dim %d is %lld", r->name, (int)i,
+                        (long long)d[i].value);
+      if (params && params[i] && d[i].value < 0) {
+        d[i].param = olg__strdup(g->model, params[i]);
+        if (!d[i].param) return OLG_ERR_NOMEM;
+      }
+    }
+  }
+  r->type = (olg_type){0};
+  r->type.kind = OLG_TYPE_TENSOR;
+  r->type.has_elem = true;
+  r->type.elem = dtype;
+  r->type.has_shape = rank >= 0;
+  r->type.rank = rank;
+  r->type.dims = d;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_graph_add_input(olg_graph *g, const char *name, olg_dtype dtype,
+                                       int32_t rank, const int64_t *dims,
+                                       const char *const *dim_params, olg_value *out) {
+  if (!g || !name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_add_input: a graph and a non-empty name are required");
+  olg_value v;
+  olg_status s = olg__graph_add_value(g, name, false, &v);
+  if (s) return s;
+  olg_value_rec *r = &g->values[v];
+  s = set_tensor_type(g, r, dtype, rank, dims, dim_params);
+  if (!s) s = olg__idvec_push(g->model, &g->inputs, v);
+  if (s) {
+    graph_pop_value(g);
+    return s;
+  }
+  r->flags |= OLG_VF_INPUT;
+  if (out) *out = v;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_graph_add_value(olg_graph *g, const char *name, olg_value *out) {
+  if (!g || !out) return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_add_value: NULL argument");
+  return olg__graph_add_value(g, name, false, out);
+}
+
+OLG_API olg_status olg_graph_add_output(olg_graph *g, olg_value v) {
+  olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (r->flags & OLG_VF_OUTPUT)
+    return olg__err(OLG_ERR_DUPLICATE, "value '%s' is already a graph output", r->name);
+  olg_status s = olg__idvec_push(g->model, &g->outputs, v);
+  if (s) return s;
+  r->flags |= OLG_VF_OUTPUT;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_graph_add_value_info(olg_graph *g, olg_value v) {
+  olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (r->flags & OLG_VF_VALUE_INFO) return OLG_OK;
+  olg_status s = olg__idvec_push(g->model, &g->value_info, v);
+  if (s) return s;
+  r->flags |= OLG_VF_VALUE_INFO;
+  return OLG_OK;
+}
+
+bool olg__shape_numel(int32_t rank, const int64_t *dims, uint64_t *out) {
+  uint64_t n = 1;
+  for (int32_t i = 0; i < rank; i++) {
+    if (dims[i] < 0 || !olg__mul_u64(n, (uint64_t)dims[i], &n)) return false;
+  }
+  *out = n;
+  return true;
+}
+
+olg_status olg__tensor_new(olg_model *m, const char *name, olg_dtype dtype, int32_t rank,
+                           const int64_t *dims, const void *data, size_t nbytes,
+                           olg_data_mode mode, olg_release_fn release, void *ud,
+                           olg_tensor **out) {
+  olg_status s = OLG_OK;
+  olg_tensor *t = NULL;
+  uint64_t numel;
+  if (dtype <= 0 || dtype > OLG_DTYPE_MAX || dtype == OLG_STRING) {
+    s = olg__err(OLG_ERR_TYPE, "tensor '%s': dtype %d cannot hold raw data", name ? name : "", dtype);
+    goto fail;
+  }
+  if (rank < 0 || (rank > 0 && !dims)) {
+    s = olg__err(OLG_ERR_INVALID_ARG, "tensor '%s': bad rank %d", name ? name : "", (int)rank);
+    goto fail;
+  }
+  if (!olg__shape_numel(rank, dims, &numel)) {
+    s = olg__err(OLG_ERR_LIMIT, "tensor '%s': dims are negative or their product overflows",
+                 name ? name : "");
+    goto fail;
+  }
+  if (olg_dtype_nbytes(dtype, numel) != nbytes) {
+    s = olg__err(OLG_ERR_INVALID_ARG, "tensor '%s': %zu bytes given, %s[%llu] needs %zu",
+                 name ? name : "", nbytes, olg_dtype_name(dtype), (unsigned long long)numel,
+                 olg_dtype_nbytes(dtype, numel));
+    goto fail;
+  }
+  if (nbytes && !data) {
+    s = olg__err(OLG_ERR_INVALID_ARG, "tensor '%s': data is NULL", name ? name : "");
+    goto fail;
+  }
+  if (mode != OLG_DATA_BORROW && mode != OLG_DATA_COPY && mode != OLG_DATA_OWN) {
+    s = olg__err(OLG_ERR_INVALID_ARG, "tensor '%s': unknown data mode %d", name ? name : "", (int)mode);
+    goto fail;
+  }
+  t = olg__arena_alloc(m, sizeof *t);
+  if (!t) { s = OLG_ERR_NOMEM; goto fail; }
+  t->name = name ? olg__strdup(m, name) : NULL;
+  t->dims = rank ? olg__arena_dup(m, dims, (size_t)rank * sizeof *dims) : NULL;
+  if ((name && !t->name) || (rank && !t->dims)) { s = OLG_ERR_NOMEM; goto fail; }
+  t->dtype = dtype;
+  t->has_dtype = true;
+  t->rank = rank;
+  t->nbytes = nbytes;
+  t->encoding = OLG_ENC_RAW;
+  if (mode == OLG_DATA_COPY) {
+    void *p = olg__malloc(&m->alloc, nbytes);
+    if (!p) { s = OLG_ERR_NOMEM; goto fail; }
+    if (nbytes) memcpy(p, data, nbytes);
+    t->data = p;
+    t->owner = OLG_OWNER_ALLOCATED;
+    s = olg__model_own_tensor(m, t);
+    if (s) { olg__free(&m->alloc, p, nbytes); return s; }
+  } else if (mode == OLG_DATA_OWN) {
+    t->data = data;
+    t->owner = OLG_OWNER_RELEASE;
+    t->release = release;
+    t->release_ud = ud;
+    s = olg__model_own_tensor(m, t);
+    if (s) goto fail;
+  } else {
+    t->data = data;
+    t->owner = OLG_OWNER_BORROWED;
+  }
+  *out = t;
+  return OLG_OK;
+fail:
+  /* ownership passes even on failure: release what the caller handed over */
+  if (mode == OLG_DATA_OWN && release) release(ud, data, nbytes);
+  return s;
+}
+
+olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate,
+                               olg_value *out) {
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, (size_t)g->n_inits + 1,
+                           sizeof *g->inits);
+  if (s) return s;
+  olg_value v;
+  s = olg__graph_add_value(g, t->name ? t->name : "", allow_duplicate, &v);
+  if (s) return s;
+  olg_value_rec *r = &g->values[v];
+  r->type = (olg_type){0};
+  r->type.kind = OLG_TYPE_TENSOR;
+  r->type.has_elem = true;
+  r->type.elem = t->dtype;
+  r->type.has_shape = true;
+  r->type.rank = t->rank;
+  if (t->rank) {
+    r->type.dims = olg__arena_alloc(m, (size_t)t->rank * sizeof(olg_dim));
+    if (!r->type.dims) return OLG_ERR_NOMEM;
+    for (int32_t i = 0; i < t->rank; i++) r->type.dims[i].value = t->dims[i];
+  }
+  r->flags |= OLG_VF_INITIALIZER;
+  r->init = (int32_t)g->n_inits;
+  g->inits[g->n_inits++] = (struct olg_init){v, t};
+  if (out) *out = v;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_graph_add_initializer(olg_graph *g, const char *name, olg_dtype dtype,
+                                             int32_t rank, const int64_t *dims, const void *data,
+                                             size_t nbytes, olg_data_mode mode,
+                                             olg_release_fn release, void *ud, olg_value *out) {
+  if (!g || !name || !*name) {
+    if (mode == OLG_DATA_OWN && release) release(ud, data, nbytes);
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_add_initializer: a graph and a non-empty name are required");
+  }
+  if (olg__graph_lookup(g, name) >= 0) {
+    if (mode == OLG_DATA_OWN && release) release(ud, data, nbytes);
+    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
+  }
+  olg_tensor *t;
+  olg_status s = olg__tensor_new(g->model, name, dtype, rank, dims, data, nbytes, mode, release, ud, &t);
+  if (s) return s;
+  /* From here the tensor is registered with the model (if owned), which releases it at free. */
+  return olg__graph_add_init(g, t, false, out);
+}
+
+OLG_API olg_status olg_graph_add_string_initializer(olg_graph *g, const char *name, int32_t rank,
+                                                    const int64_t *dims,
+                                                    const char *const *strings,
+                                                    const size_t *lengths, olg_value *out) {
+  if (!g || !name || !*name || rank < 0 || (rank && !dims))
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_add_string_initializer: bad argument");
+  uint64_t numel;
+  if (!olg__shape_numel(rank, dims, &numel) || numel > SIZE_MAX / sizeof(olg_bytes))
+    return olg__err(OLG_ERR_LIMIT, "string tensor '%s': bad dims", name);
+  if (numel && !strings)
+    return olg__err(OLG_ERR_INVALID_ARG, "string tensor '%s': strings is NULL", name);
+  if (olg__graph_lookup(g, name) >= 0)
+    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
+  olg_model *m = g->model;
+  olg_tensor *t = olg__arena_alloc(m, sizeof *t);
+  if (!t) return OLG_ERR_NOMEM;
+  t->name = olg__strdup(m, name);
+  t->dims = rank ? olg__arena_dup(m, dims, (size_t)rank * sizeof *dims) : NULL;
+  t->strings = numel ? olg__arena_alloc(m, (size_t)numel * sizeof *t->strings) : NULL;
+  if (!t->name || (rank && !t->dims) || (numel && !t->strings)) return OLG_ERR_NOMEM;
+  for (uint64_t i = 0; i < numel; i++) {
+    size_t len = lengths ? lengths[i] : strlen(strings[i]);
+    t->strings[i].p = olg__strndup(m, strings[i], len);
+    if (!t->strings[i].p) return OLG_ERR_NOMEM;
+    t->strings[i].n = len;
+  }
+  t->n_strings = (size_t)numel;
+  t->dtype = OLG_STRING;
+  t->has_dtype = true;
+  t->rank = rank;
+  t->encoding = OLG_ENC_STRING;
+  return olg__graph_add_init(g, t, false, out);
+}
+
+OLG_API size_t olg_graph_input_count(const olg_graph *g) { return g ? g->inputs.n : 0; }
+OLG_API olg_value olg_graph_input_at(const olg_graph *g, size_t i) {
+  return g && i < g->inputs.n ? g->inputs.p[i] : OLG_NO_VALUE;
+}
+OLG_API size_t olg_graph_output_count(const olg_graph *g) { return g ? g->outputs.n : 0; }
+OLG_API olg_value olg_graph_output_at(const olg_graph *g, size_t i) {
+  return g && i < g->outputs.n ? g->outputs.p[i] : OLG_NO_VALUE;
+}
+OLG_API size_t olg_graph_initializer_count(const olg_graph *g) { return g ? g->n_inits : 0; }
+OLG_API olg_value olg_graph_initializer_at(const olg_graph *g, size_t i) {
+  return g && i < g->n_inits ? g->inits[i].v : OLG_NO_VALUE;
+}
+OLG_API size_t olg_graph_value_count(const olg_graph *g) { return g ? g->n_values : 0; }
+OLG_API size_t olg_graph_node_count(const olg_graph *g) { return g ? g->n_nodes : 0; }
+
+OLG_API olg_status olg_graph_find_value(const olg_graph *g, const char *name, olg_value *out) {
+  if (!g || !name || !out) return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_find_value: NULL argument");
+  olg_value v = olg__graph_lookup(g, name);
+  if (v < 0) return olg__err(OLG_ERR_NOT_FOUND, "no value named '%s' in graph '%s'", name, g->name);
+  *out = v;
+  return OLG_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Values */
+
+OLG_API const char *olg_value_name(const olg_graph *g, olg_value v) {
+  const olg_value_rec *r = olg__value(g, v);
+  return r ? r->name : NULL;
+}
+
+OLG_API olg_dtype olg_value_dtype(const olg_graph *g, olg_value v) {
+  const olg_value_rec *r = olg__value(g, v);
+  return r && r->type.kind == OLG_TYPE_TENSOR ? r->type.elem : OLG_UNDEFINED;
+}
+
+OLG_API int32_t olg_value_rank(const olg_graph *g, olg_value v) {
+  const olg_value_rec *r = olg__value(g, v);
+  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_shape ? r->type.rank : OLG_RANK_UNKNOWN;
+}
+
+OLG_API olg_status olg_value_dim(const olg_graph *g, olg_value v, int32_t i, int64_t *dim,
+                                 const char **param) {
+  const olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (r->type.kind != OLG_TYPE_TENSOR || !r->type.has_shape || i < 0 || i >= r->type.rank)
+    return olg__err(OLG_ERR_RANGE, "value '%s' has no dim %d", r->name, (int)i);
+  if (dim) *dim = r->type.dims[i].value;
+  if (param) *param = r->type.dims[i].param;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_value_set_type(olg_graph *g, olg_value v, olg_dtype dtype, int32_t rank,
+                                      const int64_t *dims, const char *const *dim_params) {
+  olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  return set_tensor_type(g, r, dtype, rank, dims, dim_params);
+}
+
+OLG_API olg_status olg_value_producer(const olg_graph *g, olg_value v, olg_node_id *node,
+                                      int32_t *slot) {
+  const olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (r->producer < 0) return olg__err(OLG_ERR_NOT_FOUND, "value '%s' has no producer", r->name);
+  if (node) *node = r->producer;
+  if (slot) *slot = r->slot;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_value_data(const olg_graph *g, olg_value v, const void **data,
+                                  size_t *nbytes) {
+  const olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (r->init < 0) return olg__err(OLG_ERR_NOT_FOUND, "value '%s' is not an initializer", r->name);
+  const olg_tensor *t = g->inits[r->init].t;
+  if (data) *data = t->data;
+  if (nbytes) *nbytes = t->nbytes;
+  return OLG_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Nodes */
+
+OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *op,
+                                  const char *name, olg_node_id *out) {
+  if (!g || !op || !*op || !out)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_node_begin: a graph, an op name and out are required");
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                           sizeof *g->nodes);
+  if (s) return s;
+  const char *d = olg__strdup(m, domain ? domain : "");
+  const char *o = olg__strdup(m, op);
+  const char *nm = olg__strdup(m, name ? name : "");
+  if (!d || !o || !nm) return OLG_ERR_NOMEM;
+  olg_node *nd = &g->nodes[g->n_nodes];
+  memset(nd, 0, sizeof *nd);
+  nd->domain = d;
+  nd->op = o;
+  nd->name = nm;
+  nd->state = OLG_NODE_OPEN;
+  *out = (olg_node_id)g->n_nodes++;
+  return OLG_OK;
+}
+
+static olg_node *open_node(olg_graph *g, olg_node_id n) {
+  olg_node *nd = olg__node(g, n);
+  if (nd && nd->state != OLG_NODE_OPEN) {
+    olg__err(OLG_ERR_STATE, "node %d (%s '%s') is already closed", (int)n, nd->op, nd->name);
+    return NULL;
+  }
+  return nd;
+}
+
+/* Arrays of a node grow in the arena: the old block is abandoned, which doubles at most the
+ * memory of the final array. */
+static olg_status arena_grow(olg_model *m, void **pp, uint32_t *cap, uint32_t n, size_t elem) {
+  if (n < *cap) return OLG_OK;
+  uint32_t nc = *cap ? *cap * 2 : 4;
+  void *q = olg__arena_alloc(m, (size_t)nc * elem);
+  if (!q) return OLG_ERR_NOMEM;
+  if (n) memcpy(q, *pp, (size_t)n * elem);
+  *pp = q;
+  *cap = nc;
+  return OLG_OK;
+}
+
+olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  olg_status s = arena_grow(g->model, (void **)&nd->args, &nd->cap_args, nd->n_args, sizeof *nd->args);
+  if (s) return s;
+  nd->args[nd->n_args++] = *a;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) {
+  if (v == OLG_NO_VALUE) return olg_node_arg_none(g, n);
+  if (!olg__value(g, v)) return OLG_ERR_INVALID_ARG;
+  olg_arg a = {.kind = OLG_ARG_VALUE, .u.v = v};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_values(olg_graph *g, olg_node_id n, const olg_value *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_values: values is NULL");
+  for (size_t i = 0; i < len; i++)
+    if (v[i] != OLG_NO_VALUE && !olg__value(g, v[i])) return OLG_ERR_INVALID_ARG;
+  olg_value *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_VALUES, .u.vals = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_none(olg_graph *g, olg_node_id n) {
+  olg_arg a = {.kind = OLG_ARG_NONE};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_int(olg_graph *g, olg_node_id n, int64_t v) {
+  olg_arg a = {.kind = OLG_ARG_INT, .u.i = v};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_float(olg_graph *g, olg_node_id n, double v) {
+  olg_arg a = {.kind = OLG_ARG_FLOAT, .u.f = v};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_bool(olg_graph *g, olg_node_id n, int v) {
+  olg_arg a = {.kind = OLG_ARG_BOOL, .u.i = v != 0};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_string(olg_graph *g, olg_node_id n, const char *s) {
+  if (!g || !s) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_string: NULL argument");
+  size_t len = strlen(s);
+  const char *p = olg__strndup(g->model, s, len);
+  if (!p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_STRING, .u.s = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_ints(olg_graph *g, olg_node_id n, const int64_t *v, size_t len) {
+  if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_ints: NULL argument");
+  int64_t *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_INTS, .u.ints = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_floats(olg_graph *g, olg_node_id n, const double *v, size_t len) {
+  if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_floats: NULL argument");
+  double *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_FLOATS, .u.floats = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+const olg_attr *olg__node_attr(const olg_node *node, const char *name) {
+  for (uint32_t i = 0; i < node->n_attrs; i++)
+    if (strcmp(node->attrs[i].name, name) == 0) return &node->attrs[i];
+  return NULL;
+}
+
+olg_status olg__node_add_attr(olg_graph *g, olg_node_id n, const olg_attr *a) {
+  olg_node *nd = olg__node(g, n);
+  if (!nd) return OLG_ERR_INVALID_ARG;
+  if (nd->state == OLG_NODE_DEAD) return olg__err(OLG_ERR_STATE, "node %d is removed", (int)n);
+  olg_status s = arena_grow(g->model, (void **)&nd->attrs, &nd->cap_attrs, nd->n_attrs, sizeof *nd->attrs);
+  if (s) return s;
+  nd->attrs[nd->n_attrs++] = *a;
+  return OLG_OK;
+}
+
+/* Starts a public attribute: checks the node and name, copies the name. */
+static olg_status attr_start(olg_graph *g, olg_node_id n, const char *name, uint8_t type, olg_attr *a) {
+  olg_node *nd = olg__node(g, n);
+  if (!nd) return OLG_ERR_INVALID_ARG;
+  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "node '%s' (%s): attribute name is empty", nd->name, nd->op);
+  if (olg__node_attr(nd, name))
+    return olg__err(OLG_ERR_DUPLICATE, "node '%s' (%s): attribute '%s' is already set", nd->name, nd->op, name);
+  memset(a, 0, sizeof *a);
+  a->type = type;
+  a->name = olg__strdup(g->model, name);
+  return a->name ? OLG_OK : OLG_ERR_NOMEM;
+}
+
+OLG_API olg_status olg_node_attr_int(olg_graph *g, olg_node_id n, const char *name, int64_t v) {
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_INT, &a);
+  if (s) return s;
+  a.i = v;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_float(olg_graph *g, olg_node_id n, const char *name, float v) {
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_FLOAT, &a);
+  if (s) return s;
+  a.f = v;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_bytes(olg_graph *g, olg_node_id n, const char *name,
+                                       const void *p, size_t len) {
+  if (len && !p) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_bytes: data is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_STRING, &a);
+  if (s) return s;
+  a.s.p = olg__strndup(g->model, p ? p : "", len);
+  a.s.n = len;
+  if (!a.s.p) return OLG_ERR_NOMEM;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_string(olg_graph *g, olg_node_id n, const char *name, const char *str) {
+  if (!str) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_string: string is NULL");
+  return olg_node_attr_bytes(g, n, name, str, strlen(str));
+}
+
+OLG_API olg_status olg_node_attr_ints(olg_graph *g, olg_node_id n, const char *name,
+                                      const int64_t *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_ints: values is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_INTS, &a);
+  if (s) return s;
+  a.n = len;
+  a.ints = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !a.ints) return OLG_ERR_NOMEM;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_floats(olg_graph *g, olg_node_id n, const char *name,
+                                        const float *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_floats: values is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_FLOATS, &a);
+  if (s) return s;
+  a.n = len;
+  a.floats = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !a.floats) return OLG_ERR_NOMEM;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_strings(olg_graph *g, olg_node_id n, const char *name,
+                                         const char *const *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_strings: values is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_STRINGS, &a);
+  if (s) return s;
+  olg_bytes *b = len ? olg__arena_alloc(g->model, len * sizeof *b) : NULL;
+  if (len && !b) return OLG_ERR_NOMEM;
+  for (size_t i = 0; i < len; i++) {
+    if (!v[i]) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_strings: string %zu is NULL", i);
+    b[i].n = strlen(v[i]);
+    b[i].p = olg__strndup(g->model, v[i], b[i].n);
+    if (!b[i].p) return OLG_ERR_NOMEM;
+  }
+  a.n = len;
+  a.strings = b;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_tensor(olg_graph *g, olg_node_id n, const char *name,
+                                        olg_dtype dtype, int32_t rank, const int64_t *dims,
+                                        const void *data, size_t nbytes) {
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_TENSOR, &a);
+  if (s) return s;
+  s = olg__tensor_new(g->model, NULL, dtype, rank, dims, data, nbytes, OLG_DATA_COPY, NULL, NULL, &a.t);
+  if (s) return s;
+  return olg__node_add_attr(g, n, &a);
+}
+
+static olg_status check_subgraph(olg_graph *g, olg_graph *sub) {
+  if (!sub || sub->model != g->model)
+    return olg__err(OLG_ERR_INVALID_ARG, "subgraph is NULL or belongs to another model");
+  if (sub == g->model->graph || sub->attached)
+    return olg__err(OLG_ERR_STATE, "graph '%s' is the main graph or is already attached", sub->name);
+  for (olg_graph *p = g; p; p = p->parent)
+    if (p == sub) return olg__err(OLG_ERR_INVALID_ARG, "graph '%s' would contain itself", sub->name);
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_attr_graph(olg_graph *g, olg_node_id n, const char *name, olg_graph *sub) {
+  if (!g) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_graph: graph is NULL");
+  olg_status s = check_subgraph(g, sub);
+  if (s) return s;
+  olg_attr a;
+  s = attr_start(g, n, name, OLG_ATTR_GRAPH, &a);
+  if (s) return s;
+  a.g = sub;
+  s = olg__node_add_attr(g, n, &a);
+  if (s) return s;
+  sub->attached = true;
+  sub->parent = g;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_attr_graphs(olg_graph *g, olg_node_id n, const char *name,
+                                        olg_graph *const *subs, size_t len) {
+  if (!g || (len && !subs)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_graphs: NULL argument");
+  for (size_t i = 0; i < len; i++) {
+    olg_status s = check_subgraph(g, subs[i]);
+    if (s) return s;
+    for (size_t j = 0; j < i; j++)
+      if (subs[j] == subs[i]) return olg__err(OLG_ERR_INVALID_ARG, "a subgraph is listed twice");
+  }
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_GRAPHS, &a);
+  if (s) return s;
+  olg_graph **p = len ? olg__arena_dup(g->model, subs, len * sizeof *subs) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  a.n = len;
+  a.graphs = p;
+  s = olg__node_add_attr(g, n, &a);
+  if (s) return s;
+  for (size_t i = 0; i < len; i++) {
+    subs[i]->attached = true;
+    subs[i]->parent = g;
+  }
+  return OLG_OK;
+}
+
+static olg_status node_close(olg_graph *g, olg_node_id n, olg_node *nd, size_t n_out,
+                             const char *const *names, const olg_value *existing, olg_value *outs) {
+  olg_model *m = g->model;
+  if (n_out > UINT32_MAX / 2) return olg__err(OLG_ERR_LIMIT, "too many outputs");
+  olg_value *o = n_out ? olg__arena_alloc(m, n_out * sizeof *o) : NULL;
+  if (n_out && !o) return OLG_ERR_NOMEM;
+  /* Validate everything before changing anything, so a failure leaves the node open. */
+  if (existing) {
+    for (size_t i = 0; i < n_out; i++) {
+      if (existing[i] == OLG_NO_VALUE) continue;
+      const olg_value_rec *r = olg__value(g, existing[i]);
+      if (!r) return OLG_ERR_INVALID_ARG;
+      if (r->producer >= 0 || (r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)))
+        return olg__err(OLG_ERR_DUPLICATE, "node '%s' (%s): value '%s' is already defined",
+                        nd->name, nd->op, r->name);
+    }
+    memcpy(o, existing, n_out * sizeof *o);
+  } else {
+    uint32_t first = g->n_values;
+    for (size_t i = 0; i < n_out; i++) {
+      const char *nm = names ? names[i] : NULL;
+      if (nm && !*nm) {
+        o[i] = OLG_NO_VALUE;
+        continue;
+      }
+      olg_status s;
+      if (nm) {
+        s = olg__graph_add_value(g, nm, false, &o[i]);
+      } else {
+        const char *gen = olg__graph_unique_name(g, *nd->name ? nd->name : nd->op);
+        s = gen ? olg__graph_add_value(g, gen, false, &o[i]) : OLG_ERR_NOMEM;
+      }
+      if (s) {
+        while (g->n_values > first) graph_pop_value(g);
+        return s;
+      }
+    }
+  }
+  for (size_t i = 0; i < n_out; i++) {
+    if (o[i] == OLG_NO_VALUE) continue;
+    g->values[o[i]].producer = n;
+    g->values[o[i]].slot = (int32_t)i;
+  }
+  nd->outputs = o;
+  nd->n_outputs = (uint32_t)n_out;
+  nd->state = OLG_NODE_DONE;
+  if (outs && n_out) memcpy(outs, o, n_out * sizeof *o);
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_end(olg_graph *g, olg_node_id n, size_t n_out,
+                                const char *const *names, olg_value *outs) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  return node_close(g, n, nd, n_out, names, NULL, outs);
+}
+
+OLG_API olg_status olg_node_end_with(olg_graph *g, olg_node_id n, size_t n_out,
+                                     const olg_value *outs) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  if (n_out && !outs) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_end_with: outs is NULL");
+  return node_close(g, n, nd, n_out, NULL, outs, NULL);
+}
+
+OLG_API const char *olg_node_domain(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->domain : NULL;
+}
+OLG_API const char *olg_node_op(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->op : NULL;
+}
+OLG_API const char *olg_node_name(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->name : NULL;
+}
+OLG_API size_t olg_node_input_count(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->n_args : 0;
+}
+OLG_API olg_value olg_node_input_at(const olg_graph *g, olg_node_id n, size_t i) {
+  const olg_node *nd = olg__node(g, n);
+  return nd && i < nd->n_args && nd->args[i].kind == OLG_ARG_VALUE ? nd->args[i].u.v : OLG_NO_VALUE;
+}
+OLG_API size_t olg_node_output_count(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->n_outputs : 0;
+}
+OLG_API olg_value olg_node_output_at(const olg_graph *g, olg_node_id n, size_t i) {
+  const olg_node *nd = olg__node(g, n);
+  return nd && i < nd->n_outputs ? nd->outputs[i] : OLG_NO_VALUE;
+}
+OLG_API size_t olg_node_attr_count(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->n_attrs : 0;
+}
+OLG_API const char *olg_node_attr_name(const olg_graph *g, olg_node_id n, size_t i) {
+  const olg_node *nd = olg__node(g, n);
+  return nd && i < nd->n_attrs ? nd->attrs[i].name : NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Topological order (Kahn). Edges come from value arguments whose producer is a node of this
+ * graph; subgraph captures are not edges of this graph. Dead nodes are left out. */
+
+static void for_each_input(const olg_node *nd, void (*fn)(olg_value, void *), void *ud) {
+  for (uint32_t i = 0; i < nd->n_args; i++) {
+    const olg_arg *a = &nd->args[i];
+    if (a->kind == OLG_ARG_VALUE) fn(a->u.v, ud);
+    else if (a->kind == OLG_ARG_VALUES)
+      for (size_t j = 0; j < a->u.vals.n; j++)
+        if (a->u.vals.p[j] != OLG_NO_VALUE) fn(a->u.vals.p[j], ud);
+  }
+}
+
+struct topo_cx {
+  const olg_graph *g;
+  uint32_t *indeg;
+  uint32_t *off;   /* CSR offsets of consumers by producer node */
+  int32_t *adj;
+  olg_node_id cur;
+};
+
+static void count_edge(olg_value v, void *ud) {
+  struct topo_cx *c = ud;
+  int32_t p = c->g->values[v].producer;
+  if (p >= 0 && c->g->nodes[p].state == OLG_NODE_DONE) {
+    c->indeg[c->cur]++;
+    c->off[p + 1]++;
+  }
+}
+
+static void fill_edge(olg_value v, void *ud) {
+  struct topo_cx *c = ud;
+  int32_t p = c->g->values[v].producer;
+  if (p >= 0 && c->g->nodes[p].state == OLG_NODE_DONE) c->adj[c->off[p]++] = c->cur;
+}
+
+OLG_API olg_status olg_graph_topo_order(const olg_graph *g, olg_node_id *order) {
+  if (!g || (g->n_nodes && !order)) return olg__err(OLG_ERR_INVALID_ARG, "olg_graph_topo_order: NULL argument");
+  const olg_allocator *al = &g->model->alloc;
+  uint32_t n = g->n_nodes;
+  if (!n) return OLG_OK;
+  size_t n_edges = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const olg_node *nd = &g->nodes[i];
+    for (uint32_t j = 0; j < nd->n_args; j++)
+      n_edges += nd->args[j].kind == OLG_ARG_VALUE ? 1 : nd->args[j].kind == OLG_ARG_VALUES ? nd->args[j].u.vals.n : 0;
+  }
+  struct topo_cx c = {g, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
+                      olg__malloc(al, (n_edges ? n_edges : 1) * sizeof(int32_t)), 0};
+  olg_status s = OLG_OK;
+  if (!c.indeg || !c.off || !c.adj) { s = OLG_ERR_NOMEM; goto done; }
+  for (uint32_t i = 0; i < n; i++) {
+    if (g->nodes[i].state != OLG_NODE_DONE) continue;
+    c.cur = (olg_node_id)i;
+    for_each_input(&g->nodes[i], count_edge, &c);
+  }
+  for (uint32_t i = 0; i < n; i++) c.off[i + 1] += c.off[i];
+  for (uint32_t i = 0; i < n; i++) {
+    if (g->nodes[i].state != OLG_NODE_DONE) continue;
+    c.cur = (olg_node_id)i;
+    for_each_input(&g->nodes[i], fill_edge, &c);
+  }
+  /* off[p] now points at the end of p's list; its start is off[p-1] (0 for p == 0) */
+  uint32_t head = 0, tail = 0, live = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (g->nodes[i].state != OLG_NODE_DONE) continue;
+    live++;
+    if (!c.indeg[i]) order[tail++] = (olg_node_id)i;
+  }
+  while (head < tail) {
+    olg_node_id p = order[head++];
+    uint32_t b = p ? c.off[p - 1] : 0, e = c.off[p];
+    for (uint32_t k = b; k < e; k++)
+      if (--c.indeg[c.adj[k]] == 0) order[tail++] = c.adj[k];
+  }
+  if (tail < live) {
+    for (uint32_t i = 0; i < n; i++) {
+      if (g->nodes[i].state == OLG_NODE_DONE && c.indeg[i]) {
+        s = olg__err(OLG_ERR_INVALID_MODEL, "graph '%s' has a cycle through node '%s' (%s)",
+                     g->name, g->nodes[i].name, g->nodes[i].op);
+        break;
+      }
+    }
+  }
+  for (uint32_t i = tail; i < n; i++) order[i] = -1;
+done:
+  olg__free(al, c.indeg, (size_t)n * sizeof(uint32_t));
+  olg__free(al, c.off, ((size_t)n + 1) * sizeof(uint32_t));
+  olg__free(al, c.adj, (n_edges ? n_edges : 1) * sizeof(int32_t));
+  return s;
+}

@@ -1,0 +1,319 @@
+/* onnxlegal — the internal IR. Library code (serializers, validator, inference, lowering) reads
+ * and builds these structs directly; the public API in include/onnxlegal/graph.h wraps them.
+ *
+ * Memory: all small, immutable data (strings, dims, finished argument and attribute arrays)
+ * lives in the model's arena and is freed with the model. The growing vectors (values, nodes,
+ * lists) use the model's allocator and double, so appending is amortized O(1). */
+#ifndef OLG_IR_H
+#define OLG_IR_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnxlegal/onnxlegal.h"
+#include "util.h"
+
+/* A byte string (ONNX strings are bytes and may hold NUL). */
+typedef struct olg_bytes {
+  const char *p;
+  size_t n;
+} olg_bytes;
+
+typedef struct olg_kv {
+  const char *key;
+  const char *value;
+} olg_kv;
+
+/* One dim of a tensor shape. */
+typedef struct olg_dim {
+  int64_t value;          /* >= 0 fixed; OLG_DIM_UNKNOWN otherwise */
+  const char *param;      /* symbolic name, or NULL */
+  const char *denotation; /* or NULL */
+} olg_dim;
+
+typedef enum olg_type_kind {
+  OLG_TYPE_NONE = 0, /* no type recorded */
+  OLG_TYPE_TENSOR = 1,
+  OLG_TYPE_SEQUENCE = 2,
+  OLG_TYPE_MAP = 3,
+  OLG_TYPE_OPTIONAL = 4,
+  OLG_TYPE_SPARSE_TENSOR = 5,
+  OLG_TYPE_OPAQUE = 6
+} olg_type_kind;
+
+/* A TypeProto. For TENSOR and SPARSE_TENSOR: elem, rank, dims. SEQUENCE / OPTIONAL: inner is the
+ * element type. MAP: key is the key dtype, inner the value type. OPAQUE: domain/name in
+ * opaque_domain/opaque_name. */
+typedef struct olg_type {
+  uint8_t kind;
+  bool has_shape;  /* false: rank unknown (no shape field); true: rank == dims count */
+  bool has_elem;   /* elem_type field present (it may be 0 in a partial type) */
+  olg_dtype elem;
+  int32_t rank;    /* OLG_RANK_UNKNOWN when !has_shape */
+  olg_dim *dims;
+  olg_dtype key;
+  struct olg_type *inner;
+  const char *denotation;
+  const char *opaque_domain, *opaque_name;
+  const void *extra; /* serializer's: unknown fields of TypeProto and its parts */
+} olg_type;
+
+/* Which TensorProto field the data came from (and goes back to on write). Native data is always
+ * what `data` points to; the writer converts to the field's encoding. */
+typedef enum olg_tensor_encoding {
+  OLG_ENC_RAW = 0,    /* raw_data (default for new tensors) */
+  OLG_ENC_FLOAT = 1,  /* float_data */
+  OLG_ENC_INT32 = 2,  /* int32_data */
+  OLG_ENC_STRING = 3, /* string_data */
+  OLG_ENC_INT64 = 4,  /* int64_data */
+  OLG_ENC_DOUBLE = 5, /* double_data */
+  OLG_ENC_UINT64 = 6, /* uint64_data */
+  OLG_ENC_EXTERNAL = 7, /* data_location EXTERNAL, not loaded (data NULL) */
+  OLG_ENC_NONE = 8    /* no data field at all (an empty or partial TensorProto) */
+} olg_tensor_encoding;
+
+typedef enum olg_data_owner {
+  OLG_OWNER_BORROWED = 0, /* the caller's, or the model's arena */
+  OLG_OWNER_ALLOCATED = 1, /* through the model's allocator; freed with it */
+  OLG_OWNER_RELEASE = 2,  /* release(ud, data, nbytes) when the model is freed */
+  OLG_OWNER_MAPPED = 3    /* inside a mapping the model holds */
+} olg_data_owner;
+
+typedef struct olg_tensor {
+  const char *name;       /* may be NULL (a tensor attribute need not be named) */
+  const char *doc_string; /* or NULL */
+  olg_dtype dtype;
+  int32_t rank;
+  int64_t *dims;
+  const void *data; /* native elements, little-endian; for STRING: NULL (see strings) */
+  size_t nbytes;
+  olg_bytes *strings; /* STRING tensors */
+  size_t n_strings;
+  uint8_t encoding; /* olg_tensor_encoding */
+  uint8_t owner;    /* olg_data_owner */
+  bool has_dtype;   /* the data_type field was present (round-trip fidelity) */
+  olg_release_fn release;
+  void *release_ud;
+  /* external data as read or to be written: key/value pairs in file order */
+  olg_kv *external;
+  size_t n_external;
+  bool external_loaded; /* data points into the external file's mapping */
+  const void *extra;    /* serializer's: segment, metadata_props, unknown fields */
+} olg_tensor;
+
+/* A positional argument of a node. */
+typedef enum olg_arg_kind {
+  OLG_ARG_NONE = 0,   /* none / an omitted optional input */
+  OLG_ARG_VALUE = 1,  /* u.v */
+  OLG_ARG_VALUES = 2, /* u.vals: a list of values (Tensor[]; or int[] with dynamic elements) */
+  OLG_ARG_INT = 3,
+  OLG_ARG_FLOAT = 4,
+  OLG_ARG_BOOL = 5,
+  OLG_ARG_STRING = 6,
+  OLG_ARG_INTS = 7,
+  OLG_ARG_FLOATS = 8
+} olg_arg_kind;
+
+typedef struct olg_arg {
+  uint8_t kind;
+  union {
+    olg_value v;
+    int64_t i; /* INT and BOOL */
+    double f;
+    olg_bytes s;
+    struct { const olg_value *p; size_t n; } vals;
+    struct { const int64_t *p; size_t n; } ints;
+    struct { const double *p; size_t n; } floats;
+  } u;
+} olg_arg;
+
+/* AttributeProto.AttributeType */
+typedef enum olg_attr_type {
+  OLG_ATTR_UNDEFINED = 0,
+  OLG_ATTR_FLOAT = 1, OLG_ATTR_INT = 2, OLG_ATTR_STRING = 3, OLG_ATTR_TENSOR = 4,
+  OLG_ATTR_GRAPH = 5, OLG_ATTR_FLOATS = 6, OLG_ATTR_INTS = 7, OLG_ATTR_STRINGS = 8,
+  OLG_ATTR_TENSORS = 9, OLG_ATTR_GRAPHS = 10, OLG_ATTR_SPARSE_TENSOR = 11,
+  OLG_ATTR_SPARSE_TENSORS = 12, OLG_ATTR_TYPE_PROTO = 13, OLG_ATTR_TYPE_PROTOS = 14
+} olg_attr_type;
+
+typedef struct olg_attr {
+  const char *name;
+  uint8_t type;            /* olg_attr_type */
+  const char *ref_attr_name; /* or NULL (function bodies) */
+  const char *doc_string;    /* or NULL */
+  float f;
+  int64_t i;
+  olg_bytes s;
+  olg_tensor *t;
+  struct olg_graph *g;
+  olg_type *tp;
+  const void *sparse;       /* SPARSE_TENSOR: kept for the writer, uninterpreted */
+  size_t n;                 /* list length for the list types */
+  const float *floats;
+  const int64_t *ints;
+  const olg_bytes *strings;
+  olg_tensor *const *tensors;
+  struct olg_graph *const *graphs;
+  const void *const *sparses;
+  olg_type *const *tps;
+  const void *extra; /* serializer's: unknown fields */
+} olg_attr;
+
+typedef enum olg_node_state { OLG_NODE_OPEN = 0, OLG_NODE_DONE = 1, OLG_NODE_DEAD = 2 } olg_node_state;
+
+typedef struct olg_node {
+  const char *domain; /* "" for the default ONNX domain */
+  const char *op;
+  const char *name;   /* may be "" */
+  const char *doc_string, *overload; /* or NULL */
+  olg_arg *args;      /* positional arguments; for ONNX nodes the inputs */
+  uint32_t n_args, cap_args;
+  olg_value *outputs; /* OLG_NO_VALUE for an omitted optional output */
+  uint32_t n_outputs;
+  olg_attr *attrs;
+  uint32_t n_attrs, cap_attrs;
+  olg_kv *metadata;
+  uint32_t n_metadata;
+  uint8_t state;      /* olg_node_state */
+  const void *extra;  /* serializer's: device_configurations, unknown fields */
+} olg_node;
+
+/* Value flags */
+enum {
+  OLG_VF_INPUT = 1u << 0,      /* listed in graph inputs */
+  OLG_VF_OUTPUT = 1u << 1,     /* listed in graph outputs */
+  OLG_VF_INITIALIZER = 1u << 2,
+  OLG_VF_VALUE_INFO = 1u << 3, /* listed in value_info */
+  OLG_VF_OUTER = 1u << 4,      /* a name from an enclosing graph (subgraphs only) */
+  OLG_VF_DUPLICATE = 1u << 5   /* a reader saw a second definition of this name (see dups) */
+};
+
+typedef struct olg_value_rec {
+  const char *name;
+  olg_type type;
+  olg_node_id producer; /* -1: none */
+  int32_t slot;
+  int32_t init;         /* index into g->inits, or -1 */
+  uint32_t flags;
+  const char *doc_string; /* from ValueInfoProto, or NULL */
+  olg_kv *metadata;       /* ValueInfoProto.metadata_props */
+  uint32_t n_metadata;
+  const void *extra;      /* serializer's */
+} olg_value_rec;
+
+/* A growable vector of int32 ids. */
+typedef struct olg_idvec {
+  int32_t *p;
+  uint32_t n, cap;
+} olg_idvec;
+
+/* A string -> id map (open addressing; keys are arena strings). */
+typedef struct olg_namemap {
+  const char **keys;
+  int32_t *ids;
+  uint32_t cap, n; /* cap is 0 or a power of two */
+} olg_namemap;
+
+typedef struct olg_graph {
+  struct olg_model *model;
+  struct olg_graph *parent; /* the enclosing graph of a subgraph once attached, else NULL */
+  bool attached;
+  const char *name, *doc_string;
+  olg_value_rec *values;
+  uint32_t n_values, cap_values;
+  olg_node *nodes;
+  uint32_t n_nodes, cap_nodes;
+  olg_idvec inputs, outputs, value_info;
+  /* initializers in file order: value id and tensor */
+  struct olg_init { olg_value v; olg_tensor *t; } *inits;
+  uint32_t n_inits, cap_inits;
+  olg_namemap names;
+  uint64_t next_auto; /* counter for generated names */
+  /* Opaque repeated fields kept for the writer: sparse_initializer, quantization_annotation,
+   * metadata_props, unknown fields. */
+  olg_kv *metadata;
+  uint32_t n_metadata;
+  olg_idvec dups; /* values defined more than once, as a reader met them (see OLG_VF_DUPLICATE) */
+  const void *extra;
+} olg_graph;
+
+/* A region the model must unmap or release when freed. */
+typedef struct olg_mapping {
+  void *addr;
+  size_t len;
+  struct olg_mapping *next;
+} olg_mapping;
+
+typedef struct olg_opset {
+  const char *domain;
+  int64_t version;
+} olg_opset;
+
+typedef struct olg_model {
+  olg_allocator alloc;
+  olg_arena arena;
+  int64_t ir_version;
+  olg_opset *opsets;
+  uint32_t n_opsets, cap_opsets;
+  const char *producer_name, *producer_version, *domain, *doc_string;
+  int64_t model_version;
+  bool has_model_version;
+  olg_kv *metadata;
+  uint32_t n_metadata, cap_metadata;
+  olg_graph *graph;
+  olg_graph **graphs; /* every graph of the model, main first, for freeing */
+  uint32_t n_graphs, cap_graphs;
+  olg_mapping *mappings;
+  /* tensors whose data the model must free or release */
+  olg_tensor **owned;
+  uint32_t n_owned, cap_owned;
+  const void *extra; /* serializer's: functions, training_info, configuration, unknown fields */
+} olg_model;
+
+/* ---- internal helpers shared by the library ---- */
+
+/* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */
+const char *olg__strdup(olg_model *m, const char *s);
+const char *olg__strndup(olg_model *m, const char *s, size_t n);
+void *olg__arena_alloc(olg_model *m, size_t n);    /* zeroed, 16-aligned; error set on failure */
+void *olg__arena_dup(olg_model *m, const void *p, size_t n);
+
+/* The value record for an id, or NULL (error set) when out of range. */
+olg_value_rec *olg__value(const olg_graph *g, olg_value v);
+olg_node *olg__node(const olg_graph *g, olg_node_id n);
+
+/* Adds a value by name; allow_duplicate lets a reader keep a second definition (the name map
+ * keeps the first, the value is flagged OLG_VF_DUPLICATE and listed in g->dups). */
+olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
+                                olg_value *out);
+/* A fresh unique name "<base>_<n>" (base may be NULL). */
+const char *olg__graph_unique_name(olg_graph *g, const char *base);
+/* Looks a name up in g only (not enclosing graphs); -1 when absent. */
+olg_value olg__graph_lookup(const olg_graph *g, const char *name);
+
+olg_status olg__idvec_push(olg_model *m, olg_idvec *v, int32_t id);
+
+/* Registers a tensor whose data the model must release when freed (OWNER_ALLOCATED/RELEASE). */
+olg_status olg__model_own_tensor(olg_model *m, olg_tensor *t);
+/* Records a mapping to munmap when the model is freed. */
+olg_status olg__model_add_mapping(olg_model *m, void *addr, size_t len);
+
+/* Builds a tensor in the arena: copies dims, takes data per mode (BORROW/COPY/OWN). */
+olg_status olg__tensor_new(olg_model *m, const char *name, olg_dtype dtype, int32_t rank,
+                           const int64_t *dims, const void *data, size_t nbytes,
+                           olg_data_mode mode, olg_release_fn release, void *ud,
+                           olg_tensor **out);
+/* Element count of a tensor (product of dims); false on overflow or negative dims. */
+bool olg__shape_numel(int32_t rank, const int64_t *dims, uint64_t *out);
+
+/* Adds an initializer for an existing tensor (name taken from the tensor). */
+olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate,
+                               olg_value *out);
+/* Adds a finished attribute (copied shallowly: its arrays must live in the arena). */
+olg_status olg__node_add_attr(olg_graph *g, olg_node_id n, const olg_attr *a);
+olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a);
+
+/* Finds an attribute by name, or NULL. */
+const olg_attr *olg__node_attr(const olg_node *node, const char *name);
+
+#endif

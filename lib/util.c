@@ -1,0 +1,187 @@
+/* onnxlegal — errors, allocation and the arena. */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OLG_ERRBUF 2048
+static _Thread_local char errbuf[OLG_ERRBUF];
+
+olg_status olg__verr(olg_status s, const char *fmt, va_list ap) {
+  vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+  return s;
+}
+
+olg_status olg__err(olg_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  olg__verr(s, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+olg_status olg__err_prefix(olg_status s, const char *fmt, ...) {
+  char old[OLG_ERRBUF];
+  memcpy(old, errbuf, sizeof old);
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+  va_end(ap);
+  if (k >= 0 && (size_t)k < sizeof errbuf - 3) {
+    /* append ": old", cut to fit (truncation is intended) */
+    size_t at = (size_t)k, room = sizeof errbuf - at - 1;
+    const char sep[] = ": ";
+    size_t on = strlen(old);
+    memcpy(errbuf + at, sep, 2);
+    at += 2;
+    room -= 2;
+    if (on > room) on = room;
+    memcpy(errbuf + at, old, on);
+    errbuf[at + on] = 0;
+  }
+  return s;
+}
+
+OLG_API const char *olg_last_error(void) { return errbuf; }
+OLG_API void olg_clear_error(void) { errbuf[0] = 0; }
+
+OLG_API const char *olg_status_name(olg_status s) {
+  switch (s) {
+  case OLG_OK: return "OLG_OK";
+  case OLG_ERR_NOMEM: return "OLG_ERR_NOMEM";
+  case OLG_ERR_INVALID_ARG: return "OLG_ERR_INVALID_ARG";
+  case OLG_ERR_IO: return "OLG_ERR_IO";
+  case OLG_ERR_PARSE: return "OLG_ERR_PARSE";
+  case OLG_ERR_NOT_FOUND: return "OLG_ERR_NOT_FOUND";
+  case OLG_ERR_DUPLICATE: return "OLG_ERR_DUPLICATE";
+  case OLG_ERR_UNSUPPORTED: return "OLG_ERR_UNSUPPORTED";
+  case OLG_ERR_INVALID_MODEL: return "OLG_ERR_INVALID_MODEL";
+  case OLG_ERR_RANGE: return "OLG_ERR_RANGE";
+  case OLG_ERR_STATE: return "OLG_ERR_STATE";
+  case OLG_ERR_LIMIT: return "OLG_ERR_LIMIT";
+  case OLG_ERR_CALLBACK: return "OLG_ERR_CALLBACK";
+  case OLG_ERR_TYPE: return "OLG_ERR_TYPE";
+  default: return "OLG_ERR_UNKNOWN";
+  }
+}
+
+static void *std_alloc(void *ud, size_t n) { (void)ud; return malloc(n); }
+static void *std_realloc(void *ud, void *p, size_t o, size_t n) { (void)ud; (void)o; return realloc(p, n); }
+static void std_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+
+olg_status olg__alloc_init(olg_allocator *dst, const olg_allocator *a) {
+  if (!a) {
+    *dst = (olg_allocator){sizeof(olg_allocator), std_alloc, std_realloc, std_free, NULL};
+    return OLG_OK;
+  }
+  if (a->size < offsetof(olg_allocator, ud) + sizeof(void *) || !a->alloc || !a->free)
+    return olg__err(OLG_ERR_INVALID_ARG, "allocator: size, alloc and free must be set");
+  *dst = *a;
+  dst->size = sizeof(olg_allocator);
+  return OLG_OK;
+}
+
+void *olg__malloc(const olg_allocator *a, size_t n) {
+  void *p = a->alloc(a->ud, n ? n : 1);
+  if (!p) olg__err(OLG_ERR_NOMEM, "out of memory (%zu bytes)", n);
+  return p;
+}
+
+void *olg__calloc(const olg_allocator *a, size_t count, size_t size) {
+  uint64_t n;
+  if (!olg__mul_u64(count, size, &n) || n > SIZE_MAX) {
+    olg__err(OLG_ERR_NOMEM, "allocation size overflows");
+    return NULL;
+  }
+  void *p = olg__malloc(a, (size_t)n);
+  if (p) memset(p, 0, (size_t)n);
+  return p;
+}
+
+void *olg__realloc(const olg_allocator *a, void *p, size_t old_n, size_t new_n) {
+  if (!p) return olg__malloc(a, new_n);
+  void *q;
+  if (a->realloc) {
+    q = a->realloc(a->ud, p, old_n, new_n ? new_n : 1);
+  } else {
+    q = a->alloc(a->ud, new_n ? new_n : 1);
+    if (q) {
+      memcpy(q, p, old_n < new_n ? old_n : new_n);
+      a->free(a->ud, p, old_n);
+    }
+  }
+  if (!q) olg__err(OLG_ERR_NOMEM, "out of memory (%zu bytes)", new_n);
+  return q;
+}
+
+void olg__free(const olg_allocator *a, void *p, size_t n) {
+  if (p) a->free(a->ud, p, n);
+}
+
+olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return OLG_OK;
+  if (need > UINT32_MAX / 2) return olg__err(OLG_ERR_LIMIT, "too many elements (%zu)", need);
+  size_t nc = *cap ? (size_t)*cap * 2 : 8;
+  while (nc < need) nc *= 2;
+  void *q = olg__realloc(a, *pp, (size_t)*cap * elem, nc * elem);
+  if (!q) return OLG_ERR_NOMEM;
+  *pp = q;
+  *cap = (uint32_t)nc;
+  return OLG_OK;
+}
+
+struct olg_arena_chunk {
+  olg_arena_chunk *next;
+  size_t size; /* bytes of the whole chunk, for free */
+};
+
+#define ARENA_CHUNK (64 * 1024)
+#define ARENA_HDR ((sizeof(olg_arena_chunk) + 15) & ~(size_t)15)
+
+void olg_arena_init(olg_arena *ar, const olg_allocator *a) {
+  memset(ar, 0, sizeof *ar);
+  ar->alloc = a;
+}
+
+void *olg_arena_alloc(olg_arena *ar, size_t n) {
+  size_t need = (n + 15) & ~(size_t)15;
+  if (need < n) return NULL;
+  if ((size_t)(ar->end - ar->cur) < need || !ar->cur) {
+    /* Large requests get a chunk of their own, so the current chunk's free space is kept. */
+    size_t size = need > ARENA_CHUNK / 4 ? need + ARENA_HDR : ARENA_CHUNK;
+    if (size < need) return NULL;
+    olg_arena_chunk *c = ar->alloc->alloc(ar->alloc->ud, size);
+    if (!c) return NULL;
+    c->size = size;
+    ar->total += size;
+    if (need > ARENA_CHUNK / 4 && ar->head) {
+      /* keep bumping in the current chunk: link the big one behind the head */
+      c->next = ar->head->next;
+      ar->head->next = c;
+      void *p = (char *)c + ARENA_HDR;
+      memset(p, 0, n);
+      return p;
+    }
+    c->next = ar->head;
+    ar->head = c;
+    ar->cur = (char *)c + ARENA_HDR;
+    ar->end = (char *)c + size;
+  }
+  void *p = ar->cur;
+  ar->cur += need;
+  memset(p, 0, n);
+  return p;
+}
+
+void olg_arena_free(olg_arena *ar) {
+  olg_arena_chunk *c = ar->head;
+  while (c) {
+    olg_arena_chunk *nx = c->next;
+    ar->alloc->free(ar->alloc->ud, c, c->size);
+    c = nx;
+  }
+  ar->head = NULL;
+  ar->cur = ar->end = NULL;
+  ar->total = 0;
+}

@@ -1,0 +1,57 @@
+/* onnxlegal — internal utilities: allocation through the caller's allocator, an arena, errors. */
+#ifndef OLG_UTIL_H
+#define OLG_UTIL_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnxlegal/alloc.h"
+#include "onnxlegal/status.h"
+
+#if defined(__GNUC__)
+#define OLG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define OLG_UNUSED __attribute__((unused))
+#else
+#define OLG_PRINTF(a, b)
+#define OLG_UNUSED
+#endif
+
+/* Sets the thread-local error message and returns the status, so that `return olg__err(...)`. */
+olg_status olg__err(olg_status s, const char *fmt, ...) OLG_PRINTF(2, 3);
+olg_status olg__verr(olg_status s, const char *fmt, va_list ap);
+/* Prefixes the current message with context ("reading x.onnx: ..."), keeps the status. */
+olg_status olg__err_prefix(olg_status s, const char *fmt, ...) OLG_PRINTF(2, 3);
+
+/* The default allocator (malloc) when a is NULL; otherwise a copy with missing parts checked. */
+olg_status olg__alloc_init(olg_allocator *dst, const olg_allocator *a);
+void *olg__malloc(const olg_allocator *a, size_t n);
+void *olg__calloc(const olg_allocator *a, size_t count, size_t size);
+void *olg__realloc(const olg_allocator *a, void *p, size_t old_n, size_t new_n);
+void olg__free(const olg_allocator *a, void *p, size_t n);
+
+/* Grows *pp (of elements of size elem, capacity *cap) to hold at least need elements, doubling.
+ * Returns OLG_ERR_NOMEM with the message set, leaving *pp intact on failure. */
+olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem);
+
+/* A bump allocator in chunks; everything is freed at once. */
+typedef struct olg_arena_chunk olg_arena_chunk;
+typedef struct olg_arena {
+  const olg_allocator *alloc;
+  olg_arena_chunk *head;
+  char *cur, *end;
+  size_t total; /* bytes held, for statistics */
+} olg_arena;
+void olg_arena_init(olg_arena *ar, const olg_allocator *a);
+void *olg_arena_alloc(olg_arena *ar, size_t n); /* zeroed, 16-aligned, NULL on failure */
+void olg_arena_free(olg_arena *ar);
+
+/* Checked arithmetic. */
+static inline bool olg__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool olg__add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+
+#endif

@@ -1,0 +1,141 @@
+/* onnxlegal — the C unit-test runner. Usage: unit [SUBSTRING...] runs the tests whose name or
+ * file contains one of the substrings (all when none). */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct test_case {
+  const char *name, *file;
+  olg_test_fn fn;
+} test_case;
+
+static test_case *tests;
+static size_t n_tests, cap_tests;
+static int current_failed;
+
+void olg_test_register(const char *name, const char *file, olg_test_fn fn) {
+  if (n_tests == cap_tests) {
+    cap_tests = cap_tests ? cap_tests * 2 : 64;
+    tests = realloc(tests, cap_tests * sizeof *tests);
+    if (!tests) abort();
+  }
+  tests[n_tests++] = (test_case){name, file, fn};
+}
+
+void olg_test_fail(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "  %s:%d: ", file, line);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  current_failed = 1;
+}
+
+int olg_test_failed(void) { return current_failed; }
+
+static void *ta_alloc(void *ud, size_t n) {
+  test_alloc *t = ud;
+  t->calls++;
+  if (t->fail_at && t->calls == t->fail_at) {
+    t->failed = 1;
+    return NULL;
+  }
+  void *p = malloc(n);
+  if (p) {
+    t->live_blocks++;
+    t->live_bytes += (long long)n;
+  }
+  return p;
+}
+
+static void *ta_realloc(void *ud, void *p, size_t o, size_t n) {
+  test_alloc *t = ud;
+  t->calls++;
+  if (t->fail_at && t->calls == t->fail_at) {
+    t->failed = 1;
+    return NULL;
+  }
+  void *q = realloc(p, n);
+  if (q) t->live_bytes += (long long)n - (long long)o;
+  return q;
+}
+
+static void ta_free(void *ud, void *p, size_t n) {
+  test_alloc *t = ud;
+  if (!p) return;
+  t->live_blocks--;
+  t->live_bytes -= (long long)n;
+  free(p);
+}
+
+void test_alloc_init(test_alloc *t, long fail_at) {
+  memset(t, 0, sizeof *t);
+  t->a = (olg_allocator){sizeof(olg_allocator), ta_alloc, ta_realloc, ta_free, t};
+  t->fail_at = fail_at;
+}
+
+long test_fail_each_allocation(const char *file, int line, test_scenario fn, void *ud) {
+  for (long k = 1; k < 1000000; k++) {
+    test_alloc t;
+    test_alloc_init(&t, k);
+    olg_status s = fn(ud, &t.a);
+    if (t.live_blocks != 0 || t.live_bytes != 0) {
+      olg_test_fail(file, line, "allocation %ld failing: %ld blocks (%lld bytes) leaked", k,
+                    t.live_blocks, t.live_bytes);
+      return -1;
+    }
+    if (!t.failed) {
+      if (s != OLG_OK) {
+        olg_test_fail(file, line, "scenario failed without an injected failure: %s: %s",
+                      olg_status_name(s), olg_last_error());
+        return -1;
+      }
+      return k;
+    }
+    if (s == OLG_OK) {
+      olg_test_fail(file, line, "allocation %ld failed but the scenario reported success", k);
+      return -1;
+    }
+  }
+  olg_test_fail(file, line, "scenario never completed");
+  return -1;
+}
+
+const char *test_tmp_path(const char *name) {
+  static char dir[256], path[512];
+  if (!dir[0]) {
+    const char *base = getenv("OLG_TEST_TMP");
+    snprintf(dir, sizeof dir, "%s", base ? base : "build/tests/tmp");
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) abort();
+  }
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return path;
+}
+
+int main(int argc, char **argv) {
+  size_t passed = 0, failed = 0;
+  for (size_t i = 0; i < n_tests; i++) {
+    int want = argc < 2;
+    for (int a = 1; a < argc && !want; a++)
+      want = strstr(tests[i].name, argv[a]) || strstr(tests[i].file, argv[a]);
+    if (!want) continue;
+    current_failed = 0;
+    olg_clear_error();
+    tests[i].fn();
+    if (current_failed) {
+      fprintf(stderr, "FAIL %s (%s)\n", tests[i].name, tests[i].file);
+      failed++;
+    } else {
+      passed++;
+    }
+  }
+  free(tests);
+  printf("%zu passed, %zu failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

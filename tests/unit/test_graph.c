@@ -1,0 +1,236 @@
+/* The graph IR and its building API. */
+#include <stdlib.h>
+
+#include "../harness.h"
+
+TEST(version_agrees) {
+  CHECK_EQ(olg_version(), OLG_VERSION_NUMBER);
+  CHECK_STR(olg_version_string(), OLG_VERSION_STRING);
+}
+
+TEST(dtypes) {
+  CHECK_STR(olg_dtype_name(OLG_FLOAT), "float");
+  CHECK_EQ(olg_dtype_from_name("float8e5m2"), OLG_FLOAT8E5M2);
+  CHECK_EQ(olg_dtype_bits(OLG_INT4), 4);
+  CHECK_EQ(olg_dtype_nbytes(OLG_INT4, 3), 2);
+  CHECK_EQ(olg_dtype_nbytes(OLG_INT2, 5), 2);
+  CHECK_EQ(olg_dtype_nbytes(OLG_FLOAT, 10), 40);
+  CHECK_EQ(olg_dtype_nbytes(OLG_STRING, 1), (long long)SIZE_MAX);
+  CHECK(olg_dtype_name(999) == NULL);
+}
+
+/* A small graph: y = Relu(x + w), used by several tests. */
+static olg_status build_small(olg_model *m, olg_value *y_out) {
+  static const float w[6] = {1, 2, 3, 4, 5, 6};
+  olg_graph *g = olg_model_graph(m);
+  olg_status s;
+  olg_value x, wv, t, y;
+  olg_node_id n;
+  const int64_t dims[2] = {OLG_DIM_UNKNOWN, 3}, wd[2] = {2, 3};
+  const char *params[2] = {"batch", NULL};
+  if ((s = olg_model_set_opset(m, "", 17))) return s;
+  if ((s = olg_graph_add_input(g, "x", OLG_FLOAT, 2, dims, params, &x))) return s;
+  if ((s = olg_graph_add_initializer(g, "w", OLG_FLOAT, 2, wd, w, sizeof w, OLG_DATA_COPY, NULL, NULL, &wv))) return s;
+  if ((s = olg_node_begin(g, "", "Add", "add0", &n))) return s;
+  if ((s = olg_node_arg_value(g, n, x)) || (s = olg_node_arg_value(g, n, wv))) return s;
+  if ((s = olg_node_end(g, n, 1, NULL, &t))) return s;
+  if ((s = olg_node_begin(g, "", "Relu", "relu0", &n))) return s;
+  if ((s = olg_node_arg_value(g, n, t))) return s;
+  const char *yn[1] = {"y"};
+  if ((s = olg_node_end(g, n, 1, yn, &y))) return s;
+  if ((s = olg_graph_add_output(g, y))) return s;
+  if (y_out) *y_out = y;
+  return OLG_OK;
+}
+
+TEST(build_and_query) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_value y;
+  CHECK_OK(build_small(m, &y));
+  olg_graph *g = olg_model_graph(m);
+  CHECK_EQ(olg_graph_node_count(g), 2);
+  CHECK_EQ(olg_graph_input_count(g), 1);
+  CHECK_EQ(olg_graph_initializer_count(g), 1);
+  CHECK_STR(olg_value_name(g, y), "y");
+  olg_value x;
+  CHECK_OK(olg_graph_find_value(g, "x", &x));
+  int64_t d;
+  const char *param;
+  CHECK_OK(olg_value_dim(g, x, 0, &d, &param));
+  CHECK_EQ(d, OLG_DIM_UNKNOWN);
+  CHECK_STR(param, "batch");
+  CHECK_OK(olg_value_dim(g, x, 1, &d, &param));
+  CHECK_EQ(d, 3);
+  CHECK(param == NULL);
+  olg_node_id p;
+  int32_t slot;
+  CHECK_OK(olg_value_producer(g, y, &p, &slot));
+  CHECK_STR(olg_node_op(g, p), "Relu");
+  CHECK_EQ(slot, 0);
+  /* generated names are unique and derive from the node's name */
+  CHECK_STR(olg_value_name(g, olg_node_output_at(g, 0, 0)), "add0_0");
+  CHECK_EQ(olg_model_opset(m, "ai.onnx"), 17);
+  CHECK_EQ(olg_model_opset(m, "com.example"), -1);
+  olg_model_free(m);
+}
+
+TEST(duplicate_names_refused) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(build_small(m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value v;
+  CHECK_STATUS(olg_graph_add_input(g, "y", OLG_FLOAT, 0, NULL, NULL, &v), OLG_ERR_DUPLICATE);
+  CHECK_STATUS(olg_graph_add_value(g, "w", &v), OLG_ERR_DUPLICATE);
+  olg_node_id n;
+  CHECK_OK(olg_node_begin(g, "", "Neg", "neg", &n));
+  CHECK_OK(olg_node_arg_value(g, n, 0));
+  const char *names[2] = {"fresh", "x"};
+  CHECK_STATUS(olg_node_end(g, n, 2, names, NULL), OLG_ERR_DUPLICATE);
+  /* the failed close rolled "fresh" back: it can be used again */
+  CHECK_OK(olg_graph_add_value(g, "fresh", &v));
+  CHECK(strstr(olg_last_error(), "") != NULL);
+  olg_model_free(m);
+}
+
+TEST(bad_arguments) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_node_id n;
+  CHECK_STATUS(olg_node_begin(g, "", "", "x", &n), OLG_ERR_INVALID_ARG);
+  CHECK_OK(olg_node_begin(g, "", "Relu", "r", &n));
+  CHECK_STATUS(olg_node_arg_value(g, n, 42), OLG_ERR_INVALID_ARG);
+  CHECK(strstr(olg_last_error(), "42") != NULL);
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  CHECK_STATUS(olg_node_arg_none(g, n), OLG_ERR_STATE);
+  const int64_t dims[2] = {INT64_MAX, 4};
+  float f = 0;
+  olg_value v;
+  CHECK_STATUS(olg_graph_add_initializer(g, "big", OLG_FLOAT, 2, dims, &f, 4, OLG_DATA_BORROW, NULL, NULL, &v), OLG_ERR_LIMIT);
+  const int64_t one[1] = {2};
+  CHECK_STATUS(olg_graph_add_initializer(g, "short", OLG_FLOAT, 1, one, &f, 4, OLG_DATA_BORROW, NULL, NULL, &v), OLG_ERR_INVALID_ARG);
+  olg_model_free(m);
+}
+
+static int released;
+static void release_cb(void *ud, const void *data, size_t n) {
+  (void)n;
+  released += ud == (void *)0x1 ? 1 : 100;
+  free((void *)data);
+}
+
+TEST(owned_data_released_once) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  released = 0;
+  const int64_t d[1] = {4};
+  float *p = malloc(16);
+  CHECK_OK(olg_graph_add_initializer(g, "w", OLG_FLOAT, 1, d, p, 16, OLG_DATA_OWN, release_cb, (void *)0x1, NULL));
+  /* a failing call still takes ownership */
+  float *q = malloc(16);
+  CHECK_STATUS(olg_graph_add_initializer(g, "w", OLG_FLOAT, 1, d, q, 16, OLG_DATA_OWN, release_cb, (void *)0x1, NULL), OLG_ERR_DUPLICATE);
+  CHECK_EQ(released, 1);
+  olg_model_free(m);
+  CHECK_EQ(released, 2);
+}
+
+TEST(topological_order) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  /* nodes appended consumer-first: c uses b's output, b uses a's */
+  olg_value x, va, vb;
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 0, NULL, NULL, &x));
+  CHECK_OK(olg_graph_add_value(g, "a", &va));
+  CHECK_OK(olg_graph_add_value(g, "b", &vb));
+  olg_node_id nc, nb, na;
+  CHECK_OK(olg_node_begin(g, "", "Neg", "c", &nc));
+  CHECK_OK(olg_node_arg_value(g, nc, vb));
+  CHECK_OK(olg_node_end(g, nc, 1, NULL, NULL));
+  CHECK_OK(olg_node_begin(g, "", "Neg", "b", &nb));
+  CHECK_OK(olg_node_arg_value(g, nb, va));
+  CHECK_OK(olg_node_end_with(g, nb, 1, &vb));
+  CHECK_OK(olg_node_begin(g, "", "Neg", "a", &na));
+  CHECK_OK(olg_node_arg_value(g, na, x));
+  CHECK_OK(olg_node_end_with(g, na, 1, &va));
+  olg_node_id order[3];
+  CHECK_OK(olg_graph_topo_order(g, order));
+  CHECK_EQ(order[0], na);
+  CHECK_EQ(order[1], nb);
+  CHECK_EQ(order[2], nc);
+  /* a cycle: d consumes e's output and e consumes d's */
+  olg_value vd, ve;
+  CHECK_OK(olg_graph_add_value(g, "d_out", &vd));
+  CHECK_OK(olg_graph_add_value(g, "e_out", &ve));
+  olg_node_id nd_, ne;
+  CHECK_OK(olg_node_begin(g, "", "Neg", "d", &nd_));
+  CHECK_OK(olg_node_arg_value(g, nd_, ve));
+  CHECK_OK(olg_node_end_with(g, nd_, 1, &vd));
+  CHECK_OK(olg_node_begin(g, "", "Neg", "e", &ne));
+  CHECK_OK(olg_node_arg_value(g, ne, vd));
+  CHECK_OK(olg_node_end_with(g, ne, 1, &ve));
+  olg_node_id order5[5];
+  CHECK_STATUS(olg_graph_topo_order(g, order5), OLG_ERR_INVALID_MODEL);
+  CHECK(strstr(olg_last_error(), "cycle") != NULL);
+  olg_model_free(m);
+}
+
+TEST(large_graph_linear) {
+  /* 200k nodes in a chain: appending and ordering must be linear, not quadratic */
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value v;
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 0, NULL, NULL, &v));
+  enum { N = 200000 };
+  for (int i = 0; i < N; i++) {
+    olg_node_id n;
+    CHECK_OK(olg_node_begin(g, "", "Neg", NULL, &n));
+    CHECK_OK(olg_node_arg_value(g, n, v));
+    CHECK_OK(olg_node_end(g, n, 1, NULL, &v));
+  }
+  olg_node_id *order = malloc(N * sizeof *order);
+  CHECK(order);
+  CHECK_OK(olg_graph_topo_order(g, order));
+  for (int i = 0; i < N; i++) if (order[i] != i) { free(order); CHECK(!"order"); }
+  free(order);
+  olg_model_free(m);
+}
+
+static olg_status small_scenario(void *ud, const olg_allocator *a) {
+  (void)ud;
+  olg_model_options o = OLG_MODEL_OPTIONS_INIT;
+  o.allocator = a;
+  olg_model *m;
+  olg_status s = olg_model_new(&m, &o);
+  if (s) return s;
+  s = build_small(m, NULL);
+  if (!s) s = olg_model_set_metadata(m, "k", "v");
+  if (!s) {
+    olg_node_id order[2];
+    s = olg_graph_topo_order(olg_model_graph(m), order);
+  }
+  olg_model_free(m);
+  return s;
+}
+
+TEST(every_allocation_failure_reported) {
+  CHECK_FAIL_EACH_ALLOCATION(small_scenario, NULL);
+}
+
+TEST(diags) {
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_OK(olg_diags_add(d, OLG_ERROR, "OLG-X", "n1", "", "Conv", 11, "bad"));
+  CHECK_OK(olg_diags_add(d, OLG_WARNING, "OLG-Y", NULL, NULL, NULL, -1, "meh"));
+  CHECK_EQ(olg_diags_count(d), 2);
+  CHECK_EQ(olg_diags_error_count(d), 1);
+  CHECK_STR(olg_diag_node(d, 0), "n1");
+  CHECK_STR(olg_diag_node(d, 1), "");
+  CHECK_EQ(olg_diag_opset(d, 0), 11);
+  CHECK(olg_diag_code(d, 2) == NULL);
+  olg_diags_free(d);
+}
