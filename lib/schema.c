@@ -1,0 +1,132 @@
+/* onnxlegal — lookups in the generated ONNX schema tables (opsets/schemas_gen.c).
+ *
+ * The ops are sorted by (domain, name) and grouped by domain, so a lookup finds the
+ * domain among a handful of rows, binary-searches the op names of that domain, then
+ * walks back over the op's few versions. No allocation, no state. */
+#include "schema.h"
+
+#include <string.h>
+
+_Static_assert(OLG_DTYPE_MAX < 32, "tensor_dtypes masks hold one bit per dtype in 32 bits");
+
+#define T (&olg__schema_tables)
+
+static int is_default_domain(const char *domain) {
+  return domain == NULL || domain[0] == '\0' || strcmp(domain, "ai.onnx") == 0;
+}
+
+const olg_schema_domain *olg_schema_domain_find(const char *domain) {
+  if (is_default_domain(domain)) domain = "";
+  for (int i = 0; i < T->n_domains; i++)
+    if (strcmp(T->domains[i].domain, domain) == 0) return &T->domains[i];
+  return NULL;
+}
+
+int olg_schema_domain_max_opset(const char *domain) {
+  const olg_schema_domain *d = olg_schema_domain_find(domain);
+  return d ? d->max_released : -1;
+}
+
+static const olg_schema_op *find_op(const char *domain, const char *op) {
+  const olg_schema_domain *d;
+  int lo, hi;
+
+  if (op == NULL || (d = olg_schema_domain_find(domain)) == NULL) return NULL;
+  lo = d->first_op;
+  hi = d->first_op + d->n_ops; /* [lo, hi) */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    int c = strcmp(T->ops[mid].name, op);
+    if (c == 0) return &T->ops[mid];
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+const olg_schema *olg_schema_find(const char *domain, const char *op, int opset) {
+  const olg_schema_op *o = find_op(domain, op);
+  if (o == NULL) return NULL;
+  for (int i = o->first + o->count - 1; i >= o->first; i--)
+    if (T->schemas[i].since_version <= opset) return &T->schemas[i];
+  return NULL;
+}
+
+const olg_schema *olg_schema_versions(const char *domain, const char *op, size_t *n) {
+  const olg_schema_op *o = find_op(domain, op);
+  if (n) *n = o ? (size_t)o->count : 0;
+  return o ? &T->schemas[o->first] : NULL;
+}
+
+size_t olg_schema_count(void) {
+  return (size_t)T->n_schemas;
+}
+
+const olg_schema *olg_schema_at(size_t i) {
+  return i < (size_t)T->n_schemas ? &T->schemas[i] : NULL;
+}
+
+const olg_attr_schema *olg_schema_attr(const olg_schema *s, const char *name) {
+  if (s == NULL || name == NULL) return NULL;
+  for (int i = 0; i < s->n_attrs; i++)
+    if (strcmp(s->attrs[i].name, name) == 0) return &s->attrs[i];
+  return NULL;
+}
+
+const olg_type_constraint *olg_schema_constraint(const olg_schema *s, const char *name) {
+  if (s == NULL || name == NULL) return NULL;
+  for (int i = 0; i < s->n_constraints; i++)
+    if (strcmp(s->constraints[i].name, name) == 0) return &s->constraints[i];
+  return NULL;
+}
+
+static const olg_formal *formal_at(const olg_formal *f, int n, int i) {
+  if (i < 0 || n == 0) return NULL;
+  if (i < n) return &f[i];
+  return f[n - 1].option == OLG_FORMAL_VARIADIC ? &f[n - 1] : NULL;
+}
+
+const olg_formal *olg_schema_input_formal(const olg_schema *s, int i) {
+  return s ? formal_at(s->inputs, s->n_inputs, i) : NULL;
+}
+
+const olg_formal *olg_schema_output_formal(const olg_schema *s, int i) {
+  return s ? formal_at(s->outputs, s->n_outputs, i) : NULL;
+}
+
+const char *const *olg_schema_formal_types(const olg_schema *s, const olg_formal *f, int *n) {
+  const olg_type_constraint *c;
+
+  if (f == NULL) {
+    if (n) *n = 0;
+    return NULL;
+  }
+  c = olg_schema_constraint(s, f->type_str);
+  if (c != NULL) {
+    if (n) *n = c->n_allowed;
+    return c->allowed;
+  }
+  if (n) *n = 1;
+  return &f->type_str;
+}
+
+int olg_schema_formal_allows_dtype(const olg_formal *f, olg_dtype dtype) {
+  if (f == NULL || dtype <= 0 || dtype > OLG_DTYPE_MAX) return 0;
+  return (f->tensor_dtypes >> dtype) & 1u;
+}
+
+olg_dtype olg_schema_tensor_type_dtype(const char *type_str) {
+  static const char prefix[] = "tensor(";
+  size_t plen = sizeof prefix - 1, len;
+  char elem[32];
+
+  if (type_str == NULL || strncmp(type_str, prefix, plen) != 0) return OLG_UNDEFINED;
+  len = strlen(type_str);
+  if (len < plen + 2 || type_str[len - 1] != ')' || len - plen - 1 >= sizeof elem)
+    return OLG_UNDEFINED;
+  memcpy(elem, type_str + plen, len - plen - 1);
+  elem[len - plen - 1] = '\0';
+  return olg_dtype_from_name(elem);
+}
