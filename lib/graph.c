@@ -609,6 +609,7 @@ olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate
     for (int32_t i = 0; i < t->rank; i++) r->type.dims[i].value = t->dims[i];
   }
   r->flags |= OLG_VF_INITIALIZER;
+  r->known = t;
   r->init = (int32_t)g->n_inits;
   g->inits[g->n_inits++] = (struct olg_init){v, t};
   if (out) *out = v;

@@ -195,6 +195,9 @@ typedef struct olg_value_rec {
   int32_t slot;
   int32_t init;         /* index into g->inits, or -1 */
   uint32_t flags;
+  /* The value's contents when known: its initializer, a Constant's tensor, or a small value
+   * that inference propagated (shape computations). NULL otherwise. */
+  const olg_tensor *known;
   const char *doc_string; /* from ValueInfoProto, or NULL */
   olg_kv *metadata;       /* ValueInfoProto.metadata_props */
   uint32_t n_metadata;
