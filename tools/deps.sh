@@ -1,0 +1,33 @@
+#!/bin/sh
+# Installs what the build and the tests need on a fresh Debian 12 machine: the missing Debian
+# packages (as root), and ONNX Runtime from npm into tests/ort. Run by `make deps`, on which
+# `make test` and `make demo` depend. Does nothing when everything is there.
+set -eu
+cd "$(dirname "$0")/.."
+
+DEBS="gcc clang make pkg-config binutils libprotobuf-c-dev protobuf-c-compiler python3 python3-numpy
+python3-onnx python3-torch python3-torchvision python3-pytest libonnx-testdata graphviz nodejs npm
+abigail-tools valgrind"
+
+missing=""
+for p in $DEBS; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "deps: installing Debian packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086
+    apt-get install -y -q --no-install-recommends $missing
+  else
+    echo "deps: missing Debian packages. Run as root:"
+    echo "  apt-get update && apt-get install -y$missing"
+    exit 1
+  fi
+fi
+
+if [ ! -d tests/ort/node_modules/onnxruntime-node ]; then
+  echo "deps: installing onnxruntime-node into tests/ort (npm, scripts disabled: the CPU runtime ships in the package)"
+  npm --prefix tests/ort ci --ignore-scripts --no-audit --no-fund
+fi
