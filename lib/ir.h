@@ -188,6 +188,8 @@ enum {
   OLG_VF_DUPLICATE = 1u << 5   /* a reader saw a second definition of this name (see dups) */
 };
 
+#define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_rec.sym that is not known */
+
 typedef struct olg_value_rec {
   const char *name;
   olg_type type;
@@ -198,6 +200,13 @@ typedef struct olg_value_rec {
   /* The value's contents when known: its initializer, a Constant's tensor, or a small value
    * that inference propagated (shape computations). NULL otherwise. */
   const olg_tensor *known;
+  /* What inference knows of a small 1-D integer value whose contents are only partly known (a
+   * shape computed over symbolic dims, e.g. Shape of a [batch, 3] input): n_sym elements, each
+   * a dim_param name (param set), unknown (param NULL, value OLG_SYM_UNKNOWN) or a number (any
+   * other value, negative ones included). NULL when nothing is known or when known is set.
+   * Lives in the model's arena. */
+  const olg_dim *sym;
+  int32_t n_sym;
   const char *doc_string; /* from ValueInfoProto, or NULL */
   olg_kv *metadata;       /* ValueInfoProto.metadata_props */
   uint32_t n_metadata;
