@@ -8,4 +8,6 @@
 #include "graph.h"
 #include "io.h"
 #include "diag.h"
+#include "registry.h"
+#include "legalize.h"
 #endif

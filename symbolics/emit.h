@@ -1,0 +1,294 @@
+/* onnxlegal — the helpers symbolic functions are written with (internal).
+ *
+ * A symbolic function (registry.h) lowers one source node:
+ *
+ *   olg_status olg__sym_flatten(olg_lower *cx, olg_node_id src, void *ud) {
+ *     (void)src; (void)ud;
+ *     olg_value x, y;
+ *     int64_t start, end;
+ *     OLG_TRY(olg_lower_arg_value(cx, 0, &x));          // already lowered: dtype/shape known
+ *     OLG_TRY(olg__arg_int_or(cx, 1, 0, &start));       // aten::flatten(Tensor self,
+ *     OLG_TRY(olg__arg_int_or(cx, 2, -1, &end));        //   int start_dim=0, int end_dim=-1)
+ *     ... olg__emit_reshape_static(cx, x, dims, n, &y) ...
+ *     return olg_lower_bind_output(cx, 0, y);
+ *   }
+ *
+ * Rules:
+ * - Arguments are positional, exactly as PyTorch 1.13's op schema lists them
+ *   (torch._C._jit_get_all_schemas()); a trailing argument may be absent: treat it as its
+ *   schema default (the olg__arg_*_or helpers do).
+ * - Never switch on the opset to choose an ONNX encoding: the olg__emit_* helpers below hide
+ *   every encoding that changed across opsets (attribute vs input, Upsample vs Resize, ...).
+ *   Choosing between a native op and a decomposition IS the symbolic's business: register the
+ *   two at their opsets in opsets/opsetNN.c, or, when the choice depends on the arguments, call
+ *   olg_lower_decompose() before emitting the decomposition.
+ * - Every emitted node is checked against the target opset's schema and inferred at once, so a
+ *   symbolic can ask the dtype, shape and (small) constant contents of anything it emitted.
+ * - On a failure, add a diagnostic (olg_lower_error, olg_lower_unsupported, olg__errf,
+ *   olg__unsupportedf) and return its status. An argument combination that works only from some
+ *   opset must name that opset: olg__unsupportedf(cx, 11, "dynamic repeats").
+ * - All memory comes from the target model (olg__lower_alloc): nothing to free.
+ *
+ * Registration: add the function's declaration to symbolics/symbolics.h (your family's
+ * section) and one row per opset where it starts to apply to opsets/opsetNN.c (see
+ * opsets/opsets.h). Define the function before adding rows, so the tree always links. */
+#ifndef OLG_SYMBOLICS_EMIT_H
+#define OLG_SYMBOLICS_EMIT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+#include "onnxlegal/legalize.h"
+#include "onnxlegal/registry.h"
+
+/* Returns from the enclosing function when expr is not OLG_OK. */
+#define OLG_TRY(expr)                  \
+  do {                                 \
+    olg_status olg_try_s_ = (expr);    \
+    if (olg_try_s_) return olg_try_s_; \
+  } while (0)
+
+/* The most dimensions the helpers handle in stack buffers. */
+#define OLG_MAX_RANK 16
+
+/* ------------------------------------------------------------------------------------------ */
+/* What is known about target values (never fail; no diagnostic). */
+
+olg_dtype olg__dtype(const olg_lower *cx, olg_value v);  /* OLG_UNDEFINED when unknown */
+int32_t olg__rank(const olg_lower *cx, olg_value v);     /* OLG_RANK_UNKNOWN when unknown */
+/* Dim i (negative i counts from the end); OLG_DIM_UNKNOWN when unknown or out of range. */
+int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i);
+/* True when the rank and every dim are known; fills dims[0..rank) (cap OLG_MAX_RANK). */
+bool olg__static_shape(const olg_lower *cx, olg_value v, int64_t *dims, int32_t *rank);
+/* True when v's contents are known and integer/bool; *p valid until the legalize call ends. */
+bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n);
+/* True when v is known and has exactly one element; its value converted to double. */
+bool olg__known_scalar(olg_lower *cx, olg_value v, double *out);
+/* The tensor behind a known value, or NULL. */
+const olg_tensor *olg__known(const olg_lower *cx, olg_value v);
+/* axis in [-rank, rank) normalized to [0, rank); -1 when out of range. */
+int64_t olg__norm_axis(int64_t axis, int64_t rank);
+/* True for float16/float/double/bfloat16. */
+bool olg__is_float(olg_dtype t);
+/* The target opset (olg_lower_opset, as an int). */
+int olg__opset(const olg_lower *cx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Arguments with the schema's defaults: a none or absent argument gives dflt. */
+
+olg_status olg__arg_int_or(olg_lower *cx, size_t i, int64_t dflt, int64_t *out);
+olg_status olg__arg_float_or(olg_lower *cx, size_t i, double dflt, double *out);
+olg_status olg__arg_bool_or(olg_lower *cx, size_t i, int dflt, int *out);
+olg_status olg__arg_string_or(olg_lower *cx, size_t i, const char *dflt, const char **out);
+/* none/absent: *p = NULL, *n = 0. */
+olg_status olg__arg_ints_or_empty(olg_lower *cx, size_t i, const int64_t **p, size_t *n);
+/* none/absent: OLG_NO_VALUE; else as olg_lower_arg_value. */
+olg_status olg__arg_value_or_none(olg_lower *cx, size_t i, olg_value *out);
+/* A dtype argument (PyTorch's ScalarType number, as aten::to / aten::zeros take it) as an
+ * olg_dtype; none gives dflt. Fails with OLG_ERR_TYPE for a ScalarType ONNX has no type for. */
+olg_status olg__arg_scalar_type_or(olg_lower *cx, size_t i, olg_dtype dflt, olg_dtype *out);
+/* PyTorch ScalarType number -> olg_dtype (OLG_UNDEFINED when none matches), and back (-1). */
+olg_dtype olg__dtype_from_torch(int64_t scalar_type);
+int64_t olg__dtype_to_torch(olg_dtype t);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Diagnostics, printf-style (see olg_lower_error / olg_lower_unsupported). */
+
+olg_status olg__errf(olg_lower *cx, olg_status code, const char *fmt, ...) OLG_PRINTF(3, 4);
+olg_status olg__unsupportedf(olg_lower *cx, int min_opset, const char *fmt, ...) OLG_PRINTF(3, 4);
+/* Allocation from the target model's arena (zeroed; error set on failure). */
+void *olg__lower_alloc(olg_lower *cx, size_t n);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Generic emission: an op whose encoding never changed (Add, Relu, MatMul, Shape, Where, ...).
+ * For attributes use olg_lower_emit_begin / olg_lower_emit_attr_* / olg_lower_emit_end. */
+
+/* One node, n_in inputs (OLG_NO_VALUE for an omitted optional), one output. */
+olg_status olg__emit(olg_lower *cx, const char *op, const olg_value *in, size_t n_in,
+                     olg_value *out);
+olg_status olg__emit1(olg_lower *cx, const char *op, olg_value x, olg_value *out);
+olg_status olg__emit2(olg_lower *cx, const char *op, olg_value a, olg_value b, olg_value *out);
+/* As olg__emit, with n_out outputs. */
+olg_status olg__emit_n(olg_lower *cx, const char *op, const olg_value *in, size_t n_in,
+                       size_t n_out, olg_value *outs);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Constants (Constant nodes; contents known; identical ones are merged by the cleanup). */
+
+olg_status olg__const_i64(olg_lower *cx, int64_t v, olg_value *out);          /* 0-D int64 */
+olg_status olg__const_i64s(olg_lower *cx, const int64_t *v, size_t n, olg_value *out); /* 1-D */
+olg_status olg__const_f32s(olg_lower *cx, const float *v, size_t n, olg_value *out);   /* 1-D */
+/* A 0-D constant of dtype holding v (converted; float16/bfloat16 rounded to nearest even). */
+olg_status olg__const_scalar(olg_lower *cx, olg_dtype dtype, double v, olg_value *out);
+/* A 0-D constant of x's dtype (float when unknown). */
+olg_status olg__const_like(olg_lower *cx, olg_value x, double v, olg_value *out);
+/* Any tensor: data copied (nbytes must match). */
+olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
+                             const void *data, size_t nbytes, olg_value *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Shapes as tensors (int64, 1-D). Static parts become constants; dynamic parts use Shape. */
+
+olg_status olg__shape(olg_lower *cx, olg_value x, olg_value *out);
+/* dims [start, end) of x's shape (end may be INT64_MAX): Shape(start,end) at opset >= 15, else
+ * Shape + Slice; a constant when those dims are known. */
+olg_status olg__shape_range(olg_lower *cx, olg_value x, int64_t start, int64_t end,
+                            olg_value *out);
+/* dim `axis` of x as a 1-D tensor of one element. */
+olg_status olg__dim_tensor(olg_lower *cx, olg_value x, int64_t axis, olg_value *out);
+/* Concatenates 1-D int64 pieces (Concat axis 0; folded when all are known). */
+olg_status olg__concat_ints(olg_lower *cx, const olg_value *pieces, size_t n, olg_value *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Opset-aware encoders. Each emits the meaning at the target opset, whatever the encoding there.
+ * Axes are ONNX axes (negative allowed where the target op allows it; the helpers normalize
+ * when the rank is known, which older opsets need). Where an opset cannot express the request
+ * (a dynamic value where an attribute is needed, a mode that does not exist yet), the helper
+ * adds a diagnostic naming the opset that would work and returns OLG_ERR_UNSUPPORTED. */
+
+/* Squeeze: attribute axes < 13, input >= 13. n == 0: every dim of size 1 (no axes). */
+olg_status olg__emit_squeeze(olg_lower *cx, olg_value x, const int64_t *axes, size_t n,
+                             olg_value *out);
+/* Unsqueeze: attribute axes < 13, input >= 13. axes refer to the OUTPUT rank. */
+olg_status olg__emit_unsqueeze(olg_lower *cx, olg_value x, const int64_t *axes, size_t n,
+                               olg_value *out);
+
+typedef enum olg_reduce_kind {
+  OLG_REDUCE_SUM, OLG_REDUCE_MEAN, OLG_REDUCE_MAX, OLG_REDUCE_MIN, OLG_REDUCE_PROD,
+  OLG_REDUCE_L1, OLG_REDUCE_L2, OLG_REDUCE_LOG_SUM, OLG_REDUCE_LOG_SUM_EXP,
+  OLG_REDUCE_SUM_SQUARE
+} olg_reduce_kind;
+/* ReduceX over axes (axes NULL and n 0: all axes): ReduceSum's axes are an input >= 13, the
+ * others' >= 18, attributes before. */
+olg_status olg__emit_reduce(olg_lower *cx, olg_reduce_kind kind, olg_value x,
+                            const int64_t *axes, size_t n, int keepdims, olg_value *out);
+
+/* Slice with static starts/ends/axes/steps (axes NULL: 0..n-1; steps NULL: all 1). Attributes
+ * < 10 (where a step other than 1 is refused: "needs opset >= 10"), inputs >= 10. Ends may be
+ * INT64_MAX / INT64_MIN (clamped as ONNX does). */
+olg_status olg__emit_slice(olg_lower *cx, olg_value x, const int64_t *starts,
+                           const int64_t *ends, const int64_t *axes, const int64_t *steps,
+                           size_t n, olg_value *out);
+/* Slice with 1-D int64 tensors (axes/steps may be OLG_NO_VALUE). Below opset 10 they must be
+ * known. */
+olg_status olg__emit_slice_dyn(olg_lower *cx, olg_value x, olg_value starts, olg_value ends,
+                               olg_value axes, olg_value steps, olg_value *out);
+
+/* Pad. mode: "constant", "reflect", "edge", "wrap" (wrap needs opset >= 19). pads in ONNX's
+ * layout (x1_begin, x2_begin, ..., x1_end, x2_end, ...), 2*rank entries (negative: crop).
+ * Attributes pads/value < 11, inputs >= 11 (constant_value of x's dtype). */
+olg_status olg__emit_pad(olg_lower *cx, olg_value x, const char *mode, const int64_t *pads,
+                         size_t n_pads, double value, olg_value *out);
+/* pads as a 1-D int64 tensor (must be known below 11); value OLG_NO_VALUE for 0. */
+olg_status olg__emit_pad_dyn(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
+                             olg_value value, olg_value *out);
+
+/* Split along axis into n_out outputs: sizes (n_out entries) or NULL for equal parts (the dim
+ * must then divide, or at opset >= 18 the last part is smaller). split attribute < 13, input
+ * >= 13, num_outputs >= 18 when sizes is NULL. */
+olg_status olg__emit_split(olg_lower *cx, olg_value x, int64_t axis, const int64_t *sizes,
+                           size_t n_out, olg_value *outs);
+
+/* Clip to [lo, hi]; either bound may be OLG_NO_VALUE. Attributes (float) < 11 — the bounds must
+ * be known scalars there, and x float; inputs >= 11. Integer x below 12 becomes Max/Min. */
+olg_status olg__emit_clip(olg_lower *cx, olg_value x, olg_value lo, olg_value hi,
+                          olg_value *out);
+/* With literal bounds (has_lo/has_hi 0: unbounded). */
+olg_status olg__emit_clip_f(olg_lower *cx, olg_value x, int has_lo, double lo, int has_hi,
+                            double hi, olg_value *out);
+
+/* Resize / Upsample. Fill what applies; zero means the default. */
+typedef struct olg_resize_params {
+  const char *mode;               /* "nearest" (default), "linear", "cubic" */
+  const char *coordinate_transformation_mode; /* default "half_pixel"; also "align_corners",
+                                     "asymmetric", "pytorch_half_pixel", "half_pixel_symmetric"
+                                     (>= 19), "tf_crop_and_resize" */
+  const char *nearest_mode;       /* default "round_prefer_floor"; PyTorch nearest is "floor" */
+  double cubic_coeff_a;           /* 0: -0.75 (PyTorch's value; ONNX's default is -0.75 too) */
+  int exclude_outside;
+  int antialias;                  /* >= 18 */
+  /* Exactly one of: scales (one per dim of x, floats) or sizes (one per dim of x). */
+  const float *scales;
+  const int64_t *sizes;
+  size_t n;                       /* entries in scales or sizes (= rank of x) */
+  /* Or, dynamic: a 1-D float tensor of scales or 1-D int64 tensor of sizes (rank entries). */
+  olg_value scales_v, sizes_v;    /* OLG_NO_VALUE when unused (set both explicitly) */
+} olg_resize_params;
+#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE}
+/* Upsample-7 (scales attribute, modes nearest/linear with asymmetric coordinates only), Upsample-9
+ * (scales input), Resize-10 (scales input, asymmetric only), Resize-11 (roi, scales, sizes;
+ * coordinate modes, nearest_mode, cubic), Resize-13 (roi optional), Resize-18 (antialias,
+ * axes, keep_aspect_ratio_policy), Resize-19 (half_pixel_symmetric). Below 11 only what
+ * Upsample/Resize-10 can express is accepted (modes nearest/linear, asymmetric coordinates,
+ * and for nearest the floor rounding); sizes there become scales, chosen so that
+ * floor(in * scale) is exactly the size (DESIGN.md §4). Anything else names opset 11. */
+olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params *p,
+                            olg_value *out);
+
+/* Dropout in inference: the identity (no node) — bound directly by the caller. Provided so
+ * ONNX-domain Dropout at any opset re-encodes: emits Identity when a node is wanted. */
+olg_status olg__emit_dropout(olg_lower *cx, olg_value x, olg_value *out);
+
+/* BatchNormalization in inference mode (one output): consumed_inputs/is_test/spatial as the
+ * old versions need (< 7 not targeted), training_mode absent. */
+olg_status olg__emit_batchnorm(olg_lower *cx, olg_value x, olg_value scale, olg_value bias,
+                               olg_value mean, olg_value var, double epsilon, double momentum,
+                               olg_value *out);
+
+/* TopK along axis: k an attribute < 10 (must be known there), an input >= 10 (1-D int64 of one
+ * element); largest/sorted exist >= 11 (largest 0 below 11 is emulated with Neg for
+ * signed/float types; sorted 0 is always satisfied by sorted output). k_v may be OLG_NO_VALUE
+ * with k given; outs: values, indices (either may be NULL). */
+olg_status olg__emit_topk(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, int64_t axis,
+                          int largest, int sorted, olg_value *values, olg_value *indices);
+
+typedef enum olg_softmax_kind { OLG_SOFTMAX, OLG_LOG_SOFTMAX, OLG_HARDMAX } olg_softmax_kind;
+/* Softmax over ONE axis (PyTorch's meaning). Below 13, where ONNX flattens to 2-D at `axis`,
+ * that is the same only when axis is the last; otherwise a Transpose moves the axis last and
+ * back. Needs the rank known below 13. */
+olg_status olg__emit_softmax(olg_lower *cx, olg_softmax_kind kind, olg_value x, int64_t axis,
+                             olg_value *out);
+
+/* Cast to dtype; returns x itself (no node) when it already has that dtype. */
+olg_status olg__emit_cast(olg_lower *cx, olg_value x, olg_dtype to, olg_value *out);
+/* Cast to the dtype of like. */
+olg_status olg__emit_cast_like(olg_lower *cx, olg_value x, olg_value like, olg_value *out);
+
+/* Gather along axis (indices any int tensor). */
+olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64_t axis,
+                            olg_value *out);
+/* Reshape to a 1-D int64 shape tensor (0 copies the input dim, -1 infers one; allowzero 0). */
+olg_status olg__emit_reshape(olg_lower *cx, olg_value x, olg_value shape, olg_value *out);
+olg_status olg__emit_reshape_static(olg_lower *cx, olg_value x, const int64_t *dims, size_t n,
+                                    olg_value *out);
+olg_status olg__emit_transpose(olg_lower *cx, olg_value x, const int64_t *perm, size_t n,
+                               olg_value *out);
+/* Concat along axis (n >= 1; n == 1 returns the value itself). */
+olg_status olg__emit_concat(olg_lower *cx, const olg_value *vals, size_t n, int64_t axis,
+                            olg_value *out);
+/* Broadcasts x to shape (1-D int64 tensor), numpy rules. Expand >= 8; at 7, for a known shape,
+ * Tile (after Reshape to the target rank). */
+olg_status olg__emit_expand(olg_lower *cx, olg_value x, olg_value shape, olg_value *out);
+/* Flatten to 2-D at axis (Flatten; axis may be negative >= 11 only: normalized here). */
+olg_status olg__emit_flatten(olg_lower *cx, olg_value x, int64_t axis, olg_value *out);
+/* A tensor of shape (1-D int64 tensor) filled with v of dtype: ConstantOfShape >= 9; a
+ * Constant when the shape is known; below 9 with a dynamic shape, Expand of a scalar. */
+olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, double v,
+                          olg_value *out);
+/* Identity (when a node is needed to carry a name; usually bind the input instead). */
+olg_status olg__emit_identity(olg_lower *cx, olg_value x, olg_value *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* ONNX-domain source nodes (symbolics/onnx.c): read the source node's attributes. A missing
+ * attribute gives dflt. */
+
+int64_t olg__src_attr_int(const olg_lower *cx, const char *name, int64_t dflt);
+double olg__src_attr_float(const olg_lower *cx, const char *name, double dflt);
+const char *olg__src_attr_string(const olg_lower *cx, const char *name, const char *dflt);
+/* false when absent. */
+bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p, size_t *n);
+/* The source node's IR (read only). */
+const olg_node *olg__src_node(const olg_lower *cx);
+
+#endif

@@ -1,0 +1,43 @@
+/* onnxlegal — declarations of the built-in symbolic functions (internal), one section per family
+ * file symbolics/<family>.c. Each is an olg_symbolic_fn, registered in opsets/opsetNN.c. */
+#ifndef OLG_SYMBOLICS_H
+#define OLG_SYMBOLICS_H
+#include "onnxlegal/registry.h"
+
+#define OLG_SYMBOLIC(name) olg_status name(olg_lower *cx, olg_node_id src, void *ud)
+
+/* ---- shape and indexing basics (symbolics/shape.c) ---- */
+OLG_SYMBOLIC(olg__sym_view);          /* view, reshape, _reshape_alias-like */
+OLG_SYMBOLIC(olg__sym_flatten);
+OLG_SYMBOLIC(olg__sym_permute);
+OLG_SYMBOLIC(olg__sym_transpose);
+OLG_SYMBOLIC(olg__sym_identity);      /* contiguous, detach, clone, dropout family in inference */
+OLG_SYMBOLIC(olg__sym_squeeze);
+OLG_SYMBOLIC(olg__sym_unsqueeze);
+OLG_SYMBOLIC(olg__sym_expand);
+OLG_SYMBOLIC(olg__sym_expand_as);
+OLG_SYMBOLIC(olg__sym_cat);
+OLG_SYMBOLIC(olg__sym_stack);
+OLG_SYMBOLIC(olg__sym_slice);
+OLG_SYMBOLIC(olg__sym_select);
+OLG_SYMBOLIC(olg__sym_narrow);
+OLG_SYMBOLIC(olg__sym_size);
+OLG_SYMBOLIC(olg__sym_numel);
+OLG_SYMBOLIC(olg__sym_to);
+OLG_SYMBOLIC(olg__sym_type_as);
+
+/* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
+OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row */
+OLG_SYMBOLIC(olg__sym_onnx_squeeze);     /* Squeeze, Unsqueeze */
+OLG_SYMBOLIC(olg__sym_onnx_reduce);      /* Reduce* */
+OLG_SYMBOLIC(olg__sym_onnx_slice);
+OLG_SYMBOLIC(olg__sym_onnx_pad);
+OLG_SYMBOLIC(olg__sym_onnx_split);
+OLG_SYMBOLIC(olg__sym_onnx_clip);
+OLG_SYMBOLIC(olg__sym_onnx_resize);      /* Resize, Upsample */
+OLG_SYMBOLIC(olg__sym_onnx_dropout);
+OLG_SYMBOLIC(olg__sym_onnx_batchnorm);
+OLG_SYMBOLIC(olg__sym_onnx_topk);
+OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
+
+#endif
