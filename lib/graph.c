@@ -382,6 +382,23 @@ olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
   return namemap_get(&g->names, name);
 }
 
+olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
+  olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
+  if (strcmp(r->name, name) == 0) return OLG_OK;
+  if (namemap_get(&g->names, name) >= 0)
+    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
+  const char *nm = olg__strdup(g->model, name);
+  if (!nm) return OLG_ERR_NOMEM;
+  olg_status s = namemap_put(&g->model->alloc, &g->names, nm, v);
+  if (s) return s;
+  if (*r->name && !(r->flags & OLG_VF_DUPLICATE) && namemap_get(&g->names, r->name) == v)
+    namemap_del(&g->names, r->name);
+  r->name = nm;
+  return OLG_OK;
+}
+
 const char *olg__graph_unique_name(olg_graph *g, const char *base) {
   char buf[64];
   for (;;) {

@@ -300,6 +300,8 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
                                 olg_value *out);
 /* A fresh unique name "<base>_<n>" (base may be NULL). */
 const char *olg__graph_unique_name(olg_graph *g, const char *base);
+/* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
+olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
 /* Looks a name up in g only (not enclosing graphs); -1 when absent. */
 olg_value olg__graph_lookup(const olg_graph *g, const char *name);
 
