@@ -44,6 +44,16 @@ typedef struct olg_write_options {
 } olg_write_options;
 #define OLG_WRITE_OPTIONS_INIT {sizeof(olg_write_options), 0, 1024, 0}
 OLG_API void olg_write_options_init(olg_write_options *opts);
+/* Write options on the heap, for callers that pass only pointers and scalars (ctypes): _new
+ * gives the defaults, the setters copy their strings, _free releases both (NULL is a no-op).
+ * Only pointers from olg_write_options_new may be given to the setters and to _free. */
+OLG_API olg_status olg_write_options_new(olg_write_options **out);
+OLG_API void olg_write_options_free(olg_write_options *opts);
+/* file NULL turns external data off. */
+OLG_API olg_status olg_write_options_set_external_data(olg_write_options *opts, const char *file,
+                                                       uint64_t threshold);
+OLG_API olg_status olg_write_options_set_external_data_dir(olg_write_options *opts,
+                                                           const char *dir);
 
 /* Writes the model in the protobuf wire format, streaming: the serialized model is never held
  * in memory whole, and tensor bytes go straight from the tensor's memory to the sink. */

@@ -198,3 +198,25 @@ TEST(print_text_streams_large_data) {
   free(data);
   olg_model_free(m);
 }
+
+/* The heap write options (for bindings): defaults, copied strings, clearing. */
+TEST(write_options_on_the_heap) {
+  olg_write_options *o;
+  CHECK_OK(olg_write_options_new(&o));
+  CHECK_EQ(o->size, sizeof(olg_write_options));
+  CHECK_EQ(o->external_data_threshold, 1024);
+  CHECK(o->external_data == NULL && o->external_data_dir == NULL);
+  char name[16] = "w.bin";
+  CHECK_OK(olg_write_options_set_external_data(o, name, 77));
+  name[0] = 'X'; /* the options hold a copy */
+  CHECK_STR(o->external_data, "w.bin");
+  CHECK_EQ(o->external_data_threshold, 77);
+  CHECK_OK(olg_write_options_set_external_data_dir(o, "/tmp"));
+  CHECK_STR(o->external_data_dir, "/tmp");
+  CHECK_OK(olg_write_options_set_external_data(o, NULL, 5));
+  CHECK(o->external_data == NULL);
+  CHECK_STATUS(olg_write_options_set_external_data(NULL, "a", 1), OLG_ERR_INVALID_ARG);
+  CHECK_STATUS(olg_write_options_new(NULL), OLG_ERR_INVALID_ARG);
+  olg_write_options_free(o);
+  olg_write_options_free(NULL);
+}
