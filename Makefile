@@ -52,8 +52,14 @@ UNIT := $(BUILD)/tests/unit
 all: lib tool
 
 lib: $(SHLIB) $(BUILD)/lib/$(SONAME) $(BUILD)/lib/libonnxlegal.so $(STLIB) \
-	$(BUILD)/lib/pkgconfig/onnxlegal.pc
+	$(BUILD)/lib/pkgconfig/onnxlegal.pc python-lib-link
 tool: $(TOOL)
+
+# The Python package (bindings/python/onnxlegal) loads the library from beside itself: point it
+# at the library just built. Phony, so that the link always follows the last `make lib`.
+.PHONY: python-lib-link
+python-lib-link: $(SHLIB)
+	@ln -sf $(abspath $(SHLIB)) bindings/python/onnxlegal/$(SONAME)
 
 $(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h: $(PROTO)
 	@mkdir -p $(BUILD)/gen
