@@ -1,0 +1,417 @@
+"""Loading libonnxlegal and declaring every public C function for ctypes.
+
+Only ints, pointers, C strings and callbacks cross the boundary: no C struct is laid out in
+Python. Option structs are passed as NULL (the defaults), or built in C through the library's
+heap helpers (olg_write_options_new and its setters).
+
+SIGNATURES lists every OLG_API function of include/onnxlegal/*.h with its restype and argtypes;
+tests/py/test_binding.py parses the headers and fails when this table drifts from them.
+"""
+import ctypes
+import os
+import sys
+from ctypes import (CFUNCTYPE, POINTER as P, c_char_p, c_double, c_float, c_int, c_int32,
+                    c_int64, c_size_t, c_uint64, c_void_p)
+
+# Callback types of the C API (they must be kept alive while C may call them).
+WRITE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)      # olg_write_fn
+RELEASE_FN = CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)     # olg_release_fn
+SYMBOLIC_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_void_p)    # olg_symbolic_fn
+SHAPE_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_void_p)       # olg_shape_fn
+
+# name: (restype, argtypes), grouped by header.
+SIGNATURES = {
+    # check.h
+    "olg_check_options_init": (None, [c_void_p]),
+    "olg_check": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "olg_infer_shapes": (c_int, [c_void_p, c_void_p, c_void_p]),
+    # diag.h
+    "olg_diags_new": (c_int, [P(c_void_p), c_void_p]),
+    "olg_diags_free": (None, [c_void_p]),
+    "olg_diags_clear": (None, [c_void_p]),
+    "olg_diags_count": (c_size_t, [c_void_p]),
+    "olg_diags_error_count": (c_size_t, [c_void_p]),
+    "olg_diags_lost": (c_size_t, [c_void_p]),
+    "olg_diags_add": (c_int, [c_void_p, c_int, c_char_p, c_char_p, c_char_p, c_char_p, c_int64, c_char_p]),
+    "olg_diag_severity": (c_int, [c_void_p, c_size_t]),
+    "olg_diag_code": (c_char_p, [c_void_p, c_size_t]),
+    "olg_diag_node": (c_char_p, [c_void_p, c_size_t]),
+    "olg_diag_domain": (c_char_p, [c_void_p, c_size_t]),
+    "olg_diag_op": (c_char_p, [c_void_p, c_size_t]),
+    "olg_diag_opset": (c_int64, [c_void_p, c_size_t]),
+    "olg_diag_message": (c_char_p, [c_void_p, c_size_t]),
+    # dtype.h
+    "olg_dtype_name": (c_char_p, [c_int]),
+    "olg_dtype_from_name": (c_int, [c_char_p]),
+    "olg_dtype_bits": (c_int, [c_int]),
+    "olg_dtype_nbytes": (c_size_t, [c_int, c_uint64]),
+    # graph.h
+    "olg_model_options_init": (None, [c_void_p]),
+    "olg_model_new": (c_int, [P(c_void_p), c_void_p]),
+    "olg_model_free": (None, [c_void_p]),
+    "olg_model_graph": (c_void_p, [c_void_p]),
+    "olg_model_graph_const": (c_void_p, [c_void_p]),
+    "olg_model_set_ir_version": (c_int, [c_void_p, c_int64]),
+    "olg_model_ir_version": (c_int64, [c_void_p]),
+    "olg_model_set_opset": (c_int, [c_void_p, c_char_p, c_int64]),
+    "olg_model_opset": (c_int64, [c_void_p, c_char_p]),
+    "olg_model_opset_count": (c_size_t, [c_void_p]),
+    "olg_model_opset_at": (c_int, [c_void_p, c_size_t, P(c_char_p), P(c_int64)]),
+    "olg_model_set_string": (c_int, [c_void_p, c_int, c_char_p]),
+    "olg_model_string": (c_char_p, [c_void_p, c_int]),
+    "olg_model_set_model_version": (c_int, [c_void_p, c_int64]),
+    "olg_model_model_version": (c_int64, [c_void_p]),
+    "olg_model_set_metadata": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "olg_model_metadata_count": (c_size_t, [c_void_p]),
+    "olg_model_metadata_at": (c_int, [c_void_p, c_size_t, P(c_char_p), P(c_char_p)]),
+    "olg_model_new_subgraph": (c_int, [c_void_p, P(c_void_p)]),
+    "olg_graph_model": (c_void_p, [c_void_p]),
+    "olg_graph_set_name": (c_int, [c_void_p, c_char_p]),
+    "olg_graph_name": (c_char_p, [c_void_p]),
+    "olg_graph_set_doc_string": (c_int, [c_void_p, c_char_p]),
+    "olg_graph_doc_string": (c_char_p, [c_void_p]),
+    "olg_graph_add_input": (c_int, [c_void_p, c_char_p, c_int, c_int32, P(c_int64), P(c_char_p), P(c_int32)]),
+    "olg_graph_add_value": (c_int, [c_void_p, c_char_p, P(c_int32)]),
+    "olg_graph_add_output": (c_int, [c_void_p, c_int32]),
+    "olg_graph_add_value_info": (c_int, [c_void_p, c_int32]),
+    "olg_graph_add_initializer": (c_int, [c_void_p, c_char_p, c_int, c_int32, P(c_int64), c_void_p, c_size_t, c_int, RELEASE_FN, c_void_p, P(c_int32)]),
+    "olg_graph_add_string_initializer": (c_int, [c_void_p, c_char_p, c_int32, P(c_int64), P(c_char_p), P(c_size_t), P(c_int32)]),
+    "olg_graph_input_count": (c_size_t, [c_void_p]),
+    "olg_graph_input_at": (c_int32, [c_void_p, c_size_t]),
+    "olg_graph_output_count": (c_size_t, [c_void_p]),
+    "olg_graph_output_at": (c_int32, [c_void_p, c_size_t]),
+    "olg_graph_initializer_count": (c_size_t, [c_void_p]),
+    "olg_graph_initializer_at": (c_int32, [c_void_p, c_size_t]),
+    "olg_graph_value_count": (c_size_t, [c_void_p]),
+    "olg_graph_node_count": (c_size_t, [c_void_p]),
+    "olg_graph_find_value": (c_int, [c_void_p, c_char_p, P(c_int32)]),
+    "olg_value_name": (c_char_p, [c_void_p, c_int32]),
+    "olg_value_dtype": (c_int, [c_void_p, c_int32]),
+    "olg_value_rank": (c_int32, [c_void_p, c_int32]),
+    "olg_value_dim": (c_int, [c_void_p, c_int32, c_int32, P(c_int64), P(c_char_p)]),
+    "olg_value_set_type": (c_int, [c_void_p, c_int32, c_int, c_int32, P(c_int64), P(c_char_p)]),
+    "olg_value_producer": (c_int, [c_void_p, c_int32, P(c_int32), P(c_int32)]),
+    "olg_value_data": (c_int, [c_void_p, c_int32, P(c_void_p), P(c_size_t)]),
+    "olg_node_begin": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, P(c_int32)]),
+    "olg_node_arg_value": (c_int, [c_void_p, c_int32, c_int32]),
+    "olg_node_arg_values": (c_int, [c_void_p, c_int32, P(c_int32), c_size_t]),
+    "olg_node_arg_none": (c_int, [c_void_p, c_int32]),
+    "olg_node_arg_int": (c_int, [c_void_p, c_int32, c_int64]),
+    "olg_node_arg_float": (c_int, [c_void_p, c_int32, c_double]),
+    "olg_node_arg_bool": (c_int, [c_void_p, c_int32, c_int]),
+    "olg_node_arg_string": (c_int, [c_void_p, c_int32, c_char_p]),
+    "olg_node_arg_ints": (c_int, [c_void_p, c_int32, P(c_int64), c_size_t]),
+    "olg_node_arg_floats": (c_int, [c_void_p, c_int32, P(c_double), c_size_t]),
+    "olg_node_attr_int": (c_int, [c_void_p, c_int32, c_char_p, c_int64]),
+    "olg_node_attr_float": (c_int, [c_void_p, c_int32, c_char_p, c_float]),
+    "olg_node_attr_string": (c_int, [c_void_p, c_int32, c_char_p, c_char_p]),
+    "olg_node_attr_bytes": (c_int, [c_void_p, c_int32, c_char_p, c_void_p, c_size_t]),
+    "olg_node_attr_ints": (c_int, [c_void_p, c_int32, c_char_p, P(c_int64), c_size_t]),
+    "olg_node_attr_floats": (c_int, [c_void_p, c_int32, c_char_p, P(c_float), c_size_t]),
+    "olg_node_attr_strings": (c_int, [c_void_p, c_int32, c_char_p, P(c_char_p), c_size_t]),
+    "olg_node_attr_tensor": (c_int, [c_void_p, c_int32, c_char_p, c_int, c_int32, P(c_int64), c_void_p, c_size_t]),
+    "olg_node_attr_graph": (c_int, [c_void_p, c_int32, c_char_p, c_void_p]),
+    "olg_node_attr_graphs": (c_int, [c_void_p, c_int32, c_char_p, P(c_void_p), c_size_t]),
+    "olg_node_end": (c_int, [c_void_p, c_int32, c_size_t, P(c_char_p), P(c_int32)]),
+    "olg_node_end_with": (c_int, [c_void_p, c_int32, c_size_t, P(c_int32)]),
+    "olg_node_domain": (c_char_p, [c_void_p, c_int32]),
+    "olg_node_op": (c_char_p, [c_void_p, c_int32]),
+    "olg_node_name": (c_char_p, [c_void_p, c_int32]),
+    "olg_node_input_count": (c_size_t, [c_void_p, c_int32]),
+    "olg_node_input_at": (c_int32, [c_void_p, c_int32, c_size_t]),
+    "olg_node_output_count": (c_size_t, [c_void_p, c_int32]),
+    "olg_node_output_at": (c_int32, [c_void_p, c_int32, c_size_t]),
+    "olg_node_attr_count": (c_size_t, [c_void_p, c_int32]),
+    "olg_node_attr_name": (c_char_p, [c_void_p, c_int32, c_size_t]),
+    "olg_graph_topo_order": (c_int, [c_void_p, P(c_int32)]),
+    # io.h
+    "olg_read_options_init": (None, [c_void_p]),
+    "olg_model_read_file": (c_int, [P(c_void_p), c_char_p, c_void_p]),
+    "olg_model_read_memory": (c_int, [P(c_void_p), c_void_p, c_size_t, c_void_p]),
+    "olg_write_options_init": (None, [c_void_p]),
+    "olg_write_options_new": (c_int, [P(c_void_p)]),
+    "olg_write_options_free": (None, [c_void_p]),
+    "olg_write_options_set_external_data": (c_int, [c_void_p, c_char_p, c_uint64]),
+    "olg_write_options_set_external_data_dir": (c_int, [c_void_p, c_char_p]),
+    "olg_model_write_file": (c_int, [c_void_p, c_char_p, c_void_p]),
+    "olg_model_write_fd": (c_int, [c_void_p, c_int, c_void_p]),
+    "olg_model_write_callback": (c_int, [c_void_p, WRITE_FN, c_void_p, c_void_p]),
+    "olg_model_print_text": (c_int, [c_void_p, WRITE_FN, c_void_p]),
+    "olg_model_print_dot": (c_int, [c_void_p, WRITE_FN, c_void_p]),
+    # legalize.h
+    "olg_legalize_options_init": (None, [c_void_p]),
+    "olg_ir_version_for_opset": (c_int64, [c_int64]),
+    "olg_legalize": (c_int, [c_void_p, c_void_p, c_void_p, P(c_void_p), c_void_p]),
+    "olg_lower_opset": (c_int64, [c_void_p]),
+    "olg_lower_source_opset": (c_int64, [c_void_p]),
+    "olg_lower_profile": (c_char_p, [c_void_p]),
+    "olg_lower_decompositions_allowed": (c_int, [c_void_p]),
+    "olg_lower_source": (c_void_p, [c_void_p]),
+    "olg_lower_target": (c_void_p, [c_void_p]),
+    "olg_lower_node_name": (c_char_p, [c_void_p]),
+    "olg_lower_node_domain": (c_char_p, [c_void_p]),
+    "olg_lower_node_op": (c_char_p, [c_void_p]),
+    "olg_lower_arg_count": (c_size_t, [c_void_p]),
+    "olg_lower_arg_kind": (c_int, [c_void_p, c_size_t]),
+    "olg_lower_arg_is_none": (c_int, [c_void_p, c_size_t]),
+    "olg_lower_arg_value": (c_int, [c_void_p, c_size_t, P(c_int32)]),
+    "olg_lower_arg_values": (c_int, [c_void_p, c_size_t, P(P(c_int32)), P(c_size_t)]),
+    "olg_lower_arg_int": (c_int, [c_void_p, c_size_t, P(c_int64)]),
+    "olg_lower_arg_float": (c_int, [c_void_p, c_size_t, P(c_double)]),
+    "olg_lower_arg_bool": (c_int, [c_void_p, c_size_t, P(c_int)]),
+    "olg_lower_arg_string": (c_int, [c_void_p, c_size_t, P(c_char_p)]),
+    "olg_lower_arg_ints": (c_int, [c_void_p, c_size_t, P(P(c_int64)), P(c_size_t)]),
+    "olg_lower_arg_floats": (c_int, [c_void_p, c_size_t, P(P(c_double)), P(c_size_t)]),
+    "olg_lower_arg_as_tensor": (c_int, [c_void_p, c_size_t, c_int, P(c_int32)]),
+    "olg_lower_src_attr_has": (c_int, [c_void_p, c_char_p]),
+    "olg_lower_src_attr_int": (c_int, [c_void_p, c_char_p, P(c_int64)]),
+    "olg_lower_src_attr_float": (c_int, [c_void_p, c_char_p, P(c_double)]),
+    "olg_lower_src_attr_string": (c_int, [c_void_p, c_char_p, P(c_char_p)]),
+    "olg_lower_src_attr_ints": (c_int, [c_void_p, c_char_p, P(P(c_int64)), P(c_size_t)]),
+    "olg_lower_src_attr_floats": (c_int, [c_void_p, c_char_p, P(P(c_float)), P(c_size_t)]),
+    "olg_lower_output_count": (c_size_t, [c_void_p]),
+    "olg_lower_output_used": (c_int, [c_void_p, c_size_t]),
+    "olg_lower_value_dtype": (c_int, [c_void_p, c_int32]),
+    "olg_lower_value_rank": (c_int32, [c_void_p, c_int32]),
+    "olg_lower_value_dim": (c_int64, [c_void_p, c_int32, c_int32, P(c_char_p)]),
+    "olg_lower_value_known": (c_int, [c_void_p, c_int32]),
+    "olg_lower_value_data": (c_int, [c_void_p, c_int32, P(c_void_p), P(c_size_t)]),
+    "olg_lower_value_ints": (c_int, [c_void_p, c_int32, P(P(c_int64)), P(c_size_t)]),
+    "olg_lower_emit_begin": (c_int, [c_void_p, c_char_p, c_char_p, P(c_int32)]),
+    "olg_lower_emit_input": (c_int, [c_void_p, c_int32, c_int32]),
+    "olg_lower_emit_attr_int": (c_int, [c_void_p, c_int32, c_char_p, c_int64]),
+    "olg_lower_emit_attr_float": (c_int, [c_void_p, c_int32, c_char_p, c_double]),
+    "olg_lower_emit_attr_string": (c_int, [c_void_p, c_int32, c_char_p, c_char_p]),
+    "olg_lower_emit_attr_ints": (c_int, [c_void_p, c_int32, c_char_p, P(c_int64), c_size_t]),
+    "olg_lower_emit_attr_floats": (c_int, [c_void_p, c_int32, c_char_p, P(c_float), c_size_t]),
+    "olg_lower_emit_attr_strings": (c_int, [c_void_p, c_int32, c_char_p, P(c_char_p), c_size_t]),
+    "olg_lower_emit_attr_tensor": (c_int, [c_void_p, c_int32, c_char_p, c_int, c_int32, P(c_int64), c_void_p, c_size_t]),
+    "olg_lower_emit_attr_graph": (c_int, [c_void_p, c_int32, c_char_p, c_void_p]),
+    "olg_lower_emit_subgraph": (c_int, [c_void_p, P(c_void_p)]),
+    "olg_lower_emit_end": (c_int, [c_void_p, c_int32, c_size_t, P(c_int32)]),
+    "olg_lower_emit_const": (c_int, [c_void_p, c_int, c_int32, P(c_int64), c_void_p, c_size_t, P(c_int32)]),
+    "olg_lower_emit_const_ints": (c_int, [c_void_p, P(c_int64), c_size_t, P(c_int32)]),
+    "olg_lower_bind_output": (c_int, [c_void_p, c_size_t, c_int32]),
+    "olg_lower_error": (c_int, [c_void_p, c_int, c_char_p]),
+    "olg_lower_warning": (c_int, [c_void_p, c_char_p]),
+    "olg_lower_unsupported": (c_int, [c_void_p, c_char_p, c_int]),
+    "olg_lower_decompose": (c_int, [c_void_p, c_char_p, c_int]),
+    # registry.h
+    "olg_registry_new": (c_int, [P(c_void_p), c_void_p]),
+    "olg_registry_new_builtin": (c_int, [P(c_void_p), c_void_p]),
+    "olg_registry_free": (None, [c_void_p]),
+    "olg_registry_freeze": (c_int, [c_void_p]),
+    "olg_registry_is_frozen": (c_int, [c_void_p]),
+    "olg_registry_add": (c_int, [c_void_p, c_char_p, c_char_p, c_int, SYMBOLIC_FN, c_void_p]),
+    "olg_registry_add_ex": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_int, SYMBOLIC_FN, c_void_p]),
+    "olg_registry_remove": (c_int, [c_void_p, c_char_p, c_char_p, c_int]),
+    "olg_registry_add_shape_fn": (c_int, [c_void_p, c_char_p, c_char_p, SHAPE_FN, c_void_p]),
+    "olg_registry_set_domain_version": (c_int, [c_void_p, c_char_p, c_int64]),
+    "olg_registry_find": (c_int, [c_void_p, c_char_p, c_char_p, c_int, P(c_int), P(c_int)]),
+    "olg_registry_lowering": (c_int, [c_void_p, c_char_p, c_char_p, c_int]),
+    "olg_registry_min_opset": (c_int, [c_void_p, c_char_p, c_char_p, c_int]),
+    "olg_registry_op_count": (c_size_t, [c_void_p]),
+    "olg_registry_op_at": (c_int, [c_void_p, c_size_t, P(c_char_p), P(c_char_p)]),
+    # status.h
+    "olg_last_error": (c_char_p, []),
+    "olg_status_name": (c_char_p, [c_int]),
+    "olg_clear_error": (None, []),
+    # version.h
+    "olg_version": (c_int, []),
+    "olg_version_string": (c_char_p, []),
+}
+
+# ---- status codes (status.h) and the exceptions they become ---------------------------------
+
+OK = 0
+ERR_NOMEM = -1
+ERR_INVALID_ARG = -2
+ERR_IO = -3
+ERR_PARSE = -4
+ERR_NOT_FOUND = -5
+ERR_DUPLICATE = -6
+ERR_UNSUPPORTED = -7
+ERR_INVALID_MODEL = -8
+ERR_RANGE = -9
+ERR_STATE = -10
+ERR_LIMIT = -11
+ERR_CALLBACK = -12
+ERR_TYPE = -13
+
+
+class Error(Exception):
+    """A failed onnxlegal call: `status` is the C status code, `status_name` its constant name
+    (e.g. "OLG_ERR_PARSE"), `message` olg_last_error()'s text, `function` the C function."""
+
+    def __init__(self, status, message, function=None):
+        self.status = status
+        self.message = message
+        self.function = function
+        self.status_name = _status_name(status)
+        super().__init__(message or self.status_name)
+
+    def __str__(self):
+        msg = self.message or "(no message)"
+        return "%s: %s" % (self.status_name, msg)
+
+
+class NoMemoryError(Error):
+    """OLG_ERR_NOMEM"""
+
+
+class InvalidArgumentError(Error):
+    """OLG_ERR_INVALID_ARG"""
+
+
+class IOFailureError(Error):
+    """OLG_ERR_IO: open, read, write or mmap failed"""
+
+
+class ParseError(Error):
+    """OLG_ERR_PARSE: the bytes are not a well-formed model"""
+
+
+class NotFoundError(Error):
+    """OLG_ERR_NOT_FOUND"""
+
+
+class DuplicateError(Error):
+    """OLG_ERR_DUPLICATE: a name that must be unique is taken"""
+
+
+class UnsupportedError(Error):
+    """OLG_ERR_UNSUPPORTED"""
+
+
+class InvalidModelError(Error):
+    """OLG_ERR_INVALID_MODEL"""
+
+
+class RangeError(Error):
+    """OLG_ERR_RANGE"""
+
+
+class StateError(Error):
+    """OLG_ERR_STATE (also raised by the binding for a closed model)"""
+
+
+class LimitError(Error):
+    """OLG_ERR_LIMIT"""
+
+
+class CallbackError(Error):
+    """OLG_ERR_CALLBACK: a callback reported a failure"""
+
+
+class TypeMismatchError(Error):
+    """OLG_ERR_TYPE"""
+
+
+ERRORS = {
+    ERR_NOMEM: NoMemoryError, ERR_INVALID_ARG: InvalidArgumentError, ERR_IO: IOFailureError,
+    ERR_PARSE: ParseError, ERR_NOT_FOUND: NotFoundError, ERR_DUPLICATE: DuplicateError,
+    ERR_UNSUPPORTED: UnsupportedError, ERR_INVALID_MODEL: InvalidModelError,
+    ERR_RANGE: RangeError, ERR_STATE: StateError, ERR_LIMIT: LimitError,
+    ERR_CALLBACK: CallbackError, ERR_TYPE: TypeMismatchError,
+}
+
+# ---- finding and loading the library --------------------------------------------------------
+
+SONAME = "libonnxlegal.so.0"
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(_PKG_DIR)))
+
+
+def candidate_paths():
+    """Where the library is looked for, in order: $ONNXLEGAL_LIBRARY (wins), next to the
+    package, $ONNXLEGAL_BUILD/lib, the source tree's build/lib, then the system's."""
+    env = os.environ.get("ONNXLEGAL_LIBRARY")
+    if env:
+        return [env]  # an explicit choice is never silently replaced by another library
+    paths = [os.path.join(_PKG_DIR, SONAME)]
+    build = os.environ.get("ONNXLEGAL_BUILD")
+    if build:
+        paths.append(os.path.join(build, "lib", SONAME))
+    paths.append(os.path.join(_SOURCE_ROOT, "build", "lib", SONAME))
+    paths.append(SONAME)  # the dynamic loader's own search (an installed library)
+    return paths
+
+
+class Library:
+    """The loaded shared library with every declared function set up. Functions the library
+    does not export (an older build) are left out; calling one raises AttributeError naming it."""
+
+    def __init__(self, path=None):
+        errors = []
+        self.cdll = None
+        for cand in [path] if path else candidate_paths():
+            if os.sep in cand and not os.path.exists(cand):
+                errors.append("%s: no such file" % cand)
+                continue
+            try:
+                self.cdll = ctypes.CDLL(cand)
+                self.path = cand
+                break
+            except OSError as e:
+                errors.append("%s: %s" % (cand, e))
+        if self.cdll is None:
+            raise ImportError("onnxlegal: cannot load %s (set ONNXLEGAL_LIBRARY to its path, "
+                              "or run `make lib`): %s" % (SONAME, "; ".join(errors)))
+        self.missing = []
+        for name, (restype, argtypes) in SIGNATURES.items():
+            try:
+                fn = getattr(self.cdll, name)
+            except AttributeError:
+                self.missing.append(name)
+                continue
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self, name, fn)
+
+    def __getattr__(self, name):
+        if name.startswith("olg_"):
+            raise AttributeError("%s is not exported by %s (a library older than the binding?)"
+                                 % (name, getattr(self, "path", "libonnxlegal")))
+        raise AttributeError(name)
+
+
+lib = Library()
+
+
+def _status_name(status):
+    name = lib.olg_status_name(status)
+    return name.decode() if name else "OLG_ERR_UNKNOWN"
+
+
+def last_error():
+    msg = lib.olg_last_error()
+    return msg.decode("utf-8", "replace") if msg else ""
+
+
+def check(status, function=None):
+    """Raises the Error subclass for a non-OK status, with olg_last_error()'s message."""
+    if status != OK:
+        raise ERRORS.get(status, Error)(status, last_error(), function)
+    return status
+
+
+def call(name, *args):
+    """lib.<name>(*args), raising an Error for a non-OK status."""
+    return check(getattr(lib, name)(*args), name)
+
+
+def enc(s):
+    """A Python str (or bytes) as the C string the library copies."""
+    if s is None:
+        return None
+    if isinstance(s, bytes):
+        return s
+    if not isinstance(s, str):
+        raise TypeError("expected a str, got %s" % type(s).__name__)
+    if "\0" in s:
+        raise ValueError("a C string cannot hold NUL: %r" % s)
+    return s.encode("utf-8")
+
+
+def dec(b):
+    return None if b is None else b.decode("utf-8", "replace")
