@@ -1,0 +1,1116 @@
+"""The torch front end's first half: trace a module, walk the trace into a flat source graph.
+
+The result (SourceGraph) is plain Python and independent of the C library, so it can be checked on
+its own (tests/torch/interp.py runs it back through torch) and then handed to the binding:
+- every `aten::` node (and any other framework namespace) becomes a SNode with its positional
+  arguments exactly as the op's schema lists them: SValue for a tensor or a run-time scalar,
+  int / float / bool / str / None literals, Ints / Floats / Bools literal lists, Values lists
+  (Tensor[], Tensor?[] with None entries, and int[] whose elements are computed at run time);
+- `prim::` bookkeeping (constants, lists, tuples, NumToTensor, Int) is resolved here and never
+  reaches the library;
+- parameters, buffers and tensor constants become SInit whose numpy array shares the torch
+  tensor's memory (no copy; the SInit keeps the tensor alive);
+- in-place ops are made functional: the mutated tensor, every alias of it and every view of it
+  see the new value from then on, and a write through a view (slice, select, view, transpose,
+  ...) is written back into its base with slice/cat/reshape/permute nodes;
+- `aten::size` stays a node, so shape computations stay dynamic where the dims are.
+
+Only what torch itself exposes is used: torch.jit._get_trace_graph (the tracer torch.onnx uses,
+parameters as trailing graph inputs), and torch._C.Graph/Node/Value accessors.
+"""
+import contextlib
+import functools
+import time
+import warnings
+
+import numpy as np
+import torch
+
+INT64_MAX = 9223372036854775807
+
+
+# ----------------------------------------------------------------------------------------------
+# The source graph
+
+class SValue:
+    """A value of the source graph: a tensor, or a run-time scalar (the result of aten::size...).
+
+    dtype and shape are what the trace saw (torch dtype, list of ints); they are hints for the
+    front end's own decisions (copy_ needs a cast?), never declared to the library."""
+    __slots__ = ("id", "hint", "kind", "dtype", "shape")
+
+    def __init__(self, id_, hint, kind, dtype=None, shape=None):
+        self.id, self.hint, self.kind, self.dtype, self.shape = id_, hint, kind, dtype, shape
+
+    def __repr__(self):
+        return "%%%d" % self.id
+
+
+class Ints(list):
+    """A literal int[] argument."""
+
+
+class Floats(list):
+    """A literal float[] argument."""
+
+
+class Bools(list):
+    """A literal bool[] argument."""
+
+
+class Values(list):
+    """A list of values: Tensor[], Tensor?[] (None entries), or int[] with run-time elements."""
+
+
+class SNode:
+    __slots__ = ("domain", "op", "args", "outputs", "scope", "schema")
+
+    def __init__(self, domain, op, args, outputs, scope, schema=None):
+        self.domain, self.op, self.args, self.outputs = domain, op, args, outputs
+        self.scope, self.schema = scope, schema
+
+    def __repr__(self):
+        return "%s = %s::%s(%s)  # %s" % (", ".join(map(repr, self.outputs)), self.domain,
+                                          self.op, ", ".join(map(repr, self.args)), self.scope)
+
+
+class SInit:
+    """A constant tensor: array is a numpy view of tensor's memory (tensor kept alive)."""
+    __slots__ = ("value", "name", "tensor", "array", "dtype", "kind")
+
+    def __init__(self, value, name, tensor, array, kind):
+        self.value, self.name, self.tensor, self.array, self.kind = value, name, tensor, array, kind
+        self.dtype = tensor.dtype
+
+
+class SInput:
+    __slots__ = ("value", "name", "dtype", "shape", "example")
+
+    def __init__(self, value, name, dtype, shape, example):
+        self.value, self.name, self.dtype, self.shape, self.example = value, name, dtype, shape, example
+
+
+class SourceGraph:
+    def __init__(self):
+        self.inputs = []        # SInput, in the order of the flattened example inputs
+        self.initializers = []  # SInit that some live node uses (or that are outputs)
+        self.nodes = []         # SNode, topologically ordered
+        self.outputs = []       # (SValue, name)
+        self.example_outputs = []  # the torch tensors the traced run produced, flattened
+        self.times = {}
+        self.warnings = []
+
+    def ops(self):
+        """{"domain::op": [scope, ...]} of the nodes, in order of first appearance."""
+        seen = {}
+        for n in self.nodes:
+            seen.setdefault("%s::%s" % (n.domain, n.op), []).append(n.scope)
+        return seen
+
+    def dump(self):
+        lines = ["inputs: " + ", ".join("%r %s" % (i.value, i.name) for i in self.inputs),
+                 "initializers: " + ", ".join("%r %s" % (i.value, i.name) for i in self.initializers)]
+        lines += [repr(n) for n in self.nodes]
+        lines.append("outputs: " + ", ".join("%r %s" % o for o in self.outputs))
+        return "\n".join(lines)
+
+
+class TorchExportError(RuntimeError):
+    """The model cannot be walked into a source graph; the message says where and why."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Flattening of inputs and outputs (tuples, lists, dicts, in order)
+
+def _flatten(obj, out, path, names):
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+        names.append(path)
+    elif isinstance(obj, (list, tuple)):
+        for i, o in enumerate(obj):
+            _flatten(o, out, "%s_%d" % (path, i) if path else str(i), names)
+    elif isinstance(obj, dict):
+        for k, o in obj.items():
+            _flatten(o, out, "%s_%s" % (path, k) if path else str(k), names)
+    elif obj is None or isinstance(obj, (int, float, bool, str)):
+        pass  # not a graph value (a constant of the trace)
+    else:
+        raise TorchExportError("cannot flatten a %s into graph values (tensors, tuples, lists and "
+                               "dicts of tensors are supported)" % type(obj).__name__)
+
+
+def flatten(obj):
+    """Tensors of a nested tuple/list/dict in order, and a path name for each ("0_1", "out")."""
+    out, names = [], []
+    _flatten(obj, out, "", names)
+    return out, names
+
+
+def _rebuild(template, it):
+    if isinstance(template, torch.Tensor):
+        return next(it)
+    if isinstance(template, tuple) and hasattr(template, "_fields"):  # namedtuple
+        return type(template)(*[_rebuild(t, it) for t in template])
+    if isinstance(template, (list, tuple)):
+        return type(template)(_rebuild(t, it) for t in template)
+    if isinstance(template, dict):
+        return type(template)((k, _rebuild(t, it)) for k, t in template.items())
+    return template
+
+
+class _Root(torch.nn.Module):
+    """Calls the user's model on rebuilt arguments and returns flat tensors: the model's outputs,
+    then the outputs of the modules named in extra_outputs (captured by forward hooks)."""
+
+    def __init__(self, model, args, kwargs, capture):
+        super().__init__()
+        self.model = model
+        self._args, self._kwargs, self._capture = args, kwargs, capture
+        self.output_names = None
+
+    def forward(self, *flat):
+        it = iter(flat)
+        args = _rebuild(self._args, it)
+        kwargs = _rebuild(self._kwargs, it)
+        for k in self._capture:
+            self._capture[k] = None
+        out = self.model(*args, **kwargs)
+        tensors, names = flatten(out)
+        if isinstance(out, torch.Tensor):
+            names = [""]
+        self.output_names = names
+        for k, t in self._capture.items():
+            if not isinstance(t, torch.Tensor):
+                raise TorchExportError("extra output %r: the module did not produce a tensor "
+                                       "(got %s)" % (k, type(t).__name__))
+            tensors.append(t)
+        return tuple(tensors)
+
+
+def _split_args(args):
+    """torch.onnx.export's convention: a tensor, or a tuple whose last element may be a dict of
+    keyword arguments."""
+    if isinstance(args, torch.Tensor):
+        return (args,), {}
+    if isinstance(args, list):
+        args = tuple(args)
+    if not isinstance(args, tuple):
+        args = (args,)
+    if args and isinstance(args[-1], dict):
+        return args[:-1], dict(args[-1])
+    return args, {}
+
+
+# Functions whose int[] arguments a traced size (a 0-d tensor while tracing) cannot reach:
+# torch's argument parser refuses a Tensor where it wants int[] ("max_pool1d(): argument
+# 'kernel_size' must be tuple of ints, not Tensor"), though it takes a list of them. The shim
+# turns such a tensor into [t] * rank for the call, so the size stays a traced value.
+_POOL_RANK = {"max_pool1d": 1, "max_pool2d": 2, "max_pool3d": 3, "avg_pool1d": 1,
+              "max_pool1d_with_indices": 1, "adaptive_max_pool1d": 1, "adaptive_avg_pool1d": 1}
+_NN_POOL_RANK = {"avg_pool2d": 2, "avg_pool3d": 3, "max_pool2d_with_indices": 2,
+                 "max_pool3d_with_indices": 3, "adaptive_avg_pool2d": 2, "adaptive_avg_pool3d": 3,
+                 "adaptive_max_pool2d": 2, "adaptive_max_pool3d": 3}
+
+
+def _int_list_shim(fn, rank):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        args = [[a] * rank if isinstance(a, torch.Tensor) and a.dim() == 0 and
+                not a.is_floating_point() and i > 0 else a for i, a in enumerate(args)]
+        return fn(*args, **kwargs)
+    return call
+
+
+@contextlib.contextmanager
+def _tracing_shims():
+    saved = []
+    for mod, table in ((torch, _POOL_RANK), (torch._C._nn, _NN_POOL_RANK)):
+        for name, rank in table.items():
+            fn = getattr(mod, name, None)
+            if fn is not None:
+                saved.append((mod, name, fn))
+                setattr(mod, name, _int_list_shim(fn, rank))
+    try:
+        yield
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+
+
+@contextlib.contextmanager
+def _eval_mode(model):
+    """Export is for inference (torch.onnx's default TrainingMode.EVAL): eval() for the trace,
+    the modules' own training flags restored afterwards."""
+    flags = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        yield
+    finally:
+        for m, t in flags:
+            m.training = t
+
+
+def trace(model, args, extra_outputs=()):
+    """Traces model on args (torch.onnx.export's args convention) and returns
+    (torch graph, flat example inputs, their path names, [(param name, tensor)], root module,
+    example outputs (flat), module names captured as extra outputs)."""
+    args, kwargs = _split_args(args)
+    flat_in, in_names = flatten((args, kwargs))
+    modules = dict(model.named_modules()) if isinstance(model, torch.nn.Module) else {}
+    capture = {}
+    hooks = []
+    for name in extra_outputs or ():
+        if name in modules and name != "":
+            capture[name] = None
+
+            def hook(mod, inp, out, _name=name):
+                t, _ = flatten(out)
+                capture[_name] = t[0] if t else out
+            hooks.append(modules[name].register_forward_hook(hook))
+    if not isinstance(model, torch.nn.Module):
+        fn = model
+
+        class _Fn(torch.nn.Module):
+            def forward(self, *a, **k):
+                return fn(*a, **k)
+        model = _Fn()
+    root = _Root(model, args, kwargs, capture)
+    scope_names = {m: n for n, m in model.named_modules() if n}
+    old_map = torch.jit._trace._trace_module_map
+    torch.jit._trace._trace_module_map = scope_names
+    try:
+        with _eval_mode(model), _tracing_shims(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", torch.jit.TracerWarning)
+            graph, outs = torch.jit._get_trace_graph(root, tuple(flat_in), strict=False,
+                                                     _force_outplace=False)
+    finally:
+        torch.jit._trace._trace_module_map = old_map
+        for h in hooks:
+            h.remove()
+    if isinstance(outs, torch.Tensor):
+        outs = (outs,)
+    # Parameters and buffers follow the inputs, in _unique_state_dict order (shared tensors
+    # once); the names drop the wrapper's "model." prefix.
+    state = torch.jit._unique_state_dict(root, keep_vars=True)
+    params = [(k[len("model."):] if k.startswith("model.") else k, v) for k, v in state.items()]
+    tracer_warnings = [str(w.message) for w in caught
+                       if issubclass(w.category, torch.jit.TracerWarning)]
+    return dict(graph=graph, inputs=flat_in, input_names=in_names, params=params,
+                outputs=list(outs), output_names=list(root.output_names or []),
+                captured=list(capture), warnings=tracer_warnings)
+
+
+# ----------------------------------------------------------------------------------------------
+# The walk
+
+class _Lit:
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+
+class _List:
+    __slots__ = ("items", "elem")
+
+    def __init__(self, items, elem):
+        self.items, self.elem = items, elem
+
+
+class _Tuple:
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
+class _Ref:
+    """A tensor of the traced program, with the value it holds now.
+
+    Aliases of one tensor (the output of an in-place op, NumToTensor) share one _Ref. A view has
+    base (the _Ref it views), fwd (base value -> view value, emits the view op again) and inv
+    ((base value, new view value) -> new base value, emits the write-back), or inv None when a
+    write through it cannot be expressed. root.gen counts writes to the storage; a view whose
+    value is older than its root's gen is derived again from its base when next read."""
+    __slots__ = ("val", "base", "fwd", "inv", "root", "gen", "what", "tval")
+
+    def __init__(self, val, tval=None, base=None, fwd=None, inv=None, what=None):
+        self.val, self.tval, self.base, self.fwd, self.inv, self.what = val, tval, base, fwd, inv, what
+        self.root = base.root if base is not None else self
+        self.gen = self.root.gen if base is not None else 0
+
+
+_TORCH_KIND = {"IntType": "int", "FloatType": "float", "BoolType": "bool", "NumberType": "float",
+               "TensorType": "tensor"}
+
+_SCALAR_TYPE = {  # the trace's scalarType() names
+    "Float": torch.float32, "Double": torch.float64, "Half": torch.float16,
+    "BFloat16": torch.bfloat16, "Long": torch.int64, "Int": torch.int32, "Short": torch.int16,
+    "Char": torch.int8, "Byte": torch.uint8, "Bool": torch.bool,
+    "ComplexFloat": torch.complex64, "ComplexDouble": torch.complex128}
+
+# torch's ScalarType numbering, as aten ops take a dtype argument
+SCALAR_TYPE_NUMBER = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3,
+                      torch.int64: 4, torch.float16: 5, torch.float32: 6, torch.float64: 7,
+                      torch.complex64: 9, torch.complex128: 10, torch.bool: 11,
+                      torch.bfloat16: 15}
+
+
+def _tensor_info(tv):
+    t = tv.type()
+    if t.kind() != "TensorType":
+        return None, None
+    st = t.scalarType()
+    sizes = None
+    try:
+        sizes = t.sizes()
+    except RuntimeError:
+        pass
+    return _SCALAR_TYPE.get(st) if st else None, sizes
+
+
+def _is_contiguous(tv):
+    t = tv.type()
+    if t.kind() != "TensorType":
+        return False
+    try:
+        sizes, strides = t.sizes(), t.strides()
+    except RuntimeError:
+        return False
+    if sizes is None or strides is None:
+        return False
+    expect = 1
+    for s, st in zip(reversed(sizes), reversed(strides)):
+        if s != 1 and st != expect:
+            return False
+        expect *= s
+    return True
+
+
+def borrow_array(t):
+    """A numpy array sharing t's memory (a contiguous copy only when t is not contiguous), and
+    the tensor that owns that memory."""
+    t = t.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    if t.dtype == torch.bfloat16:
+        return t, t.view(torch.int16).numpy()
+    if t.is_complex():
+        raise TorchExportError("complex tensors have no ONNX Runtime type")
+    return t, t.numpy()
+
+
+# Ops whose output is a view of their first argument. The value is how to write a new value of
+# the view back into the base: a method of _Walker, or None when a write cannot be expressed.
+_VIEW_INV = {
+    "slice": "_inv_slice", "select": "_inv_select", "narrow": "_inv_narrow",
+    "view": "_inv_reshape", "reshape": "_inv_reshape", "flatten": "_inv_reshape",
+    "unflatten": "_inv_reshape", "view_as": "_inv_reshape", "reshape_as": "_inv_reshape",
+    "squeeze": "_inv_squeeze", "unsqueeze": "_inv_unsqueeze",
+    "transpose": "_inv_transpose", "swapaxes": "_inv_transpose", "swapdims": "_inv_transpose",
+    "permute": "_inv_permute", "t": "_inv_t", "numpy_T": "_inv_permute_all",
+    "detach": "_inv_identity", "alias": "_inv_identity",
+    "expand": None, "expand_as": None, "as_strided": None, "diagonal": None, "unfold": None,
+    "movedim": None, "moveaxis": None, "view_as_real": None, "view_as_complex": None,
+    "real": None, "imag": None,
+}
+# Ops that return a list of views of their first argument.
+_LIST_VIEWS = {"split", "split_with_sizes", "chunk", "unbind", "tensor_split", "unsafe_split",
+               "unsafe_chunk", "unsafe_split_with_sizes", "hsplit", "vsplit", "dsplit"}
+
+# Random in-place initializers have no inference meaning.
+_NO_FUNCTIONAL = {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "cauchy_",
+                  "geometric_", "log_normal_", "set_", "resize_", "resize_as_", "requires_grad_",
+                  "share_memory_", "retain_grad"}
+_DUNDER_INPLACE = {"__iand__": "__and__", "__ior__": "__or__", "__ixor__": "__xor__",
+                   "__ilshift__": "__lshift__", "__irshift__": "__rshift__"}
+
+
+def inplace_functional(op):
+    """The functional op for an in-place aten op name, or None when op is not in-place."""
+    if op in _DUNDER_INPLACE:
+        return _DUNDER_INPLACE[op]
+    if op.endswith("_") and not op.endswith("__") and op not in ("_",):
+        if op == "_index_put_impl_":
+            return "index_put"
+        return op[:-1]
+    return None
+
+
+class _Walker:
+    def __init__(self, tr, input_names, dynamic_dims):
+        self.tr = tr
+        self.sg = SourceGraph()
+        self.env = {}
+        self.next_id = 0
+        self.scope = ""
+        self.const_cache = {}
+        self.init_by_value = {}
+        self.errors = []
+        self.by_debug_name = {}
+        self.input_names = input_names
+        self.dynamic_dims = dynamic_dims
+
+    # -- values and nodes
+    def new_value(self, hint, kind="tensor", dtype=None, shape=None):
+        v = SValue(self.next_id, hint, kind, dtype, shape)
+        self.next_id += 1
+        return v
+
+    def emit(self, op, args, n_out=1, domain="aten", kinds=None, schema=None):
+        outs = [self.new_value(op, (kinds[i] if kinds else "tensor")) for i in range(n_out)]
+        self.sg.nodes.append(SNode(domain, op, args, outs, self.scope, schema))
+        return outs[0] if n_out == 1 else outs
+
+    def initializer(self, tensor, name, kind="const"):
+        t, arr = borrow_array(tensor)
+        v = self.new_value(name, "tensor", tensor.dtype, list(tensor.shape))
+        init = SInit(v, name, t, arr, kind)
+        self.sg.initializers.append(init)
+        self.init_by_value[v.id] = init
+        return v
+
+    def const_scalar(self, x, dtype):
+        """A 0-d initializer for a literal element of a run-time list."""
+        key = (type(x), x, dtype)
+        v = self.const_cache.get(key)
+        if v is None:
+            v = self.initializer(torch.tensor(x, dtype=dtype), "const_%s" % (x,), "literal")
+            self.const_cache[key] = v
+        return v
+
+    # -- current values (views derived again after a write into their storage)
+    def current(self, ref):
+        if ref.base is not None and ref.gen != ref.root.gen:
+            b = self.current(ref.base)
+            ref.val = ref.fwd(b)
+            ref.gen = ref.root.gen
+        return ref.val
+
+    def assign(self, ref, new):
+        """ref's tensor now holds new: write it back through every view up to the storage."""
+        self.current(ref)
+        ref.val = new
+        chain = [ref]
+        while ref.base is not None:
+            if ref.inv is None:
+                raise TorchExportError(
+                    "an in-place write through a view made by aten::%s cannot be expressed "
+                    "(at %s)" % (ref.what, self.scope or "the top level"))
+            base = ref.base
+            base.val = ref.inv(base.val, new)
+            new = base.val
+            ref = base
+            chain.append(ref)
+        root = ref
+        root.gen += 1
+        for r in chain:
+            r.gen = root.gen
+
+    # -- arguments
+    def arg(self, tv):
+        e = self.env.get(tv)
+        if e is None:
+            raise TorchExportError("internal: value %s used before it is defined" % tv.debugName())
+        if isinstance(e, _Ref):
+            return self.current(e)
+        if isinstance(e, _Lit):
+            return e.v
+        if isinstance(e, _List):
+            return self.list_arg(e)
+        raise TorchExportError("a tuple cannot be an argument of an op (value %s at %s)"
+                               % (tv.debugName(), self.scope or "the top level"))
+
+    def list_arg(self, lst):
+        items = lst.items
+        elem = lst.elem
+        if all(isinstance(i, _Lit) for i in items):
+            vals = [i.v for i in items]
+            if "Tensor" in elem:
+                return Values(vals)  # all None (Tensor?[]) or empty
+            if elem == "int" or (vals and all(type(v) is int for v in vals) and elem != "float"):
+                return Ints(vals)
+            if elem == "float":
+                return Floats(float(v) for v in vals)
+            if elem == "bool":
+                return Bools(vals)
+            if not vals:
+                return Ints()
+            raise TorchExportError("a literal list of %s is not supported" % elem)
+        out = Values()
+        dtype = torch.float64 if elem == "float" else torch.bool if elem == "bool" else torch.int64
+        for i in items:
+            if isinstance(i, _Ref):
+                out.append(self.current(i))
+            elif isinstance(i, _Lit):
+                out.append(None if i.v is None else self.const_scalar(i.v, dtype))
+            else:
+                raise TorchExportError("a nested list is not supported as an argument")
+        return out
+
+    # -- the walk
+    def run(self):
+        tr = self.tr
+        g = tr["graph"]
+        ginputs = list(g.inputs())
+        n_user = len(tr["inputs"])
+        if len(ginputs) != n_user + len(tr["params"]):
+            raise TorchExportError("internal: the trace has %d inputs for %d inputs and %d "
+                                   "parameters" % (len(ginputs), n_user, len(tr["params"])))
+        for k, (tv, t) in enumerate(zip(ginputs[:n_user], tr["inputs"])):
+            name = self.input_names[k]
+            shape = list(t.shape)
+            for d, dname in self.dynamic_dims.get(name, {}).items():
+                if d >= len(shape):
+                    raise TorchExportError("dynamic_axes: input %r has rank %d, no dim %d"
+                                           % (name, len(shape), d))
+                shape[d] = dname
+            v = self.new_value(name, "tensor", t.dtype, list(t.shape))
+            self.sg.inputs.append(SInput(v, name, t.dtype, shape, t))
+            self.env[tv] = _Ref(v, tv)
+        self.params = {}
+        for tv, (name, t) in zip(ginputs[n_user:], tr["params"]):
+            self.env[tv] = _Lazy(name, t)  # an initializer only when some node uses it
+        for node in g.nodes():
+            self.scope = node.scopeName().rsplit("/", 1)[-1]
+            self.node(node)
+        self.scope = ""
+        outs = []
+        (ret,) = list(g.outputs()) if len(list(g.outputs())) == 1 else (None,)
+        rets = [ret] if ret is not None else list(g.outputs())
+        for r in rets:
+            e = self.env.get(r)
+            outs.extend(self.flat_outputs(e))
+        return outs
+
+    def flat_outputs(self, e):
+        if isinstance(e, _Lazy):
+            e = e.ref(self)
+        if isinstance(e, _Ref):
+            return [self.current(e)]
+        if isinstance(e, (_Tuple, _List)):
+            res = []
+            for i in e.items:
+                res.extend(self.flat_outputs(i))
+            return res
+        if isinstance(e, _Lit):
+            if e.v is None:
+                return []
+            return [self.initializer(torch.tensor(e.v), "constant_output", "literal")]
+        raise TorchExportError("internal: unknown output kind %r" % (e,))
+
+    def node(self, node):
+        kind = node.kind()
+        ns, _, op = kind.partition("::")
+        outs = list(node.outputs())
+        ins = list(node.inputs())
+        # Parameters: an initializer on first use.
+        for tv in ins:
+            e = self.env.get(tv)
+            if isinstance(e, _Lazy):
+                self.env[tv] = e.ref(self)
+        if ns == "prim":
+            return self.prim(node, op, ins, outs)
+        if ns == "aten" and op in ("Int", "IntImplicit", "Float", "FloatImplicit", "Bool",
+                                   "ScalarImplicit", "Double"):
+            return self.scalar_conversion(node, op, ins, outs)
+        # aten::size is emitted like any op: a shape computation stays dynamic where dims are
+        fn = inplace_functional(op) if ns == "aten" else None
+        if fn is not None:
+            return self.inplace(node, op, fn, ins, outs)
+        args = [self.arg(tv) for tv in ins]
+        self.call(node, ns, op, args, outs)
+
+    def call(self, node, ns, op, args, outs, fwd_op=None):
+        """Emits node as a source node; registers its outputs (lists expanded, views noted)."""
+        kinds = []
+        layout = []  # per torch output: None (one value) or n (a list of n values)
+        for o in outs:
+            tk = o.type().kind()
+            if tk == "ListType":
+                n = self.list_length(node, op, o)
+                layout.append(n)
+                kinds.extend(["tensor"] * n)
+            else:
+                layout.append(None)
+                kinds.append(_TORCH_KIND.get(tk, "tensor"))
+        try:
+            schema = str(node.schema()) if ns == "aten" else None
+        except RuntimeError:
+            schema = None
+        svals = []
+        for o, n in zip(outs, layout):
+            for _ in range(1 if n is None else n):
+                svals.append(self.new_value(o.debugName(), kinds[len(svals)]))
+        self.sg.nodes.append(SNode(ns, op, args, svals, self.scope, schema))
+        it = iter(svals)
+        for o, n in zip(outs, layout):
+            if n is None:
+                sv = next(it)
+                dt, shape = _tensor_info(o)
+                sv.dtype, sv.shape = dt, shape
+                self.by_debug_name[o.debugName()] = sv
+                ref = self.view_ref(node, op, args, sv, o) if ns == "aten" else None
+                self.env[o] = ref or _Ref(sv, o)
+            else:
+                items = [next(it) for _ in range(n)]
+                refs = self.list_view_refs(node, op, args, items)
+                self.env[o] = _List(refs, "Tensor")
+
+    def list_length(self, node, op, o):
+        """How many tensors a list-valued output holds, from its ListUnpack or the op's meaning."""
+        for use in o.uses():
+            if use.user.kind() == "prim::ListUnpack":
+                return len(list(use.user.outputs()))
+        ins = list(node.inputs())
+        dt, shape = _tensor_info(ins[0]) if ins else (None, None)
+
+        def lit(i):
+            e = self.env.get(ins[i])
+            return e.v if isinstance(e, _Lit) else None
+        if shape is not None:
+            if op in ("split", "unsafe_split") and isinstance(lit(1), int):
+                d = lit(2)
+                size = shape[d]
+                return max(1, -(-size // lit(1)))
+            if op in ("split_with_sizes", "unsafe_split_with_sizes", "split") and \
+                    isinstance(self.env.get(ins[1]), _List):
+                return len(self.env[ins[1]].items)
+            if op in ("chunk", "unsafe_chunk") and isinstance(lit(1), int):
+                d = lit(2)
+                size = shape[d]
+                each = -(-size // lit(1))
+                return -(-size // each) if size else lit(1)
+            if op == "unbind":
+                return shape[lit(1) if lit(1) is not None else 0]
+        if op == "meshgrid" and isinstance(self.env.get(ins[0]), _List):
+            return len(self.env[ins[0]].items)
+        raise TorchExportError("the number of tensors that aten::%s returns is not known from the "
+                               "trace (at %s)" % (op, self.scope or "the top level"))
+
+    # -- views
+    def view_ref(self, node, op, args, sv, o):
+        # contiguous() of a contiguous tensor returns the tensor itself: an alias
+        if op not in _VIEW_INV and not (op == "contiguous" and
+                                        _is_contiguous(list(node.inputs())[0])):
+            return None
+        base_e = self.env.get(list(node.inputs())[0])
+        if not isinstance(base_e, _Ref):
+            return None
+        rest = list(args[1:])
+        if op == "contiguous":
+            return _Ref(sv, o, base_e, lambda b: self.emit("contiguous", [b] + rest),
+                        self._inv_identity_fn(), "contiguous")
+        inv_name = _VIEW_INV[op]
+        inv = getattr(self, inv_name)(base_e, rest) if inv_name else None
+        return _Ref(sv, o, base_e, lambda b, op=op: self.emit(op, [b] + rest), inv, op)
+
+    def list_view_refs(self, node, op, args, items):
+        """Refs for the tensors of a list output; for split/chunk/unbind, views of the input."""
+        ins = list(node.inputs())
+        base_e = self.env.get(ins[0]) if ins else None
+        if op not in _LIST_VIEWS or not isinstance(base_e, _Ref):
+            return [_Ref(v, None) for v in items]
+        uses = list(node.outputs())[0].uses()
+        unpack = next((u.user for u in uses if u.user.kind() == "prim::ListUnpack"), None)
+        sizes = None
+        if unpack is not None:
+            sizes = [_tensor_info(o)[1] for o in unpack.outputs()]
+        refs = []
+        if op == "unbind":
+            d = args[1] if len(args) > 1 else 0
+            for k, v in enumerate(items):
+                refs.append(_Ref(v, None, base_e,
+                                 lambda b, k=k: self.emit("select", [b, d, k]),
+                                 self._inv_select(base_e, [d, k]), "unbind"))
+            return refs
+        d = args[2] if len(args) > 2 else 0
+        if sizes is None or any(s is None for s in sizes) or not isinstance(d, int):
+            # views all the same: derived again with the whole op; a write through one fails
+            return [_Ref(v, None, base_e,
+                         lambda b, k=k: self.emit(op, [b] + list(args[1:]), len(items))[k],
+                         None, op) for k, v in enumerate(items)]
+        off = 0
+        for k, v in enumerate(items):
+            n = sizes[k][d]
+            s, e = off, off + n
+            refs.append(_Ref(v, None, base_e,
+                             lambda b, s=s, e=e: self.emit("slice", [b, d, s, e, 1]),
+                             self._inv_slice(base_e, [d, s, e, 1]), op))
+            off = e
+        return refs
+
+    def _inv_identity_fn(self):
+        return lambda b, new: new
+
+    def _inv_identity(self, base, rest):
+        return lambda b, new: new
+
+    def _slice_back(self, b, new, dim, start, end):
+        """b with [start:end) along dim replaced by new: Concat of the pieces around it."""
+        pieces = []
+        if not (isinstance(start, int) and start == 0):
+            pieces.append(self.emit("slice", [b, dim, 0, start, 1]))
+        pieces.append(new)
+        if not (isinstance(end, int) and end >= INT64_MAX // 2):
+            pieces.append(self.emit("slice", [b, dim, end, INT64_MAX, 1]))
+        if len(pieces) == 1:
+            return new
+        return self.emit("cat", [Values(pieces), dim])
+
+    def _inv_slice(self, base, rest):
+        dim, start, end, step = (list(rest) + [0, None, INT64_MAX, 1][len(rest):])[:4]
+        start = 0 if start is None else start
+        end = INT64_MAX if end is None else end
+
+        def inv(b, new):
+            if step == 1:
+                return self._slice_back(b, new, dim, start, end)
+            size = (base.tval and _tensor_info(base.tval)[1] or [None] * (abs(dim) + 1))[dim]
+            if not all(isinstance(x, int) for x in (start, end, step, size)):
+                raise TorchExportError("an in-place write into a strided slice with run-time "
+                                       "bounds is not supported (at %s)" % self.scope)
+            idx = torch.arange(*slice(start, end, step).indices(size), dtype=torch.int64)
+            iv = self.initializer(idx, "slice_index", "literal")
+            if dim in (0,):
+                return self.emit("index_put", [b, Values([iv]), new, False])
+            bt = self.emit("transpose", [b, 0, dim])
+            nt = self.emit("transpose", [new, 0, dim])
+            r = self.emit("index_put", [bt, Values([iv]), nt, False])
+            return self.emit("transpose", [r, 0, dim])
+        return inv
+
+    def _inv_select(self, base, rest):
+        dim, index = rest[0], rest[1]
+
+        def inv(b, new):
+            new = self.emit("unsqueeze", [new, dim if dim >= 0 else dim + self._rank(base)])
+            if isinstance(index, int):
+                end = INT64_MAX if index == -1 else index + 1
+            else:
+                end = self.emit("add", [index, 1, 1])
+            return self._slice_back(b, new, dim, index, end)
+        return inv
+
+    def _inv_narrow(self, base, rest):
+        dim, start, length = rest
+        end = start + length if isinstance(start, int) and isinstance(length, int) else None
+
+        def inv(b, new):
+            e = end if end is not None else self.emit("add", [start, length, 1])
+            return self._slice_back(b, new, dim, start, e)
+        return inv
+
+    def _rank(self, ref):
+        shape = _tensor_info(ref.tval)[1] if ref.tval is not None else None
+        if shape is None:
+            raise TorchExportError("the rank of a written-to view's base is unknown (at %s)"
+                                   % self.scope)
+        return len(shape)
+
+    def _inv_reshape(self, base, rest):
+        def inv(b, new):
+            sizes = Values(self.emit("size", [b, d], kinds=["int"])
+                           for d in range(self._rank(base)))
+            return self.emit("reshape", [new, sizes])
+        return inv
+
+    def _inv_squeeze(self, base, rest):
+        if not rest:
+            return self._inv_reshape(base, rest)
+        dim = rest[0]
+        shape = _tensor_info(base.tval)[1] if base.tval is not None else None
+
+        def inv(b, new):
+            if shape is None:
+                raise TorchExportError("a write through squeeze of unknown shape (at %s)"
+                                       % self.scope)
+            d = dim + len(shape) if dim < 0 else dim
+            return self.emit("unsqueeze", [new, d]) if shape[d] == 1 else new
+        return inv
+
+    def _inv_unsqueeze(self, base, rest):
+        dim = rest[0]
+        return lambda b, new: self.emit("squeeze", [new, dim])
+
+    def _inv_transpose(self, base, rest):
+        a, c = rest[0], rest[1]
+        return lambda b, new: self.emit("transpose", [new, a, c])
+
+    def _inv_t(self, base, rest):
+        return lambda b, new: self.emit("t", [new])
+
+    def _inv_permute(self, base, rest):
+        perm = list(rest[0])
+        n = len(perm)
+        inv_perm = [0] * n
+        for i, p in enumerate(perm):
+            inv_perm[p % n] = i
+        return lambda b, new: self.emit("permute", [new, Ints(inv_perm)])
+
+    def _inv_permute_all(self, base, rest):
+        return lambda b, new: self.emit("numpy_T", [new])
+
+    # -- in-place ops
+    def inplace(self, node, op, fn, ins, outs):
+        if op in _NO_FUNCTIONAL:
+            raise TorchExportError("aten::%s has no meaning in an exported inference graph (at %s)"
+                                   % (op, self.scope or "the top level"))
+        self_e = self.env.get(ins[0])
+        if not isinstance(self_e, _Ref):
+            raise TorchExportError("aten::%s writes into a value that is not a tensor (at %s)"
+                                   % (op, self.scope))
+        args = [self.arg(tv) for tv in ins]
+        target = args[0]
+        tdt, tshape = _tensor_info(ins[0])
+        if op in ("copy_", "fill_") and isinstance(args[1], SValue):
+            # a one-element constant (x[i] = 7.0 traces as a 0-d tensor) is a literal fill
+            init = self.init_by_value.get(args[1].id)
+            if init is not None and init.tensor.numel() == 1 and not init.tensor.is_complex():
+                args[1] = init.tensor.item()
+                op = "fill_"
+        if op == "copy_":
+            src = args[1]
+            sdt, sshape = (_tensor_info(ins[1]) if isinstance(src, SValue) else (None, None))
+            if not isinstance(src, SValue):
+                src = self.const_scalar(src, tdt or torch.float32)
+                sdt, sshape = tdt, []
+            if sdt != tdt or sdt is None:
+                src = self.emit("type_as", [src, target])
+            if sshape != tshape or sshape is None:
+                src = self.emit("expand_as", [src, target])
+            new = src
+        elif op == "fill_":
+            v = args[1]
+            if isinstance(v, SValue):
+                if _tensor_info(ins[1])[0] != tdt:
+                    v = self.emit("type_as", [v, target])
+                new = self.emit("expand_as", [v, target])
+            else:
+                new = self.emit("full_like", [target, v, None, None, None, None, None])
+        elif op == "zero_":
+            new = self.emit("zeros_like", [target, None, None, None, None, None])
+        else:
+            schema = None
+            try:
+                schema = str(node.schema()).replace(op + "(", fn + "(", 1) \
+                    .replace("(a!)", "").replace("-> Tensor(a!)", "-> Tensor")
+            except RuntimeError:
+                pass
+            new = self.new_value(fn)
+            dt, shape = _tensor_info(outs[0]) if outs else (None, None)
+            new.dtype, new.shape = dt, shape
+            self.sg.nodes.append(SNode("aten", fn, args, [new], self.scope, schema))
+        self.assign(self_e, new)
+        for o in outs:
+            self.env[o] = self_e  # the result of an in-place op is its first argument
+            self.by_debug_name[o.debugName()] = new
+
+    # -- prim and scalar conversions
+    def prim(self, node, op, ins, outs):
+        if op == "Constant":
+            o = outs[0]
+            tk = o.type().kind()
+            if tk == "TensorType" or (node.hasAttribute("value") and node.kindOf("value") == "t"):
+                t = node.t("value")
+                self.env[o] = _Ref(self.initializer(t, "const_" + o.debugName().replace(".", "_")),
+                                   o)
+            elif tk == "DeviceObjType":
+                self.env[o] = _Lit(str(o.toIValue()))
+            else:
+                v = o.toIValue()
+                if isinstance(v, torch.device):
+                    v = str(v)
+                elif isinstance(v, torch.dtype):
+                    v = SCALAR_TYPE_NUMBER[v]
+                elif isinstance(v, list):
+                    v = _List([_Lit(x) for x in v], str(o.type().getElementType()))
+                    self.env[o] = v
+                    return
+                self.env[o] = _Lit(v)
+        elif op == "ListConstruct":
+            elem = str(outs[0].type().getElementType())
+            self.env[outs[0]] = _List([self.env_item(tv) for tv in ins], elem)
+        elif op == "TupleConstruct":
+            self.env[outs[0]] = _Tuple([self.env_item(tv) for tv in ins])
+        elif op in ("ListUnpack", "TupleUnpack"):
+            e = self.env.get(ins[0])
+            if not isinstance(e, (_List, _Tuple)) or len(e.items) != len(outs):
+                raise TorchExportError("prim::%s of a value that is not a list of %d (at %s)"
+                                       % (op, len(outs), self.scope))
+            for o, item in zip(outs, e.items):
+                self.env[o] = item
+        elif op in ("TupleIndex", "ListIndex"):
+            e = self.env.get(ins[0])
+            i = self.arg(ins[1])
+            self.env[outs[0]] = e.items[i]
+        elif op == "NumToTensor":
+            self.env[outs[0]] = self.env_item(ins[0])
+        elif op == "device":
+            self.env[outs[0]] = _Lit("cpu")
+        elif op == "dtype":
+            dt, _ = _tensor_info(ins[0])
+            self.env[outs[0]] = _Lit(SCALAR_TYPE_NUMBER.get(dt, 6))
+        elif op == "PythonOp":
+            self.python_op(node, ins, outs)
+        else:
+            raise TorchExportError("prim::%s is not supported (at %s)" % (op, self.scope))
+
+    def env_item(self, tv):
+        e = self.env.get(tv)
+        if isinstance(e, _Lazy):
+            e = self.env[tv] = e.ref(self)
+        if e is None:
+            raise TorchExportError("internal: value %s used before it is defined" % tv.debugName())
+        return e
+
+    def scalar_conversion(self, node, op, ins, outs):
+        e = self.env_item(ins[0])
+        if isinstance(e, _Lit):
+            v = e.v
+            conv = {"Int": int, "IntImplicit": int, "Float": float, "FloatImplicit": float,
+                    "Double": float, "Bool": bool, "ScalarImplicit": lambda x: x}[op]
+            self.env[outs[0]] = _Lit(conv(v))
+            return
+        dt, _ = _tensor_info(ins[0])
+        want = {"Int": torch.int64, "IntImplicit": torch.int64, "Float": torch.float64,
+                "FloatImplicit": torch.float64, "Double": torch.float64, "Bool": torch.bool,
+                "ScalarImplicit": None}[op]
+        if ins[0].type().kind() != "TensorType" or want is None or dt == want or \
+                (want == torch.int64 and dt in (torch.int32, torch.int16, torch.int8, torch.uint8)):
+            self.env[outs[0]] = e  # already a scalar of that kind; a conversion changes nothing
+            return
+        v = self.emit("to", [self.current(e), SCALAR_TYPE_NUMBER[want], False, False, None],
+                      kinds=["int" if want == torch.int64 else "float" if want == torch.float64
+                             else "bool"])
+        self.env[outs[0]] = _Ref(v, outs[0])
+
+    def python_op(self, node, ins, outs):
+        """An autograd Function without a trace of its insides: a source node in domain
+        "autograd", named after the Function, with its tensor and scalar arguments in order."""
+        name = node.pyname()
+        scalars = iter(node.scalar_args())
+        tensors = iter(ins)
+        args = []
+        for c in node.cconv():
+            if c == "c":
+                s = next(scalars)
+                if isinstance(s, (list, tuple)):
+                    s = Ints(s) if all(type(x) is int for x in s) else Floats(map(float, s))
+                args.append(s)
+            else:
+                args.append(self.arg(next(tensors)))
+        self.call(node, "autograd", name, args, outs)
+
+
+class _Lazy:
+    """A parameter or buffer: becomes an initializer the first time a node uses it."""
+    __slots__ = ("name", "tensor", "_ref")
+
+    def __init__(self, name, tensor):
+        self.name, self.tensor, self._ref = name, tensor, None
+
+    def ref(self, walker):
+        if self._ref is None:
+            self._ref = _Ref(walker.initializer(self.tensor, self.name, "parameter"))
+        return self._ref
+
+
+def _prune(sg, outputs):
+    """Drops nodes none of whose outputs is used (shape computations the trace baked, views
+    derived again but never read), and initializers no live node uses. Linear."""
+    live = set(v.id for v in outputs)
+    kept = []
+    for n in reversed(sg.nodes):
+        if not any(o.id in live for o in n.outputs):
+            continue
+        kept.append(n)
+        for a in n.args:
+            if isinstance(a, SValue):
+                live.add(a.id)
+            elif isinstance(a, Values):
+                for x in a:
+                    if isinstance(x, SValue):
+                        live.add(x.id)
+    kept.reverse()
+    sg.nodes = kept
+    sg.initializers = [i for i in sg.initializers if i.value.id in live]
+
+
+def normalize_dynamic_axes(dynamic_axes, names):
+    """torch.onnx.export's dynamic_axes: {name: [dims]} (names made up as torch does) or
+    {name: {dim: "name"}} -> {name: {dim: "name"}}."""
+    out = {}
+    for key, spec in (dynamic_axes or {}).items():
+        if isinstance(spec, dict):
+            out[key] = {int(d): str(n) for d, n in spec.items()}
+        elif isinstance(spec, (list, tuple)):
+            out[key] = {int(d): "%s_dynamic_axes_%d" % (key, i + 1) for i, d in enumerate(spec)}
+        else:
+            raise TorchExportError("dynamic_axes[%r] must be a list of dims or a dict of dim to "
+                                   "name, not %s" % (key, type(spec).__name__))
+    return out
+
+
+def build_source_graph(model, args, input_names=None, output_names=None, dynamic_axes=None,
+                       extra_outputs=None):
+    """Traces model and walks the trace: returns a SourceGraph whose inputs, initializers, nodes
+    and outputs are ready to hand to the library."""
+    t0 = time.perf_counter()
+    extra_outputs = list(extra_outputs or ())
+    tr = trace(model, args, extra_outputs)
+    t1 = time.perf_counter()
+    n_in = len(tr["inputs"])
+    names = list(input_names or [])
+    if len(names) > n_in:
+        raise TorchExportError("input_names has %d names for %d inputs" % (len(names), n_in))
+    for k in range(len(names), n_in):
+        p = tr["input_names"][k]
+        # default names as the flattened positions: "input" for one tensor, else input_<path>
+        names.append("input" if n_in == 1 else "input_" + p.replace("0_", "", 1)
+                     if p.startswith("0_") else "input_" + p)
+    dyn = normalize_dynamic_axes(dynamic_axes, names)
+    w = _Walker(tr, names, dyn)
+    outs = w.run()
+    n_model_out = len(outs) - len(tr["captured"])
+    onames = list(output_names or [])
+    if len(onames) > n_model_out:
+        raise TorchExportError("output_names has %d names for %d outputs"
+                               % (len(onames), n_model_out))
+    paths = tr["output_names"]
+    for k in range(len(onames), n_model_out):
+        p = paths[k] if k < len(paths) else str(k)
+        onames.append("output" if n_model_out == 1 else "output_" + p)
+    onames += tr["captured"]
+    # extra outputs named by a value of the trace (debug name) rather than a module
+    for name in extra_outputs:
+        if name in tr["captured"]:
+            continue
+        sv = w.by_debug_name.get(name)
+        if sv is None:
+            raise TorchExportError("extra_outputs: %r names neither a submodule nor a value of the "
+                                   "trace" % name)
+        outs.append(sv)
+        onames.append(name)
+    # a value listed twice as an output, or an input returned as it is, needs its own node
+    seen = set(i.value.id for i in w.sg.inputs)
+    final = []
+    for v, n in zip(outs, onames):
+        if v.id in seen:
+            v = w.emit("clone", [v, None])
+        seen.add(v.id)
+        final.append((v, n))
+    w.sg.outputs = final
+    _prune(w.sg, [v for v, _ in final])
+    for name in dyn:
+        if name not in names and name not in onames:
+            raise TorchExportError("dynamic_axes names %r, which is neither an input nor an "
+                                   "output" % name)
+    w.sg.example_outputs = tr["outputs"]
+    w.sg.dynamic_axes = dyn
+    w.sg.warnings = tr["warnings"]
+    w.sg.times = {"trace": t1 - t0, "walk": time.perf_counter() - t1}
+    w.sg.params = tr["params"]
+    return w.sg
