@@ -97,7 +97,8 @@ void olg__fmt_float(char *buf, double v, int digits, int force_point) {
     return;
   }
   snprintf(buf, 40, "%.*g", digits, v);
-  if (force_point && !strpbrk(buf, ".eE")) strcat(buf, ".0");
+  /* "-0" would read back as the integer 0 and lose its sign */
+  if ((force_point || strcmp(buf, "-0") == 0) && !strpbrk(buf, ".eE")) strcat(buf, ".0");
 }
 
 /* ---------------------------------------------------------------------------------------- */

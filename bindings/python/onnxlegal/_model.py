@@ -463,7 +463,8 @@ class Graph:
                  lens, byref(v))
             return Value(self, v.value)
         if not arr.flags.c_contiguous or not arr.dtype.isnative:
-            arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
+            # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
+            arr = np.array(arr, dtype=arr.dtype.newbyteorder("="), order="C", copy=True)
         call("olg_graph_add_initializer", self._ptr, enc(name), code, arr.ndim, dims,
              arr.ctypes.data if arr.nbytes else None, arr.nbytes, DATA_BORROW, _NULL_RELEASE, None,
              byref(v))
@@ -584,7 +585,9 @@ class Graph:
             data = bytes(val)
             call("olg_node_attr_bytes", g, nid, k, data, len(data))
         elif isinstance(val, np.ndarray):
-            arr = np.ascontiguousarray(val, dtype=val.dtype.newbyteorder("="))
+            arr = val
+            if not arr.flags.c_contiguous or not arr.dtype.isnative:
+                arr = np.array(arr, dtype=arr.dtype.newbyteorder("="), order="C", copy=True)
             code = _dtypes.dtype_code(arr.dtype)
             call("olg_node_attr_tensor", g, nid, k, code, arr.ndim, _array(c_int64, arr.shape),
                  arr.ctypes.data if arr.nbytes else None, arr.nbytes)  # copied by the library
