@@ -1,0 +1,103 @@
+// The header-only C++ wrapper (bindings/cpp/onnxlegal.hpp): builds a model with a subgraph and a
+// source node, prints it, writes it, and turns failures into exceptions. Prints what a pytest
+// (tests/py/test_cpp_wrapper.py) checks; exits non-zero on the first failed check.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "onnxlegal.hpp"
+
+#define EXPECT(cond)                                                       \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      std::fprintf(stderr, "%s:%d: EXPECT(%s) failed\n", __FILE__, __LINE__, #cond); \
+      std::exit(1);                                                        \
+    }                                                                      \
+  } while (0)
+
+int main(int argc, char **argv) {
+  const char *out_path = argc > 1 ? argv[1] : nullptr;
+  std::vector<float> w(3 * 4);
+  for (size_t i = 0; i < w.size(); i++) w[i] = static_cast<float>(i) * 0.5f;
+
+  onnxlegal::Model m(17);
+  m.set_ir_version(8);
+  m.set_string(OLG_MODEL_PRODUCER_NAME, "cpp-wrapper-test");
+  m.set_metadata("k", "v");
+  onnxlegal::Graph g = m.graph();
+  g.set_name("cpp");
+  olg_value x = g.add_input("x", OLG_FLOAT, {onnxlegal::Dim("N"), 3});
+  olg_value c = g.add_input("c", OLG_BOOL, {});
+  olg_value wv = g.add_initializer("w", OLG_FLOAT, {3, 4}, w);
+  olg_value t = g.node("MatMul").input(x).input(wv).output("t").end1();
+  g.set_type(t, OLG_FLOAT, {onnxlegal::Dim("N"), 4});
+
+  onnxlegal::Graph then_g = m.subgraph("then_g");
+  olg_value o1 = then_g.node("Relu").input(then_g.outer("t")).output("o1").end1();
+  then_g.set_type(o1, OLG_FLOAT, {onnxlegal::Dim("N"), 4});
+  then_g.add_output(o1);
+  onnxlegal::Graph else_g = m.subgraph("else_g");
+  olg_value o2 = else_g.node("LeakyRelu").input(else_g.outer("t")).attr("alpha", 0.5f).output("o2").end1();
+  else_g.set_type(o2, OLG_FLOAT, {onnxlegal::Dim("N"), 4});
+  else_g.add_output(o2);
+  olg_value y = g.node("If").input(c).attr("then_branch", then_g).attr("else_branch", else_g)
+                    .output("y").end1();
+  g.set_type(y, OLG_FLOAT, {onnxlegal::Dim("N"), 4});
+  olg_value z = g.node("Transpose", "", "tr").input(y).attr("perm", std::vector<int64_t>{1, 0})
+                    .output("z").end1();
+  g.set_type(z, OLG_FLOAT, {4, onnxlegal::Dim("N")});
+  g.add_output(z);
+  EXPECT(g.node_count() == 3 && g.input_count() == 2 && g.initializer_count() == 1);
+  EXPECT(g.value_name(z) == "z" && g.find("t") == t);
+
+  // exceptions carry the status and the library's message
+  bool threw = false;
+  try {
+    g.add_input("x", OLG_FLOAT, {1});
+  } catch (const onnxlegal::Error &e) {
+    threw = e.status() == OLG_ERR_DUPLICATE && e.message().find("'x'") != std::string::npos &&
+            std::string(e.what()).rfind("OLG_ERR_DUPLICATE: ", 0) == 0;
+  }
+  EXPECT(threw);
+
+  std::string text = m.to_text();
+  EXPECT(text.find("z = Transpose <perm = [1, 0]> (y)") != std::string::npos);
+  std::string dot = m.to_dot();
+  EXPECT(dot.rfind("digraph \"cpp\" {", 0) == 0);
+
+  // a source-framework node with literal arguments, in a model of its own
+  {
+    onnxlegal::Model src(0);
+    onnxlegal::Graph sg = src.graph();
+    olg_value a = sg.add_input("a", OLG_FLOAT, {2, 2});
+    olg_value s = sg.node("sum", "aten").input(a).arg(std::vector<int64_t>{1}).arg(true).none().end1();
+    sg.add_output(s);
+    EXPECT(src.to_text().find("aten.sum (a, [1], true, none)") != std::string::npos);
+  }
+
+  // diagnostics
+  onnxlegal::Diags d;
+  d.add(OLG_ERROR, "OLG-TEST", "something", "n1", "", "Relu", 17);
+  EXPECT(d.size() == 1 && d.error_count() == 1 && d.code(0) == "OLG-TEST" && d.node(0) == "n1");
+  threw = false;
+  try {
+    d.message(5);
+  } catch (const onnxlegal::Error &e) {
+    threw = e.status() == OLG_ERR_RANGE;
+  }
+  EXPECT(threw);
+
+#ifndef OLG_TEST_NO_WRITER
+  if (out_path) {
+    m.write(out_path);
+    std::string bytes = m.to_bytes();
+    EXPECT(!bytes.empty());
+    std::printf("wrote %s (%zu bytes)\n", out_path, bytes.size());
+  }
+#else
+  (void)out_path;
+#endif
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
