@@ -106,7 +106,10 @@ def run(sg, inputs):
     for n in sg.nodes:
         xs = [val(a) for a in n.args]
         last = None
-        for s in _schemas(n.domain, n.op):
+        # values have no strides in the source graph (a written-back transpose is just a value),
+        # so view is reshape here, as it is in ONNX
+        op = "reshape" if (n.domain, n.op) == ("aten", "view") else n.op
+        for s in _schemas(n.domain, op):
             args = s.arguments
             if len(args) != len(xs):
                 continue
@@ -119,7 +122,7 @@ def run(sg, inputs):
                     kw[p.name] = x
                 else:
                     pos.append(x)
-            fn = getattr(getattr(getattr(torch.ops, n.domain), n.op), s.overload_name or "default")
+            fn = getattr(getattr(getattr(torch.ops, n.domain), op), s.overload_name or "default")
             try:
                 res = fn(*pos, **kw)
             except (RuntimeError, TypeError) as e:

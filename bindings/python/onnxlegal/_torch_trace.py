@@ -915,6 +915,11 @@ class _Walker:
             tk = o.type().kind()
             if tk == "TensorType" or (node.hasAttribute("value") and node.kindOf("value") == "t"):
                 t = node.t("value")
+                if t.dim() == 0 and t.dtype == torch.float64:
+                    # A Python float the trace wrapped as a 0-d double tensor (x + 0.5): it never
+                    # widens a float32 computation in torch, so it is kept as float32, where plain
+                    # type promotion gives torch's result dtype too.
+                    t = t.to(torch.float32)
                 self.env[o] = _Ref(self.initializer(t, "const_" + o.debugName().replace(".", "_")),
                                    o)
             elif tk == "DeviceObjType":

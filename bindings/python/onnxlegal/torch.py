@@ -1,0 +1,342 @@
+"""onnxlegal.torch: export a PyTorch model to ONNX through libonnxlegal.
+
+    import onnxlegal.torch
+    onnxlegal.torch.export(model, (x,), "model.onnx", opset_version=13,
+                           input_names=["input"], output_names=["output"],
+                           dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+
+The arguments mean what torch.onnx.export's arguments of the same names mean. The model is traced
+(TorchScript trace), the trace is walked into a source graph of aten ops (onnxlegal._torch_trace),
+the library legalizes that graph for the opset (and target runtime) asked for, and writes it.
+Parameters are never copied: the written tensors are read from the torch tensors' own memory.
+"""
+import io
+import json
+import os
+import time
+
+import numpy as np
+import torch
+
+from . import _dtypes
+from ._torch_trace import (Bools, Floats, Ints, SValue, TorchExportError, Values,
+                           build_source_graph)
+
+__all__ = ["export", "export_source_graph", "ExportError", "UnsupportedOpsError", "to_source_model"]
+
+
+class ExportError(TorchExportError):
+    """The model could not be exported; the message says what and where.
+
+    diagnostics holds the library's findings (dicts with severity, code, node, op, opset,
+    message), report the export report gathered so far."""
+
+    def __init__(self, message, diagnostics=(), report=None):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+        self.report = report
+
+
+class UnsupportedOpsError(ExportError):
+    """Ops with no symbolic at the requested opset. unsupported maps "domain::op" to
+    {"nodes": [every node name where it occurs], "min_opset": lowest opset that lowers it, or
+    None when none does}."""
+
+    def __init__(self, message, unsupported, diagnostics=(), report=None):
+        super().__init__(message, diagnostics, report)
+        self.unsupported = unsupported
+
+
+_OLG_DTYPE = {
+    torch.float32: _dtypes.FLOAT, torch.float64: _dtypes.DOUBLE, torch.float16: _dtypes.FLOAT16,
+    torch.bfloat16: _dtypes.BFLOAT16, torch.int64: _dtypes.INT64, torch.int32: _dtypes.INT32,
+    torch.int16: _dtypes.INT16, torch.int8: _dtypes.INT8, torch.uint8: _dtypes.UINT8,
+    torch.bool: _dtypes.BOOL, torch.complex64: _dtypes.COMPLEX64,
+    torch.complex128: _dtypes.COMPLEX128,
+}
+
+
+def olg_dtype(dt):
+    try:
+        return _OLG_DTYPE[dt]
+    except KeyError:
+        raise ExportError("torch dtype %s has no ONNX element type" % dt) from None
+
+
+# ----------------------------------------------------------------------------------------------
+# The source model: the walked graph through the binding
+
+def to_source_model(sg):
+    """Builds the library's source model (aten nodes, borrowed initializers) from a SourceGraph.
+    Returns the onnxlegal.Model; it keeps the numpy views (and so the torch tensors) alive."""
+    from . import Model
+    m = Model(opset=None, name="main_graph")
+    m._borrow(sg)  # the SInits own the torch tensors the initializers point into
+    g = m.graph
+    out_name = {}
+    for v, name in sg.outputs:
+        out_name[v.id] = name
+    used = set()
+
+    def unique(name):
+        base, k = name, 1
+        while name in used:
+            k += 1
+            name = "%s_%d" % (base, k)
+        used.add(name)
+        return name
+
+    used.update(out_name.values())
+    used.update(si.name for si in sg.inputs)
+    vals = {}
+    for si in sg.inputs:
+        vals[si.value.id] = g.add_input(si.name, olg_dtype(si.dtype), si.shape)
+    for init in sg.initializers:
+        name = out_name.get(init.value.id) or unique(init.name)
+        vals[init.value.id] = g.add_initializer(name, init.array, dtype=olg_dtype(init.dtype))
+
+    def conv(a):
+        if isinstance(a, SValue):
+            return vals[a.id]
+        if isinstance(a, Values):
+            if a and all(x is None for x in a):
+                raise ExportError("a list argument of only None values is not supported")
+            return [None if x is None else vals[x.id] for x in a]
+        if isinstance(a, Bools):
+            return [int(x) for x in a]
+        if isinstance(a, Floats):
+            return [float(x) for x in a]
+        if isinstance(a, Ints):
+            return [int(x) for x in a]
+        return a
+
+    add = g.source_node
+    for n in sg.nodes:
+        args = [conv(a) for a in n.args]
+        names = [out_name.get(o.id) for o in n.outputs]
+        outs = add(n.domain, n.op, args, names if any(names) else len(n.outputs),
+                   name=n.scope or None)
+        if len(n.outputs) == 1:
+            outs = (outs,)
+        for o, r in zip(n.outputs, outs):
+            vals[o.id] = r
+    for v, name in sg.outputs:
+        g.add_output(vals[v.id])
+    return m
+
+
+def export_source_graph(model, args, *, input_names=None, output_names=None, dynamic_axes=None,
+                        extra_outputs=None):
+    """The first half of export: the traced and walked SourceGraph (plain Python), for tools and
+    tests that want to look at what the library will be given."""
+    return build_source_graph(model, args, input_names=input_names, output_names=output_names,
+                              dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
+
+
+# ----------------------------------------------------------------------------------------------
+# Legalize, through the binding's lowering wrapper
+
+def _lowering():
+    try:
+        from . import lowering
+    except ImportError as e:
+        raise ExportError("the library's lowering (onnxlegal.lowering) is not available: %s"
+                          % e) from e
+    return lowering
+
+
+def _preflight(registry, sg, opset):
+    """Every (domain, op) of the source graph that no symbolic lowers at opset, with every node
+    where it occurs and the lowest opset that would work; {} when all lower."""
+    missing = {}
+    for key, scopes in sg.ops().items():
+        domain, op = key.split("::", 1)
+        if registry.lowering(domain, op, opset):
+            continue
+        lowest = registry.min_opset(domain, op)
+        missing[key] = {"nodes": [s or "(top level)" for s in scopes],
+                        "min_opset": lowest if lowest is not None and lowest >= 0 else None}
+    return missing
+
+
+def _unsupported_message(missing, opset):
+    never = {k: v for k, v in missing.items() if v["min_opset"] is None}
+    later = {k: v for k, v in missing.items() if v["min_opset"] is not None}
+    lines = []
+    if never:
+        lines.append("%d op(s) have no symbolic at any opset (register one with "
+                     "custom_symbolics={\"domain::op\": fn}):" % len(never))
+        for k, v in sorted(never.items()):
+            lines.append("  %s, %d node(s): %s" % (k, len(v["nodes"]), _places(v["nodes"])))
+    if later:
+        lines.append("%d op(s) cannot be expressed at opset %d:" % (len(later), opset))
+        for k, v in sorted(later.items()):
+            lines.append("  %s needs opset >= %d; %d node(s): %s"
+                         % (k, v["min_opset"], len(v["nodes"]), _places(v["nodes"])))
+    return "\n".join(lines)
+
+
+def _places(nodes, limit=50):
+    shown = ", ".join(nodes[:limit])
+    return shown + (" ... and %d more" % (len(nodes) - limit) if len(nodes) > limit else "")
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing
+
+def _write(model, f, external_data_threshold):
+    """Writes to a path or a binary file object; tensors of at least external_data_threshold
+    bytes go to one external data file beside the model ("<model file>.data")."""
+    from ._lib import WRITE_FN, call, check, enc, lib
+    from ctypes import byref, c_void_p, string_at
+    opts = None
+    path = None
+    if isinstance(f, (str, bytes, os.PathLike)):
+        path = os.fspath(f)
+        if isinstance(path, bytes):
+            path = path.decode()
+    elif hasattr(f, "write"):
+        path = getattr(f, "name", None) if isinstance(getattr(f, "name", None), str) else None
+    else:
+        raise ExportError("f must be a path or a binary file object, not %s" % type(f).__name__)
+    try:
+        if external_data_threshold is not None:
+            if not path:
+                raise ExportError("external data needs a model file with a name (f is a file "
+                                  "object without one)")
+            opts = c_void_p()
+            call("olg_write_options_new", byref(opts))
+            call("olg_write_options_set_external_data", opts,
+                 enc(os.path.basename(path) + ".data"), int(external_data_threshold))
+            call("olg_write_options_set_external_data_dir", opts,
+                 enc(os.path.dirname(os.path.abspath(path))))
+        if isinstance(f, (str, bytes, os.PathLike)):
+            call("olg_model_write_file", model.handle, enc(path), opts)
+            return os.path.getsize(path)
+        fileno = None
+        try:
+            fileno = f.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            pass
+        if fileno is not None:
+            f.flush()
+            start = os.lseek(fileno, 0, os.SEEK_CUR)
+            call("olg_model_write_fd", model.handle, fileno, opts)
+            end = os.lseek(fileno, 0, os.SEEK_CUR)
+            try:
+                f.seek(end)  # keep the Python file object's position in step with the fd
+            except (OSError, io.UnsupportedOperation):
+                pass
+            return end - start
+        written = [0]
+        failure = []
+
+        def sink(_ud, data, n):
+            try:
+                f.write(string_at(data, n))
+                written[0] += n
+                return 0
+            except BaseException as e:  # noqa: B902 - reported after the C call returns
+                failure.append(e)
+                return 1
+        status = lib.olg_model_write_callback(model.handle, WRITE_FN(sink), None, opts)
+        if failure:
+            raise failure[0]
+        check(status, "olg_model_write_callback")
+        return written[0]
+    finally:
+        if opts is not None:
+            lib.olg_write_options_free(opts)
+
+
+# ----------------------------------------------------------------------------------------------
+# export
+
+def export(model, args, f, *, opset_version=17, input_names=None, output_names=None,
+           dynamic_axes=None, target=None, extra_outputs=None, custom_symbolics=None,
+           external_data_threshold=None, report=None):
+    """Exports model (an nn.Module or a function of tensors) run on args to the ONNX file f.
+
+    args: a tensor, or a tuple of tensors (nested tuples, lists and dicts of tensors are
+      flattened in order; a dict as the last element holds keyword arguments), as for
+      torch.onnx.export. Python numbers in args are constants of the trace.
+    f: a path, or a binary file object.
+    opset_version: the target opset of the default ONNX domain.
+    input_names / output_names: names of the flattened inputs / outputs, in order (the rest get
+      "input_<k>" / "output_<k>").
+    dynamic_axes: {input or output name: [dims]} or {name: {dim: "symbolic name"}}; those dims
+      stay symbolic, and the model runs at other sizes of them.
+    target: a target runtime profile for the library ("tensorrt"), or None.
+    extra_outputs: names of submodules ("layer1.0.conv1") or of values of the trace, whose
+      values become extra graph outputs (for debugging), after the model's own outputs.
+    custom_symbolics: {"domain::op": fn}, symbolic functions registered for this export through
+      the binding (see onnxlegal.lowering); they override the built-ins of the same op.
+    external_data_threshold: when not None, tensors of at least this many bytes are written to
+      "<f>.data" beside the model instead of inside it.
+    report: a dict to fill, or a path to write the report to as JSON: ops seen (count, nodes,
+      how each was lowered), diagnostics, node counts and the time of each stage.
+
+    Raises UnsupportedOpsError listing every op without a symbolic and every node where it
+    occurs (and, for an op that needs a higher opset, the lowest that works), before anything
+    is written; ExportError for other failures."""
+    t_start = time.perf_counter()
+    rep = {"opset": int(opset_version), "target": target, "times": {}}
+    times = rep["times"]
+    sg = build_source_graph(model, args, input_names=input_names, output_names=output_names,
+                            dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
+    times.update(sg.times)
+    rep["tracer_warnings"] = sorted(set(sg.warnings))
+    t = time.perf_counter()
+    src = to_source_model(sg)
+    times["build"] = time.perf_counter() - t
+    rep["source_nodes"] = len(sg.nodes)
+    rep["inputs"] = [{"name": si.name, "dtype": str(si.dtype).replace("torch.", ""),
+                      "shape": list(si.shape)} for si in sg.inputs]
+    rep["outputs"] = [name for _, name in sg.outputs]
+    rep["initializer_bytes"] = int(sum(i.array.nbytes for i in sg.initializers))
+    try:
+        low = _lowering()
+        t = time.perf_counter()
+        registry = low.builtin_registry(custom_symbolics) if custom_symbolics else \
+            low.builtin_registry()
+        missing = _preflight(registry, sg, int(opset_version))
+        ops = {}
+        for key, scopes in sg.ops().items():
+            domain, op = key.split("::", 1)
+            lowering = registry.lowering(domain, op, int(opset_version))
+            ops[key] = {"count": len(scopes),
+                        "lowering": {0: "none", 1: "native", 2: "decomposed"}.get(lowering,
+                                                                                   str(lowering)),
+                        "since": registry.since(domain, op, int(opset_version))}
+        rep["ops"] = ops
+        times["preflight"] = time.perf_counter() - t
+        if missing:
+            raise UnsupportedOpsError(_unsupported_message(missing, int(opset_version)), missing,
+                                      report=rep)
+        t = time.perf_counter()
+        out, diags = low.legalize(src, registry, opset=int(opset_version), profile=target)
+        times["legalize"] = time.perf_counter() - t
+        rep["diagnostics"] = diags
+        for d in diags:
+            key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
+            if key in ops and d.get("code"):
+                ops[key].setdefault("notes", []).append(d["message"])
+        rep["nodes"] = len(out.graph.nodes) if hasattr(out, "graph") else None
+        t = time.perf_counter()
+        nbytes = _write(out, f, external_data_threshold)
+        times["write"] = time.perf_counter() - t
+        rep["bytes_written"] = nbytes
+        times["total"] = time.perf_counter() - t_start
+    finally:
+        _emit_report(report, rep)
+    return rep
+
+
+def _emit_report(report, rep):
+    if report is None:
+        return
+    if isinstance(report, dict):
+        report.update(rep)
+        return
+    with open(os.fspath(report), "w") as fh:
+        json.dump(rep, fh, indent=1, default=str)
