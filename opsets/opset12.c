@@ -1,0 +1,6 @@
+/* onnxlegal — what the exporter registers or changes at opset 12 (see opsets/opsets.h). */
+#include "opsets.h"
+#include "../symbolics/symbolics.h"
+
+const olg_symbolic_reg olg__opset12[] = {
+    {NULL, NULL, NULL, 0}};
