@@ -10,4 +10,5 @@
 #include "diag.h"
 #include "registry.h"
 #include "legalize.h"
+#include "check.h"
 #endif
