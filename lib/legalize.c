@@ -629,10 +629,21 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   if (domain && strcmp(domain, "ai.onnx") == 0) domain = "";
   char buf[512];
   const char *base = cx->name_base && *cx->name_base ? cx->name_base : NULL;
-  if (base && cx->n_emitted == 0)
+  /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>" */
+  uint32_t k = 0, j = 0;
+  while (j < cx->n_op_uses && strcmp(cx->op_uses[j].op, op) != 0) j++;
+  if (j < cx->n_op_uses) k = cx->op_uses[j].n++;
+  else if (j < 16 && strlen(op) < sizeof cx->op_uses[0].op) {
+    strcpy(cx->op_uses[j].op, op);
+    cx->op_uses[j].n = 1;
+    cx->n_op_uses++;
+  } else {
+    k = cx->n_emitted;
+  }
+  if (base && k == 0)
     snprintf(buf, sizeof buf, "%s/%s", base, op);
   else if (base)
-    snprintf(buf, sizeof buf, "%s/%s_%u", base, op, cx->n_emitted);
+    snprintf(buf, sizeof buf, "%s/%s_%u", base, op, k);
   else
     snprintf(buf, sizeof buf, "%s_%u", op, cx->dst->n_nodes);
   cx->n_emitted++;
@@ -877,6 +888,7 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
   cx->cur_src_opset = olg_model_opset(cx->src_model, nd->domain);
   cx->name_base = *nd->name ? nd->name : NULL;
   cx->n_emitted = 0;
+  cx->n_op_uses = 0;
   cx->cur_reported = false;
 
   olg_symbolic_fn fn;
@@ -1012,6 +1024,35 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
 
 /* ---- target profile: tensorrt ---- */
 
+/* Makes `by` stand for `old` everywhere: uses through subst, and, when old is a graph output,
+ * the output list under old's name (by takes the name, or an Identity carries it). */
+static olg_status replace_value(olg_lower *cx, olg_value old, olg_value by, olg_value *subst) {
+  olg_graph *g = cx->dst;
+  subst[old] = by;
+  if (!(g->values[old].flags & OLG_VF_OUTPUT)) return OLG_OK;
+  const char *name = g->values[old].name;
+  const char *tmp = olg__graph_unique_name(g, name);
+  if (!tmp) return OLG_ERR_NOMEM;
+  OLG_TRY(olg__value_rename(g, old, tmp));
+  olg_value_rec *br = &g->values[by];
+  if (br->producer < 0 || (br->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT))) {
+    olg_node_id n;
+    OLG_TRY(olg_node_begin(g, "", "Identity", name, &n));
+    OLG_TRY(olg_node_arg_value(g, n, by));
+    olg_value nv;
+    OLG_TRY(olg_node_end(g, n, 1, (const char *const[]){name}, &nv));
+    g->values[nv].type = g->values[by].type;
+    by = nv;
+  } else {
+    OLG_TRY(olg__value_rename(g, by, name));
+  }
+  g->values[old].flags &= ~(uint32_t)OLG_VF_OUTPUT;
+  g->values[by].flags |= OLG_VF_OUTPUT;
+  for (uint32_t i = 0; i < g->outputs.n; i++)
+    if (g->outputs.p[i] == old) g->outputs.p[i] = by;
+  return OLG_OK;
+}
+
 /* Gather(Shape(x), i) with a known scalar or one-element i becomes a Shape slice. */
 static olg_status rewrite_shape_gathers(olg_lower *cx, olg_value *subst) {
   olg_graph *g = cx->dst;
@@ -1029,7 +1070,6 @@ static olg_status rewrite_shape_gathers(olg_lower *cx, olg_value *subst) {
     size_t ni;
     int32_t irank = olg__rank(cx, idx);
     if (!olg__known_ints(cx, idx, &iv, &ni) || ni != 1 || irank > 1 || irank < 0) continue;
-    if (g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) continue;
     const olg_node *sh = &g->nodes[p];
     int64_t rank = olg__rank(cx, sh->args[0].u.v);
     int64_t start = 0, end = INT64_MAX;
@@ -1049,11 +1089,12 @@ static olg_status rewrite_shape_gathers(olg_lower *cx, olg_value *subst) {
     }
     cx->name_base = nd->name;
     cx->n_emitted = 0;
+    cx->n_op_uses = 0;
     olg_value r;
     OLG_TRY(olg__shape_range(cx, sh->args[0].u.v, start + at, start + at + 1, &r));
     if (irank == 0) OLG_TRY(olg__emit_squeeze(cx, r, (const int64_t[]){0}, 1, &r));
-    subst[nd->outputs[0]] = r;
-    nd->state = OLG_NODE_DEAD;
+    OLG_TRY(replace_value(cx, g->nodes[i].outputs[0], r, subst));
+    g->nodes[i].state = OLG_NODE_DEAD; /* emitting may have moved the node array */
   }
   return OLG_OK;
 }

@@ -30,6 +30,8 @@ struct olg_lower {
   int64_t cur_src_opset;
   const char *name_base;  /* emitted nodes are named "<name_base>/<Op>" */
   uint32_t n_emitted;     /* nodes emitted for the current source node */
+  struct olg_op_use { char op[48]; uint32_t n; } op_uses[16]; /* for "<base>/<Op>_<k>" */
+  uint32_t n_op_uses;
   size_t n_errors;        /* error diagnostics added during the call */
   bool cur_reported;      /* the current symbolic added an error diagnostic */
 

@@ -1,0 +1,448 @@
+/* Tests of olg_legalize and the lowering context: dispatch, naming, diagnostics for every
+ * unsupported node, caller extension with a custom domain and shape function, ONNX-domain
+ * re-encoding, the tensorrt profile, initializers borrowed, allocation failures. */
+#include <stdlib.h>
+
+#include "../harness.h"
+
+static olg_registry *builtin(void) {
+  olg_registry *r = NULL;
+  if (olg_registry_new_builtin(&r, NULL) != OLG_OK) return NULL;
+  olg_registry_freeze(r);
+  return r;
+}
+
+static int find_node(const olg_graph *g, const char *op) {
+  for (size_t i = 0; i < olg_graph_node_count(g); i++)
+    if (strcmp(olg_node_op(g, (olg_node_id)i), op) == 0) return (int)i;
+  return -1;
+}
+
+static olg_status legalize_at(const olg_model *src, const olg_registry *r, int opset,
+                              olg_model **out, olg_diags *d) {
+  olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+  o.opset = opset;
+  return olg_legalize(src, r, &o, out, d);
+}
+
+/* x: float[2,3,4] -> aten::view(x, [6, -1]) named "layer1.view" -> y */
+static olg_status view_model(olg_model **out, const olg_allocator *a) {
+  olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
+  mo.allocator = a;
+  olg_model *m;
+  olg_status s = olg_model_new(&m, &mo);
+  if (s) return s;
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, y;
+  olg_node_id n;
+  int64_t dims[3] = {2, 3, 4}, size[2] = {6, -1};
+  const char *names[1] = {"y"};
+  if ((s = olg_graph_add_input(g, "x", OLG_FLOAT, 3, dims, NULL, &x)) ||
+      (s = olg_node_begin(g, "aten", "view", "layer1.view", &n)) ||
+      (s = olg_node_arg_value(g, n, x)) || (s = olg_node_arg_ints(g, n, size, 2)) ||
+      (s = olg_node_end(g, n, 1, names, &y)) || (s = olg_graph_add_output(g, y))) {
+    olg_model_free(m);
+    return s;
+  }
+  *out = m;
+  return OLG_OK;
+}
+
+TEST(legalize_view_names_and_types) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  olg_model *src, *out;
+  CHECK_OK(view_model(&src, NULL));
+  for (int opset = 7; opset <= 27; opset++) {
+    CHECK_OK(legalize_at(src, r, opset, &out, NULL));
+    const olg_graph *g = olg_model_graph_const(out);
+    CHECK_EQ(olg_model_opset(out, ""), opset);
+    int k = find_node(g, "Reshape");
+    CHECK(k >= 0);
+    CHECK_STR(olg_node_name(g, k), "layer1.view/Reshape");
+    CHECK_EQ(olg_graph_output_count(g), 1);
+    olg_value y = olg_graph_output_at(g, 0);
+    CHECK_STR(olg_value_name(g, y), "y");
+    CHECK_EQ(olg_value_dtype(g, y), OLG_FLOAT);
+    CHECK_EQ(olg_value_rank(g, y), 2);
+    int64_t d;
+    CHECK_OK(olg_value_dim(g, y, 1, &d, NULL));
+    CHECK_EQ(d, 4);
+    CHECK_EQ(olg_model_ir_version(out), olg_ir_version_for_opset(opset));
+    olg_model_free(out);
+  }
+  olg_model_free(src);
+  olg_registry_free(r);
+}
+
+/* Three unsupported nodes (two ops), one downstream of another: all three are reported in one
+ * call, each with its node name; the downstream supported node adds nothing. */
+TEST(legalize_reports_every_unsupported_node) {
+  olg_registry *r = builtin();
+  olg_model *m, *out = (olg_model *)1;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, a, b, c, d;
+  olg_node_id n;
+  int64_t dims[2] = {2, 3};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 2, dims, NULL, &x));
+  CHECK_OK(olg_node_begin(g, "aten", "frobnicate", "f1", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &a));
+  CHECK_OK(olg_node_begin(g, "aten", "frobnicate", "f2", &n));
+  CHECK_OK(olg_node_arg_value(g, n, a));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &b));
+  CHECK_OK(olg_node_begin(g, "aten", "contiguous", "ok", &n));
+  CHECK_OK(olg_node_arg_value(g, n, b));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &c));
+  CHECK_OK(olg_node_begin(g, "aten", "quux", "q1", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &d));
+  CHECK_OK(olg_graph_add_output(g, c));
+  CHECK_OK(olg_graph_add_output(g, d));
+  olg_diags *dg;
+  CHECK_OK(olg_diags_new(&dg, NULL));
+  CHECK_STATUS(legalize_at(m, r, 13, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK(out == NULL);
+  CHECK_EQ(olg_diags_error_count(dg), 3);
+  int seen_f1 = 0, seen_f2 = 0, seen_q1 = 0;
+  for (size_t i = 0; i < olg_diags_count(dg); i++) {
+    const char *node = olg_diag_node(dg, i);
+    seen_f1 += strcmp(node, "f1") == 0;
+    seen_f2 += strcmp(node, "f2") == 0;
+    seen_q1 += strcmp(node, "q1") == 0;
+    CHECK_EQ(olg_diag_opset(dg, i), 13);
+    CHECK(strstr(olg_diag_message(dg, i), "aten::") != NULL);
+  }
+  CHECK(seen_f1 == 1 && seen_f2 == 1 && seen_q1 == 1);
+  olg_diags_free(dg);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+/* ---- caller extension: mmcv::MSDeformAttn into its own domain, with a shape function ---- */
+
+/* MSDeformAttn(value [N,S,M,D], spatial_shapes [L,2], sampling_locations [N,Lq,M,L,P,2],
+ * attention_weights [N,Lq,M,L,P]) -> [N, Lq, M*D] */
+static olg_status msda_symbolic(olg_lower *cx, olg_node_id src, void *ud) {
+  (void)src;
+  int *calls = ud;
+  (*calls)++;
+  olg_node_id n;
+  olg_status s = olg_lower_emit_begin(cx, "mmcv", "MSDeformAttn", &n);
+  for (size_t i = 0; !s && i < 4; i++) {
+    olg_value v;
+    s = olg_lower_arg_value(cx, i, &v);
+    if (!s) s = olg_lower_emit_input(cx, n, v);
+  }
+  olg_value y;
+  if (!s) s = olg_lower_emit_end(cx, n, 1, &y);
+  if (!s) s = olg_lower_bind_output(cx, 0, y);
+  return s;
+}
+
+static olg_status msda_shape(olg_graph *g, olg_node_id n, void *ud) {
+  (void)ud;
+  olg_value value = olg_node_input_at(g, n, 0), loc = olg_node_input_at(g, n, 2);
+  int64_t N, M, D, Lq;
+  olg_status s = olg_value_dim(g, value, 0, &N, NULL);
+  if (!s) s = olg_value_dim(g, value, 2, &M, NULL);
+  if (!s) s = olg_value_dim(g, value, 3, &D, NULL);
+  if (!s) s = olg_value_dim(g, loc, 1, &Lq, NULL);
+  if (s) return s;
+  int64_t dims[3] = {N, Lq, M >= 0 && D >= 0 ? M * D : -1};
+  return olg_value_set_type(g, olg_node_output_at(g, n, 0), olg_value_dtype(g, value), 3, dims, NULL);
+}
+
+static olg_model *msda_model(void) {
+  olg_model *m;
+  if (olg_model_new(&m, NULL)) return NULL;
+  olg_graph *g = olg_model_graph(m);
+  olg_value in[4], y;
+  int64_t d0[4] = {1, 30, 8, 32}, d1[2] = {2, 2}, d2[6] = {1, 10, 8, 2, 4, 2}, d3[5] = {1, 10, 8, 2, 4};
+  olg_graph_add_input(g, "value", OLG_FLOAT, 4, d0, NULL, &in[0]);
+  olg_graph_add_input(g, "shapes", OLG_INT64, 2, d1, NULL, &in[1]);
+  olg_graph_add_input(g, "loc", OLG_FLOAT, 6, d2, NULL, &in[2]);
+  olg_graph_add_input(g, "attn", OLG_FLOAT, 5, d3, NULL, &in[3]);
+  olg_node_id n;
+  olg_node_begin(g, "mmcv", "MSDeformAttn", "encoder.layers.0.attn", &n);
+  for (int i = 0; i < 4; i++) olg_node_arg_value(g, n, in[i]);
+  const char *names[1] = {"out"};
+  olg_node_end(g, n, 1, names, &y);
+  olg_graph_add_output(g, y);
+  return m;
+}
+
+TEST(legalize_caller_custom_domain_with_shape_fn) {
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  int calls = 0;
+  CHECK_OK(olg_registry_add(r, "mmcv", "MSDeformAttn", 7, msda_symbolic, &calls));
+  CHECK_OK(olg_registry_add_shape_fn(r, "mmcv", "MSDeformAttn", msda_shape, NULL));
+  CHECK_OK(olg_registry_set_domain_version(r, "mmcv", 2));
+  CHECK_OK(olg_registry_freeze(r));
+  olg_model *m = msda_model(), *out;
+  CHECK(m);
+  CHECK_OK(legalize_at(m, r, 16, &out, NULL));
+  CHECK_EQ(calls, 1);
+  CHECK_EQ(olg_model_opset(out, "mmcv"), 2);
+  const olg_graph *g = olg_model_graph_const(out);
+  int k = find_node(g, "MSDeformAttn");
+  CHECK(k >= 0);
+  CHECK_STR(olg_node_domain(g, k), "mmcv");
+  CHECK_STR(olg_node_name(g, k), "encoder.layers.0.attn/MSDeformAttn");
+  olg_value y = olg_graph_output_at(g, 0);
+  CHECK_STR(olg_value_name(g, y), "out");
+  int64_t d;
+  CHECK_OK(olg_value_dim(g, y, 2, &d, NULL));
+  CHECK_EQ(d, 256);
+  olg_model_free(out);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+TEST(legalize_no_decompositions_names_native_opset) {
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  int calls = 0;
+  CHECK_OK(olg_registry_add_ex(r, "mmcv", "MSDeformAttn", 7, OLG_LOWERING_DECOMPOSED, msda_symbolic, &calls));
+  CHECK_OK(olg_registry_add(r, "mmcv", "MSDeformAttn", 16, msda_symbolic, &calls));
+  olg_model *m = msda_model(), *out;
+  olg_diags *dg;
+  CHECK_OK(olg_diags_new(&dg, NULL));
+  olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+  o.opset = 11;
+  o.no_decompositions = 1;
+  CHECK_STATUS(olg_legalize(m, r, &o, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK_EQ(olg_diags_error_count(dg), 1);
+  CHECK(strstr(olg_diag_message(dg, 0), "native from opset 16") != NULL);
+  CHECK_EQ(calls, 0);
+  o.no_decompositions = 0;
+  CHECK_OK(olg_legalize(m, r, &o, &out, NULL));
+  CHECK_EQ(calls, 1);
+  olg_model_free(out);
+  /* removing the caller's registrations: the op is unknown again, and said so */
+  CHECK_OK(olg_registry_remove(r, "mmcv", "MSDeformAttn", 16));
+  CHECK_OK(olg_registry_remove(r, "mmcv", "MSDeformAttn", 7));
+  olg_diags_clear(dg);
+  CHECK_STATUS(olg_legalize(m, r, &o, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK(strstr(olg_diag_message(dg, 0), "no symbolic is registered for mmcv::MSDeformAttn") != NULL);
+  olg_diags_free(dg);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+/* squeeze of a dim of 3 is a no-op (PyTorch's meaning); the output is still named y */
+TEST(legalize_squeeze_non_one_dim) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, y;
+  olg_node_id n;
+  int64_t dims[2] = {2, 3};
+  const char *names[1] = {"y"};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 2, dims, NULL, &x));
+  CHECK_OK(olg_node_begin(g, "aten", "squeeze", "sq", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_arg_int(g, n, 1));
+  CHECK_OK(olg_node_end(g, n, 1, names, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  CHECK_OK(legalize_at(m, r, 9, &out, NULL));
+  const olg_graph *og = olg_model_graph_const(out);
+  CHECK_EQ(olg_graph_node_count(og), 1);
+  CHECK_STR(olg_node_op(og, 0), "Identity");
+  CHECK_STR(olg_value_name(og, olg_graph_output_at(og, 0)), "y");
+  olg_model_free(out);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+/* ONNX Squeeze read at opset 11 (axes attribute) and written at 13 (axes input) and back */
+TEST(legalize_onnx_squeeze_up_and_down) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 11));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, y;
+  olg_node_id n;
+  int64_t dims[3] = {2, 1, 3}, axes[1] = {1};
+  const char *names[1] = {"y"};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 3, dims, NULL, &x));
+  CHECK_OK(olg_node_begin(g, "", "Squeeze", "sq", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_attr_ints(g, n, "axes", axes, 1));
+  CHECK_OK(olg_node_end(g, n, 1, names, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  CHECK_OK(legalize_at(m, r, 13, &out, NULL));
+  const olg_graph *og = olg_model_graph_const(out);
+  int k = find_node(og, "Squeeze");
+  CHECK(k >= 0);
+  CHECK_EQ(olg_node_input_count(og, k), 2);
+  CHECK_EQ(olg_node_attr_count(og, k), 0);
+  CHECK_EQ(olg_value_rank(og, olg_graph_output_at(og, 0)), 2);
+  olg_model_free(out);
+  CHECK_OK(legalize_at(m, r, 7, &out, NULL));
+  og = olg_model_graph_const(out);
+  k = find_node(og, "Squeeze");
+  CHECK(k >= 0);
+  CHECK_EQ(olg_node_input_count(og, k), 1);
+  CHECK_STR(olg_node_attr_name(og, k, 0), "axes");
+  olg_model_free(out);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+/* An ONNX op that does not exist at the target: the diagnostic names the first opset */
+TEST(legalize_onnx_op_too_new) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 20));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, y;
+  olg_node_id n;
+  int64_t dims[1] = {4};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 1, dims, NULL, &x));
+  CHECK_OK(olg_node_begin(g, "", "Gelu", "act", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  olg_diags *dg;
+  CHECK_OK(olg_diags_new(&dg, NULL));
+  CHECK_STATUS(legalize_at(m, r, 17, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK(strstr(olg_diag_message(dg, 0), "needs opset >= 20") != NULL);
+  CHECK_OK(legalize_at(m, r, 21, &out, NULL));
+  CHECK(find_node(olg_model_graph_const(out), "Gelu") >= 0);
+  olg_model_free(out);
+  olg_diags_free(dg);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+/* tensorrt: Shape -> Gather becomes a Shape slice; without the profile the Gather stays */
+TEST(legalize_tensorrt_no_gather_on_shapes) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 13));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, s, i0, y;
+  olg_node_id n;
+  int64_t dims[2] = {-1, 3}, zero = 0;
+  const char *params[2] = {"N", NULL}, *names[1] = {"y"};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 2, dims, params, &x));
+  CHECK_OK(olg_graph_add_initializer(g, "i0", OLG_INT64, 0, NULL, &zero, 8, OLG_DATA_COPY, NULL, NULL, &i0));
+  CHECK_OK(olg_node_begin(g, "", "Shape", "shape", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &s));
+  CHECK_OK(olg_node_begin(g, "", "Gather", "gather", &n));
+  CHECK_OK(olg_node_arg_value(g, n, s));
+  CHECK_OK(olg_node_arg_value(g, n, i0));
+  CHECK_OK(olg_node_end(g, n, 1, names, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  for (int opset = 13; opset <= 16; opset += 3) {
+    CHECK_OK(legalize_at(m, r, opset, &out, NULL));
+    CHECK(find_node(olg_model_graph_const(out), "Gather") >= 0);
+    olg_model_free(out);
+    olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+    o.opset = opset;
+    o.profile = "tensorrt";
+    CHECK_OK(olg_legalize(m, r, &o, &out, NULL));
+    const olg_graph *og = olg_model_graph_const(out);
+    CHECK_EQ(find_node(og, "Gather"), -1);
+    CHECK(find_node(og, "Shape") >= 0);
+    CHECK_EQ(find_node(og, "Slice") >= 0, opset < 15);
+    olg_value oy = olg_graph_output_at(og, 0);
+    CHECK_STR(olg_value_name(og, oy), "y");
+    CHECK_EQ(olg_value_rank(og, oy), 0);
+    olg_model_free(out);
+  }
+  olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+  o.profile = "tensorrt-9000";
+  CHECK_STATUS(olg_legalize(m, r, &o, &out, NULL), OLG_ERR_INVALID_ARG);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+/* Initializers: borrowed (same bytes), listed as inputs where IR < 4 needs it */
+TEST(legalize_initializers_borrowed) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  static float w[6] = {1, 2, 3, 4, 5, 6};
+  olg_value wv, y;
+  olg_node_id n;
+  int64_t dims[2] = {2, 3}, size[1] = {-1};
+  CHECK_OK(olg_graph_add_initializer(g, "w", OLG_FLOAT, 2, dims, w, sizeof w, OLG_DATA_BORROW, NULL, NULL, &wv));
+  CHECK_OK(olg_node_begin(g, "aten", "view", "v", &n));
+  CHECK_OK(olg_node_arg_value(g, n, wv));
+  CHECK_OK(olg_node_arg_ints(g, n, size, 1));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+  o.opset = 13;
+  o.no_constant_folding = 1;
+  CHECK_OK(olg_legalize(m, r, &o, &out, NULL));
+  const olg_graph *og = olg_model_graph_const(out);
+  CHECK_EQ(olg_graph_initializer_count(og), 1);
+  const void *data;
+  size_t nb;
+  CHECK_OK(olg_value_data(og, olg_graph_initializer_at(og, 0), &data, &nb));
+  CHECK(data == (const void *)w);
+  CHECK_EQ(olg_graph_input_count(og), 0);
+  olg_model_free(out);
+  o.opset = 8; /* IR 3 */
+  CHECK_OK(olg_legalize(m, r, &o, &out, NULL));
+  og = olg_model_graph_const(out);
+  CHECK_EQ(olg_model_ir_version(out), 3);
+  CHECK_EQ(olg_graph_input_count(og), 1);
+  CHECK_STR(olg_value_name(og, olg_graph_input_at(og, 0)), "w");
+  olg_model_free(out);
+  olg_model_free(m);
+  /* default opset 17, folded: the view of a small integer constant is a constant */
+  CHECK_OK(olg_model_new(&m, NULL));
+  g = olg_model_graph(m);
+  static const int64_t iw[6] = {1, 2, 3, 4, 5, 6};
+  CHECK_OK(olg_graph_add_initializer(g, "iw", OLG_INT64, 2, dims, iw, sizeof iw, OLG_DATA_BORROW, NULL, NULL, &wv));
+  CHECK_OK(olg_node_begin(g, "aten", "view", "v2", &n));
+  CHECK_OK(olg_node_arg_value(g, n, wv));
+  CHECK_OK(olg_node_arg_ints(g, n, size, 1));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  CHECK_OK(olg_legalize(m, r, NULL, &out, NULL));
+  og = olg_model_graph_const(out);
+  CHECK_EQ(olg_model_opset(out, ""), 17);
+  CHECK_EQ(olg_graph_node_count(og), 1);
+  CHECK_STR(olg_node_op(og, 0), "Constant");
+  olg_model_free(out);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
+static olg_status legalize_scenario(void *ud, const olg_allocator *a) {
+  const olg_registry *r = ud;
+  olg_model *src, *out;
+  olg_status s = view_model(&src, a);
+  if (s) return s;
+  olg_diags *dg;
+  s = olg_diags_new(&dg, a);
+  if (!s) {
+    olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+    o.opset = 9;
+    s = olg_legalize(src, r, &o, &out, dg);
+    if (!s) olg_model_free(out);
+    olg_diags_free(dg);
+  }
+  olg_model_free(src);
+  return s;
+}
+
+TEST(legalize_every_allocation_failure) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  CHECK_FAIL_EACH_ALLOCATION(legalize_scenario, r);
+  olg_registry_free(r);
+}
