@@ -51,6 +51,22 @@ typedef struct olg_legalize_options {
 #define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0}
 OLG_API void olg_legalize_options_init(olg_legalize_options *opts);
 
+/* Options on the heap, for bindings that do not lay out C structs (ctypes): new gives the
+ * defaults; the setters take any options pointer except set_profile, which copies the string
+ * and takes only pointers from olg_legalize_options_new (as does _free). */
+OLG_API olg_status olg_legalize_options_new(olg_legalize_options **out);
+OLG_API void olg_legalize_options_free(olg_legalize_options *opts);
+OLG_API olg_status olg_legalize_options_set_opset(olg_legalize_options *opts, int64_t opset);
+OLG_API olg_status olg_legalize_options_set_ir_version(olg_legalize_options *opts,
+                                                       int64_t ir_version);
+/* Each flag: 1 on, 0 off (defaults: initializers not inputs, folding on, decompositions on). */
+OLG_API olg_status olg_legalize_options_set_flags(olg_legalize_options *opts,
+                                                  int keep_initializers_as_inputs,
+                                                  int constant_folding, int decompositions);
+/* NULL or "" clears the profile. */
+OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
+                                                    const char *profile);
+
 /* The IR version that goes with an opset (as in the comment above), or -1 outside 1..27. */
 OLG_API int64_t olg_ir_version_for_opset(int64_t opset);
 

@@ -1,0 +1,467 @@
+"""The symbolic registry and legalization from Python (registry.h, legalize.h).
+
+    import onnxlegal
+    from onnxlegal.lowering import Registry, legalize
+
+    reg = Registry()                               # every built-in symbolic
+    @reg.symbolic("mmcv", "MSDeformAttn")          # a caller's op, from opset 7 on
+    def msda(cx, node):
+        value, shapes, loc, attn = (cx.arg_value(i) for i in range(4))
+        y = cx.emit("MSDeformAttn", [value, shapes, loc, attn], domain="mmcv")
+        cx.bind(0, y)
+    reg.add_shape_fn("mmcv", "MSDeformAttn", lambda sx: sx.set_output(0, sx.input_dtype(0), [...]))
+
+    out = legalize(model, reg, opset=13)           # an onnxlegal.Model; keeps `model` alive
+
+A symbolic function gets a Lower (the lowering context) and the source node's id; it reads
+arguments (already lowered: target values, as int ids, with known dtype and shape), emits ONNX
+(or custom-domain) nodes, binds the source node's outputs, and returns None. Raising an
+exception fails the node: the message becomes the node's diagnostic (a LoweringError carries
+its own status; UnsupportedOp names the lowest opset that works).
+"""
+import ctypes
+from ctypes import byref, c_char_p, c_double, c_float, c_int, c_int32, c_int64, c_size_t, c_void_p
+
+import numpy as np
+
+from . import _dtypes
+from ._lib import (ERR_CALLBACK, ERR_UNSUPPORTED, SHAPE_FN, SYMBOLIC_FN, Error, call, check, dec,
+                   enc, lib)
+from ._model import Model
+
+NO_VALUE = -1
+NONE, NATIVE, DECOMPOSED = 0, 1, 2
+_KIND_NAMES = {NONE: None, NATIVE: "native", DECOMPOSED: "decomposed"}
+OPSET_MIN, OPSET_MAX = 7, 27
+# olg_lower_arg_kind
+ARG_NONE, ARG_VALUE, ARG_VALUES, ARG_INT, ARG_FLOAT, ARG_BOOL, ARG_STRING, ARG_INTS, ARG_FLOATS = range(9)
+
+
+class LoweringError(Exception):
+    """Raised by a symbolic to fail its node with a given status (default OLG_ERR_UNSUPPORTED)."""
+
+    def __init__(self, message, status=ERR_UNSUPPORTED):
+        super().__init__(message)
+        self.status = status
+
+
+class UnsupportedOp(LoweringError):
+    """Raised by a symbolic for a case that works only from min_opset (-1: at no opset)."""
+
+    def __init__(self, what, min_opset=-1):
+        super().__init__(what)
+        self.what = what
+        self.min_opset = min_opset
+
+
+def _ints(ptr, n):
+    return [ptr[i] for i in range(n)]
+
+
+class Lower:
+    """The lowering context given to a Python symbolic (valid during the call only)."""
+
+    def __init__(self, cx):
+        self._cx = cx
+
+    # ---- the setting and the source node ----
+    @property
+    def opset(self):
+        return lib.olg_lower_opset(self._cx)
+
+    @property
+    def source_opset(self):
+        return lib.olg_lower_source_opset(self._cx)
+
+    @property
+    def profile(self):
+        return dec(lib.olg_lower_profile(self._cx))
+
+    @property
+    def node_name(self):
+        return dec(lib.olg_lower_node_name(self._cx))
+
+    @property
+    def node_domain(self):
+        return dec(lib.olg_lower_node_domain(self._cx))
+
+    @property
+    def node_op(self):
+        return dec(lib.olg_lower_node_op(self._cx))
+
+    @property
+    def arg_count(self):
+        return lib.olg_lower_arg_count(self._cx)
+
+    def arg_kind(self, i):
+        return lib.olg_lower_arg_kind(self._cx, i)
+
+    def is_none(self, i):
+        return bool(lib.olg_lower_arg_is_none(self._cx, i))
+
+    def arg_value(self, i):
+        v = c_int32()
+        call("olg_lower_arg_value", self._cx, i, byref(v))
+        return v.value
+
+    def arg_values(self, i):
+        p, n = ctypes.POINTER(c_int32)(), c_size_t()
+        call("olg_lower_arg_values", self._cx, i, byref(p), byref(n))
+        return _ints(p, n.value)
+
+    def arg_int(self, i, default=None):
+        if default is not None and self.is_none(i):
+            return default
+        v = c_int64()
+        call("olg_lower_arg_int", self._cx, i, byref(v))
+        return v.value
+
+    def arg_float(self, i, default=None):
+        if default is not None and self.is_none(i):
+            return default
+        v = c_double()
+        call("olg_lower_arg_float", self._cx, i, byref(v))
+        return v.value
+
+    def arg_bool(self, i, default=None):
+        if default is not None and self.is_none(i):
+            return default
+        v = c_int()
+        call("olg_lower_arg_bool", self._cx, i, byref(v))
+        return bool(v.value)
+
+    def arg_string(self, i, default=None):
+        if default is not None and self.is_none(i):
+            return default
+        v = c_char_p()
+        call("olg_lower_arg_string", self._cx, i, byref(v))
+        return dec(v.value)
+
+    def arg_ints(self, i):
+        p, n = ctypes.POINTER(c_int64)(), c_size_t()
+        call("olg_lower_arg_ints", self._cx, i, byref(p), byref(n))
+        return _ints(p, n.value)
+
+    def arg_floats(self, i):
+        p, n = ctypes.POINTER(c_double)(), c_size_t()
+        call("olg_lower_arg_floats", self._cx, i, byref(p), byref(n))
+        return _ints(p, n.value)
+
+    def arg_as_tensor(self, i, dtype=None):
+        v = c_int32()
+        code = 0 if dtype is None else _dtypes.dtype_code(np.dtype(dtype))
+        call("olg_lower_arg_as_tensor", self._cx, i, code, byref(v))
+        return v.value
+
+    def attr(self, name, default=None):
+        """A named attribute of the source node (int, float, str, list of int or float)."""
+        cx, k = self._cx, enc(name)
+        if not lib.olg_lower_src_attr_has(cx, k):
+            return default
+        for fn, ctype in (("olg_lower_src_attr_int", c_int64), ("olg_lower_src_attr_float", c_double),
+                          ("olg_lower_src_attr_string", c_char_p)):
+            v = ctype()
+            if getattr(lib, fn)(cx, k, byref(v)) == 0:
+                return dec(v.value) if ctype is c_char_p else v.value
+        for fn, ctype in (("olg_lower_src_attr_ints", c_int64), ("olg_lower_src_attr_floats", c_float)):
+            p, n = ctypes.POINTER(ctype)(), c_size_t()
+            if getattr(lib, fn)(cx, k, byref(p), byref(n)) == 0:
+                return _ints(p, n.value)
+        return default
+
+    @property
+    def output_count(self):
+        return lib.olg_lower_output_count(self._cx)
+
+    def output_used(self, i):
+        return bool(lib.olg_lower_output_used(self._cx, i))
+
+    # ---- target values ----
+    def dtype(self, v):
+        """numpy dtype of target value v (None when unknown or not a numpy type)."""
+        code = lib.olg_lower_value_dtype(self._cx, v)
+        try:
+            return _dtypes.numpy_dtype(code) if code else None
+        except (KeyError, ValueError, TypeError):
+            return None
+
+    def dtype_code(self, v):
+        return lib.olg_lower_value_dtype(self._cx, v)
+
+    def shape(self, v):
+        """None (rank unknown) or a list of int (fixed), str (symbolic) and None (unknown)."""
+        rank = lib.olg_lower_value_rank(self._cx, v)
+        if rank < 0:
+            return None
+        dims = []
+        for i in range(rank):
+            param = c_char_p()
+            d = lib.olg_lower_value_dim(self._cx, v, i, byref(param))
+            dims.append(d if d >= 0 else dec(param.value))
+        return dims
+
+    def known(self, v):
+        """The contents of v as a numpy array when known at lowering time, else None."""
+        if not lib.olg_lower_value_known(self._cx, v):
+            return None
+        data, n = c_void_p(), c_size_t()
+        call("olg_lower_value_data", self._cx, v, byref(data), byref(n))
+        dt, shape = self.dtype(v), self.shape(v)
+        if dt is None or shape is None or any(not isinstance(d, int) for d in shape):
+            return None
+        raw = ctypes.string_at(data.value, n.value) if n.value else b""
+        return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+
+    # ---- emitting ----
+    def emit(self, op, inputs=(), attrs=None, domain="", outputs=1, **kwattrs):
+        """Emits a node; returns its output value id, or a tuple of them when outputs != 1."""
+        cx = self._cx
+        n = c_int32()
+        call("olg_lower_emit_begin", cx, enc(domain), enc(op), byref(n))
+        n = n.value
+        for x in inputs:
+            call("olg_lower_emit_input", cx, n, NO_VALUE if x is None else int(x))
+        all_attrs = dict(attrs or {})
+        all_attrs.update(kwattrs)
+        for key, val in all_attrs.items():
+            self._attr(n, key, val)
+        outs = (c_int32 * max(outputs, 1))()
+        call("olg_lower_emit_end", cx, n, outputs, outs)
+        vals = tuple(outs[i] for i in range(outputs))
+        return vals[0] if outputs == 1 else vals
+
+    def _attr(self, n, key, val):
+        cx, k = self._cx, enc(key)
+        if isinstance(val, (bool, np.bool_, int, np.integer)):
+            call("olg_lower_emit_attr_int", cx, n, k, int(val))
+        elif isinstance(val, (float, np.floating)):
+            call("olg_lower_emit_attr_float", cx, n, k, float(val))
+        elif isinstance(val, str):
+            call("olg_lower_emit_attr_string", cx, n, k, enc(val))
+        elif isinstance(val, np.ndarray):
+            arr = np.ascontiguousarray(val)
+            dims = (c_int64 * max(arr.ndim, 1))(*arr.shape)
+            call("olg_lower_emit_attr_tensor", cx, n, k, _dtypes.dtype_code(arr.dtype), arr.ndim,
+                 dims, arr.ctypes.data if arr.nbytes else None, arr.nbytes)
+        elif isinstance(val, (list, tuple)):
+            items = list(val)
+            if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in items):
+                call("olg_lower_emit_attr_ints", cx, n, k, (c_int64 * max(len(items), 1))(*items), len(items))
+            elif all(isinstance(x, (int, float, np.integer, np.floating)) for x in items):
+                call("olg_lower_emit_attr_floats", cx, n, k, (c_float * len(items))(*items), len(items))
+            elif all(isinstance(x, str) for x in items):
+                call("olg_lower_emit_attr_strings", cx, n, k, (c_char_p * len(items))(*[enc(x) for x in items]), len(items))
+            else:
+                raise TypeError("attribute %r: a list of ints, floats or strs" % key)
+        else:
+            raise TypeError("attribute %r: cannot type %r" % (key, val))
+
+    def const(self, array):
+        """A constant tensor (a Constant node) from a numpy array; returns its value id."""
+        arr = np.ascontiguousarray(array)
+        dims = (c_int64 * max(arr.ndim, 1))(*arr.shape)
+        v = c_int32()
+        call("olg_lower_emit_const", self._cx, _dtypes.dtype_code(arr.dtype), arr.ndim, dims,
+             arr.ctypes.data if arr.nbytes else None, arr.nbytes, byref(v))
+        return v.value
+
+    def const_ints(self, values):
+        vals = [int(x) for x in values]
+        v = c_int32()
+        call("olg_lower_emit_const_ints", self._cx, (c_int64 * max(len(vals), 1))(*vals), len(vals), byref(v))
+        return v.value
+
+    def bind(self, i, v):
+        call("olg_lower_bind_output", self._cx, i, int(v))
+
+    # ---- diagnostics ----
+    def warning(self, message):
+        call("olg_lower_warning", self._cx, enc(message))
+
+    def decompose(self, what, native_opset=-1):
+        """Raises (after the diagnostic) when decompositions are turned off."""
+        call("olg_lower_decompose", self._cx, enc(what), native_opset)
+
+
+class ShapeContext:
+    """What a custom-domain shape function sees: the node's inputs; it sets the outputs."""
+
+    def __init__(self, g, node):
+        self._g, self.node = g, node
+
+    @property
+    def input_count(self):
+        return lib.olg_node_input_count(self._g, self.node)
+
+    def _input(self, i):
+        return lib.olg_node_input_at(self._g, self.node, i)
+
+    def input_dtype(self, i):
+        return lib.olg_value_dtype(self._g, self._input(i))
+
+    def input_shape(self, i):
+        v = self._input(i)
+        rank = lib.olg_value_rank(self._g, v)
+        if rank < 0:
+            return None
+        dims = []
+        for k in range(rank):
+            d, param = c_int64(), c_char_p()
+            check(lib.olg_value_dim(self._g, v, k, byref(d), byref(param)), "olg_value_dim")
+            dims.append(d.value if d.value >= 0 else dec(param.value))
+        return dims
+
+    def set_output(self, i, dtype_code, shape):
+        """shape: None or a list of int / str (symbolic) / None (unknown)."""
+        v = lib.olg_node_output_at(self._g, self.node, i)
+        if shape is None:
+            call("olg_value_set_type", self._g, v, int(dtype_code), -1, None, None)
+            return
+        dims = [d if isinstance(d, int) and d >= 0 else -1 for d in shape]
+        params = [enc(d) if isinstance(d, str) else None for d in shape]
+        n = max(len(dims), 1)
+        call("olg_value_set_type", self._g, v, int(dtype_code), len(dims), (c_int64 * n)(*dims),
+             (c_char_p * n)(*params))
+
+
+class Registry:
+    """olg_registry: built-in symbolics (builtin=True) plus the caller's own."""
+
+    def __init__(self, builtin=True):
+        h = c_void_p()
+        call("olg_registry_new_builtin" if builtin else "olg_registry_new", byref(h), None)
+        self._h = h.value
+        self._callbacks = []  # the CFUNCTYPE objects C holds pointers to
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            lib.olg_registry_free(h)
+
+    @property
+    def handle(self):
+        return self._h
+
+    def add(self, domain, op, fn, since=OPSET_MIN, decomposed=False):
+        """Registers fn(cx: Lower, node: int) for (domain, op) from opset `since` on."""
+
+        def trampoline(cx, node, _ud):
+            lower = Lower(cx)
+            try:
+                fn(lower, node)
+                return 0
+            except UnsupportedOp as e:
+                return lib.olg_lower_unsupported(cx, enc(e.what), e.min_opset)
+            except LoweringError as e:
+                return lib.olg_lower_error(cx, e.status, enc(str(e)))
+            except Error as e:  # a library call failed: its message, its status
+                return lib.olg_lower_error(cx, e.status, enc(str(e)))
+            except BaseException as e:  # noqa: B902 - a Python bug in the symbolic
+                return lib.olg_lower_error(cx, ERR_CALLBACK, enc("%s: %s" % (type(e).__name__, e)))
+
+        cb = SYMBOLIC_FN(trampoline)
+        self._callbacks.append(cb)
+        call("olg_registry_add_ex", self._h, enc(domain), enc(op), int(since),
+             DECOMPOSED if decomposed else NATIVE, cb, None)
+
+    def symbolic(self, domain, op, since=OPSET_MIN, decomposed=False):
+        """Decorator form of add()."""
+
+        def deco(fn):
+            self.add(domain, op, fn, since, decomposed)
+            return fn
+        return deco
+
+    def add_unsupported(self, domain, op, since):
+        call("olg_registry_add_ex", self._h, enc(domain), enc(op), int(since), NONE, SYMBOLIC_FN(), None)
+
+    def remove(self, domain, op, since=OPSET_MIN):
+        call("olg_registry_remove", self._h, enc(domain), enc(op), int(since))
+
+    def add_shape_fn(self, domain, op, fn):
+        """fn(sx: ShapeContext) sets the outputs of every emitted (domain, op) node."""
+
+        def trampoline(g, node, _ud):
+            try:
+                fn(ShapeContext(g, node))
+                return 0
+            except Error as e:
+                return e.status
+            except BaseException:  # noqa: B902
+                return ERR_CALLBACK
+
+        cb = SHAPE_FN(trampoline)
+        self._callbacks.append(cb)
+        call("olg_registry_add_shape_fn", self._h, enc(domain), enc(op), cb, None)
+
+    def set_domain_version(self, domain, version):
+        call("olg_registry_set_domain_version", self._h, enc(domain), int(version))
+
+    def freeze(self):
+        call("olg_registry_freeze", self._h)
+        return self
+
+    @property
+    def frozen(self):
+        return bool(lib.olg_registry_is_frozen(self._h))
+
+    def lowering(self, domain, op, opset):
+        """"native", "decomposed" or None."""
+        return _KIND_NAMES[lib.olg_registry_lowering(self._h, enc(domain), enc(op), int(opset))]
+
+    def min_opset(self, domain, op, native_only=False):
+        m = lib.olg_registry_min_opset(self._h, enc(domain), enc(op), int(native_only))
+        return None if m < 0 else m
+
+    def ops(self):
+        out = []
+        for i in range(lib.olg_registry_op_count(self._h)):
+            d, o = c_char_p(), c_char_p()
+            call("olg_registry_op_at", self._h, i, byref(d), byref(o))
+            out.append((dec(d.value), dec(o.value)))
+        return out
+
+    def coverage(self, opsets=range(OPSET_MIN, OPSET_MAX + 1)):
+        """{(domain, op): {opset: "native" | "decomposed" | None}} from the registry itself."""
+        return {(d, o): {v: self.lowering(d, o, v) for v in opsets} for d, o in self.ops()}
+
+
+def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_as_inputs=False,
+             constant_folding=True, decompositions=True, profile=None, diags=None):
+    """Legalizes `model` (an onnxlegal.Model) at `opset`; returns a new Model that keeps `model`
+    alive (its initializer data is borrowed). diags: an onnxlegal.Diags to collect findings."""
+    reg = registry if registry is not None else default_registry()
+    o = c_void_p()
+    call("olg_legalize_options_new", byref(o))
+    try:
+        call("olg_legalize_options_set_opset", o, int(opset))
+        if ir_version is not None:
+            call("olg_legalize_options_set_ir_version", o, int(ir_version))
+        call("olg_legalize_options_set_flags", o, int(bool(keep_initializers_as_inputs)),
+             int(bool(constant_folding)), int(bool(decompositions)))
+        if profile:
+            call("olg_legalize_options_set_profile", o, enc(profile))
+        out = c_void_p()
+        call("olg_legalize", model.handle, reg.handle, o, byref(out),
+             diags.handle if diags is not None else None)
+    finally:
+        lib.olg_legalize_options_free(o)
+    result = Model(opset=None, name=None, _handle=out.value)
+    result._borrow(model)
+    result._borrow(reg)
+    return result
+
+
+_DEFAULT = None
+
+
+def default_registry():
+    """The built-in registry, frozen, shared."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Registry(builtin=True).freeze()
+    return _DEFAULT
+
+
+__all__ = ["Registry", "Lower", "ShapeContext", "LoweringError", "UnsupportedOp", "legalize",
+           "default_registry", "NO_VALUE"]
