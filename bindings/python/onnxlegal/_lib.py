@@ -136,6 +136,12 @@ SIGNATURES = {
     "olg_model_print_dot": (c_int, [c_void_p, WRITE_FN, c_void_p]),
     # legalize.h
     "olg_legalize_options_init": (None, [c_void_p]),
+    "olg_legalize_options_new": (c_int, [P(c_void_p)]),
+    "olg_legalize_options_free": (None, [c_void_p]),
+    "olg_legalize_options_set_opset": (c_int, [c_void_p, c_int64]),
+    "olg_legalize_options_set_ir_version": (c_int, [c_void_p, c_int64]),
+    "olg_legalize_options_set_flags": (c_int, [c_void_p, c_int, c_int, c_int]),
+    "olg_legalize_options_set_profile": (c_int, [c_void_p, c_char_p]),
     "olg_ir_version_for_opset": (c_int64, [c_int64]),
     "olg_legalize": (c_int, [c_void_p, c_void_p, c_void_p, P(c_void_p), c_void_p]),
     "olg_lower_opset": (c_int64, [c_void_p]),
