@@ -22,7 +22,8 @@ from . import _dtypes
 from ._torch_trace import (Bools, Floats, Ints, SValue, TorchExportError, Values,
                            build_source_graph)
 
-__all__ = ["export", "export_source_graph", "ExportError", "UnsupportedOpsError", "to_source_model"]
+__all__ = ["export", "trace", "export_traced", "to_source_model", "ExportError",
+           "UnsupportedOpsError"]
 
 
 class ExportError(TorchExportError):
@@ -123,14 +124,6 @@ def to_source_model(sg):
     for v, name in sg.outputs:
         g.add_output(vals[v.id])
     return m
-
-
-def export_source_graph(model, args, *, input_names=None, output_names=None, dynamic_axes=None,
-                        extra_outputs=None):
-    """The first half of export: the traced and walked SourceGraph (plain Python), for tools and
-    tests that want to look at what the library will be given."""
-    return build_source_graph(model, args, input_names=input_names, output_names=output_names,
-                              dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -276,56 +269,78 @@ def export(model, args, f, *, opset_version=17, input_names=None, output_names=N
     report: a dict to fill, or a path to write the report to as JSON: ops seen (count, nodes,
       how each was lowered), diagnostics, node counts and the time of each stage.
 
-    Raises UnsupportedOpsError listing every op without a symbolic and every node where it
-    occurs (and, for an op that needs a higher opset, the lowest that works), before anything
-    is written; ExportError for other failures."""
+    Returns the report (a dict). Raises UnsupportedOpsError listing every op without a symbolic
+    and every node where it occurs (and, for an op that needs a higher opset, the lowest that
+    works), before anything is written; ExportError for other failures."""
     t_start = time.perf_counter()
-    rep = {"opset": int(opset_version), "target": target, "times": {}}
-    times = rep["times"]
     sg = build_source_graph(model, args, input_names=input_names, output_names=output_names,
                             dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
-    times.update(sg.times)
+    return export_traced(sg, f, opset_version=opset_version, target=target,
+                         custom_symbolics=custom_symbolics,
+                         external_data_threshold=external_data_threshold, report=report,
+                         _t_start=t_start)
+
+
+def trace(model, args, *, input_names=None, output_names=None, dynamic_axes=None,
+          extra_outputs=None):
+    """The first half of export: the traced and walked SourceGraph (plain Python), to look at,
+    or to export at several opsets with export_traced without tracing again."""
+    return build_source_graph(model, args, input_names=input_names, output_names=output_names,
+                              dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
+
+
+def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None,
+                  external_data_threshold=None, report=None, source_model=None, _t_start=None):
+    """The second half of export: legalizes a SourceGraph (from trace) for opset_version and
+    writes it to f. source_model (from to_source_model(sg)) may be given to reuse one across
+    opsets; legalize only reads it."""
+    t_start = _t_start if _t_start is not None else time.perf_counter()
+    opset = int(opset_version)
+    rep = {"opset": opset, "target": target, "times": dict(sg.times)}
+    times = rep["times"]
     rep["tracer_warnings"] = sorted(set(sg.warnings))
-    t = time.perf_counter()
-    src = to_source_model(sg)
-    times["build"] = time.perf_counter() - t
     rep["source_nodes"] = len(sg.nodes)
     rep["inputs"] = [{"name": si.name, "dtype": str(si.dtype).replace("torch.", ""),
                       "shape": list(si.shape)} for si in sg.inputs]
     rep["outputs"] = [name for _, name in sg.outputs]
     rep["initializer_bytes"] = int(sum(i.array.nbytes for i in sg.initializers))
     try:
-        low = _lowering()
         t = time.perf_counter()
-        registry = low.builtin_registry(custom_symbolics) if custom_symbolics else \
-            low.builtin_registry()
-        missing = _preflight(registry, sg, int(opset_version))
+        src = source_model if source_model is not None else to_source_model(sg)
+        times["build"] = time.perf_counter() - t
+        t = time.perf_counter()
+        low = _lowering()
+        registry = low.registry(custom_symbolics)
         ops = {}
         for key, scopes in sg.ops().items():
             domain, op = key.split("::", 1)
-            lowering = registry.lowering(domain, op, int(opset_version))
-            ops[key] = {"count": len(scopes),
-                        "lowering": {0: "none", 1: "native", 2: "decomposed"}.get(lowering,
-                                                                                   str(lowering)),
-                        "since": registry.since(domain, op, int(opset_version))}
+            ops[key] = {"count": len(scopes), "lowering": registry.lowering_name(domain, op, opset),
+                        "since": registry.since(domain, op, opset)}
         rep["ops"] = ops
+        missing = _preflight(registry, sg, opset)
         times["preflight"] = time.perf_counter() - t
         if missing:
-            raise UnsupportedOpsError(_unsupported_message(missing, int(opset_version)), missing,
-                                      report=rep)
+            raise UnsupportedOpsError(_unsupported_message(missing, opset), missing, report=rep)
         t = time.perf_counter()
-        out, diags = low.legalize(src, registry, opset=int(opset_version), profile=target)
+        out, diags = low.legalize(src, registry, opset=opset, profile=target)
         times["legalize"] = time.perf_counter() - t
         rep["diagnostics"] = diags
+        if out is None:
+            errors = [d for d in diags if d.get("severity") == "error"]
+            raise ExportError("legalize failed at opset %d:\n%s" % (
+                opset, "\n".join("  %s (node %s): %s" % ("%s::%s" % (d.get("domain") or "",
+                                                                      d.get("op") or ""),
+                                                           d.get("node") or "?", d["message"])
+                                 for d in errors) or "  (no diagnostic)"), diags, rep)
         for d in diags:
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
-            if key in ops and d.get("code"):
+            if key in ops:
                 ops[key].setdefault("notes", []).append(d["message"])
-        rep["nodes"] = len(out.graph.nodes) if hasattr(out, "graph") else None
+        rep["nodes"] = out.graph.node_count() if hasattr(out.graph, "node_count") else \
+            len(out.graph.nodes)
         t = time.perf_counter()
-        nbytes = _write(out, f, external_data_threshold)
+        rep["bytes_written"] = _write(out, f, external_data_threshold)
         times["write"] = time.perf_counter() - t
-        rep["bytes_written"] = nbytes
         times["total"] = time.perf_counter() - t_start
     finally:
         _emit_report(report, rep)
