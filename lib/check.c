@@ -158,6 +158,9 @@ static void check_model_header(ck *c) {
 
 static bool value_defined_here(const olg_value_rec *r, olg_node_id before) {
   if (r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)) return true;
+  /* a sparse initializer: typed SPARSE_TENSOR, without producer */
+  if (r->producer < 0 && !(r->flags & OLG_VF_OUTER) && r->type.kind == OLG_TYPE_SPARSE_TENSOR)
+    return true;
   return r->producer >= 0 && r->producer < before;
 }
 
@@ -168,7 +171,7 @@ static int resolve_outer(const scope *sc, const char *name, const olg_graph **wh
     olg_value pv = olg__graph_lookup(s->g, name);
     if (pv < 0) continue;
     const olg_value_rec *pr = &s->g->values[pv];
-    if (pr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)) return 0;
+    if (value_defined_here(pr, 0)) return 0; /* input, initializer, sparse initializer */
     if (pr->producer >= 0) {
       if (pr->producer < s->limit) return 0;
       *where = s->g;

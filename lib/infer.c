@@ -12,7 +12,9 @@
 
 bool olg__is_outer_ref(const olg_graph *g, const olg_value_rec *r) {
   if (r->flags & OLG_VF_OUTER) return true;
-  return g->parent && r->producer < 0 && !(r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER));
+  /* a sparse initializer is defined where it is: no producer, no input/initializer flag */
+  return g->parent && r->producer < 0 && !(r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)) &&
+         r->type.kind != OLG_TYPE_SPARSE_TENSOR;
 }
 
 olg_value_rec *olg__resolve(const olg_graph *g, olg_value v, const olg_graph **owner) {

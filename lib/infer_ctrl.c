@@ -95,6 +95,104 @@ static const olg_type *with_leading(olg_icx *cx, const olg_type *inner, olg_dim 
   return olg__type_tensor(cx, inner->has_elem ? inner->elem : 0, &o);
 }
 
+/* The types of every value of a graph and of the graphs nested in it, to put back before a
+ * body is inferred again with more general input types. */
+typedef struct saved_type {
+  olg_value_rec *r;
+  olg_type type;
+  const olg_tensor *known;
+  const olg_dim *sym;
+  int32_t n_sym;
+} saved_type;
+
+typedef struct type_save {
+  saved_type *p;
+  uint32_t n, cap;
+} type_save;
+
+static olg_status save_graph_types(olg_icx *cx, olg_graph *g, type_save *ts, int depth) {
+  if (depth > 64) return olg__err(OLG_ERR_LIMIT, "subgraphs nested more than 64 deep");
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    olg_status s = olg__grow(&cx->m->alloc, (void **)&ts->p, &ts->cap, (size_t)ts->n + 1, sizeof *ts->p);
+    if (s) return s;
+    olg_value_rec *r = &g->values[v];
+    ts->p[ts->n++] = (saved_type){r, r->type, r->known, r->sym, r->n_sym};
+  }
+  for (uint32_t n = 0; n < g->n_nodes; n++) {
+    const olg_node *nd = &g->nodes[n];
+    for (uint32_t i = 0; i < nd->n_attrs; i++) {
+      const olg_attr *a = &nd->attrs[i];
+      olg_status s = OLG_OK;
+      if (a->type == OLG_ATTR_GRAPH && a->g) s = save_graph_types(cx, a->g, ts, depth + 1);
+      for (size_t k = 0; !s && a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+        if (a->graphs[k]) s = save_graph_types(cx, a->graphs[k], ts, depth + 1);
+      if (s) return s;
+    }
+  }
+  return OLG_OK;
+}
+
+static void restore_graph_types(const type_save *ts) {
+  for (uint32_t i = 0; i < ts->n; i++) {
+    saved_type *s = &ts->p[i];
+    s->r->type = s->type;
+    s->r->known = s->known;
+    s->r->sym = s->sym;
+    s->r->n_sym = s->n_sym;
+  }
+}
+
+/* The general type covering both a and b (the dims they share, else unknown; rank unknown
+ * when the ranks differ); a itself when b says nothing. */
+static const olg_type *generalize(olg_icx *cx, const olg_type *a, const olg_type *b, bool *changed) {
+  if (!a || !b || a->kind != OLG_TYPE_TENSOR || b->kind != OLG_TYPE_TENSOR) return a;
+  olg_ishape sa, sb;
+  if (!olg__type_shape(a, &sa)) return a;
+  if (!olg__type_shape(b, &sb)) return a; /* nothing inferred: keep the assumption */
+  if (sa.rank != sb.rank) {
+    *changed = true;
+    return olg__type_tensor(cx, a->has_elem ? a->elem : 0, NULL);
+  }
+  bool diff = false;
+  for (int32_t k = 0; k < sa.rank; k++)
+    if (!olg__dim_same(&sa.d[k], &sb.d[k])) {
+      if (sa.d[k].value >= 0 || sa.d[k].param) diff = true;
+      sa.d[k] = olg__dunk();
+    }
+  if (!diff) return a;
+  *changed = true;
+  return olg__type_tensor(cx, a->has_elem ? a->elem : 0, &sa);
+}
+
+/* Whether the body's condition output is always its condition input (directly or through
+ * Identity), or a known true. */
+static bool body_keeps_cond(const olg_graph *body) {
+  if (body->outputs.n < 1 || body->inputs.n < 2) return false;
+  olg_value v = body->outputs.p[0], cin = body->inputs.p[1];
+  for (int hops = 0; hops < 8; hops++) {
+    if (v == cin) return true;
+    const olg_value_rec *r = &body->values[v];
+    if (r->known && r->known->dtype == OLG_BOOL && r->known->data && r->known->nbytes == 1)
+      return *(const uint8_t *)r->known->data != 0;
+    if (r->producer < 0) return false;
+    const olg_node *p = &body->nodes[r->producer];
+    if (strcmp(p->op, "Identity") != 0 || p->n_args != 1 || p->args[0].kind != OLG_ARG_VALUE) return false;
+    v = p->args[0].u.v;
+  }
+  return false;
+}
+
+/* The number of iterations when it is known: M, with no condition or a condition that
+ * stays true. */
+static olg_dim loop_trip_count(olg_icx *cx, const olg_graph *body) {
+  int64_t mv[1], cv[1];
+  size_t n;
+  if (!olg__in(cx, 0) || !olg__in_ints(cx, 0, mv, 1, &n) || n != 1 || mv[0] < 0) return olg__dunk();
+  if (!olg__in(cx, 1)) return olg__dnum(mv[0]);
+  if (olg__in_ints(cx, 1, cv, 1, &n) && n == 1 && cv[0] && body_keeps_cond(body)) return olg__dnum(mv[0]);
+  return olg__dunk();
+}
+
 OLG_INFER_RULE(olg__inf_loop) {
   olg_graph *body = olg__attr_graph(cx, "body");
   if (!body) return OLG_OK;
@@ -106,31 +204,52 @@ OLG_INFER_RULE(olg__inf_loop) {
   olg_ishape scalar = {.rank = 0};
   olg_type *it = olg__type_tensor(cx, OLG_INT64, &scalar), *cond = olg__type_tensor(cx, OLG_BOOL, &scalar);
   if (!it || !cond) return OLG_ERR_NOMEM;
-  if ((st = olg__set_graph_input(cx, body, 0, it)) || (st = olg__set_graph_input(cx, body, 1, cond))) return st;
-  for (int i = 0; i < nc; i++) {
-    /* the shape of a loop-carried value may change from one iteration to the next */
-    const olg_type *t = without_shape(cx, olg__in_type(cx, 2 + i));
-    if ((st = olg__set_graph_input(cx, body, 2 + i, t))) return st;
+  /* Loop-carried values start with the initial values' types; when the body changes a shape,
+     the body is inferred again with the dims that change made unknown (at most a few rounds,
+     each more general, the last with no shapes at all). */
+  const olg_type *carried[256];
+  if (nc > 256) return OLG_OK;
+  for (int i = 0; i < nc; i++) carried[i] = olg__in_type(cx, 2 + i);
+  type_save ts = {0};
+  if ((st = save_graph_types(cx, body, &ts, 0))) goto done;
+  for (int round = 0;; round++) {
+    if ((st = olg__set_graph_input(cx, body, 0, it)) || (st = olg__set_graph_input(cx, body, 1, cond))) goto done;
+    for (int i = 0; i < nc; i++)
+      if ((st = olg__set_graph_input(cx, body, 2 + i, carried[i]))) goto done;
+    if ((st = olg__infer_subgraph(cx, body))) goto done;
+    bool changed = false;
+    for (int i = 0; i < nc && (int)body->outputs.n > 1 + i; i++) {
+      const olg_type *g = generalize(cx, carried[i], olg__graph_output_type(body, 1 + i), &changed);
+      if (!g) { st = OLG_ERR_NOMEM; goto done; }
+      carried[i] = g;
+    }
+    if (!changed) break;
+    if (round == 2)
+      for (int i = 0; i < nc; i++) carried[i] = without_shape(cx, carried[i]);
+    restore_graph_types(&ts); /* a round without shapes changes nothing more: it ends */
   }
-  if ((st = olg__infer_subgraph(cx, body))) return st;
   int nbo = (int)body->outputs.n;
-  if (nbo < 1 + nc) return olg__fail(cx, "the body has %d outputs; it needs at least %d (condition and %d loop-carried)", nbo, 1 + nc, nc);
+  if (nbo < 1 + nc) {
+    st = olg__fail(cx, "the body has %d outputs; it needs at least %d (condition and %d loop-carried)", nbo, 1 + nc, nc);
+    goto done;
+  }
   for (int i = 0; i < nc; i++) {
     const olg_type *t = olg__graph_output_type(body, 1 + i);
-    const olg_type *init = olg__in_type(cx, 2 + i);
     bool clash = false;
-    const olg_type *u = t && init ? type_union(cx, t, init, &clash) : NULL;
-    if (!u) u = without_shape(cx, t ? t : init);
-    if (u && (st = olg__set_out_type(cx, i, u))) return st;
+    const olg_type *u = t && carried[i] ? type_union(cx, t, carried[i], &clash) : NULL;
+    if (!u) u = without_shape(cx, t ? t : carried[i]);
+    if (u && (st = olg__set_out_type(cx, i, u))) goto done;
   }
+  olg_dim trips = loop_trip_count(cx, body);
   for (int k = 0; k < nbo - 1 - nc; k++) {
     const olg_type *t = olg__graph_output_type(body, 1 + nc + k);
-    if (!t) continue;
-    if (t->kind != OLG_TYPE_TENSOR) continue;
-    const olg_type *o = with_leading(cx, t, olg__dunk(), 0);
-    if (o && (st = olg__set_out_type(cx, nc + k, o))) return st;
+    if (!t || t->kind != OLG_TYPE_TENSOR) continue;
+    const olg_type *o = with_leading(cx, t, trips, 0);
+    if (o && (st = olg__set_out_type(cx, nc + k, o))) goto done;
   }
-  return OLG_OK;
+done:
+  olg__free(&cx->m->alloc, ts.p, (size_t)ts.cap * sizeof *ts.p);
+  return st;
 }
 
 OLG_INFER_RULE(olg__inf_scan) {

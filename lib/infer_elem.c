@@ -120,6 +120,7 @@ static bool eval_i(olg_eval_op op, const int64_t *x, int nx, int64_t *out) {
   case OLG_EV_NEG: *out = (int64_t)(0 - (uint64_t)a); return true;
   case OLG_EV_ABS: *out = a < 0 ? (int64_t)(0 - (uint64_t)a) : a; return true;
   case OLG_EV_SIGN: *out = (a > 0) - (a < 0); return true;
+  case OLG_EV_RELU: *out = a > 0 ? a : 0; return true;
   case OLG_EV_WHERE: *out = a ? x[1] : x[2]; return true;
   case OLG_EV_IDENTITY: case OLG_EV_CEIL: case OLG_EV_FLOOR: *out = a; return true;
   case OLG_EV_POW: {
@@ -152,6 +153,7 @@ static bool eval_f(olg_eval_op op, const double *x, int nx, double *out) {
   case OLG_EV_NEG: *out = -a; return true;
   case OLG_EV_ABS: *out = fabs(a); return true;
   case OLG_EV_SIGN: *out = (a > 0) - (a < 0); return true;
+  case OLG_EV_RELU: *out = a > 0 ? a : 0; return true;
   case OLG_EV_CEIL: *out = ceil(a); return true;
   case OLG_EV_FLOOR: *out = floor(a); return true;
   case OLG_EV_SQRT: *out = sqrt(a); return true;
@@ -169,7 +171,8 @@ olg_status olg__eval_elementwise(olg_icx *cx, olg_eval_op op, const olg_ishape *
   int nin = op == OLG_EV_WHERE ? 3 : (op == OLG_EV_NOT || op == OLG_EV_NEG || op == OLG_EV_ABS ||
                                        op == OLG_EV_SIGN || op == OLG_EV_CEIL ||
                                        op == OLG_EV_FLOOR || op == OLG_EV_SQRT ||
-                                       op == OLG_EV_RECIPROCAL || op == OLG_EV_IDENTITY)
+                                       op == OLG_EV_RECIPROCAL || op == OLG_EV_IDENTITY ||
+                                       op == OLG_EV_RELU)
                                           ? 1 : 2;
   kin in[3];
   int64_t numel;
@@ -312,7 +315,7 @@ static olg_eval_op op_of(const char *op) {
     {"Xor", OLG_EV_XOR}, {"Not", OLG_EV_NOT}, {"Neg", OLG_EV_NEG}, {"Abs", OLG_EV_ABS},
     {"Sign", OLG_EV_SIGN}, {"Ceil", OLG_EV_CEIL}, {"Floor", OLG_EV_FLOOR},
     {"Sqrt", OLG_EV_SQRT}, {"Reciprocal", OLG_EV_RECIPROCAL}, {"Pow", OLG_EV_POW},
-    {"Identity", OLG_EV_IDENTITY},
+    {"Identity", OLG_EV_IDENTITY}, {"Relu", OLG_EV_RELU},
   };
   for (size_t i = 0; i < sizeof t / sizeof *t; i++)
     if (strcmp(t[i].name, op) == 0) return t[i].op;

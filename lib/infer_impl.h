@@ -122,7 +122,7 @@ typedef enum olg_eval_op {
   OLG_EV_EQUAL, OLG_EV_LESS, OLG_EV_GREATER, OLG_EV_LESS_EQ, OLG_EV_GREATER_EQ,
   OLG_EV_AND, OLG_EV_OR, OLG_EV_XOR, OLG_EV_NOT, OLG_EV_NEG, OLG_EV_ABS, OLG_EV_WHERE,
   OLG_EV_IDENTITY, OLG_EV_SIGN, OLG_EV_CEIL, OLG_EV_FLOOR, OLG_EV_SQRT, OLG_EV_RECIPROCAL,
-  OLG_EV_POW
+  OLG_EV_POW, OLG_EV_RELU
 } olg_eval_op;
 /* When every input is known and small, computes the output (shape out_shape, already inferred,
  * dtype out_dt) and records it as output 0's contents; otherwise does nothing. */

@@ -1040,6 +1040,20 @@ OLG_INFER_RULE(olg__inf_nonzero) {
   olg_ishape x, out;
   olg__shape_rank(&out, 2);
   if (olg__in_shape(cx, 0, &x)) out.d[0] = olg__dnum(x.rank);
+  /* with known contents, the count of non-zeros */
+  const olg_tensor *t = olg__in_known(cx, 0);
+  uint64_t ne;
+  if (t && olg__shape_numel(t->rank, t->dims, &ne) && ne <= OLG_INFER_MAX_KNOWN) {
+    double *v = olg__malloc(&cx->m->alloc, (ne ? ne : 1) * sizeof *v);
+    size_t n;
+    if (!v) return OLG_ERR_NOMEM;
+    if (olg__in_doubles(cx, 0, v, ne, &n)) {
+      int64_t cnt = 0;
+      for (size_t k = 0; k < n; k++) cnt += v[k] != 0;
+      out.d[1] = olg__dnum(cnt);
+    }
+    olg__free(&cx->m->alloc, v, (ne ? ne : 1) * sizeof *v);
+  }
   return olg__set_out(cx, 0, OLG_INT64, &out);
 }
 
@@ -1067,20 +1081,28 @@ OLG_INFER_RULE(olg__inf_compress) {
   olg_ishape x, out;
   olg_dtype dt = olg__in_dtype(cx, 0);
   const olg_attr *a = olg__attr(cx, "axis");
+  int64_t c[OLG_INFER_MAX_KNOWN / 8];
+  size_t n;
   if (!a) {
     olg__shape_rank(&out, 1);
+    int64_t ne;
+    if (olg__in_shape(cx, 0, &x) && olg__shape_numel_known(&x, &ne) &&
+        olg__in_ints(cx, 1, c, sizeof c / sizeof *c, &n)) {
+      int64_t cnt = 0;
+      for (size_t k = 0; k < n && (int64_t)k < ne; k++) cnt += c[k] != 0;
+      out.d[0] = olg__dnum(cnt);
+    }
     return olg__set_out(cx, 0, dt, &out);
   }
   if (!olg__in_shape(cx, 0, &x)) return olg__set_out(cx, 0, dt, NULL);
   int32_t ax;
   olg_status st = olg__axis(cx, a->i, x.rank, "axis", &ax);
   if (st) return st;
+  olg_dim along = x.d[ax];
   x.d[ax] = olg__dunk();
-  int64_t c[OLG_INFER_MAX_KNOWN / 8];
-  size_t n;
   if (olg__in_ints(cx, 1, c, sizeof c / sizeof *c, &n)) {
     int64_t cnt = 0;
-    for (size_t k = 0; k < n; k++) cnt += c[k] != 0;
+    for (size_t k = 0; k < n && (along.value < 0 || (int64_t)k < along.value); k++) cnt += c[k] != 0;
     x.d[ax] = olg__dnum(cnt);
   }
   return olg__set_out(cx, 0, dt, &x);
