@@ -756,7 +756,16 @@ int olg__pb_open_beneath(const char *dir, const char *location, int flags, mode_
     if (strcmp(comp, "..") == 0) { *why = "contains '..'"; errno = EINVAL; break; }
     if (!slash) {
       int fd = openat(dfd, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-      if (fd < 0 && errno == ELOOP) *why = "is a symbolic link";
+      if (fd < 0) {
+        /* O_NOFOLLOW gives ELOOP, or ENOTDIR with O_DIRECTORY */
+        int e = errno;
+        struct stat st;
+        if (e == ELOOP || (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)))
+          *why = "is a symbolic link";
+        close(dfd);
+        errno = e;
+        return -1;
+      }
       close(dfd);
       return fd;
     }
