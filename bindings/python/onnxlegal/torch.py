@@ -129,13 +129,73 @@ def to_source_model(sg):
 # ----------------------------------------------------------------------------------------------
 # Legalize, through the binding's lowering wrapper
 
+class _Lowering:
+    """The binding's registry and legalize (onnxlegal.lowering), as export uses them."""
+
+    def __init__(self, lowering):
+        self.low = lowering
+
+    def registry(self, custom_symbolics=None):
+        if not custom_symbolics:
+            return _RegistryView(self.low.default_registry())
+        reg = self.low.Registry(builtin=True)
+        for key, fn in custom_symbolics.items():
+            if "::" not in key:
+                raise ExportError("custom_symbolics keys are \"domain::op\" (e.g. "
+                                  "\"mmcv::MSDeformAttn\"), not %r" % key)
+            domain, op = key.split("::", 1)
+            since = self.low.OPSET_MIN
+            if isinstance(fn, tuple):  # (fn, since_opset)
+                fn, since = fn
+            if not callable(fn):
+                raise ExportError("custom_symbolics[%r] is not callable" % key)
+            reg.add(domain, op, fn, since=since)
+        return _RegistryView(reg.freeze())
+
+    def legalize(self, src, registry, opset, profile):
+        """(legalized model, diagnostics); the model is None when legalize failed."""
+        from . import Diags, Error
+        diags = Diags()
+        try:
+            out = self.low.legalize(src, registry.reg, opset=opset, profile=profile, diags=diags)
+        except Error as e:
+            found = list(diags)
+            if not any(d["severity"] == "error" for d in found):
+                found.append({"severity": "error", "code": "legalize", "node": None,
+                              "domain": None, "op": None, "opset": opset, "message": str(e)})
+            return None, found
+        return out, list(diags)
+
+
+class _RegistryView:
+    def __init__(self, reg):
+        self.reg = reg
+
+    def lowering(self, domain, op, opset):
+        return self.reg.lowering(domain, op, opset) is not None
+
+    def lowering_name(self, domain, op, opset):
+        return self.reg.lowering(domain, op, opset) or "none"
+
+    def min_opset(self, domain, op):
+        return self.reg.min_opset(domain, op)
+
+    def since(self, domain, op, opset):
+        from ctypes import byref, c_int
+        from ._lib import enc, lib
+        since, kind = c_int(-1), c_int(0)
+        lib.olg_registry_find(self.reg.handle, enc(domain), enc(op), int(opset), byref(since),
+                              byref(kind))
+        return since.value if since.value >= 0 else None
+
+
 def _lowering():
     try:
         from . import lowering
     except ImportError as e:
         raise ExportError("the library's lowering (onnxlegal.lowering) is not available: %s"
                           % e) from e
-    return lowering
+    return _Lowering(lowering)
 
 
 def _preflight(registry, sg, opset):
@@ -262,8 +322,12 @@ def export(model, args, f, *, opset_version=17, input_names=None, output_names=N
     target: a target runtime profile for the library ("tensorrt"), or None.
     extra_outputs: names of submodules ("layer1.0.conv1") or of values of the trace, whose
       values become extra graph outputs (for debugging), after the model's own outputs.
-    custom_symbolics: {"domain::op": fn}, symbolic functions registered for this export through
-      the binding (see onnxlegal.lowering); they override the built-ins of the same op.
+    custom_symbolics: {"domain::op": fn} (or fn replaced by (fn, since_opset)), symbolic functions
+      registered for this export through the binding's registry (onnxlegal.lowering): fn(cx, node)
+      reads the node's arguments from cx (a lowering.Lower), emits ONNX or custom-domain nodes
+      and binds the outputs. They override the built-ins of the same op. A Function without a
+      trace of its insides (an autograd Function) is the op "autograd::<its class name>"; an op
+      of a torch.library namespace is "<namespace>::<op>".
     external_data_threshold: when not None, tensors of at least this many bytes are written to
       "<f>.data" beside the model instead of inside it.
     report: a dict to fill, or a path to write the report to as JSON: ops seen (count, nodes,
@@ -328,16 +392,14 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
         if out is None:
             errors = [d for d in diags if d.get("severity") == "error"]
             raise ExportError("legalize failed at opset %d:\n%s" % (
-                opset, "\n".join("  %s (node %s): %s" % ("%s::%s" % (d.get("domain") or "",
-                                                                      d.get("op") or ""),
-                                                           d.get("node") or "?", d["message"])
-                                 for d in errors) or "  (no diagnostic)"), diags, rep)
+                opset, "\n".join("  " + d["message"] for d in errors) or "  (no diagnostic)"),
+                diags, rep)
         for d in diags:
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
             if key in ops:
                 ops[key].setdefault("notes", []).append(d["message"])
-        rep["nodes"] = out.graph.node_count() if hasattr(out.graph, "node_count") else \
-            len(out.graph.nodes)
+        from ._lib import lib
+        rep["nodes"] = int(lib.olg_graph_node_count(out.graph._ptr))
         t = time.perf_counter()
         rep["bytes_written"] = _write(out, f, external_data_threshold)
         times["write"] = time.perf_counter() - t
