@@ -17,6 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 onnx = pytest.importorskip("onnx")
+from onnx import numpy_helper  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -309,7 +310,7 @@ def test_external_data_goes_to_one_file_beside_the_model(exported):
     assert {e.key: e.value for e in init.external_data}["location"] == "external.onnx.data"
     m = onnx.load(str(p))  # reads the external tensors back
     init = next(i for i in m.graph.initializer if i.name == "bias_rows")
-    np.testing.assert_array_equal(onnx.numpy_helper.to_array(init).ravel(), np.arange(24))
+    np.testing.assert_array_equal(numpy_helper.to_array(init).ravel(), np.arange(24))
     got = exported["ort"].get(i)[0]
     np.testing.assert_allclose(got, Shapes()(x4()).detach().numpy())
 
