@@ -778,6 +778,24 @@ static olg_status note_custom_domain(olg_lower *cx, const char *domain) {
   return OLG_OK;
 }
 
+/* After inference: every output's dtype must be one the schema allows at the target opset. */
+static olg_status check_outputs(olg_lower *cx, const olg_node *nd) {
+  const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
+  if (!s) return OLG_OK;
+  for (uint32_t i = 0; i < nd->n_outputs; i++) {
+    if (nd->outputs[i] == OLG_NO_VALUE) continue;
+    olg_dtype t = olg__dtype(cx, nd->outputs[i]);
+    const olg_formal *f = olg_schema_output_formal(s, (int)i);
+    if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
+    if (!olg_schema_formal_allows_dtype(f, t))
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d with output %u ('%s') of type %s, which it does not allow "
+                       "at opset %d",
+                       nd->op, s->since_version, i, f->name, olg_dtype_name(t), cx->opset);
+  }
+  return OLG_OK;
+}
+
 OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out,
                                       olg_value *outs) {
   if (!cx) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_end: cx is NULL");
@@ -790,7 +808,7 @@ OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out
     if (s == OLG_ERR_NOMEM) return s;
     if (s)
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s: %s", nd->op, olg_last_error());
-    return OLG_OK;
+    return check_outputs(cx, &cx->dst->nodes[n]);
   }
   OLG_TRY(note_custom_domain(cx, nd->domain));
   void *ud;
@@ -799,6 +817,17 @@ OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out
     return olg__errf(cx, OLG_ERR_CALLBACK, "the shape function of %s::%s failed: %s", nd->domain,
                      nd->op, olg_last_error());
   return OLG_OK;
+}
+
+olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const void *data, size_t nbytes,
+                                  olg_value *out) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s/Constant", cx->name_base && *cx->name_base ? cx->name_base : "const");
+  const char *name = olg__graph_unique_name(cx->dst, buf);
+  if (!name) return OLG_ERR_NOMEM;
+  return olg_graph_add_initializer(cx->dst, name, dtype, rank, dims, data, nbytes, OLG_DATA_COPY,
+                                   NULL, NULL, out);
 }
 
 OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v) {
@@ -861,13 +890,22 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
     return copy_type(cx->dst_model, &tr->type, st);
   }
   if (tr->type.kind != OLG_TYPE_TENSOR) return OLG_OK;
+  if ((!tr->type.has_shape || tr->type.rank < 0) && st->has_shape && st->rank >= 0 &&
+      !(tr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER))) {
+    /* inference could not tell (a data-dependent rank): the front end's declaration stands */
+    olg_dtype elem = tr->type.has_elem ? tr->type.elem : st->elem;
+    OLG_TRY(copy_type(cx->dst_model, &tr->type, st));
+    tr->type.elem = elem;
+    tr->type.has_elem = elem != OLG_UNDEFINED;
+    return OLG_OK;
+  }
   char msg[256];
   if (st->has_elem && st->elem && tr->type.has_elem && tr->type.elem && st->elem != tr->type.elem) {
     snprintf(msg, sizeof msg, "output '%s' is declared %s but lowers to %s",
              cx->src->values[sv].name, olg_dtype_name(st->elem), olg_dtype_name(tr->type.elem));
     return olg_lower_warning(cx, msg);
   }
-  if (st->has_shape && tr->type.has_shape) {
+  if (st->has_shape && tr->type.has_shape && st->rank >= 0 && tr->type.rank >= 0) {
     bool bad = st->rank != tr->type.rank;
     for (int32_t i = 0; !bad && i < st->rank; i++)
       bad = st->dims[i].value >= 0 && tr->type.dims[i].value >= 0 &&
@@ -1139,6 +1177,27 @@ static olg_status fold_constants(olg_lower *cx) {
     if (out == OLG_NO_VALUE) continue;
     const olg_tensor *t = olg__known(cx, out);
     if (!t || t->dtype == OLG_STRING || t->nbytes > 4096 * 8) continue;
+    if (cx->opset < 9 && t->dtype != OLG_FLOAT && t->dtype != OLG_DOUBLE && t->dtype != OLG_FLOAT16) {
+      /* Constant-1 takes float types only: the folded value becomes an initializer, which
+       * takes over the output's value (and name) */
+      if (g->values[out].flags & OLG_VF_OUTPUT) continue;
+      olg_tensor *it = olg__arena_dup(cx->dst_model, t, sizeof *it);
+      if (!it) return OLG_ERR_NOMEM;
+      it->owner = OLG_OWNER_BORROWED; /* the bytes live in this model's arena or source */
+      it->name = g->values[out].name;
+      olg_value_rec *r = &g->values[out];
+      OLG_TRY(olg__grow(&cx->dst_model->alloc, (void **)&g->inits, &g->cap_inits,
+                        (size_t)g->n_inits + 1, sizeof *g->inits));
+      r = &g->values[out];
+      r->producer = -1;
+      r->flags |= OLG_VF_INITIALIZER;
+      r->known = it;
+      r->init = (int32_t)g->n_inits;
+      g->inits[g->n_inits++] = (struct olg_init){out, it};
+      nd = &g->nodes[i];
+      nd->state = OLG_NODE_DEAD;
+      continue;
+    }
     olg_attr a = {0};
     a.name = "value";
     a.type = OLG_ATTR_TENSOR;

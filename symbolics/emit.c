@@ -191,6 +191,8 @@ static bool put_scalar(olg_dtype t, double v, void *p) {
 
 olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
                              const void *data, size_t nbytes, olg_value *out) {
+  if (olg__opset(cx) < 9 && dtype != OLG_FLOAT && dtype != OLG_DOUBLE && dtype != OLG_FLOAT16)
+    return olg__lower_initializer(cx, dtype, rank, dims, data, nbytes, out); /* Constant-1 */
   olg_node_id n;
   OLG_TRY(olg_lower_emit_begin(cx, "", "Constant", &n));
   OLG_TRY(olg_lower_emit_attr_tensor(cx, n, "value", dtype, rank, dims, data, nbytes));

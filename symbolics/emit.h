@@ -123,9 +123,15 @@ olg_status olg__const_f32s(olg_lower *cx, const float *v, size_t n, olg_value *o
 olg_status olg__const_scalar(olg_lower *cx, olg_dtype dtype, double v, olg_value *out);
 /* A 0-D constant of x's dtype (float when unknown). */
 olg_status olg__const_like(olg_lower *cx, olg_value x, double v, olg_value *out);
-/* Any tensor: data copied (nbytes must match). */
+/* Any tensor: data copied (nbytes must match). Below opset 9, where Constant takes float types
+ * only, other types become initializers (olg__lower_initializer). */
 olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
                              const void *data, size_t nbytes, olg_value *out);
+
+/* An initializer of the target graph (data copied), named after the source node. */
+olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const void *data, size_t nbytes,
+                                  olg_value *out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes as tensors (int64, 1-D). Static parts become constants; dynamic parts use Shape. */

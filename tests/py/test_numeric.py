@@ -1,0 +1,30 @@
+"""The numeric suite: every tests/numeric/cases_<family>.py, one ONNX Runtime batch per family.
+
+Each (case, opset) is legalized, checked (olg_check; ONNX's checker up to opset 17), run in ONNX
+Runtime (up to opset 26) and compared with PyTorch; where the coverage matrix (or the case's
+min_opset) says the op does not lower, the refusal must name the lowest opset that works.
+The summary line says how many (op, opset) pairs pass."""
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NUMERIC = os.path.join(os.path.dirname(HERE), "numeric")
+sys.path.insert(0, NUMERIC)
+
+import harness  # noqa: E402
+
+FAMILIES = harness.family_files()
+
+
+@pytest.mark.parametrize("path", FAMILIES, ids=[os.path.basename(p)[6:-3] for p in FAMILIES])
+def test_family(path, capsys):
+    cases = harness.load_family(path)
+    assert cases, "%s has no CASES" % path
+    results = harness.run_cases(cases)
+    text, n_pass, _, failures = harness.summarize(results)
+    with capsys.disabled():
+        print("\n[%s] %s" % (os.path.basename(path), text))
+    assert not failures, "\n".join(map(repr, failures[:40]))
+    assert n_pass > 0
