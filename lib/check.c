@@ -62,7 +62,7 @@ static void report(ck *c, olg_severity sev, const char *code, const olg_node *nd
   va_end(ap);
 }
 
-/* "Add-14", "com.x.Foo-1": the op as diagnostics name it */
+/* "Add-14", "com.x.Foo-1": the op and its version, as diagnostics name it */
 static const char *op_label(const olg_node *nd, int64_t opset, char *buf, size_t n) {
   bool dom = nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx") != 0;
   snprintf(buf, n, "%s%s%s-%lld", dom ? nd->domain : "", dom ? "." : "", nd->op, (long long)opset);
@@ -488,7 +488,7 @@ static void op_removed(ck *c, const olg_node *nd, int64_t opset, const olg_schem
 static void attr_unknown(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s,
                          const char *name) {
   char lab[200];
-  op_label(nd, opset, lab, sizeof lab);
+  op_label(nd, s->since_version, lab, sizeof lab);
   for (int i = 0; i < s->n_inputs; i++)
     if (strcmp(s->inputs[i].name, name) == 0) {
       report(c, OLG_ERROR, "OLG-CHECK-ATTR-UNKNOWN", nd, opset,
@@ -602,7 +602,7 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
   const olg_value_rec *r = &g->values[v];
   const char *what = is_input ? "input" : "output";
   char lab[200], ts[160], al[600];
-  op_label(nd, opset, lab, sizeof lab);
+  op_label(nd, s->since_version, lab, sizeof lab);
   bool tensor = t->kind == OLG_TYPE_TENSOR;
   if (tensor && !(t->has_elem && t->elem)) return;
   bool ok;
@@ -667,7 +667,7 @@ static void check_type_constraints(ck *c, const olg_graph *g, const olg_node *nd
 /* Arity, omitted inputs, attributes. */
 static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
   char lab[200];
-  op_label(nd, opset, lab, sizeof lab);
+  op_label(nd, s->since_version, lab, sizeof lab);
   int nin = (int)nd->n_args, nout = (int)nd->n_outputs;
   if (nin < s->min_inputs || (s->max_inputs != OLG_SCHEMA_UNBOUNDED && nin > s->max_inputs)) {
     if (s->max_inputs == OLG_SCHEMA_UNBOUNDED)
@@ -733,10 +733,10 @@ static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_
 }
 
 /* Subgraph signatures of the control-flow ops (also checked by inference in full mode). */
-static void check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset) {
+static void check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
   if (!is_default_domain(nd->domain)) return;
   char lab[200];
-  op_label(nd, opset, lab, sizeof lab);
+  op_label(nd, s->since_version, lab, sizeof lab);
   if (strcmp(nd->op, "If") == 0) {
     static const char *const br[2] = {"then_branch", "else_branch"};
     for (int k = 0; k < 2; k++) {
@@ -877,7 +877,7 @@ static bool check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int6
   }
   *schema_out = s;
   check_signature(c, nd, opset, s);
-  check_subgraph_arity(c, nd, opset);
+  check_subgraph_arity(c, nd, opset, s);
   return c->errors == before;
 }
 

@@ -1,0 +1,579 @@
+/* The validator (olg_check): every diagnostic code on a graph built through the C API. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "infer.h"
+#include "ir.h"
+
+/* ---- small builders ---- */
+
+static olg_model *new_model(int64_t opset) {
+  olg_model *m = NULL;
+  if (olg_model_new(&m, NULL)) return NULL;
+  if (olg_model_set_opset(m, "", opset) || olg_graph_set_name(olg_model_graph(m), "g")) {
+    olg_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+static olg_value input(olg_graph *g, const char *name, olg_dtype dt, int32_t rank, const int64_t *dims) {
+  olg_value v = OLG_NO_VALUE;
+  olg_graph_add_input(g, name, dt, rank, dims, NULL, &v);
+  return v;
+}
+
+/* op(domain "") with the given inputs and one output named out (NULL: generated). */
+static olg_node_id node(olg_graph *g, const char *op, int nin, const olg_value *in, const char *out,
+                        olg_value *res) {
+  olg_node_id n = -1;
+  if (olg_node_begin(g, "", op, op, &n)) return -1;
+  for (int i = 0; i < nin; i++)
+    if (olg_node_arg_value(g, n, in[i])) return -1;
+  const char *names[1] = {out};
+  if (olg_node_end(g, n, 1, names, res)) return -1;
+  return n;
+}
+
+/* Runs olg_check; returns the status and leaves the diagnostics in *d (caller frees). */
+static olg_status run_check(olg_model *m, int full, olg_diags **d) {
+  olg_check_options o = OLG_CHECK_OPTIONS_INIT;
+  o.full = full;
+  if (olg_diags_new(d, NULL)) return OLG_ERR_NOMEM;
+  return olg_check(m, &o, *d);
+}
+
+/* The index of the first diagnostic with this code, or -1. */
+static long find_code(const olg_diags *d, const char *code) {
+  for (size_t i = 0; i < olg_diags_count(d); i++)
+    if (strcmp(olg_diag_code(d, i), code) == 0) return (long)i;
+  return -1;
+}
+
+static int msg_has(const char *msg, const char *frag) { return !frag || strstr(msg, frag) != NULL; }
+
+/* Asserts that the check fails with `code` among its errors and that the message holds `frag`. */
+#define EXPECT_CODE(m, full, code, frag)                                                    \
+  do {                                                                                      \
+    olg_diags *d_ = NULL;                                                                   \
+    olg_status s__ = run_check((m), (full), &d_);                                           \
+    long at_ = find_code(d_, (code));                                                       \
+    if (s__ != OLG_ERR_INVALID_MODEL || at_ < 0 ||                                          \
+        !msg_has(olg_diag_message(d_, (size_t)at_), (frag))) {                              \
+      olg_test_fail(__FILE__, __LINE__, "wanted %s with \"%s\"; got %s, %zu diagnostics%s%s", \
+                    (code), (frag) ? (frag) : "", olg_status_name(s__), olg_diags_count(d_),  \
+                    olg_diags_count(d_) ? ", first: " : "",                                 \
+                    olg_diags_count(d_) ? olg_diag_message(d_, 0) : "");                    \
+      olg_diags_free(d_);                                                                   \
+      olg_model_free(m);                                                                    \
+      return;                                                                               \
+    }                                                                                       \
+    olg_diags_free(d_);                                                                     \
+  } while (0)
+
+#define EXPECT_VALID(m, full)                                                               \
+  do {                                                                                      \
+    olg_diags *d_ = NULL;                                                                   \
+    olg_status s__ = run_check((m), (full), &d_);                                           \
+    if (s__ != OLG_OK) {                                                                    \
+      olg_test_fail(__FILE__, __LINE__, "wanted a valid model; got %s: %s", olg_status_name(s__), \
+                    olg_diags_count(d_) ? olg_diag_message(d_, 0) : olg_last_error());      \
+      olg_diags_free(d_);                                                                   \
+      olg_model_free(m);                                                                    \
+      return;                                                                               \
+    }                                                                                       \
+    olg_diags_free(d_);                                                                     \
+  } while (0)
+
+static const int64_t d23[2] = {2, 3};
+
+/* x[2,3] -> Relu -> y (typed output) */
+static olg_model *relu_model(int64_t opset) {
+  olg_model *m = new_model(opset);
+  if (!m) return NULL;
+  olg_graph *g = olg_model_graph(m);
+  olg_value x = input(g, "x", OLG_FLOAT, 2, d23), y;
+  if (node(g, "Relu", 1, &x, "y", &y) < 0 || olg_value_set_type(g, y, OLG_FLOAT, 2, d23, NULL) ||
+      olg_graph_add_output(g, y)) {
+    olg_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+TEST(check_valid_model) {
+  olg_model *m = relu_model(14);
+  CHECK(m != NULL);
+  EXPECT_VALID(m, 0);
+  EXPECT_VALID(m, 1);
+  /* without a diagnostics list, the verdict alone */
+  CHECK_OK(olg_check(m, NULL, NULL));
+  olg_model_free(m);
+}
+
+TEST(check_options_init) {
+  olg_check_options a = OLG_CHECK_OPTIONS_INIT, b;
+  memset(&b, 0x5a, sizeof b);
+  olg_check_options_init(&b);
+  CHECK_EQ(a.size, sizeof a);
+  CHECK_EQ(b.size, sizeof b);
+  CHECK_EQ(a.full, b.full);
+  CHECK_EQ(a.allow_unlowered, b.allow_unlowered);
+  CHECK_EQ(a.max_errors, b.max_errors);
+  CHECK_EQ(a.notes, b.notes);
+  CHECK_EQ(a.notes, 1);
+  olg_check_options bad = {0};
+  CHECK_STATUS(olg_check(NULL, NULL, NULL), OLG_ERR_INVALID_ARG);
+  olg_model *m = relu_model(14);
+  CHECK_STATUS(olg_check(m, &bad, NULL), OLG_ERR_INVALID_ARG);
+  olg_model_free(m);
+}
+
+TEST(check_graph_name_and_io_types) {
+  olg_model *m = relu_model(14);
+  CHECK_OK(olg_graph_set_name(olg_model_graph(m), ""));
+  EXPECT_CODE(m, 0, "OLG-CHECK-GRAPH-NAME", "no name");
+  olg_model_free(m);
+
+  m = relu_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value y;
+  CHECK_OK(olg_graph_find_value(g, "y", &y));
+  g->values[y].type = (olg_type){0};
+  EXPECT_CODE(m, 0, "OLG-CHECK-GRAPH-IO-TYPE", "'y'");
+  olg_model_free(m);
+
+  m = relu_model(14);
+  g = olg_model_graph(m);
+  CHECK_OK(olg_graph_find_value(g, "y", &y));
+  CHECK_OK(olg_value_set_type(g, y, OLG_FLOAT, OLG_RANK_UNKNOWN, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-GRAPH-IO-TYPE", "no shape");
+  olg_model_free(m);
+}
+
+TEST(check_ir_and_opsets) {
+  olg_model *m = relu_model(14);
+  m->ir_version = 0;
+  EXPECT_CODE(m, 0, "OLG-CHECK-IR-VERSION", "no ir_version");
+  m->ir_version = OLG_IR_VERSION_LATEST + 1;
+  EXPECT_CODE(m, 0, "OLG-CHECK-IR-VERSION", "newer");
+  olg_model_free(m);
+
+  m = relu_model(14);
+  CHECK_OK(olg_model_set_opset(m, "", 99));
+  EXPECT_CODE(m, 0, "OLG-CHECK-OPSET-VERSION", "does not exist");
+  olg_model_free(m);
+
+  /* an old IR with a newer opset: valid, with a warning */
+  m = relu_model(14);
+  CHECK_OK(olg_model_set_ir_version(m, 6));
+  olg_diags *d;
+  CHECK_OK(run_check(m, 0, &d));
+  long at = find_code(d, "OLG-CHECK-IR-VERSION");
+  CHECK(at >= 0);
+  CHECK_EQ(olg_diag_severity(d, (size_t)at), OLG_WARNING);
+  CHECK(strstr(olg_diag_message(d, (size_t)at), "set ir_version to 7") != NULL);
+  olg_diags_free(d);
+  olg_model_free(m);
+
+  m = relu_model(14);
+  m->n_opsets = 0;
+  EXPECT_CODE(m, 0, "OLG-CHECK-OPSET-MISSING", NULL);
+  olg_model_free(m);
+}
+
+TEST(check_op_unknown_and_removed) {
+  olg_model *m = new_model(15);
+  olg_graph *g = olg_model_graph(m);
+  olg_value x = input(g, "x", OLG_FLOAT, 4, (const int64_t[]){1, 1, 2, 2}), y, grid;
+  grid = input(g, "grid", OLG_FLOAT, 4, (const int64_t[]){1, 2, 2, 2});
+  CHECK(node(g, "GridSample", 2, (olg_value[]){x, grid}, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-OP-UNKNOWN", "introduced in opset 16");
+  olg_model_free(m);
+
+  m = new_model(14);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  CHECK(node(g, "Frobnicate", 1, &x, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-OP-UNKNOWN", "no operator 'Frobnicate'");
+  olg_model_free(m);
+
+  m = new_model(11);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 4, (const int64_t[]){1, 1, 2, 2});
+  olg_value sc = input(g, "scales", OLG_FLOAT, 1, (const int64_t[]){4});
+  CHECK(node(g, "Upsample", 2, (olg_value[]){x, sc}, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-OP-REMOVED", "use Resize");
+  olg_model_free(m);
+}
+
+TEST(check_attributes) {
+  /* Squeeze-13 takes axes as an input */
+  olg_model *m = new_model(13);
+  olg_graph *g = olg_model_graph(m);
+  olg_value x = input(g, "x", OLG_FLOAT, 2, (const int64_t[]){1, 3}), y;
+  olg_node_id n = node(g, "Squeeze", 1, &x, "y", &y);
+  CHECK(n >= 0);
+  g->nodes[n].state = OLG_NODE_OPEN; /* reopen to add the attribute */
+  CHECK_OK(olg_node_attr_ints(g, n, "axes", (const int64_t[]){0}, 1));
+  g->nodes[n].state = OLG_NODE_DONE;
+  EXPECT_CODE(m, 0, "OLG-CHECK-ATTR-UNKNOWN", "attribute 'axes' of Squeeze-13 is not allowed: since opset 13 axes is an input");
+  olg_model_free(m);
+
+  /* wrong type, missing required */
+  m = new_model(13);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  CHECK_OK(olg_node_begin(g, "", "Concat", "cat", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_attr_float(g, n, "axis", 0.0f));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-ATTR-TYPE", "attribute 'axis' of Concat-13 has type FLOAT; it must be INT");
+  olg_model_free(m);
+
+  m = new_model(13);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  CHECK(node(g, "Concat", 1, &x, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-ATTR-MISSING", "requires attribute 'axis' (INT)");
+  olg_model_free(m);
+
+  /* an attribute added in a later version of the op */
+  m = new_model(12);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  CHECK_OK(olg_node_begin(g, "", "Shape", "sh", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_attr_int(g, n, "start", 1));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-ATTR-UNKNOWN", "added in Shape-15");
+  olg_model_free(m);
+
+  /* internal symbols (__x) are not checked */
+  m = relu_model(14);
+  g = olg_model_graph(m);
+  g->nodes[0].state = OLG_NODE_OPEN;
+  CHECK_OK(olg_node_attr_int(g, 0, "__debug", 1));
+  g->nodes[0].state = OLG_NODE_DONE;
+  EXPECT_VALID(m, 0);
+  olg_model_free(m);
+}
+
+TEST(check_arity) {
+  olg_model *m = new_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3}), y;
+  CHECK(node(g, "Add", 1, &x, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-INPUT-COUNT", "Add-14 takes 2 inputs; this node has 1");
+  olg_model_free(m);
+
+  m = new_model(14);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  olg_node_id n;
+  CHECK_OK(olg_node_begin(g, "", "Add", "add", &n));
+  CHECK_OK(olg_node_arg_none(g, n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-INPUT-MISSING", "input 0 'A' of Add-14 is required");
+  olg_model_free(m);
+
+  m = new_model(14);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  CHECK_OK(olg_node_begin(g, "", "Relu", "r", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 2, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-OUTPUT-COUNT", NULL);
+  olg_model_free(m);
+
+  m = new_model(14);
+  g = olg_model_graph(m);
+  CHECK_OK(olg_node_begin(g, "", "Relu", "r", &n));
+  CHECK_OK(olg_node_end(g, n, 0, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-NODE-EMPTY", NULL);
+  olg_model_free(m);
+}
+
+TEST(check_type_constraints) {
+  olg_model *m = new_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value a = input(g, "a", OLG_FLOAT, 1, (const int64_t[]){3});
+  olg_value b = input(g, "b", OLG_INT64, 1, (const int64_t[]){3}), y;
+  CHECK(node(g, "Add", 2, (olg_value[]){a, b}, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-TYPE-MISMATCH", "input 0 'a' (float) and input 1 'b' (int64) of Add-14 are both bound to T");
+  olg_model_free(m);
+
+  m = new_model(14);
+  g = olg_model_graph(m);
+  a = input(g, "a", OLG_STRING, 1, (const int64_t[]){3});
+  CHECK(node(g, "Abs", 1, &a, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-TYPE-CONSTRAINT", "input 0 'a' of Abs-13 is string; type constraint T allows");
+  olg_model_free(m);
+
+  /* an integer Constant before opset 9: the node itself fixes its output type */
+  m = new_model(8);
+  g = olg_model_graph(m);
+  olg_node_id n;
+  const int64_t one = 1, dim1 = 1;
+  CHECK_OK(olg_node_begin(g, "", "Constant", "c", &n));
+  CHECK_OK(olg_node_attr_tensor(g, n, "value", OLG_INT64, 1, &dim1, &one, sizeof one));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  EXPECT_CODE(m, 0, "OLG-CHECK-TYPE-CONSTRAINT", "int64 is allowed from Constant-9 (opset >= 9)");
+  olg_model_free(m);
+}
+
+TEST(check_names) {
+  /* used before its producer */
+  olg_model *m = new_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3}), t, y;
+  CHECK_OK(olg_graph_add_value(g, "t", &t));
+  CHECK(node(g, "Relu", 1, &t, "y", &y) >= 0);
+  olg_node_id n;
+  CHECK_OK(olg_node_begin(g, "", "Neg", "neg", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end_with(g, n, 1, &t));
+  EXPECT_CODE(m, 0, "OLG-CHECK-NAME-ORDER", "'t' is used before node 'neg' (Neg) defines it");
+  olg_model_free(m);
+
+  /* never defined */
+  m = new_model(14);
+  g = olg_model_graph(m);
+  CHECK_OK(olg_graph_add_value(g, "ghost", &t));
+  CHECK(node(g, "Relu", 1, &t, "y", &y) >= 0);
+  EXPECT_CODE(m, 0, "OLG-CHECK-NAME-UNDEFINED", "'ghost'");
+  olg_model_free(m);
+
+  /* graph output never produced */
+  m = new_model(14);
+  g = olg_model_graph(m);
+  CHECK_OK(olg_graph_add_value(g, "out", &t));
+  CHECK_OK(olg_value_set_type(g, t, OLG_FLOAT, 0, NULL, NULL));
+  CHECK_OK(olg_graph_add_output(g, t));
+  EXPECT_CODE(m, 0, "OLG-CHECK-NAME-UNDEFINED", "output 'out'");
+  olg_model_free(m);
+
+  /* defined twice (as a reader keeps it) */
+  m = relu_model(14);
+  g = olg_model_graph(m);
+  CHECK_OK(olg_node_begin(g, "", "Neg", "neg2", &n));
+  CHECK_OK(olg_graph_find_value(g, "x", &x));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg__graph_add_value(g, "y", true, &t));
+  CHECK_OK(olg_node_end_with(g, n, 1, &t));
+  EXPECT_CODE(m, 0, "OLG-CHECK-NAME-DUPLICATE", "'y' is defined twice");
+  olg_model_free(m);
+}
+
+TEST(check_initializers) {
+  olg_model *m = relu_model(14);
+  olg_graph *g = olg_model_graph(m);
+  const float w[3] = {1, 2, 3};
+  olg_value v, y;
+  CHECK_OK(olg_graph_add_initializer(g, "w", OLG_FLOAT, 1, (const int64_t[]){3}, w, sizeof w,
+                                     OLG_DATA_COPY, NULL, NULL, &v));
+  CHECK(node(g, "Neg", 1, &v, "nw", &y) >= 0);
+  EXPECT_VALID(m, 1);
+  /* IR 3: an initializer must also be an input */
+  CHECK_OK(olg_model_set_ir_version(m, 3));
+  CHECK_OK(olg_model_set_opset(m, "", 8));
+  EXPECT_CODE(m, 0, "OLG-CHECK-INIT-NOT-INPUT", "'w'");
+  olg_model_free(m);
+
+  /* an input whose initializer disagrees with its declaration */
+  m = relu_model(14);
+  g = olg_model_graph(m);
+  olg_value x;
+  CHECK_OK(olg_graph_find_value(g, "x", &x));
+  olg_tensor *t;
+  const int64_t wd[2] = {2, 4};
+  float w8[8] = {0};
+  CHECK_OK(olg__tensor_new(m, "x", OLG_FLOAT, 2, wd, w8, sizeof w8, OLG_DATA_COPY, NULL, NULL, &t));
+  g->values[x].flags |= OLG_VF_INITIALIZER;
+  g->values[x].known = t;
+  CHECK_OK(olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits));
+  g->values[x].init = (int32_t)g->n_inits;
+  g->inits[g->n_inits++] = (struct olg_init){x, t};
+  EXPECT_CODE(m, 0, "OLG-CHECK-INIT-TYPE", "initializer has shape [2,4]");
+  olg_model_free(m);
+}
+
+TEST(check_domains_and_source_nodes) {
+  olg_model *m = relu_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, y;
+  olg_node_id n;
+  CHECK_OK(olg_graph_find_value(g, "x", &x));
+  CHECK_OK(olg_node_begin(g, "com.example", "Foo", "foo", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  EXPECT_CODE(m, 0, "OLG-CHECK-DOMAIN-UNDECLARED", "com.example is not imported");
+  CHECK_OK(olg_model_set_opset(m, "com.example", 1));
+  EXPECT_VALID(m, 0); /* a declared custom domain passes */
+  EXPECT_VALID(m, 1);
+  olg_model_free(m);
+
+  m = relu_model(14);
+  g = olg_model_graph(m);
+  CHECK_OK(olg_graph_find_value(g, "x", &x));
+  CHECK_OK(olg_node_begin(g, "aten", "softmax", "layer.softmax", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_arg_int(g, n, -1));
+  CHECK_OK(olg_node_arg_none(g, n));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  EXPECT_CODE(m, 0, "OLG-CHECK-NOT-LOWERED", "aten::softmax is a source-framework node with literal positional arguments");
+  olg_check_options o = OLG_CHECK_OPTIONS_INIT;
+  o.allow_unlowered = 1;
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_OK(olg_check(m, &o, d));
+  CHECK_EQ(olg_diag_severity(d, (size_t)find_code(d, "OLG-CHECK-NOT-LOWERED")), OLG_WARNING);
+  CHECK_STR(olg_diag_node(d, (size_t)find_code(d, "OLG-CHECK-NOT-LOWERED")), "layer.softmax");
+  olg_diags_free(d);
+  olg_model_free(m);
+}
+
+/* If with branches that read outer values */
+static olg_model *if_model(int late_capture, const char *captured) {
+  olg_model *m = new_model(14);
+  olg_graph *g = olg_model_graph(m), *th, *el;
+  olg_value x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3});
+  olg_value c = input(g, "c", OLG_BOOL, 0, NULL), nx, r, cap, o;
+  if (!late_capture && node(g, "Neg", 1, &x, "nx", &nx) < 0) return NULL;
+  if (olg_model_new_subgraph(m, &th) || olg_model_new_subgraph(m, &el)) return NULL;
+  olg_graph_set_name(th, "then");
+  olg_graph_set_name(el, "else");
+  olg_graph *br[2] = {th, el};
+  for (int k = 0; k < 2; k++) {
+    if (olg_graph_add_value(br[k], k ? "x" : captured, &cap)) return NULL;
+    if (node(br[k], "Identity", 1, &cap, k ? "oe" : "ot", &o) < 0) return NULL;
+    if (olg_graph_add_output(br[k], o)) return NULL;
+  }
+  olg_node_id n;
+  if (olg_node_begin(g, "", "If", "if", &n) || olg_node_arg_value(g, n, c) ||
+      olg_node_attr_graph(g, n, "then_branch", th) || olg_node_attr_graph(g, n, "else_branch", el) ||
+      olg_node_end(g, n, 1, (const char *[]){"r"}, &r))
+    return NULL;
+  if (late_capture && node(g, "Neg", 1, &x, "nx", &nx) < 0) return NULL;
+  if (olg_value_set_type(g, r, OLG_FLOAT, 1, (const int64_t[]){3}, NULL) || olg_graph_add_output(g, r))
+    return NULL;
+  return m;
+}
+
+TEST(check_subgraphs) {
+  olg_model *m = if_model(0, "nx");
+  CHECK(m != NULL);
+  EXPECT_VALID(m, 0);
+  EXPECT_VALID(m, 1);
+  /* full mode inferred the branches and the If output, then put everything back */
+  olg_graph *g = olg_model_graph(m);
+  olg_value nx;
+  CHECK_OK(olg_graph_find_value(g, "nx", &nx));
+  CHECK_EQ(g->values[nx].type.kind, OLG_TYPE_NONE);
+  olg_model_free(m);
+
+  m = if_model(0, "nowhere");
+  EXPECT_CODE(m, 0, "OLG-CHECK-OUTER-UNDEFINED", "'nowhere' is defined neither in subgraph 'then' nor in any enclosing graph");
+  olg_model_free(m);
+
+  m = if_model(1, "nx");
+  EXPECT_CODE(m, 0, "OLG-CHECK-OUTER-UNDEFINED", "follows the node that owns the subgraph");
+  olg_model_free(m);
+
+  /* branch output counts must match the node's */
+  m = if_model(0, "nx");
+  g = olg_model_graph(m);
+  olg_graph *th = g->nodes[1].attrs[0].g;
+  olg_value extra;
+  CHECK_OK(olg_graph_find_value(th, "ot", &extra));
+  th->outputs.n = 0;
+  EXPECT_CODE(m, 0, "OLG-CHECK-SUBGRAPH", "then_branch of If-13 has 0 outputs but the node has 1");
+  olg_model_free(m);
+}
+
+TEST(check_full_mode_reports_contradictions) {
+  olg_model *m = relu_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value y;
+  CHECK_OK(olg_graph_find_value(g, "y", &y));
+  CHECK_OK(olg_value_set_type(g, y, OLG_FLOAT, 2, (const int64_t[]){2, 4}, NULL));
+  EXPECT_VALID(m, 0); /* the light check does not infer */
+  EXPECT_CODE(m, 1, "OLG-INFER-MISMATCH", "output 'y': inferred float[2,3], but it is declared float[2,4]");
+  /* the declared type is still there afterwards */
+  CHECK_EQ(g->values[y].type.dims[1].value, 4);
+  olg_model_free(m);
+
+  m = new_model(14);
+  g = olg_model_graph(m);
+  olg_value a = input(g, "a", OLG_FLOAT, 1, (const int64_t[]){3});
+  olg_value b = input(g, "b", OLG_FLOAT, 1, (const int64_t[]){4});
+  CHECK(node(g, "Add", 2, (olg_value[]){a, b}, "y", &y) >= 0);
+  CHECK_OK(olg_value_set_type(g, y, OLG_FLOAT, 1, (const int64_t[]){3}, NULL));
+  CHECK_OK(olg_graph_add_output(g, y));
+  EXPECT_CODE(m, 1, "OLG-INFER-INVALID", "shapes do not broadcast: dim 0 is 3 in one input and 4 in the other");
+  olg_model_free(m);
+}
+
+TEST(check_reports_every_error_and_max_errors) {
+  olg_model *m = new_model(14);
+  olg_graph *g = olg_model_graph(m);
+  olg_value x = input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3}), y;
+  for (int i = 0; i < 5; i++) CHECK(node(g, "Add", 1, &x, NULL, &y) >= 0);
+  olg_diags *d;
+  CHECK_STATUS(run_check(m, 0, &d), OLG_ERR_INVALID_MODEL);
+  CHECK_EQ(olg_diags_error_count(d), 5);
+  olg_diags_free(d);
+  olg_check_options o = OLG_CHECK_OPTIONS_INIT;
+  o.max_errors = 2;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_STATUS(olg_check(m, &o, d), OLG_ERR_INVALID_MODEL);
+  CHECK_EQ(olg_diags_error_count(d), 2);
+  CHECK_STR(olg_diag_op(d, 0), "Add");
+  CHECK_EQ(olg_diag_opset(d, 0), 14);
+  olg_diags_free(d);
+  CHECK_STATUS(olg_check(m, NULL, NULL), OLG_ERR_INVALID_MODEL);
+  olg_model_free(m);
+}
+
+/* Fault injection: every allocation of a full check (model, diagnostics, inference) may fail. */
+static olg_status scenario_full_check(void *ud, const olg_allocator *a) {
+  (void)ud;
+  olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
+  mo.allocator = a;
+  olg_model *m = NULL;
+  olg_diags *d = NULL;
+  olg_status s = olg_model_new(&m, &mo);
+  if (s) return s;
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, sh, y, r;
+  olg_node_id n;
+  const int64_t dims[3] = {OLG_DIM_UNKNOWN, 3, 4};
+  const char *params[3] = {"N", NULL, NULL};
+  if ((s = olg_model_set_opset(m, "", 14)) || (s = olg_graph_set_name(g, "g")) ||
+      (s = olg_graph_add_input(g, "x", OLG_FLOAT, 3, dims, params, &x)) ||
+      (s = olg_node_begin(g, "", "Shape", "shape", &n)) || (s = olg_node_arg_value(g, n, x)) ||
+      (s = olg_node_end(g, n, 1, NULL, &sh)) || (s = olg_node_begin(g, "", "Reshape", "reshape", &n)) ||
+      (s = olg_node_arg_value(g, n, x)) || (s = olg_node_arg_value(g, n, sh)) ||
+      (s = olg_node_end(g, n, 1, NULL, &y)) || (s = olg_node_begin(g, "", "Relu", "relu", &n)) ||
+      (s = olg_node_arg_value(g, n, y)) || (s = olg_node_end(g, n, 1, (const char *[]){"r"}, &r)) ||
+      (s = olg_value_set_type(g, r, OLG_FLOAT, 3, dims, params)) || (s = olg_graph_add_output(g, r)) ||
+      (s = olg_diags_new(&d, a)))
+    goto out;
+  olg_check_options o = OLG_CHECK_OPTIONS_INIT;
+  o.full = 1;
+  s = olg_check(m, &o, d);
+  if (!s && olg_diags_count(d) != 0) s = OLG_ERR_STATE;
+  if (!s) s = olg_check(m, NULL, NULL);
+  if (!s) s = olg_infer_shapes(m, NULL, d);
+  if (!s && (olg_value_rank(g, y) != 3 || olg_value_dtype(g, y) != OLG_FLOAT)) s = OLG_ERR_STATE;
+out:
+  olg_diags_free(d);
+  olg_model_free(m);
+  return s;
+}
+
+TEST(check_fail_each_allocation) {
+  CHECK_FAIL_EACH_ALLOCATION(scenario_full_check, NULL);
+}
