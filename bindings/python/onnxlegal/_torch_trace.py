@@ -15,8 +15,9 @@ its own (tests/torch/interp.py runs it back through torch) and then handed to th
   ...) is written back into its base with slice/cat/reshape/permute nodes;
 - `aten::size` stays a node, so shape computations stay dynamic where the dims are.
 
-Only what torch itself exposes is used: torch.jit._get_trace_graph (the tracer torch.onnx uses,
-parameters as trailing graph inputs), and torch._C.Graph/Node/Value accessors.
+Only what torch itself exposes is used: its tracer (torch._C._create_graph_by_tracing, what
+torch.onnx traces with, parameters as trailing graph inputs) and torch._C.Graph/Node/Value
+accessors.
 """
 import contextlib
 import functools
@@ -279,20 +280,30 @@ def trace(model, args, extra_outputs=()):
     old_map = torch.jit._trace._trace_module_map
     torch.jit._trace._trace_module_map = scope_names
     try:
+        # Parameters and buffers are inputs of the trace too, after the model's inputs, in
+        # _unique_state_dict order (shared tensors once), so that the graph refers to them
+        # instead of holding them as constants. torch.jit._get_trace_graph would do the same
+        # but first clones every input of the trace, parameters included (a second copy of
+        # every weight); the tracer's entry point is called directly instead.
+        state = torch.jit._unique_state_dict(root, keep_vars=True)
+        params = [(k[len("model."):] if k.startswith("model.") else k, v)
+                  for k, v in state.items()]
+        n_in = len(flat_in)
+        result = []
+
+        def traced(*tensors):
+            result.append(root(*tensors[:n_in]))
+            return result[0]
         with _eval_mode(model), _tracing_shims(), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", torch.jit.TracerWarning)
-            graph, outs = torch.jit._get_trace_graph(root, tuple(flat_in), strict=False,
-                                                     _force_outplace=False)
+            graph, _ = torch._C._create_graph_by_tracing(
+                traced, list(flat_in) + [v for _, v in params],
+                torch.jit._trace._create_interpreter_name_lookup_fn(), False, False)
+        outs = result[0]
     finally:
         torch.jit._trace._trace_module_map = old_map
         for h in hooks:
             h.remove()
-    if isinstance(outs, torch.Tensor):
-        outs = (outs,)
-    # Parameters and buffers follow the inputs, in _unique_state_dict order (shared tensors
-    # once); the names drop the wrapper's "model." prefix.
-    state = torch.jit._unique_state_dict(root, keep_vars=True)
-    params = [(k[len("model."):] if k.startswith("model.") else k, v) for k, v in state.items()]
     tracer_warnings = [str(w.message) for w in caught
                        if issubclass(w.category, torch.jit.TracerWarning)]
     return dict(graph=graph, inputs=flat_in, input_names=in_names, params=params,
