@@ -74,6 +74,11 @@ class Shapes(nn.Module):
         return torch.cat([h, self.bias_rows], 0)
 
 
+class Transposes(nn.Module):
+    def forward(self, x):
+        return torch.stack([x.transpose(0, 1), x.transpose(0, 1)], 0).permute(0, 2, 1, 3)
+
+
 class Custom(nn.Module):
     def __init__(self):
         super().__init__()
@@ -167,6 +172,12 @@ def exported(work):
     export("dyn", m, (x4(),), p, lambda: (m, p, [ort.add(p, {"x": t.numpy()}) for t in sizes]),
            input_names=["x"], output_names=["y"],
            dynamic_axes={"x": {0: "batch"}, "y": {0: "rows"}}, opset_version=13)
+    p0 = work / "transpose_dyn.onnx"
+    tm = Transposes()
+    export("dyn_simple", tm, (x4(),), p0,
+           lambda: (tm, p0, [ort.add(p0, {"x": t.numpy()}) for t in sizes]),
+           input_names=["x"], output_names=["y"],
+           dynamic_axes={"x": {0: "batch"}, "y": {1: "b", 2: "b2"}}, opset_version=11)
     p1 = work / "custom.onnx"
     cm = Custom()
     export("custom", cm, (x4(),), p1, lambda: (cm, ort.add(p1, {"input": x4().numpy()})),
@@ -210,7 +221,7 @@ def test_dynamic_axes_stay_symbolic_and_run_at_other_sizes(exported):
     m, p, runs = exported.need("dyn")
     g = onnx.load(str(p)).graph
     assert g.input[0].name == "x" and g.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
-    assert g.output[0].name == "y"
+    assert g.output[0].name == "y" and g.output[0].type.tensor_type.shape.dim[0].dim_param == "rows"
     # the batch size is read at run time (Shape), not baked in from the trace
     assert any(n.op_type == "Shape" for n in g.node)
     ort = exported["ort"]
@@ -220,6 +231,19 @@ def test_dynamic_axes_stay_symbolic_and_run_at_other_sizes(exported):
         want = m(torch.from_numpy(feed)).detach().numpy()
         np.testing.assert_allclose(got, want, rtol=1e-6)
         assert got.shape[0] == feed.shape[0] + 2
+
+
+def test_dynamic_axes_on_outputs_name_their_dims(exported):
+    m, p, runs = exported.need("dyn_simple")
+    g = onnx.load(str(p)).graph
+    assert [d.dim_param or d.dim_value for d in g.input[0].type.tensor_type.shape.dim] == \
+        ["batch", 3, 4]
+    assert [d.dim_param or d.dim_value for d in g.output[0].type.tensor_type.shape.dim] == \
+        [2, "b", "b2", 4]
+    ort = exported["ort"]
+    for i in runs:
+        feed = ort.cases[i][1]["x"]
+        np.testing.assert_array_equal(ort.get(i)[0], m(torch.from_numpy(feed)).numpy())
 
 
 def test_custom_symbolics_lower_custom_ops_and_autograd_functions(exported):

@@ -167,6 +167,7 @@ def test_dynamic_axes_stay_symbolic_in_the_file(run):
     dim = m.graph.input[0].type.tensor_type.shape.dim[0]
     assert dim.dim_param == "input_1_dynamic_axes_1"
     assert m.graph.input[0].name == "input_1" and m.graph.output[0].name == "output_1"
+    assert m.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "output_1_dynamic_axes_1"
 
 
 def test_summary(run, capsys):

@@ -394,6 +394,7 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
             raise ExportError("legalize failed at opset %d:\n%s" % (
                 opset, "\n".join("  " + d["message"] for d in errors) or "  (no diagnostic)"),
                 diags, rep)
+        _name_output_dims(out, sg)
         for d in diags:
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
             if key in ops:
@@ -407,6 +408,29 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
     finally:
         _emit_report(report, rep)
     return rep
+
+
+def _name_output_dims(out, sg):
+    """dynamic_axes on an output names those dims in the written model, as torch.onnx does,
+    whatever inference made of them (a number from the trace's sizes, or another name)."""
+    dyn = getattr(sg, "dynamic_axes", None) or {}
+    if not any(name in dyn for _, name in sg.outputs):
+        return
+    for v in out.graph.outputs:
+        dims = dyn.get(v.name)
+        if not dims:
+            continue
+        shape = v.shape
+        if shape is None:
+            raise ExportError("dynamic_axes: the rank of output %r is not known after "
+                              "legalize, so its dims cannot be named" % v.name)
+        shape = list(shape)
+        for d, dname in dims.items():
+            if d >= len(shape):
+                raise ExportError("dynamic_axes: output %r has rank %d, no dim %d"
+                                  % (v.name, len(shape), d))
+            shape[d] = dname
+        v.set_type(v.dtype_code, shape)
 
 
 def _emit_report(report, rep):
