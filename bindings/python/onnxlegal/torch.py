@@ -330,8 +330,10 @@ def export(model, args, f, *, opset_version=17, input_names=None, output_names=N
       of a torch.library namespace is "<namespace>::<op>".
     external_data_threshold: when not None, tensors of at least this many bytes are written to
       "<f>.data" beside the model instead of inside it.
-    report: a dict to fill, or a path to write the report to as JSON: ops seen (count, nodes,
-      how each was lowered), diagnostics, node counts and the time of each stage.
+    report: a dict to fill, or a path to write the report to as JSON: the source ops seen (count,
+      lowering "native" or "decomposed" at this opset and the opset its symbolic is registered
+      from, and the library's notes about it), the ONNX ops written, diagnostics, node counts,
+      bytes, and the time of each stage (trace, walk, build, preflight, legalize, write).
 
     Returns the report (a dict). Raises UnsupportedOpsError listing every op without a symbolic
     and every node where it occurs (and, for an op that needs a higher opset, the lowest that
@@ -399,8 +401,16 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
             if key in ops:
                 ops[key].setdefault("notes", []).append(d["message"])
-        from ._lib import lib
-        rep["nodes"] = int(lib.olg_graph_node_count(out.graph._ptr))
+        from ._lib import dec, lib
+        gp = out.graph._ptr
+        rep["nodes"] = int(lib.olg_graph_node_count(gp))
+        hist = {}
+        for i in range(rep["nodes"]):
+            key = dec(lib.olg_node_op(gp, i))
+            dom = dec(lib.olg_node_domain(gp, i))
+            key = "%s::%s" % (dom, key) if dom else key
+            hist[key] = hist.get(key, 0) + 1
+        rep["onnx_ops"] = dict(sorted(hist.items()))
         t = time.perf_counter()
         rep["bytes_written"] = _write(out, f, external_data_threshold)
         times["write"] = time.perf_counter() - t
