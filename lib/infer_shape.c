@@ -181,6 +181,14 @@ OLG_INFER_RULE(olg__inf_reshape) {
           return olg__fail(cx, "with allowzero=1 the target shape may not hold both 0 and -1");
     }
     out.d[minus] = xs ? infer_minus_one(&x, &out, minus) : olg__dunk();
+    /* all else known: the -1 must divide exactly */
+    olg_ishape rest = out;
+    rest.d[minus] = olg__dnum(1);
+    int64_t nx, nr;
+    if (xs && olg__shape_numel_known(&x, &nx) && olg__shape_numel_known(&rest, &nr) &&
+        (nr == 0 ? nx != 0 : nx % nr != 0))
+      return olg__fail(cx, "cannot reshape %lld elements into a shape whose known dims hold %lld (the -1 would not be whole)",
+                       (long long)nx, (long long)nr);
   }
   int64_t nin, nout;
   if (xs && olg__shape_numel_known(&x, &nin) && olg__shape_numel_known(&out, &nout) && nin != nout)
