@@ -99,6 +99,10 @@ def test_module_paths_name_the_nodes():
     scopes = [n.scope for n in sg.nodes]
     assert "conv1" in scopes and "layer1.0.conv1" in scopes and "layer4.1.bn2" in scopes
     assert "fc" in scopes
+    # BasicBlock calls its relu module twice: two nodes, told apart by their names
+    relus = [n.name for n in sg.nodes if n.scope == "layer1.0.relu"]
+    assert relus == ["layer1.0.relu", "layer1.0.relu#2"]
+    assert len(set(n.name for n in sg.nodes if n.name)) == len([n for n in sg.nodes if n.name])
     conv = next(n for n in sg.nodes if n.scope == "layer1.0.conv1")
     assert conv.op == "_convolution" and conv.schema.startswith("aten::_convolution(")
 

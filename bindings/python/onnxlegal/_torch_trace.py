@@ -64,11 +64,14 @@ class Values(list):
 
 
 class SNode:
-    __slots__ = ("domain", "op", "args", "outputs", "scope", "schema")
+    """scope: the module path of the node ("layer1.0.relu", "" at the top level); name: the
+    scope made unique, "layer1.0.relu#2" for the second node of that module (a module called
+    twice), so that names of the nodes lowered from it stay unique too; "" at the top level."""
+    __slots__ = ("domain", "op", "args", "outputs", "scope", "schema", "name")
 
     def __init__(self, domain, op, args, outputs, scope, schema=None):
         self.domain, self.op, self.args, self.outputs = domain, op, args, outputs
-        self.scope, self.schema = scope, schema
+        self.scope, self.schema, self.name = scope, schema, scope
 
     def __repr__(self):
         return "%s = %s::%s(%s)  # %s" % (", ".join(map(repr, self.outputs)), self.domain,
@@ -102,10 +105,10 @@ class SourceGraph:
         self.warnings = []
 
     def ops(self):
-        """{"domain::op": [scope, ...]} of the nodes, in order of first appearance."""
+        """{"domain::op": [node name, ...]} of the nodes, in order of first appearance."""
         seen = {}
         for n in self.nodes:
-            seen.setdefault("%s::%s" % (n.domain, n.op), []).append(n.scope)
+            seen.setdefault("%s::%s" % (n.domain, n.op), []).append(n.name)
         return seen
 
     def dump(self):
@@ -1055,6 +1058,18 @@ def _prune(sg, outputs):
     sg.initializers = [i for i in sg.initializers if i.value.id in live]
 
 
+def _name_nodes(sg):
+    """Unique node names from the scopes: the k-th node (k >= 2) of a module is "<scope>#k"."""
+    seen = {}
+    for n in sg.nodes:
+        if not n.scope:
+            n.name = ""
+            continue
+        k = seen.get(n.scope, 0) + 1
+        seen[n.scope] = k
+        n.name = n.scope if k == 1 else "%s#%d" % (n.scope, k)
+
+
 def normalize_dynamic_axes(dynamic_axes, names):
     """torch.onnx.export's dynamic_axes: {name: [dims]} (names made up as torch does) or
     {name: {dim: "name"}} -> {name: {dim: "name"}}."""
@@ -1120,6 +1135,7 @@ def build_source_graph(model, args, input_names=None, output_names=None, dynamic
         final.append((v, n))
     w.sg.outputs = final
     _prune(w.sg, [v for v, _ in final])
+    _name_nodes(w.sg)
     for name in dyn:
         if name not in names and name not in onames:
             raise TorchExportError("dynamic_axes names %r, which is neither an input nor an "

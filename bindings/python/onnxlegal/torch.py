@@ -116,7 +116,7 @@ def to_source_model(sg):
         args = [conv(a) for a in n.args]
         names = [out_name.get(o.id) for o in n.outputs]
         outs = add(n.domain, n.op, args, names if any(names) else len(n.outputs),
-                   name=n.scope or None)
+                   name=n.name or None)
         if len(n.outputs) == 1:
             outs = (outs,)
         for o, r in zip(n.outputs, outs):
