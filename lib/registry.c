@@ -333,7 +333,9 @@ olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, con
     *lowering = e->lowering;
     return e->lowering == OLG_LOWERING_NONE ? OLG_ERR_UNSUPPORTED : OLG_OK;
   }
-  if (!*norm_domain(domain) && r->onnx_fallback) {
+  /* an ONNX op with rows of its own only from a later opset is not passed through below them:
+   * the caller reports it with the lowest opset that works */
+  if (!*norm_domain(domain) && r->onnx_fallback && find_op(r, "", op) < 0) {
     *fn = r->onnx_fallback;
     *ud = NULL;
     *lowering = OLG_LOWERING_NATIVE;

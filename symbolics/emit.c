@@ -564,7 +564,9 @@ olg_status olg__emit_clip(olg_lower *cx, olg_value x, olg_value lo, olg_value hi
                           olg_value *out) {
   int opset = olg__opset(cx);
   olg_dtype t = olg__dtype(cx, x);
-  bool fl = olg__is_float(t) || t == OLG_UNDEFINED;
+  /* Before 12 runtimes implement Clip for float only (ONNX Runtime has no double Clip-6/11):
+   * other types use Where (>= 9), or float when that is exact (<= 16 bits) */
+  bool fl = t == OLG_FLOAT || t == OLG_UNDEFINED;
   if (opset >= 12 || (opset == 11 && fl)) {
     olg_value l, h;
     OLG_TRY(clip_bound(cx, lo, t == OLG_UNDEFINED ? OLG_FLOAT : t, &l));
@@ -572,23 +574,41 @@ olg_status olg__emit_clip(olg_lower *cx, olg_value x, olg_value lo, olg_value hi
     olg_value in[3] = {x, l, h};
     return olg__emit(cx, "Clip", in, h != OLG_NO_VALUE ? 3 : l != OLG_NO_VALUE ? 2 : 1, out);
   }
-  /* Clip-6 (attributes) or Clip-11 on a non-float type: clip in double (exact to 2^53) */
   double l = -INFINITY, h = INFINITY;
   bool dyn = (lo != OLG_NO_VALUE && !olg__known_scalar(cx, lo, &l)) ||
              (hi != OLG_NO_VALUE && !olg__known_scalar(cx, hi, &h));
+  if (!fl && opset >= 9) {
+    /* Where(x < lo, lo, x), then the same with hi: exact for every type */
+    olg_value y = x, b, c;
+    if (lo != OLG_NO_VALUE) {
+      OLG_TRY(clip_bound(cx, lo, t, &b));
+      OLG_TRY(olg__emit2(cx, "Less", y, b, &c));
+      OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){c, b, y}, 3, &y));
+    }
+    if (hi != OLG_NO_VALUE) {
+      OLG_TRY(clip_bound(cx, hi, t, &b));
+      OLG_TRY(olg__emit2(cx, "Greater", y, b, &c));
+      OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){c, b, y}, 3, &y));
+    }
+    *out = y;
+    return OLG_OK;
+  }
+  /* Clip-6 at opsets 7, 8 (and float Clip-11): other types in float, exact up to 16 bits */
   olg_value xin = x;
-  if (!fl) OLG_TRY(olg__emit_cast(cx, x, OLG_DOUBLE, &xin));
+  if (!fl && (olg_dtype_bits(t) > 16 || t == OLG_BFLOAT16))
+    return olg__unsupportedf(cx, 9, "Clip of %s", olg_dtype_name(t));
+  if (!fl) OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &xin));
   olg_value y;
   if (dyn) {
     if (opset < 11) return olg_lower_unsupported(cx, "Clip with bounds computed at run time", 11);
     olg_value lv, hv;
-    OLG_TRY(clip_bound(cx, lo, OLG_DOUBLE, &lv));
-    OLG_TRY(clip_bound(cx, hi, OLG_DOUBLE, &hv));
+    OLG_TRY(clip_bound(cx, lo, OLG_FLOAT, &lv));
+    OLG_TRY(clip_bound(cx, hi, OLG_FLOAT, &hv));
     olg_value in[3] = {xin, lv, hv};
     OLG_TRY(olg__emit(cx, "Clip", in, hv != OLG_NO_VALUE ? 3 : 2, &y));
   } else if (opset >= 11) {
     olg_value lv = OLG_NO_VALUE, hv = OLG_NO_VALUE;
-    olg_dtype ct = fl ? (t == OLG_UNDEFINED ? OLG_FLOAT : t) : OLG_DOUBLE;
+    olg_dtype ct = fl ? (t == OLG_UNDEFINED ? OLG_FLOAT : t) : OLG_FLOAT;
     if (lo != OLG_NO_VALUE) OLG_TRY(olg__const_scalar(cx, ct, l, &lv));
     if (hi != OLG_NO_VALUE) OLG_TRY(olg__const_scalar(cx, ct, h, &hv));
     olg_value in[3] = {xin, lv, hv};

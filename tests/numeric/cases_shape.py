@@ -40,6 +40,7 @@ CASES = [
     Case("contiguous", [x234], aten.contiguous),
     Case("detach", [x234], aten.detach),
     Case("clone", [i64(4)], aten.clone),
+    Case("alias", [x234], aten.alias),
     # squeeze: all, a dim of 1, a dim of 3 (a no-op), a dim unknown at export time
     Case("squeeze", [f32(2, 1, 3, 1)], aten.squeeze),
     Case("squeeze", [f32(2, 1, 3), 1], lambda x, d: aten.squeeze(x, d)),

@@ -69,8 +69,13 @@ class Init:
 
 class Case:
     def __init__(self, op, args, ref, *, name=None, domain="aten", torch=True, min_opset=None,
-                 atol=1e-4, rtol=1e-3, opsets=None, n_outputs=None, declare_outputs=False):
+                 atol=1e-4, rtol=1e-3, opsets=None, n_outputs=None, declare_outputs=False,
+                 attrs=None, source_opset=None):
         self.op, self.args, self.ref, self.domain = op, list(args), ref, domain
+        # ONNX-domain (and custom-domain) cases: named attributes, and the opset the source
+        # model imports (an ONNX node is read at its source opset, written at the target's)
+        self.attrs = dict(attrs or {})
+        self.source_opset = source_opset
         self.torch = torch
         self.min_opset = min_opset
         self.atol, self.rtol = atol, rtol
@@ -79,7 +84,10 @@ class Case:
         # declare the outputs' dtype and rank (dims unknown) as a tracing front end would, for
         # results whose rank inference cannot know (a data-dependent squeeze)
         self.declare_outputs = declare_outputs
-        self.name = name or "%s(%s)" % (op, ", ".join(_arg_label(a) for a in self.args))
+        self.name = name or "%s%s(%s)%s" % (
+            op, "-%d" % source_opset if source_opset else "",
+            ", ".join(_arg_label(a) for a in self.args),
+            "".join(" %s=%r" % kv for kv in sorted(self.attrs.items())))
 
     def __repr__(self):
         return self.name
@@ -109,7 +117,7 @@ def _array_of(a):
 
 def build_source(case, n_outputs, want=None):
     """The one-op source model and the feeds {name: array} of its graph inputs."""
-    m = onnxlegal.Model(opset=None)
+    m = onnxlegal.Model(opset={"": case.source_opset} if case.source_opset else None)
     g = m.graph
     feeds = {}
 
@@ -131,8 +139,12 @@ def build_source(case, n_outputs, want=None):
             args.append([None if x is None else tensor(x) for x in a])
         else:
             args.append(a)
-    outs = g.source_node(case.domain, case.op, args,
-                         n_outputs=["out%d" % i for i in range(n_outputs)], name="node0")
+    names = ["out%d" % i for i in range(n_outputs)]
+    if case.domain == "" or case.attrs:
+        outs = g.node(case.op, args, outputs=names, domain=case.domain, name="node0",
+                      attrs=case.attrs)
+    else:
+        outs = g.source_node(case.domain, case.op, args, n_outputs=names, name="node0")
     for i, o in enumerate(outs if isinstance(outs, tuple) else (outs,)):
         if case.declare_outputs and want is not None:
             o.set_type(want[i].dtype, [None] * want[i].ndim)
