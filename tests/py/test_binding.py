@@ -394,8 +394,9 @@ def test_write_external_data(tmp_path):
         big = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)
         small = np.ones(4, np.float32)
         y = g.node("MatMul", [x, g.add_initializer("big", big)])
-        g.add_output(g.node("Add", [y, g.add_initializer("small", small.reshape(4, 1))],
-                            outputs=["y"]))
+        out = g.node("Add", [y, g.add_initializer("small", small.reshape(4, 1))], outputs=["y"])
+        out.set_type(np.float32, [4, 64])  # the checker wants typed graph outputs
+        g.add_output(out)
         m.write(tmp_path / "m.onnx", external_data="weights.bin", threshold=1024)
     assert (tmp_path / "weights.bin").stat().st_size >= big.nbytes
     proto = onnx.load(str(tmp_path / "m.onnx"))
@@ -451,3 +452,16 @@ def test_write_callback_exception_becomes_callback_error(monkeypatch):
         with pytest.raises(onnxlegal.CallbackError) as e:
             m.to_text()
         assert "sink broke" in str(e.value) and e.value.status == -12
+
+
+def test_default_ir_version_follows_the_opset():
+    if "olg_ir_version_for_opset" in _lib.lib.missing:
+        pytest.skip("olg_ir_version_for_opset is not in this build")
+    with onnxlegal.Model(opset=17) as m:
+        assert m.ir_version == 8
+    with onnxlegal.Model(opset={"": 11, "com.x": 1}) as m:
+        assert m.ir_version == 6
+    with onnxlegal.Model(opset=21, ir_version=11) as m:
+        assert m.ir_version == 11
+    with onnxlegal.Model(opset=None) as m:
+        assert m.ir_version == 13 and m.opsets == {}

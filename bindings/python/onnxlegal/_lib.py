@@ -21,6 +21,10 @@ SHAPE_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_void_p)       # olg_shape_fn
 
 # name: (restype, argtypes), grouped by header.
 SIGNATURES = {
+    # check.h
+    "olg_check_options_init": (None, [c_void_p]),
+    "olg_check": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "olg_infer_shapes": (c_int, [c_void_p, c_void_p, c_void_p]),
     # diag.h
     "olg_diags_new": (c_int, [P(c_void_p), c_void_p]),
     "olg_diags_free": (None, [c_void_p]),

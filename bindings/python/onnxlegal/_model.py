@@ -76,13 +76,26 @@ def _collect(fn_name, handle, *extra):
     return b"".join(chunks)
 
 
+def _ir_version_for(opset):
+    """The IR version released with a default-domain opset (what runtimes and checkers of that
+    time accept), or None to keep the library's default."""
+    if opset is None or "olg_ir_version_for_opset" in lib.missing:
+        return None
+    v = lib.olg_ir_version_for_opset(opset)
+    return v if v > 0 else None
+
+
 class Model:
     """An ONNX model being built or read. Frees its C handle on close(), at the end of a `with`
-    block, or when garbage-collected; arrays given as initializers are kept alive until then."""
+    block, or when garbage-collected; arrays given as initializers are kept alive until then.
+
+    opset: the default domain's version, or {domain: version}. ir_version: None picks the IR
+    version released with that opset (e.g. 8 for opset 17)."""
 
     def __init__(self, opset=17, ir_version=None, name="main", *, _handle=None):
         self._keep = []  # borrowed buffers (numpy arrays, bytes) the C model points into
-        if _handle is None:
+        created = _handle is None
+        if created:
             h = c_void_p()
             call("olg_model_new", byref(h), None)
             _handle = h.value
@@ -94,6 +107,8 @@ class Model:
                     self.set_opset(domain, version)
             elif opset is not None:
                 self.set_opset("", opset)
+            if ir_version is None and created:
+                ir_version = _ir_version_for(self.opset(""))
             if ir_version is not None:
                 self.ir_version = ir_version
             if name is not None and not self.graph.name:

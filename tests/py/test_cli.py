@@ -1,0 +1,275 @@
+"""The command-line tool (build/bin/onnxlegal): help texts, exit statuses (0 success, 1 bad
+model, 2 usage or I/O), one-line reasons on stderr, `info` against what ONNX itself reads from
+a model of ONNX's test data, `print` and `dot` output their consumers accept, and `copy`
+round trips (with and without external data) equal as ONNX reads them."""
+import collections
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+
+BUILD = os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build"))
+TOOL = os.path.join(BUILD, "bin", "onnxlegal")
+TESTDATA = "/usr/share/libonnx-testdata/data"
+PARAMS_MODEL = os.path.join(TESTDATA, "pytorch-operator", "test_operator_params", "model.onnx")
+IF_MODEL = os.path.join(TESTDATA, "node", "test_if", "model.onnx")
+COMMANDS = ["info", "print", "dot", "copy"]
+
+pytestmark = pytest.mark.skipif(not os.path.exists(TOOL),
+                                reason="%s is not built (make tool)" % TOOL)
+needs_testdata = pytest.mark.skipif(not os.path.exists(PARAMS_MODEL),
+                                    reason="ONNX's test data (libonnx-testdata) is not installed")
+
+
+def run(*args, input=None):
+    return subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True, input=input)
+
+
+def one_line_error(r, prefix):
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(prefix), r.stderr
+    return lines[0]
+
+
+# ---- help, version, usage errors ---------------------------------------------------------------
+
+def test_help_lists_every_command():
+    for flag in ("--help", "-h", "help"):
+        r = run(flag)
+        assert r.returncode == 0 and r.stderr == ""
+        assert r.stdout.startswith("usage: onnxlegal COMMAND")
+        for c in COMMANDS:
+            assert "\n  %s " % c in r.stdout, c
+    assert run().returncode == 2
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_each_command_has_help(cmd):
+    for args in ((cmd, "--help"), (cmd, "-h"), ("help", cmd)):
+        r = run(*args)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("usage: onnxlegal %s " % cmd)
+
+
+def test_version_matches_the_library():
+    import onnxlegal
+    r = run("--version")
+    assert r.returncode == 0
+    assert r.stdout.startswith("onnxlegal %s (library %s" % (onnxlegal.version(), onnxlegal.version()))
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["info"], "a MODEL is required"),
+    (["info", "a.onnx", "b.onnx"], "too many arguments"),
+    (["info", "--bogus", "a.onnx"], "unknown option '--bogus'"),
+    (["print", "a.onnx", "-o"], "-o needs a FILE"),
+    (["copy", "a.onnx"], "IN and OUT are required"),
+    (["copy", "a.onnx", "b.onnx", "--threshold", "12x", "--external-data", "w.bin"],
+     "--threshold takes a number of bytes"),
+    (["copy", "a.onnx", "b.onnx", "--threshold", "12"], "--threshold needs --external-data"),
+    (["copy", "a.onnx", "b.onnx", "--external-data"], "--external-data needs a value"),
+    (["help", "nope"], "unknown command 'nope'"),
+])
+def test_usage_errors_exit_2_with_one_line(args, reason):
+    r = run(*args)
+    assert r.returncode == 2
+    line = one_line_error(r, "onnxlegal: ")
+    assert reason in line
+
+
+# ---- reading failures --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cmd", ["info", "print", "dot"])
+def test_missing_file_is_an_io_error(cmd, tmp_path):
+    path = tmp_path / "absent.onnx"
+    r = run(cmd, path)
+    assert r.returncode == 2
+    one_line_error(r, "onnxlegal: %s: reading %s: " % (cmd, path))
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("cmd", ["info", "print", "copy"])
+def test_malformed_model_exits_1(cmd, tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07\x12\xff\xff\xff\x0fnot a model")
+    args = [cmd, bad] + ([tmp_path / "out.onnx"] if cmd == "copy" else [])
+    r = run(*args)
+    assert r.returncode == 1, r.stderr
+    one_line_error(r, "onnxlegal: %s: reading %s: " % (cmd, bad))
+    assert not (tmp_path / "out.onnx").exists()
+
+
+# ---- info --------------------------------------------------------------------------------------
+
+def expected_info(path):
+    """What `info` must say, computed by ONNX's own reader."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import numpy_helper
+    m = onnx.load(path)
+
+    def ty(vi):
+        tt = vi.type.tensor_type
+        name = onnx.TensorProto.DataType.Name(tt.elem_type).lower()
+        if not tt.HasField("shape"):
+            return name + "[*]"
+        dims = [str(d.dim_value) if d.HasField("dim_value") else
+                (d.dim_param if d.HasField("dim_param") else "?") for d in tt.shape.dim]
+        return "%s[%s]" % (name, ",".join(dims))
+
+    ops = collections.Counter((n.domain + "." if n.domain else "") + n.op_type for n in m.graph.node)
+    nbytes = sum(numpy_helper.to_array(t).nbytes for t in m.graph.initializer)
+    lines = [
+        "model: %s" % path,
+        "ir_version: %d" % m.ir_version,
+        "opsets: " + ", ".join("%s %d" % (o.domain or "ai.onnx", o.version) for o in m.opset_import),
+        "producer: %s" % " ".join(x for x in (m.producer_name, m.producer_version) if x),
+        "graph: %s" % m.graph.name,
+        "inputs: %d" % len(m.graph.input),
+        *["  %s: %s" % (i.name, ty(i)) for i in m.graph.input],
+        "outputs: %d" % len(m.graph.output),
+        *["  %s: %s" % (o.name, ty(o)) for o in m.graph.output],
+        "nodes: %d" % len(m.graph.node),
+        *["  %s: %d" % (op, n) for op, n in sorted(ops.items(), key=lambda kv: (-kv[1], kv[0]))],
+    ]
+    return lines, len(m.graph.initializer), nbytes
+
+
+@needs_testdata
+@pytest.mark.parametrize("path", [PARAMS_MODEL, IF_MODEL])
+def test_info_agrees_with_onnx(path):
+    r = run("info", path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    want, n_inits, nbytes = expected_info(path)
+    got = r.stdout.splitlines()
+    assert got[:len(want)] == want
+    assert got[len(want)] == "initializers: %d, %d bytes" % (n_inits, nbytes)
+    assert len(got) == len(want) + 1
+
+
+def test_info_counts_ops_most_frequent_first(tmp_path):
+    import onnxlegal
+    if "olg_model_write_file" in onnxlegal.lib.missing:
+        pytest.skip("the protobuf writer is not in this build yet")
+    with onnxlegal.Model(opset={"": 17, "com.x": 1}) as m:
+        g = m.graph
+        v = g.add_input("x", np.float32, ["N", 3])
+        for op in ["Relu", "Neg", "Relu", "Abs", "Relu", "Neg"]:
+            v = g.node(op, [v])
+        v = g.node("Foo", [v], domain="com.x")
+        g.add_output(v)
+        g.add_initializer("w", np.zeros((5, 7), np.float64))
+        m.write(tmp_path / "m.onnx")
+    r = run("info", tmp_path / "m.onnx")
+    assert r.returncode == 0, r.stderr
+    assert "nodes: 7\n  Relu: 3\n  Neg: 2\n  Abs: 1\n  com.x.Foo: 1\n" in r.stdout
+    assert "opsets: ai.onnx 17, com.x 1\n" in r.stdout
+    assert "  x: float[N,3]\n" in r.stdout
+    assert "initializers: 1, 280 bytes\n" in r.stdout
+
+
+# ---- print and dot -----------------------------------------------------------------------------
+
+@needs_testdata
+def test_print_parses_back_with_onnx(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    import onnx.parser
+    path = os.path.join(TESTDATA, "simple", "test_single_relu_model", "model.onnx")
+    r = run("print", path)
+    assert r.returncode == 0, r.stderr
+    orig = onnx.load(path)
+    labels = ["[%s] " % n.name for n in orig.graph.node if n.name]
+    assert labels and all(label in r.stdout for label in labels)
+    # node labels are newer syntax than python3-onnx 1.12's parser: it reads the rest
+    text = r.stdout
+    for label in labels:
+        text = text.replace(label, "")
+    parsed = onnx.parser.parse_model(text)
+    assert [n.op_type for n in parsed.graph.node] == [n.op_type for n in orig.graph.node]
+    assert [i.name for i in parsed.graph.input] == [i.name for i in orig.graph.input]
+    out = tmp_path / "m.txt"
+    r2 = run("print", path, "-o", out)
+    assert r2.returncode == 0 and r2.stdout == "" and out.read_text() == r.stdout
+
+
+@needs_testdata
+@pytest.mark.parametrize("path", [PARAMS_MODEL, IF_MODEL])
+def test_dot_is_accepted_by_graphviz(path):
+    r = run("dot", path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("digraph ")
+    if not shutil.which("dot"):
+        pytest.skip("graphviz is not installed")
+    svg = subprocess.run(["dot", "-Tsvg"], input=r.stdout, capture_output=True, text=True)
+    assert svg.returncode == 0, svg.stderr
+    assert "<svg" in svg.stdout
+
+
+def test_print_to_a_full_device_is_an_io_error():
+    if not os.path.exists("/dev/full") or not os.path.exists(PARAMS_MODEL):
+        pytest.skip("needs /dev/full and the test data")
+    r = run("print", PARAMS_MODEL, "-o", "/dev/full")
+    assert r.returncode == 2
+    one_line_error(r, "onnxlegal: print: writing /dev/full: ")
+
+
+# ---- copy --------------------------------------------------------------------------------------
+
+@needs_testdata
+@pytest.mark.parametrize("path", [PARAMS_MODEL, IF_MODEL])
+def test_copy_round_trip_is_equal(path, tmp_path):
+    onnx = pytest.importorskip("onnx")
+    out = tmp_path / "out.onnx"
+    r = run("copy", path, out)
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+    assert onnx.load(str(out)) == onnx.load(path)
+
+
+def test_copy_with_external_data(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import numpy_helper
+    import onnxlegal
+    if "olg_model_write_file" in onnxlegal.lib.missing:
+        pytest.skip("the protobuf writer is not in this build yet")
+    big = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    small = np.ones((64,), np.float32)
+    with onnxlegal.Model(opset=17) as m:
+        g = m.graph
+        x = g.add_input("x", np.float32, [1, 64])
+        y = g.node("Add", [g.node("MatMul", [x, g.add_initializer("big", big)]),
+                           g.add_initializer("small", small)], outputs=["y"])
+        y.set_type(np.float32, [1, 64])
+        g.add_output(y)
+        m.write(tmp_path / "in.onnx")
+    r = run("copy", tmp_path / "in.onnx", tmp_path / "out.onnx", "--external-data", "w.bin",
+            "--threshold=1024")
+    assert r.returncode == 0, r.stderr
+    data = tmp_path / "w.bin"
+    assert data.exists() and big.nbytes <= data.stat().st_size < big.nbytes + small.nbytes
+    onnx.checker.check_model(str(tmp_path / "out.onnx"), full_check=True)
+    refs = onnx.load(str(tmp_path / "out.onnx"), load_external_data=False)
+    where = {t.name: t.data_location for t in refs.graph.initializer}
+    assert where == {"big": onnx.TensorProto.EXTERNAL, "small": onnx.TensorProto.DEFAULT}
+    out = onnx.load(str(tmp_path / "out.onnx"))
+    inits = {t.name: numpy_helper.to_array(t) for t in out.graph.initializer}
+    assert np.array_equal(inits["big"], big) and np.array_equal(inits["small"], small)
+    # the copy of the copy (external data read back through the mapping) is the same model
+    r = run("copy", tmp_path / "out.onnx", tmp_path / "again.onnx")
+    assert r.returncode == 0, r.stderr
+    assert np.array_equal(numpy_helper.to_array(onnx.load(str(tmp_path / "again.onnx")).graph.initializer[0]), big)
+
+
+@needs_testdata
+def test_copy_to_an_unwritable_place_is_an_io_error(tmp_path):
+    out = tmp_path / "no" / "such" / "dir" / "out.onnx"
+    r = run("copy", PARAMS_MODEL, out)
+    assert r.returncode == 2
+    one_line_error(r, "onnxlegal: copy: writing %s: " % out)

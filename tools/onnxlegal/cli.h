@@ -1,0 +1,48 @@
+/* onnxlegal — the command-line tool: what every subcommand shares.
+ *
+ * A subcommand is one function `int cli_<name>(int argc, char **argv)` in its own file
+ * (argv[0] is the subcommand's name) plus one line in main.c's CLI_COMMANDS list. It prints its
+ * own --help, and returns an exit status: CLI_OK, CLI_BAD_MODEL, or CLI_USAGE. */
+#ifndef OLG_CLI_H
+#define OLG_CLI_H
+#include <stdio.h>
+
+#include "onnxlegal/onnxlegal.h"
+
+enum {
+  CLI_OK = 0,
+  CLI_BAD_MODEL = 1, /* the model is malformed or breaks a rule (parse, invalid, limit) */
+  CLI_USAGE = 2      /* bad arguments, I/O failure, or anything else */
+};
+
+/* The exit status for a failed library call. */
+int cli_exit_status(olg_status s);
+
+/* Prints "onnxlegal: <cmd>: <what>: <olg_last_error()>" and returns cli_exit_status(s). */
+int cli_fail(const char *cmd, olg_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Prints "onnxlegal: <cmd>: <message>" and a hint to run --help; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* 1 when argv[1..] holds -h or --help (before a "--"). */
+int cli_wants_help(int argc, char **argv);
+
+/* Reads a model; on failure prints "onnxlegal: <cmd>: reading <path>: ..." and returns the
+ * exit status (else 0 with *out set). */
+int cli_read_model(const char *cmd, const char *path, olg_model **out);
+
+/* An olg_write_fn that writes to a FILE * (ud); fails on a short write. */
+int cli_write_file(void *ud, const void *data, size_t n);
+
+/* Opens path for writing ("-" or NULL: standard output); NULL with the message printed. */
+FILE *cli_open_output(const char *cmd, const char *path);
+/* Closes a stream from cli_open_output, flushing; returns 0 or prints the error and returns
+ * CLI_USAGE. */
+int cli_close_output(const char *cmd, const char *path, FILE *f);
+
+/* The value's type for people: "float[N,3]", "int64[]" (a scalar), "float[*]" (rank unknown),
+ * "?" (no tensor type). Writes at most cap bytes (cut with "..."). */
+void cli_format_type(const olg_graph *g, olg_value v, char *buf, size_t cap);
+
+#endif
