@@ -13,7 +13,8 @@
   X(print, "print a model in ONNX's textual syntax")                                        \
   X(dot, "print a model's main graph as a Graphviz digraph")                                \
   X(copy, "read a model and write it again (optionally with external data)")                \
-  X(check, "validate a model against ONNX's rules at its opsets; print every finding")
+  X(check, "validate a model against ONNX's rules at its opsets; print every finding")       \
+  X(ops, "the coverage matrix: where each op lowers natively, by decomposition, or not")
 
 typedef struct cli_command {
   const char *name;
