@@ -477,12 +477,13 @@ static void w_tensor(enc *e, const olg_tensor *t) {
   rawcur rc = {x, 1};
   const void *now = t->dtype == OLG_STRING ? (const void *)t->strings : t->data;
   bool verb = x && x->n_data_verbatim && now == x->data_snapshot;
-  int en = verb ? E_NONE : tensor_field(t);
-  bool to_ext = e->ext_on && (en == E_RAW || en == E_FLOAT || en == E_INT32 || en == E_INT64 ||
-                              en == E_DOUBLE || en == E_UINT64) &&
+  int kind = tensor_field(t);
+  bool to_ext = !verb && e->ext_on && (kind == E_RAW || kind == E_FLOAT || kind == E_INT32 ||
+                                       kind == E_INT64 || kind == E_DOUBLE || kind == E_UINT64) &&
                 t->nbytes >= e->ext_threshold && (t->data || !t->nbytes);
   uint64_t ext_at = to_ext ? ext_place(e, t) : 0;
-  if (to_ext) en = E_NONE;
+  /* the field the data goes to inline; verbatim data replaces only these fields */
+  int en = verb || to_ext ? E_NONE : kind;
   const uint8_t *d = t->data;
   bool sign;
   unsigned w = typed_width(en, t->dtype, &sign);
@@ -528,11 +529,11 @@ static void w_tensor(enc *e, const olg_tensor *t) {
     w_ext_entry(e, "offset", num);
     snprintf(num, sizeof num, "%zu", t->nbytes);
     w_ext_entry(e, "length", num);
-  } else if (en == E_EXTREF) {
+  } else if (kind == E_EXTREF) {
     w_kvs(e, 13, t->external, t->n_external, x);
   }
   raws_upto(e, &rc, 14);
-  if (to_ext || en == E_EXTREF) f_varint(e, 14, 1);
+  if (to_ext || kind == E_EXTREF) f_varint(e, 14, 1);
   else if (pbx_flags(x) & PBX_LOC_DEFAULT) f_varint(e, 14, 0);
   raws_rest(e, &rc);
 }

@@ -1581,6 +1581,34 @@ TEST(serialize_external_data_refusals) {
   olg_model_free(m);
 }
 
+TEST(serialize_external_references_kept_with_odd_inline_data) {
+  /* found by fuzzing: an external tensor that also carries raw_data, read without loading, lost
+   * its references when written */
+  buf b, g = {0}, t = {0}, kv = {0};
+  pint(&t, 1, 4);
+  pint(&t, 2, OLG_UINT8);
+  pstr(&t, 8, "e");
+  pbytes(&t, 9, "\1\2", 2);
+  pstr(&kv, 1, "location");
+  pstr(&kv, 2, "nowhere.bin");
+  pmsg(&t, 13, &kv);
+  pint(&t, 14, 1);
+  pmsg(&g, 5, &t);
+  memset(&b, 0, sizeof b);
+  model_of(&b, &g, NULL);
+  olg_read_options ro = OLG_READ_OPTIONS_INIT;
+  ro.load_external_data = 0;
+  olg_model *m;
+  CHECK_OK(olg_model_read_memory(&m, b.p, b.n, &ro));
+  CHECK_EQ(m->graph->inits[0].t->encoding, OLG_ENC_EXTERNAL);
+  buf out;
+  CHECK_OK(write_mem(m, &out));
+  CHECK(same_bytes(&b, &out));
+  olg_model_free(m);
+  buf_free(&out);
+  buf_free(&b);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* The schema: the decoder's view of every message agrees with protobuf-c's descriptors */
 
