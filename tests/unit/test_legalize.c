@@ -398,7 +398,9 @@ TEST(legalize_initializers_borrowed) {
   CHECK_OK(olg_legalize(m, r, &o, &out, NULL));
   og = olg_model_graph_const(out);
   CHECK_EQ(olg_model_ir_version(out), 3);
-  CHECK_EQ(olg_graph_input_count(og), 1);
+  /* every initializer is an input too: w, and the int64 shape (Constant-1 is float-only) */
+  CHECK_EQ(olg_graph_initializer_count(og), 2);
+  CHECK_EQ(olg_graph_input_count(og), 2);
   CHECK_STR(olg_value_name(og, olg_graph_input_at(og, 0)), "w");
   olg_model_free(out);
   olg_model_free(m);
