@@ -11,7 +11,7 @@ Models:
   resnet50       torchvision ResNet-50 (random weights), input 1x3x224x224, opset 17
 
 Each (model, exporter) runs in a fresh subprocess, so that neither exporter pays for the other's
-memory or warm caches. In the child: the model and its input are built, then the resident set
+memory or warm caches, after os.sync() (no dirty pages of an earlier write pending). In the child: the model and its input are built, then the resident set
 is measured (VmRSS) just before the export call and the kernel's high-water mark is reset
 (`5` written to /proc/self/clear_refs); after the call, VmHWM is the peak resident memory
 during the export. Export time is the wall time of the whole call, tracing included. For
@@ -101,6 +101,10 @@ def child(name, exporter, out):
 
 def run_child(name, exporter, work):
     out = os.path.join(work, "%s.%s.onnx" % (name, exporter))
+    # Both exporters write a file: start each from the same state of the page cache, with no
+    # dirty pages of the previous run still being written back (a 1 GiB write otherwise runs at
+    # the disk's speed instead of memory's, whoever wrote before).
+    os.sync()
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name, exporter,
                            out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stdout.splitlines():
