@@ -116,8 +116,21 @@ int cli_wants_help(int argc, char **argv) {
 
 int cli_read_model(const char *cmd, const char *path, olg_model **out) {
   olg_status s = olg_model_read_file(out, path, NULL);
-  if (s) return cli_fail(cmd, s, "reading %s", path);
-  return CLI_OK;
+  if (!s) return CLI_OK;
+  /* the reader's message may itself start with "reading '<path>': "; say it once */
+  const char *msg = olg_last_error();
+  char lead[4096];
+  snprintf(lead, sizeof lead, "reading '%s': ", path);
+  size_t n = strlen(lead);
+  if (strncmp(msg, lead, n) == 0) {
+    char rest[2048];
+    snprintf(rest, sizeof rest, "%s", msg + n);
+    for (char *p = rest; *p; p++)
+      if (*p == '\n' || *p == '\r') *p = ' ';
+    fprintf(stderr, "onnxlegal: %s: reading %s: %s\n", cmd, path, rest);
+    return cli_exit_status(s);
+  }
+  return cli_fail(cmd, s, "reading %s", path);
 }
 
 int cli_write_file(void *ud, const void *data, size_t n) {
