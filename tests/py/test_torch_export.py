@@ -123,6 +123,12 @@ def run():
 
 
 def _skip_reason(rec, opset):
+    refused = {k: v for k, v in rec["unsupported"].items() if v.get("messages")}
+    if refused:  # the symbolics exist and refused these nodes' arguments
+        return "the lowering refused: " + " | ".join(
+            v["messages"][0] + (" (and %d more node(s))" % (len(v["messages"]) - 1)
+                                if len(v["messages"]) > 1 else "")
+            for v in refused.values())
     never = [k for k, v in rec["unsupported"].items() if v["min_opset"] is None]
     later = {k: v["min_opset"] for k, v in rec["unsupported"].items() if v["min_opset"] is not None}
     parts = []

@@ -39,9 +39,10 @@ class ExportError(TorchExportError):
 
 
 class UnsupportedOpsError(ExportError):
-    """Ops with no symbolic at the requested opset. unsupported maps "domain::op" to
-    {"nodes": [every node name where it occurs], "min_opset": lowest opset that lowers it, or
-    None when none does}."""
+    """Ops with no symbolic at the requested opset, or whose symbolic refuses these nodes there.
+    unsupported maps "domain::op" to {"nodes": [every node name where it occurs], "min_opset":
+    the lowest opset that lowers it, or None when none does} (and "messages", the library's
+    diagnostics, when the symbolic refused)."""
 
     def __init__(self, message, unsupported, diagnostics=(), report=None):
         super().__init__(message, diagnostics, report)
@@ -229,6 +230,25 @@ def _unsupported_message(missing, opset):
     return "\n".join(lines)
 
 
+def _unsupported_from_diags(errors):
+    """UnsupportedOpsError.unsupported from the library's OLG-LOWER-UNSUPPORTED diagnostics:
+    the lowest opset is the one their message names ("it needs opset >= N"), when the same for
+    every node of the op."""
+    import re
+    out = {}
+    for d in errors:
+        key = "%s::%s" % (d.get("domain") or "onnx", d.get("op") or "?")
+        rec = out.setdefault(key, {"nodes": [], "min_opset": None, "messages": [], "_mins": set()})
+        rec["nodes"].append(d.get("node") or "(top level)")
+        rec["messages"].append(d["message"])
+        m = re.search(r"needs opset >= (\d+)", d["message"])
+        rec["_mins"].add(int(m.group(1)) if m else None)
+    for rec in out.values():
+        mins = rec.pop("_mins")
+        rec["min_opset"] = max(mins) if mins and None not in mins else None
+    return out
+
+
 def _places(nodes, limit=50):
     shown = ", ".join(nodes[:limit])
     return shown + (" ... and %d more" % (len(nodes) - limit) if len(nodes) > limit else "")
@@ -393,9 +413,13 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
         rep["diagnostics"] = diags
         if out is None:
             errors = [d for d in diags if d.get("severity") == "error"]
-            raise ExportError("legalize failed at opset %d:\n%s" % (
-                opset, "\n".join("  " + d["message"] for d in errors) or "  (no diagnostic)"),
-                diags, rep)
+            text = "\n".join("  " + d["message"] for d in errors) or "  (no diagnostic)"
+            if errors and all(d.get("code") == "OLG-LOWER-UNSUPPORTED" for d in errors):
+                # the symbolics exist but refuse these nodes' arguments at this opset
+                raise UnsupportedOpsError("%d node(s) cannot be lowered at opset %d:\n%s"
+                                          % (len(errors), opset, text),
+                                          _unsupported_from_diags(errors), diags, rep)
+            raise ExportError("legalize failed at opset %d:\n%s" % (opset, text), diags, rep)
         _name_output_dims(out, sg)
         for d in diags:
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
