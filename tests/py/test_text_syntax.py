@@ -2,7 +2,11 @@
 parses back with ONNX's own parser (onnx.parser, python3-onnx) into the same model as one built
 independently with onnx.helper; and when the protobuf writer is in the build, into the same
 model as the one it writes."""
+import glob
 import os
+import re
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -326,3 +330,59 @@ def test_named_nodes_and_names_that_need_quotes():
     text = m.to_text()
     assert '"my graph" (float["batch size",3] "input.1") => ("onnx::Relu_1")' in text
     assert '["/layer1/relu"] "onnx::Relu_1" = Relu ("input.1")' in text
+
+
+# ---- every model of ONNX's test data ------------------------------------------------------------
+
+TESTDATA = "/usr/share/libonnx-testdata/data"
+
+# What python3-onnx 1.12's parser predates (Syntax.md has them): quoted names, non-tensor types,
+# and an omitted first input or output ("(, x)", ", y = Op").
+OLD_PARSER_GAPS = re.compile(r'"|\b(seq|optional|map|sparse_tensor)\(|\(\s*,|^\s*,', re.M)
+
+
+def _testdata_models():
+    return sorted(glob.glob(os.path.join(TESTDATA, "*", "*", "model.onnx")))
+
+
+@pytest.mark.skipif(not os.path.isdir(TESTDATA), reason="libonnx-testdata is not installed")
+def test_every_testdata_model_prints_and_parses_back_equal():
+    """Each model read by the library and printed parses back (node labels aside, which the old
+    parser lacks) into the model ONNX itself reads from the file; a model that does not parse
+    must use syntax the old parser predates, nothing else."""
+    paths = _testdata_models()
+    assert len(paths) > 1000
+    equal, unparsable = 0, []
+    for path in paths:
+        with onnxlegal.Model.read(path) as m:
+            text = m.to_text()
+        text = re.sub(r"^(\s*)\[[^\]]*\] ", r"\1", text, flags=re.M)
+        try:
+            parsed = onnx.parser.parse_model(text)
+        except Exception as e:  # noqa: BLE001 - classified below
+            context = str(e).split("Error context:")[-1].split("\\n")[0]
+            assert OLD_PARSER_GAPS.search(context), "%s: %s\n%s" % (path, e, text)
+            unparsable.append(path)
+            continue
+        orig = onnx.load(path)
+        for n in orig.graph.node:
+            n.name = ""
+        assert c_model(parsed) == c_model(orig), path
+        equal += 1
+    assert equal > 900, "only %d models parsed back (%d did not)" % (equal, len(unparsable))
+
+
+@pytest.mark.skipif(not os.path.isdir(TESTDATA) or not shutil.which("dot"),
+                    reason="needs libonnx-testdata and graphviz")
+def test_testdata_models_draw_with_graphviz():
+    """One model in eight (all kinds of node tests, subgraphs, odd names) goes through
+    `dot -Tsvg` in one batch: each digraph becomes one svg."""
+    paths = _testdata_models()[::8]
+    digraphs = []
+    for path in paths:
+        with onnxlegal.Model.read(path) as m:
+            digraphs.append(m.to_dot())
+    r = subprocess.run(["dot", "-Tsvg"], input="".join(digraphs).encode(), capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()[:2000]
+    assert r.stderr == b""
+    assert r.stdout.count(b"<svg") == len(paths)
