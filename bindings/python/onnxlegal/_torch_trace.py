@@ -462,7 +462,6 @@ class _Walker:
         self.scope = ""
         self.const_cache = {}
         self.init_by_value = {}
-        self.errors = []
         self.by_debug_name = {}
         self.input_names = input_names
         self.dynamic_dims = dynamic_dims
@@ -584,7 +583,6 @@ class _Walker:
             v = self.new_value(name, "tensor", t.dtype, list(t.shape))
             self.sg.inputs.append(SInput(v, name, t.dtype, shape, t))
             self.env[tv] = _Ref(v, tv)
-        self.params = {}
         for tv, (name, t) in zip(ginputs[n_user:], tr["params"]):
             self.env[tv] = _Lazy(name, t)  # an initializer only when some node uses it
         for node in g.nodes():
@@ -592,11 +590,8 @@ class _Walker:
             self.node(node)
         self.scope = ""
         outs = []
-        (ret,) = list(g.outputs()) if len(list(g.outputs())) == 1 else (None,)
-        rets = [ret] if ret is not None else list(g.outputs())
-        for r in rets:
-            e = self.env.get(r)
-            outs.extend(self.flat_outputs(e))
+        for r in g.outputs():  # one tuple, or the tensors themselves
+            outs.extend(self.flat_outputs(self.env.get(r)))
         return outs
 
     def flat_outputs(self, e):
@@ -637,19 +632,20 @@ class _Walker:
         args = [self.arg(tv) for tv in ins]
         self.call(node, ns, op, args, outs)
 
-    def call(self, node, ns, op, args, outs, fwd_op=None):
+    def call(self, node, ns, op, args, outs):
         """Emits node as a source node; registers its outputs (lists expanded, views noted)."""
         kinds = []
         layout = []  # per torch output: None (one value) or n (a list of n values)
         for o in outs:
             tk = o.type().kind()
-            if tk == "ListType":
+            if tk == "ListType" and "Tensor" in str(o.type().getElementType()):
                 n = self.list_length(node, op, o)
                 layout.append(n)
                 kinds.extend(["tensor"] * n)
             else:
                 layout.append(None)
-                kinds.append(_TORCH_KIND.get(tk, "tensor"))
+                # an int[] result (aten::size(x)) is one value: a 1-D int64 tensor
+                kinds.append("ints" if tk == "ListType" else _TORCH_KIND.get(tk, "tensor"))
         try:
             schema = str(node.schema()) if ns == "aten" else None
         except RuntimeError:
