@@ -465,3 +465,30 @@ def test_default_ir_version_follows_the_opset():
         assert m.ir_version == 11
     with onnxlegal.Model(opset=None) as m:
         assert m.ir_version == 13 and m.opsets == {}
+
+
+def test_diags_and_check():
+    d = onnxlegal.Diags()
+    d.add("warning", "OLG-TEST", "a message", node="n", op="Relu", opset=17)
+    assert len(d) == 1 and d.error_count == 0
+    (item,) = list(d)
+    assert item == {"severity": "warning", "code": "OLG-TEST", "node": "n", "domain": "",
+                    "op": "Relu", "opset": 17, "message": "a message"}
+    d.close()
+    with pytest.raises(onnxlegal.StateError):
+        len(d)
+    if not has("olg_check"):
+        pytest.skip("olg_check is not in this build")
+    with onnxlegal.Model(opset=17) as good:
+        g = good.graph
+        y = g.node("Relu", [g.add_input("x", np.float32, [2])], outputs=["y"])
+        y.set_type(np.float32, [2])
+        g.add_output(y)
+        assert good.check().error_count == 0
+    with onnxlegal.Model(opset=17) as bad:
+        g = bad.graph
+        y = g.node("NoSuchOp", [g.add_input("x", np.float32, [2])], outputs=["y"])
+        y.set_type(np.float32, [2])
+        g.add_output(y)
+        found = list(bad.check())
+        assert any(f["code"] == "OLG-CHECK-OP-UNKNOWN" and f["op"] == "NoSuchOp" for f in found)

@@ -7,7 +7,7 @@ from ctypes import byref, c_char_p, c_double, c_float, c_int32, c_int64, c_size_
 import numpy as np
 
 from . import _dtypes
-from ._lib import (ERR_NOT_FOUND, ERR_STATE, RELEASE_FN, WRITE_FN, CallbackError, Error, StateError, call,
+from ._lib import (ERR_INVALID_MODEL, ERR_NOT_FOUND, ERR_STATE, RELEASE_FN, WRITE_FN, CallbackError, Error, StateError, call,
                    check, dec, enc, lib)
 
 NO_VALUE = -1
@@ -189,6 +189,16 @@ class Model:
     def to_dot(self):
         """The main graph as a Graphviz digraph."""
         return _collect("olg_model_print_dot", self.handle).decode("utf-8", "replace")
+
+    def check(self):
+        """Validates the model with olg_check at its default options and returns a Diags with
+        every finding (`diags.error_count` is the verdict). Non-default check options would need
+        a C setter API (no C struct is laid out here)."""
+        diags = Diags()
+        status = lib.olg_check(self.handle, None, diags.handle)
+        if status not in (0, ERR_INVALID_MODEL):
+            check(status, "olg_check")
+        return diags
 
     # ---- graphs ----
     # Graph objects are made on demand and not cached, so that a Model holds no reference to
