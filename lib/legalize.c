@@ -11,15 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "infer.h"
 #include "lower.h"
 #include "schema.h"
 #include "../symbolics/emit.h"
 #include "../symbolics/symbolics.h"
-
-/* lib/infer.h's entry point. Declared weak here (not by including infer.h) so that the library
- * links while lib/infer.c is not in the tree; emitted nodes are then left uninferred. */
-olg_status olg__infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags)
-    __attribute__((weak));
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options */
@@ -804,7 +800,7 @@ OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out
   const olg_node *nd = &cx->dst->nodes[n];
   if (!*nd->domain) {
     OLG_TRY(check_schema(cx, nd));
-    s = olg__infer_node ? olg__infer_node(cx->dst, n, cx->opset, cx->diags) : OLG_OK;
+    s = olg__infer_node(cx->dst, n, cx->opset, NULL); /* reported below, once, as the lowering's */
     if (s == OLG_ERR_NOMEM) return s;
     if (s)
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s: %s", nd->op, olg_last_error());
