@@ -131,6 +131,16 @@ sanitize:
 		LDFLAGS="-fsanitize=address,undefined" build/asan/tests/unit
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/unit
 
+# libFuzzer target of the protobuf reader and writer (clang); run e.g.
+#   build/fuzz/fuzz_reader -max_total_time=120 build/fuzz/corpus /usr/share/libonnx-testdata/data/node/test_if
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer
+.PHONY: fuzz
+fuzz:
+	$(MAKE) BUILD=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build/fuzz/lib/libonnxlegal.a
+	@mkdir -p build/fuzz/corpus
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -std=c11 -Iinclude -Ilib -Ibuild/fuzz/gen \
+		tests/fuzz/fuzz_reader.c build/fuzz/lib/libonnxlegal.a $(LIBS) -o build/fuzz/fuzz_reader
+
 deps:
 	@sh tools/deps.sh
 
