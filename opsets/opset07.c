@@ -56,4 +56,13 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Unsqueeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
     {"", "Upsample", olg__sym_onnx_resize, OLG_LOWERING_NATIVE},
 
+    /* ---- interpolation (symbolics/interpolate.c) ---- */
+    {"aten", "upsample_bicubic2d", olg__sym_upsample_bicubic2d, OLG_LOWERING_DECOMPOSED},
+    {"aten", "upsample_bilinear2d", olg__sym_upsample_bilinear2d, OLG_LOWERING_DECOMPOSED},
+    {"aten", "upsample_linear1d", olg__sym_upsample_linear1d, OLG_LOWERING_DECOMPOSED},
+    {"aten", "upsample_nearest1d", olg__sym_upsample_nearest1d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_nearest2d", olg__sym_upsample_nearest2d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_nearest3d", olg__sym_upsample_nearest3d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_DECOMPOSED},
+
     {NULL, NULL, NULL, 0}};

@@ -3,4 +3,10 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset11[] = {
+    /* ---- interpolation (symbolics/interpolate.c): Resize-11 has PyTorch's coordinates ---- */
+    {"aten", "upsample_bicubic2d", olg__sym_upsample_bicubic2d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_bilinear2d", olg__sym_upsample_bilinear2d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_linear1d", olg__sym_upsample_linear1d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

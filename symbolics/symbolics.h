@@ -42,4 +42,13 @@ OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
 OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as a tensor */
 OLG_SYMBOLIC(olg__sym_onnx_scatter);     /* Scatter (9, removed at 11) <-> ScatterElements */
 
+/* ---- interpolation (symbolics/interpolate.c) ---- */
+OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */
+OLG_SYMBOLIC(olg__sym_upsample_nearest2d);
+OLG_SYMBOLIC(olg__sym_upsample_nearest3d);
+OLG_SYMBOLIC(olg__sym_upsample_linear1d);
+OLG_SYMBOLIC(olg__sym_upsample_bilinear2d);
+OLG_SYMBOLIC(olg__sym_upsample_trilinear3d);
+OLG_SYMBOLIC(olg__sym_upsample_bicubic2d);
+
 #endif
