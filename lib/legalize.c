@@ -915,6 +915,10 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
   return OLG_OK;
 }
 
+/* lower_node's result for a node left alone because an input failed to lower upstream (its
+ * dispatch was still checked and reported) */
+#define LOWER_SKIPPED 1
+
 static olg_status lower_node(olg_lower *cx, olg_node_id id) {
   const olg_node *nd = &cx->src->nodes[id];
   cx->cur = id;
@@ -941,11 +945,11 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
   /* an input left unlowered by an earlier failure: the dispatch was checked, go no further */
   for (uint32_t i = 0; i < nd->n_args; i++) {
     const olg_arg *a = &nd->args[i];
-    if (a->kind == OLG_ARG_VALUE && cx->map[a->u.v] == OLG_NO_VALUE) return OLG_ERR_STATE;
+    if (a->kind == OLG_ARG_VALUE && cx->map[a->u.v] == OLG_NO_VALUE) return LOWER_SKIPPED;
     if (a->kind == OLG_ARG_VALUES)
       for (size_t j = 0; j < a->u.vals.n; j++)
         if (a->u.vals.p[j] != OLG_NO_VALUE && cx->map[a->u.vals.p[j]] == OLG_NO_VALUE)
-          return OLG_ERR_STATE;
+          return LOWER_SKIPPED;
   }
   for (uint32_t i = 0; i < nd->n_attrs; i++)
     if ((nd->attrs[i].type == OLG_ATTR_GRAPH || nd->attrs[i].type == OLG_ATTR_GRAPHS) &&
@@ -1491,17 +1495,17 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   if ((s = carry_inputs(&cx))) goto fail;
   if ((s = olg_graph_topo_order(sg, order))) goto fail;
 
-  size_t errors_before = cx.n_errors; /* the symbolic's own and the driver's */
+  size_t n_failed = 0; /* nodes, each reported at least once; those downstream are not counted */
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     s = lower_node(&cx, order[k]);
     if (s == OLG_ERR_NOMEM) goto fail;
+    n_failed += s != OLG_OK && s != LOWER_SKIPPED;
   }
   cx.cur_node = NULL;
   cx.name_base = NULL;
-  size_t n_errors = cx.n_errors - errors_before;
-  if (n_errors) {
+  if (n_failed || cx.n_errors) {
     s = olg__err(OLG_ERR_UNSUPPORTED,
-                 "olg_legalize: %zu node(s) could not be lowered to opset %d%s", n_errors,
+                 "olg_legalize: %zu node(s) could not be lowered to opset %d%s", n_failed,
                  cx.opset, diags ? " (see the diagnostics)" : "");
     goto fail;
   }

@@ -65,4 +65,43 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "upsample_nearest3d", olg__sym_upsample_nearest3d, OLG_LOWERING_NATIVE},
     {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_DECOMPOSED},
 
+    /* ---- convolution and pooling (symbolics/conv.c, symbolics/pool.c) ---- */
+    {"aten", "_adaptive_avg_pool2d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "_adaptive_avg_pool3d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "_convolution", olg__sym_convolution, OLG_LOWERING_NATIVE},
+    {"aten", "_convolution_mode", olg__sym_conv, OLG_LOWERING_NATIVE},
+    {"aten", "adaptive_avg_pool1d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "adaptive_avg_pool2d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "adaptive_avg_pool3d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "adaptive_max_pool1d", olg__sym_adaptive_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "adaptive_max_pool2d", olg__sym_adaptive_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "adaptive_max_pool3d", olg__sym_adaptive_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "avg_pool1d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "avg_pool2d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "avg_pool3d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
+    {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_DECOMPOSED}, /* one-hot ConvTranspose */
+    {"aten", "conv1d", olg__sym_conv, OLG_LOWERING_NATIVE},
+    {"aten", "conv2d", olg__sym_conv, OLG_LOWERING_NATIVE},
+    {"aten", "conv3d", olg__sym_conv, OLG_LOWERING_NATIVE},
+    {"aten", "conv_transpose1d", olg__sym_conv_transpose, OLG_LOWERING_NATIVE},
+    {"aten", "conv_transpose2d", olg__sym_conv_transpose, OLG_LOWERING_NATIVE},
+    {"aten", "conv_transpose3d", olg__sym_conv_transpose, OLG_LOWERING_NATIVE},
+    {"aten", "convolution", olg__sym_convolution, OLG_LOWERING_NATIVE},
+    {"aten", "im2col", olg__sym_im2col, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool1d", olg__sym_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool2d", olg__sym_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool3d", olg__sym_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_DECOMPOSED},
+    {"aten", "pixel_unshuffle", olg__sym_pixel_unshuffle, OLG_LOWERING_NATIVE},
+
+    /* ---- normalization (symbolics/norm.c) ---- */
+    {"aten", "batch_norm", olg__sym_batch_norm, OLG_LOWERING_NATIVE},
+    {"aten", "group_norm", olg__sym_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "instance_norm", olg__sym_instance_norm, OLG_LOWERING_NATIVE},
+    {"aten", "layer_norm", olg__sym_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "local_response_norm", olg__sym_local_response_norm, OLG_LOWERING_NATIVE},
+    {"aten", "native_group_norm", olg__sym_native_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "native_layer_norm", olg__sym_native_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "rms_norm", olg__sym_rms_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+
     {NULL, NULL, NULL, 0}};

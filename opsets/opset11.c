@@ -9,4 +9,7 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "upsample_linear1d", olg__sym_upsample_linear1d, OLG_LOWERING_NATIVE},
     {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_NATIVE},
 
+    /* ---- convolution and pooling (symbolics/conv.c): DepthToSpace-11 has mode CRD ---- */
+    {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -3,4 +3,8 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset17[] = {
+    /* ---- normalization (symbolics/norm.c): LayerNormalization-17 ---- */
+    {"aten", "layer_norm", olg__sym_layer_norm, OLG_LOWERING_NATIVE},
+    {"aten", "native_layer_norm", olg__sym_native_layer_norm, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

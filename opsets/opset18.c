@@ -3,4 +3,7 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset18[] = {
+    /* ---- convolution and pooling (symbolics/conv.c): Col2Im-18 ---- */
+    {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -3,4 +3,8 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset21[] = {
+    /* ---- normalization (symbolics/norm.c): GroupNormalization-21 (18's is not PyTorch's) ---- */
+    {"aten", "group_norm", olg__sym_group_norm, OLG_LOWERING_NATIVE},
+    {"aten", "native_group_norm", olg__sym_native_group_norm, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

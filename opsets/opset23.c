@@ -3,4 +3,7 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset23[] = {
+    /* ---- normalization (symbolics/norm.c): RMSNormalization-23 ---- */
+    {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

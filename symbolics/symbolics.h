@@ -51,4 +51,32 @@ OLG_SYMBOLIC(olg__sym_upsample_bilinear2d);
 OLG_SYMBOLIC(olg__sym_upsample_trilinear3d);
 OLG_SYMBOLIC(olg__sym_upsample_bicubic2d);
 
+/* ---- convolution and pooling (symbolics/conv.c, symbolics/pool.c) ---- */
+OLG_SYMBOLIC(olg__sym_conv);               /* conv1d/2d/3d (ints or 'same'/'valid'), _convolution_mode */
+OLG_SYMBOLIC(olg__sym_conv_transpose);     /* conv_transpose1d/2d/3d */
+OLG_SYMBOLIC(olg__sym_convolution);        /* _convolution, convolution (transposed or not) */
+OLG_SYMBOLIC(olg__sym_pixel_shuffle);      /* DepthToSpace CRD (11) or Reshape/Transpose */
+OLG_SYMBOLIC(olg__sym_pixel_unshuffle);
+OLG_SYMBOLIC(olg__sym_im2col);
+OLG_SYMBOLIC(olg__sym_col2im);             /* Col2Im (18) or one-hot ConvTranspose */
+OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
+OLG_SYMBOLIC(olg__sym_avg_pool);           /* avg_pool1d/2d/3d */
+OLG_SYMBOLIC(olg__sym_adaptive_avg_pool);  /* adaptive_avg_pool1d/2d/3d, _adaptive_avg_pool2d/3d */
+OLG_SYMBOLIC(olg__sym_adaptive_max_pool);  /* adaptive_max_pool1d/2d/3d (values, indices) */
+
+/* ---- normalization (symbolics/norm.c) ---- */
+OLG_SYMBOLIC(olg__sym_batch_norm);
+OLG_SYMBOLIC(olg__sym_instance_norm);
+OLG_SYMBOLIC(olg__sym_layer_norm_decomposed);        /* < 17 */
+OLG_SYMBOLIC(olg__sym_layer_norm);                   /* LayerNormalization-17 */
+OLG_SYMBOLIC(olg__sym_native_layer_norm_decomposed); /* < 17; out, mean, rstd */
+OLG_SYMBOLIC(olg__sym_native_layer_norm);
+OLG_SYMBOLIC(olg__sym_group_norm_decomposed);        /* < 21: InstanceNormalization */
+OLG_SYMBOLIC(olg__sym_group_norm);                   /* GroupNormalization-21 */
+OLG_SYMBOLIC(olg__sym_native_group_norm_decomposed);
+OLG_SYMBOLIC(olg__sym_native_group_norm);
+OLG_SYMBOLIC(olg__sym_rms_norm_decomposed);          /* < 23 */
+OLG_SYMBOLIC(olg__sym_rms_norm);                     /* RMSNormalization-23 */
+OLG_SYMBOLIC(olg__sym_local_response_norm);
+
 #endif

@@ -239,7 +239,7 @@ class Lower:
         elif isinstance(val, str):
             call("olg_lower_emit_attr_string", cx, n, k, enc(val))
         elif isinstance(val, np.ndarray):
-            arr = np.ascontiguousarray(val)
+            arr = np.array(val, order="C")  # (ascontiguousarray would make a 0-D array 1-D)
             dims = (c_int64 * max(arr.ndim, 1))(*arr.shape)
             call("olg_lower_emit_attr_tensor", cx, n, k, _dtypes.dtype_code(arr.dtype), arr.ndim,
                  dims, arr.ctypes.data if arr.nbytes else None, arr.nbytes)
@@ -258,7 +258,7 @@ class Lower:
 
     def const(self, array):
         """A constant tensor (a Constant node) from a numpy array; returns its value id."""
-        arr = np.ascontiguousarray(array)
+        arr = np.array(array, order="C")  # (ascontiguousarray would make a 0-D array 1-D)
         dims = (c_int64 * max(arr.ndim, 1))(*arr.shape)
         v = c_int32()
         call("olg_lower_emit_const", self._cx, _dtypes.dtype_code(arr.dtype), arr.ndim, dims,
@@ -354,8 +354,10 @@ class Registry:
                 return lib.olg_lower_unsupported(cx, enc(e.what), e.min_opset)
             except LoweringError as e:
                 return lib.olg_lower_error(cx, e.status, enc(str(e)))
-            except Error as e:  # a library call failed: its message, its status
-                return lib.olg_lower_error(cx, e.status, enc(str(e)))
+            except Error as e:
+                # a library call failed: a lowering call has reported it already; anything
+                # else the driver reports with the library's message
+                return e.status
             except BaseException as e:  # noqa: B902 - a Python bug in the symbolic
                 return lib.olg_lower_error(cx, ERR_CALLBACK, enc("%s: %s" % (type(e).__name__, e)))
 

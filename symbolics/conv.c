@@ -1,0 +1,494 @@
+/* onnxlegal — convolutions and their relatives: _convolution, convolution, conv1d/2d/3d (padding
+ * as ints or 'same'/'valid'), conv_transpose1d/2d/3d, pixel_shuffle, pixel_unshuffle, im2col,
+ * col2im; and the helpers the pooling and normalization families share (window.h).
+ * Arguments as in PyTorch 1.13's schemas. */
+#include <string.h>
+
+#include "emit.h"
+#include "symbolics.h"
+#include "window.h"
+
+#define UNUSED_SRC (void)src; (void)ud
+
+/* ------------------------------------------------------------------------------------------ */
+/* Shared helpers (window.h) */
+
+int olg__op_spatial_dims(const olg_lower *cx) {
+  const char *op = olg_lower_node_op(cx);
+  for (const char *p = op; *p; p++)
+    if (p[0] >= '1' && p[0] <= '3' && p[1] == 'd' && (p[2] == 0 || p[2] == '_')) return p[0] - '0';
+  return -1;
+}
+
+olg_status olg__spatial_arg(olg_lower *cx, size_t i, int n, const int64_t *dflt, const char *what,
+                            int64_t *out) {
+  const int64_t *p;
+  size_t m;
+  OLG_TRY(olg__arg_ints_or_empty(cx, i, &p, &m));
+  if (m == 0) {
+    if (!dflt) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s is required", what);
+    memcpy(out, dflt, (size_t)n * sizeof *out);
+    return OLG_OK;
+  }
+  if (m != 1 && m != (size_t)n)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s has %zu entries; %d spatial axes need %d", what,
+                     m, n, n);
+  for (int j = 0; j < n; j++) out[j] = p[m == 1 ? 0 : j];
+  return OLG_OK;
+}
+
+olg_status olg__batch_in(olg_lower *cx, olg_value x, int n, const char *op, olg_value *xb,
+                         bool *unbatched) {
+  int32_t rank = olg__rank(cx, x);
+  *unbatched = false;
+  if (rank == n + 2) {
+    *xb = x;
+    return OLG_OK;
+  }
+  if (rank == n + 1) {
+    *unbatched = true;
+    return olg__emit_unsqueeze(cx, x, (const int64_t[]){0}, 1, xb);
+  }
+  if (rank < 0)
+    return olg__errf(cx, OLG_ERR_UNSUPPORTED, "%s: the rank of the input is not known at export time",
+                     op);
+  return olg__errf(cx, OLG_ERR_INVALID_ARG,
+                   "%s: the input has rank %d; %d spatial axes need rank %d (or %d unbatched)", op,
+                   rank, n, n + 2, n + 1);
+}
+
+olg_status olg__batch_out(olg_lower *cx, olg_value y, bool unbatched, olg_value *out) {
+  if (!unbatched) {
+    *out = y;
+    return OLG_OK;
+  }
+  return olg__emit_squeeze(cx, y, (const int64_t[]){0}, 1, out);
+}
+
+olg_status olg__const_real(olg_lower *cx, olg_dtype t, int32_t rank, const int64_t *dims,
+                           const double *v, size_t count, olg_value *out) {
+  if (t == OLG_DOUBLE)
+    return olg__const_tensor(cx, OLG_DOUBLE, rank, dims, v, count * sizeof *v, out);
+  float *f = olg__lower_alloc(cx, (count ? count : 1) * sizeof *f);
+  if (!f) return OLG_ERR_NOMEM;
+  for (size_t i = 0; i < count; i++) f[i] = (float)v[i];
+  OLG_TRY(olg__const_tensor(cx, OLG_FLOAT, rank, dims, f, count * sizeof *f, out));
+  if (t == OLG_FLOAT || t == OLG_UNDEFINED) return OLG_OK;
+  return olg__emit_cast(cx, *out, t, out);
+}
+
+olg_status olg__dim_scaled(olg_lower *cx, olg_value x, int64_t axis, int64_t mul, int64_t div,
+                           olg_value *out) {
+  int64_t d = olg__dim(cx, x, (int32_t)axis);
+  if (d >= 0) {
+    int64_t v = d * mul / div;
+    return olg__const_i64s(cx, &v, 1, out);
+  }
+  olg_value v, c;
+  OLG_TRY(olg__dim_tensor(cx, x, axis, &v));
+  if (mul != 1) {
+    OLG_TRY(olg__const_i64s(cx, &mul, 1, &c));
+    OLG_TRY(olg__emit2(cx, "Mul", v, c, &v));
+  }
+  if (div != 1) {
+    OLG_TRY(olg__const_i64s(cx, &div, 1, &c));
+    OLG_TRY(olg__emit2(cx, "Div", v, c, &v));
+  }
+  *out = v;
+  return OLG_OK;
+}
+
+olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n) {
+  for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
+    if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
+    else if (olg_lower_output_used(cx, i))
+      return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported", i);
+  }
+  return OLG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Convolutions */
+
+typedef struct conv_args {
+  int n;                                        /* spatial axes */
+  int64_t stride[OLG_MAX_SPATIAL], dil[OLG_MAX_SPATIAL], out_pad[OLG_MAX_SPATIAL];
+  int64_t pads[2 * OLG_MAX_SPATIAL];            /* ONNX layout: begins, then ends */
+  int64_t groups;
+  bool transposed;
+} conv_args;
+
+static const int64_t ONES[OLG_MAX_SPATIAL] = {1, 1, 1};
+static const int64_t ZEROS[OLG_MAX_SPATIAL] = {0, 0, 0};
+
+/* The spatial count from the weight ([out, in/groups, k...]), whose rank must be known. */
+static olg_status weight_spatial(olg_lower *cx, olg_value w, int *n) {
+  int32_t r = olg__rank(cx, w);
+  if (r < 3 || r > OLG_MAX_SPATIAL + 2)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG,
+                     "the weight must have rank 3, 4 or 5 ([out, in/groups, kernel...]), not %d", r);
+  *n = r - 2;
+  return OLG_OK;
+}
+
+static olg_status emit_conv(olg_lower *cx, olg_value x, olg_value w, olg_value b,
+                            const conv_args *a, olg_value *y) {
+  const char *op = a->transposed ? "ConvTranspose" : "Conv";
+  olg_value xb, yb;
+  bool unbatched;
+  OLG_TRY(olg__batch_in(cx, x, a->n, a->transposed ? "conv_transpose" : "convolution", &xb,
+                        &unbatched));
+  int64_t k[OLG_MAX_SPATIAL];
+  bool k_known = true;
+  for (int i = 0; i < a->n; i++) k_known = k_known && (k[i] = olg__dim(cx, w, i + 2)) > 0;
+  bool any_out_pad = false;
+  for (int i = 0; i < a->n; i++) any_out_pad = any_out_pad || a->out_pad[i] != 0;
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, xb));
+  OLG_TRY(olg_lower_emit_input(cx, nd, w));
+  if (b != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, b));
+  if (k_known) OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "kernel_shape", k, (size_t)a->n));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "strides", a->stride, (size_t)a->n));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "pads", a->pads, 2 * (size_t)a->n));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "dilations", a->dil, (size_t)a->n));
+  if (a->groups != 1) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "group", a->groups));
+  if (a->transposed && any_out_pad)
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "output_padding", a->out_pad, (size_t)a->n));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &yb));
+  return olg__batch_out(cx, yb, unbatched, y);
+}
+
+/* Padding as int[] (both sides) or PyTorch's strings: 'valid' (none) and 'same' (total
+ * dilation*(kernel-1), the odd one at the end, as PyTorch pads). */
+static olg_status conv_padding(olg_lower *cx, size_t i, olg_value w, conv_args *a) {
+  if (olg_lower_arg_kind(cx, i) == OLG_ARGKIND_STRING) {
+    const char *s;
+    OLG_TRY(olg_lower_arg_string(cx, i, &s));
+    for (int j = 0; j < a->n; j++) {
+      int64_t pb = 0, pe = 0;
+      if (strcmp(s, "same") == 0) {
+        int64_t k = olg__dim(cx, w, j + 2);
+        if (k < 0)
+          return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
+                                 "padding='same' with a kernel size unknown at export time");
+        int64_t total = a->dil[j] * (k - 1);
+        pb = total / 2;
+        pe = total - pb;
+      } else if (strcmp(s, "valid") != 0) {
+        return olg__errf(cx, OLG_ERR_INVALID_ARG, "padding '%s' is neither 'same' nor 'valid'", s);
+      }
+      a->pads[j] = pb;
+      a->pads[j + a->n] = pe;
+    }
+    return OLG_OK;
+  }
+  int64_t p[OLG_MAX_SPATIAL];
+  OLG_TRY(olg__spatial_arg(cx, i, a->n, ZEROS, "padding", p));
+  for (int j = 0; j < a->n; j++) {
+    if (p[j] < 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "negative padding");
+    a->pads[j] = a->pads[j + a->n] = p[j];
+  }
+  return OLG_OK;
+}
+
+/* aten::conv1d/conv2d/conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[N] stride=1,
+ * int[N] padding=0 | str padding="valid", int[N] dilation=1, int groups=1),
+ * aten::_convolution_mode(input, weight, bias, int[] stride, str padding, int[] dilation,
+ * int groups) */
+OLG_SYMBOLIC(olg__sym_conv) {
+  UNUSED_SRC;
+  olg_value x, w, b, y;
+  conv_args a = {0};
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg__arg_value_or_none(cx, 2, &b));
+  OLG_TRY(weight_spatial(cx, w, &a.n));
+  OLG_TRY(olg__spatial_arg(cx, 3, a.n, ONES, "stride", a.stride));
+  OLG_TRY(olg__spatial_arg(cx, 5, a.n, ONES, "dilation", a.dil));
+  OLG_TRY(conv_padding(cx, 4, w, &a));
+  OLG_TRY(olg__arg_int_or(cx, 6, 1, &a.groups));
+  OLG_TRY(emit_conv(cx, x, w, b, &a, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::conv_transpose1d/2d/3d(Tensor input, Tensor weight, Tensor? bias=None, int[N] stride=1,
+ * int[N] padding=0, int[N] output_padding=0, int groups=1, int[N] dilation=1) */
+OLG_SYMBOLIC(olg__sym_conv_transpose) {
+  UNUSED_SRC;
+  olg_value x, w, b, y;
+  conv_args a = {0};
+  a.transposed = true;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg__arg_value_or_none(cx, 2, &b));
+  OLG_TRY(weight_spatial(cx, w, &a.n));
+  OLG_TRY(olg__spatial_arg(cx, 3, a.n, ONES, "stride", a.stride));
+  OLG_TRY(olg__spatial_arg(cx, 5, a.n, ZEROS, "output_padding", a.out_pad));
+  OLG_TRY(olg__arg_int_or(cx, 6, 1, &a.groups));
+  OLG_TRY(olg__spatial_arg(cx, 7, a.n, ONES, "dilation", a.dil));
+  OLG_TRY(conv_padding(cx, 4, w, &a));
+  OLG_TRY(emit_conv(cx, x, w, b, &a, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::_convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding,
+ * int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark,
+ * bool deterministic, bool cudnn_enabled[, bool allow_tf32]),
+ * aten::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+ * groups) */
+OLG_SYMBOLIC(olg__sym_convolution) {
+  UNUSED_SRC;
+  olg_value x, w, b, y;
+  conv_args a = {0};
+  int transposed;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg__arg_value_or_none(cx, 2, &b));
+  OLG_TRY(weight_spatial(cx, w, &a.n));
+  OLG_TRY(olg__spatial_arg(cx, 3, a.n, ONES, "stride", a.stride));
+  OLG_TRY(olg__spatial_arg(cx, 5, a.n, ONES, "dilation", a.dil));
+  OLG_TRY(conv_padding(cx, 4, w, &a));
+  OLG_TRY(olg__arg_bool_or(cx, 6, 0, &transposed));
+  a.transposed = transposed != 0;
+  if (a.transposed) OLG_TRY(olg__spatial_arg(cx, 7, a.n, ZEROS, "output_padding", a.out_pad));
+  OLG_TRY(olg__arg_int_or(cx, 8, 1, &a.groups));
+  OLG_TRY(emit_conv(cx, x, w, b, &a, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* pixel_shuffle / pixel_unshuffle: a Reshape, a Transpose, a Reshape. Shapes are built from the
+ * input's dims (constants when known, Shape arithmetic otherwise), so dynamic dims work. */
+
+/* Reshapes x to the concatenation of the 1-D int64 pieces. */
+static olg_status reshape_pieces(olg_lower *cx, olg_value x, const olg_value *pieces, size_t n,
+                                 olg_value *out) {
+  olg_value shape;
+  OLG_TRY(olg__concat_ints(cx, pieces, n, &shape));
+  return olg__emit_reshape(cx, x, shape, out);
+}
+
+/* unshuffle 0: [*, C*r*r, H, W] -> [*, C, H*r, W*r]; unshuffle 1: the inverse. */
+static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
+  olg_value x, y;
+  int64_t r;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_int(cx, 1, &r));
+  const char *name = unshuffle ? "pixel_unshuffle" : "pixel_shuffle";
+  if (r <= 0) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s: the factor must be > 0", name);
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 3 || rank > OLG_MAX_RANK - 2)
+    return olg__errf(cx, rank < 0 ? OLG_ERR_UNSUPPORTED : OLG_ERR_INVALID_ARG,
+                     "%s needs an input of rank >= 3 with the rank known (rank %d)", name, rank);
+  int64_t lb = rank - 3; /* leading (batch) dims, kept as they are */
+  if (!unshuffle && rank == 4 && olg__opset(cx) >= 11) {
+    /* DepthToSpace's CRD order is pixel_shuffle's */
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "DepthToSpace", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "blocksize", r));
+    OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", "CRD"));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value p[OLG_MAX_RANK], rv, t;
+  size_t np = 0;
+  OLG_TRY(olg__const_i64s(cx, &r, 1, &rv));
+  if (lb) OLG_TRY(olg__shape_range(cx, x, 0, lb, &p[np++]));
+  int64_t perm[OLG_MAX_RANK];
+  for (int64_t i = 0; i < lb; i++) perm[i] = i;
+  if (!unshuffle) {
+    /* [*, C, r, r, H, W] -> [*, C, H, r, W, r] */
+    OLG_TRY(olg__dim_scaled(cx, x, lb, 1, r * r, &p[np++]));
+    p[np++] = rv;
+    p[np++] = rv;
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 1, 1, 1, &p[np++]));
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 2, 1, 1, &p[np++]));
+    const int64_t tail[5] = {0, 3, 1, 4, 2};
+    for (int i = 0; i < 5; i++) perm[lb + i] = lb + tail[i];
+  } else {
+    /* [*, C, H, r, W, r] -> [*, C, r, r, H, W] */
+    OLG_TRY(olg__dim_scaled(cx, x, lb, 1, 1, &p[np++]));
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 1, 1, r, &p[np++]));
+    p[np++] = rv;
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 2, 1, r, &p[np++]));
+    p[np++] = rv;
+    const int64_t tail[5] = {0, 2, 4, 1, 3};
+    for (int i = 0; i < 5; i++) perm[lb + i] = lb + tail[i];
+  }
+  OLG_TRY(reshape_pieces(cx, x, p, np, &t));
+  OLG_TRY(olg__emit_transpose(cx, t, perm, (size_t)lb + 5, &t));
+  np = lb ? 1 : 0;
+  if (!unshuffle) {
+    OLG_TRY(olg__dim_scaled(cx, x, lb, 1, r * r, &p[np++]));
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 1, r, 1, &p[np++]));
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 2, r, 1, &p[np++]));
+  } else {
+    OLG_TRY(olg__dim_scaled(cx, x, lb, r * r, 1, &p[np++]));
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 1, 1, r, &p[np++]));
+    OLG_TRY(olg__dim_scaled(cx, x, lb + 2, 1, r, &p[np++]));
+  }
+  OLG_TRY(reshape_pieces(cx, t, p, np, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::pixel_shuffle(Tensor self, int upscale_factor) */
+OLG_SYMBOLIC(olg__sym_pixel_shuffle) {
+  UNUSED_SRC;
+  return pixel_rearrange(cx, false);
+}
+
+/* aten::pixel_unshuffle(Tensor self, int downscale_factor). SpaceToDepth orders the channels
+ * blocks-first (DCR), PyTorch channels-first: hence Reshape/Transpose at every opset. */
+OLG_SYMBOLIC(olg__sym_pixel_unshuffle) {
+  UNUSED_SRC;
+  return pixel_rearrange(cx, true);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* im2col / col2im (2 spatial axes). */
+
+typedef struct fold_args {
+  int64_t k[2], d[2], p[2], s[2];
+} fold_args;
+
+/* kernel_size, dilation, padding, stride from argument `first` on (both ops list them so). */
+static olg_status fold_arguments(olg_lower *cx, size_t first, fold_args *f) {
+  OLG_TRY(olg__spatial_arg(cx, first, 2, NULL, "kernel_size", f->k));
+  OLG_TRY(olg__spatial_arg(cx, first + 1, 2, ONES, "dilation", f->d));
+  OLG_TRY(olg__spatial_arg(cx, first + 2, 2, ZEROS, "padding", f->p));
+  OLG_TRY(olg__spatial_arg(cx, first + 3, 2, ONES, "stride", f->s));
+  for (int i = 0; i < 2; i++)
+    if (f->k[i] <= 0 || f->d[i] <= 0 || f->s[i] <= 0 || f->p[i] < 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
+                             "kernel_size, dilation and stride must be > 0, padding >= 0");
+  return OLG_OK;
+}
+
+/* Number of blocks along one axis of size `in`. */
+static int64_t fold_blocks(const fold_args *f, int i, int64_t in) {
+  int64_t num = in + 2 * f->p[i] - f->d[i] * (f->k[i] - 1) - 1;
+  return num < 0 ? -1 : num / f->s[i] + 1;
+}
+
+/* aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding,
+ * int[2] stride): [N, C, H, W] -> [N, C*kh*kw, L]. Gathers copy the values (no arithmetic): a
+ * Pad, one Gather per spatial axis with the [kernel, blocks] index grid, a Transpose and a
+ * Reshape. Needs H and W known at export time. */
+OLG_SYMBOLIC(olg__sym_im2col) {
+  UNUSED_SRC;
+  olg_value x, xb, y;
+  bool unbatched;
+  fold_args f;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(fold_arguments(cx, 1, &f));
+  OLG_TRY(olg__batch_in(cx, x, 2, "im2col", &xb, &unbatched));
+  int64_t in[2], out[2];
+  for (int i = 0; i < 2; i++) {
+    in[i] = olg__dim(cx, xb, i + 2);
+    if (in[i] < 0)
+      return olg_lower_unsupported(cx, "im2col of an input whose height or width is not known at "
+                                       "export time", -1);
+    out[i] = fold_blocks(&f, i, in[i]);
+    if (out[i] <= 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "im2col: the input is smaller than a block");
+  }
+  olg_value t = xb;
+  if (f.p[0] || f.p[1]) {
+    const int64_t pads[8] = {0, 0, f.p[0], f.p[1], 0, 0, f.p[0], f.p[1]};
+    OLG_TRY(olg__emit_pad(cx, xb, "constant", pads, 8, 0.0, &t));
+  }
+  for (int i = 0; i < 2; i++) {
+    int64_t n = f.k[i] * out[i];
+    int64_t *idx = olg__lower_alloc(cx, (size_t)n * sizeof *idx);
+    if (!idx) return OLG_ERR_NOMEM;
+    for (int64_t a = 0; a < f.k[i]; a++)
+      for (int64_t o = 0; o < out[i]; o++) idx[a * out[i] + o] = a * f.d[i] + o * f.s[i];
+    int64_t dims[2] = {f.k[i], out[i]};
+    olg_value iv;
+    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, dims, idx, (size_t)n * sizeof *idx, &iv));
+    /* axis 2 (H) gives [N, C, kh, oh, W]; then axis 4 (W) gives [N, C, kh, oh, kw, ow] */
+    OLG_TRY(olg__emit_gather(cx, t, iv, i == 0 ? 2 : 4, &t));
+  }
+  const int64_t perm[6] = {0, 1, 2, 4, 3, 5};
+  OLG_TRY(olg__emit_transpose(cx, t, perm, 6, &t));
+  const int64_t shape[3] = {0, -1, out[0] * out[1]};
+  OLG_TRY(olg__emit_reshape_static(cx, t, shape, 3, &t));
+  OLG_TRY(olg__batch_out(cx, t, unbatched, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
+ * int[2] padding, int[2] stride): [N, C*kh*kw, L] -> [N, C, H, W], overlapping blocks summed.
+ * Col2Im from opset 18; below, a ConvTranspose with one-hot weights (group C): each block value
+ * lands, times 1, at its place, and overlaps add, as in PyTorch. */
+OLG_SYMBOLIC(olg__sym_col2im) {
+  UNUSED_SRC;
+  olg_value x, xb, y, t;
+  bool unbatched;
+  fold_args f;
+  int64_t size[2];
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__spatial_arg(cx, 1, 2, NULL, "output_size", size));
+  OLG_TRY(fold_arguments(cx, 2, &f));
+  OLG_TRY(olg__batch_in(cx, x, 1, "col2im", &xb, &unbatched));
+  int64_t blocks[2];
+  for (int i = 0; i < 2; i++)
+    if ((blocks[i] = fold_blocks(&f, i, size[i])) <= 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: output_size smaller than a block");
+  if (olg__opset(cx) >= 18) {
+    olg_value image, block;
+    OLG_TRY(olg__const_i64s(cx, size, 2, &image));
+    OLG_TRY(olg__const_i64s(cx, f.k, 2, &block));
+    const int64_t pads[4] = {f.p[0], f.p[1], f.p[0], f.p[1]};
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Col2Im", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, xb));
+    OLG_TRY(olg_lower_emit_input(cx, nd, image));
+    OLG_TRY(olg_lower_emit_input(cx, nd, block));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "dilations", f.d, 2));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "pads", pads, 4));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "strides", f.s, 2));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &t));
+    OLG_TRY(olg__batch_out(cx, t, unbatched, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  int64_t ck = olg__dim(cx, xb, 1), kk = f.k[0] * f.k[1];
+  if (ck < 0)
+    return olg__unsupportedf(cx, 18, "col2im with a channel count not known at export time");
+  if (ck % kk)
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
+                           "col2im: dim 1 is not a multiple of the kernel's size");
+  int64_t c = ck / kk;
+  int64_t l = olg__dim(cx, xb, 2);
+  if (l >= 0 && l != blocks[0] * blocks[1])
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "col2im: %lld blocks given, %lld expected",
+                     (long long)l, (long long)(blocks[0] * blocks[1]));
+  OLG_TRY(olg_lower_decompose(cx, "col2im (as a ConvTranspose with one-hot weights)", 18));
+  const int64_t shape[4] = {0, 0, blocks[0], blocks[1]};
+  OLG_TRY(olg__emit_reshape_static(cx, xb, shape, 4, &t));
+  size_t nw = (size_t)(ck * kk);
+  double *wv = olg__lower_alloc(cx, nw * sizeof *wv);
+  if (!wv) return OLG_ERR_NOMEM;
+  for (int64_t ch = 0; ch < ck; ch++) wv[ch * kk + ch % kk] = 1.0; /* channel c*kk+j: tap j */
+  const int64_t wdims[4] = {ck, 1, f.k[0], f.k[1]};
+  olg_value w;
+  olg_dtype dt = olg__dtype(cx, xb);
+  OLG_TRY(olg__const_real(cx, dt, 4, wdims, wv, nw, &w));
+  conv_args a = {0};
+  a.n = 2;
+  a.transposed = true;
+  a.groups = c;
+  for (int i = 0; i < 2; i++) {
+    a.stride[i] = f.s[i];
+    a.dil[i] = f.d[i];
+    a.pads[i] = a.pads[i + 2] = f.p[i];
+    /* ConvTranspose gives s*(blocks-1) + d*(k-1) + 1 - 2p; the rest of output_size is the
+       output padding (< stride, as the block count is a floor) */
+    a.out_pad[i] = size[i] - (f.s[i] * (blocks[i] - 1) + f.d[i] * (f.k[i] - 1) + 1 - 2 * f.p[i]);
+  }
+  OLG_TRY(emit_conv(cx, t, w, OLG_NO_VALUE, &a, &t));
+  OLG_TRY(olg__batch_out(cx, t, unbatched, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -1,0 +1,476 @@
+/* onnxlegal — normalization: batch_norm, instance_norm, layer_norm, native_layer_norm, group_norm,
+ * native_group_norm, rms_norm, local_response_norm. Arguments as in PyTorch 1.13's schemas (rms_norm
+ * and local_response_norm as newer PyTorch / torch.nn.functional define them).
+ *
+ * The native ops (LayerNormalization-17, GroupNormalization-21, RMSNormalization-23) compute
+ * their statistics in float (stash_type 1): a double input takes the decomposition, which stays in
+ * double as PyTorch does. GroupNormalization-18 is never used: opset 21 redefined its scale and
+ * bias (per group at 18, per channel at 21). */
+#include <float.h>
+#include <string.h>
+
+#include "emit.h"
+#include "symbolics.h"
+#include "window.h"
+
+#define UNUSED_SRC (void)src; (void)ud
+
+static olg_status known_rank(olg_lower *cx, olg_value x, int32_t min_rank, int32_t *rank) {
+  *rank = olg__rank(cx, x);
+  if (*rank < 0)
+    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
+                           "the rank of the input is not known at export time");
+  if (*rank < min_rank || *rank > OLG_MAX_RANK)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "the input has rank %d; it needs rank %d to %d",
+                     *rank, min_rank, OLG_MAX_RANK);
+  return OLG_OK;
+}
+
+/* Tensor argument i cast to x's dtype, or (none) a tensor of `shape` filled with `fill`. */
+static olg_status param_or_fill(olg_lower *cx, size_t i, olg_value x, olg_value shape, double fill,
+                                olg_value *out) {
+  olg_value v;
+  OLG_TRY(olg__arg_value_or_none(cx, i, &v));
+  if (v == OLG_NO_VALUE) return olg__emit_full(cx, shape, olg__dtype(cx, x), fill, out);
+  return olg__emit_cast_like(cx, v, x, out);
+}
+
+/* Tensor argument i cast to x's dtype, or OLG_NO_VALUE. */
+static olg_status param_or_none(olg_lower *cx, size_t i, olg_value x, olg_value *out) {
+  OLG_TRY(olg__arg_value_or_none(cx, i, out));
+  if (*out == OLG_NO_VALUE) return OLG_OK;
+  return olg__emit_cast_like(cx, *out, x, out);
+}
+
+/* A per-channel [C] tensor as [C, 1, ..., 1], to broadcast against [N, C, spatial...]. */
+static olg_status channel_view(olg_lower *cx, olg_value p, int32_t rank, olg_value *out) {
+  if (rank <= 2) {
+    *out = p;
+    return OLG_OK;
+  }
+  int64_t axes[OLG_MAX_RANK];
+  for (int32_t i = 0; i < rank - 2; i++) axes[i] = i + 1;
+  return olg__emit_unsqueeze(cx, p, axes, (size_t)rank - 2, out);
+}
+
+/* y = (x - mean) / sqrt(var + eps) over axes (biased variance), as PyTorch normalizes; mean
+ * and rstd = 1/sqrt(var + eps) kept (keepdims) when asked. */
+static olg_status normalize(olg_lower *cx, olg_value x, const int64_t *axes, size_t n, double eps,
+                            olg_value *y, olg_value *mean, olg_value *rstd) {
+  olg_value m, d, sq, var, e, den;
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, x, axes, n, 1, &m));
+  OLG_TRY(olg__emit2(cx, "Sub", x, m, &d));
+  OLG_TRY(olg__emit2(cx, "Mul", d, d, &sq));
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, sq, axes, n, 1, &var));
+  OLG_TRY(olg__const_like(cx, x, eps, &e));
+  OLG_TRY(olg__emit2(cx, "Add", var, e, &var));
+  OLG_TRY(olg__emit1(cx, "Sqrt", var, &den));
+  OLG_TRY(olg__emit2(cx, "Div", d, den, y));
+  if (mean) *mean = m;
+  if (rstd) OLG_TRY(olg__emit1(cx, "Reciprocal", den, rstd));
+  return OLG_OK;
+}
+
+/* y * w + b, either may be OLG_NO_VALUE. */
+static olg_status affine(olg_lower *cx, olg_value y, olg_value w, olg_value b, olg_value *out) {
+  if (w != OLG_NO_VALUE) OLG_TRY(olg__emit2(cx, "Mul", y, w, &y));
+  if (b != OLG_NO_VALUE) OLG_TRY(olg__emit2(cx, "Add", y, b, &y));
+  *out = y;
+  return OLG_OK;
+}
+
+/* Inference with running statistics: BatchNormalization (weight/bias default to 1/0). The
+ * arguments from `first` on are weight, bias, running_mean, running_var. */
+static olg_status running_stats_norm(olg_lower *cx, olg_value x, size_t first, double momentum,
+                                     double eps, olg_value *y) {
+  olg_value c, w, b, mean, var;
+  if (olg_lower_arg_is_none(cx, first + 2) || olg_lower_arg_is_none(cx, first + 3))
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
+                           "running_mean and running_var are required without batch statistics");
+  OLG_TRY(olg__dim_tensor(cx, x, 1, &c));
+  OLG_TRY(param_or_fill(cx, first, x, c, 1.0, &w));
+  OLG_TRY(param_or_fill(cx, first + 1, x, c, 0.0, &b));
+  OLG_TRY(param_or_none(cx, first + 2, x, &mean));
+  OLG_TRY(param_or_none(cx, first + 3, x, &var));
+  /* ONNX's momentum weighs the running value, PyTorch's the batch value (unused in inference) */
+  return olg__emit_batchnorm(cx, x, w, b, mean, var, eps, 1.0 - momentum, y);
+}
+
+/* Normalization with the batch's own statistics over every axis but the channel axis. */
+static olg_status batch_stats_norm(olg_lower *cx, olg_value x, int32_t rank, size_t first,
+                                   double eps, olg_value *y) {
+  int64_t axes[OLG_MAX_RANK];
+  size_t n = 0;
+  for (int32_t i = 0; i < rank; i++)
+    if (i != 1) axes[n++] = i;
+  olg_value w, b;
+  OLG_TRY(normalize(cx, x, axes, n, eps, y, NULL, NULL));
+  OLG_TRY(param_or_none(cx, first, x, &w));
+  OLG_TRY(param_or_none(cx, first + 1, x, &b));
+  if (w != OLG_NO_VALUE) OLG_TRY(channel_view(cx, w, rank, &w));
+  if (b != OLG_NO_VALUE) OLG_TRY(channel_view(cx, b, rank, &b));
+  return affine(cx, *y, w, b, y);
+}
+
+/* aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+ * Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled).
+ * training=False: BatchNormalization with the running statistics. training=True normalizes with
+ * the batch's statistics (what PyTorch outputs then): ReduceMean/Sub/Mul/Sqrt/Div. */
+OLG_SYMBOLIC(olg__sym_batch_norm) {
+  UNUSED_SRC;
+  olg_value x, y;
+  int32_t rank;
+  int training;
+  double momentum, eps;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 2, &rank));
+  OLG_TRY(olg__arg_bool_or(cx, 5, 0, &training));
+  OLG_TRY(olg__arg_float_or(cx, 6, 0.1, &momentum));
+  OLG_TRY(olg__arg_float_or(cx, 7, 1e-5, &eps));
+  if (training) {
+    OLG_TRY(olg_lower_decompose(cx, "batch_norm with training=True (batch statistics)", -1));
+    OLG_TRY(batch_stats_norm(cx, x, rank, 1, eps, &y));
+  } else {
+    OLG_TRY(running_stats_norm(cx, x, 1, momentum, eps, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
+ * Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled).
+ * use_input_stats: InstanceNormalization (weight/bias default to 1/0); otherwise the running
+ * statistics, as batch_norm in inference. */
+OLG_SYMBOLIC(olg__sym_instance_norm) {
+  UNUSED_SRC;
+  olg_value x, y;
+  int32_t rank;
+  int use_stats;
+  double momentum, eps;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 3, &rank));
+  OLG_TRY(olg__arg_bool_or(cx, 5, 1, &use_stats));
+  OLG_TRY(olg__arg_float_or(cx, 6, 0.1, &momentum));
+  OLG_TRY(olg__arg_float_or(cx, 7, 1e-5, &eps));
+  if (!use_stats) {
+    OLG_TRY(running_stats_norm(cx, x, 1, momentum, eps, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value c, w, b;
+  OLG_TRY(olg__dim_tensor(cx, x, 1, &c));
+  OLG_TRY(param_or_fill(cx, 1, x, c, 1.0, &w));
+  OLG_TRY(param_or_fill(cx, 2, x, c, 0.0, &b));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, w));
+  OLG_TRY(olg_lower_emit_input(cx, nd, b));
+  OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* layer_norm, native_layer_norm */
+
+/* aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
+ * float eps=1e-05, bool cudnn_enable=True); native_layer_norm(input, normalized_shape, weight,
+ * bias, eps) -> (out, mean, rstd), mean and rstd shaped as the input with the normalized dims 1. */
+static olg_status layer_norm(olg_lower *cx, bool native, bool stats_op) {
+  olg_value x, w, b, outs[3];
+  int32_t rank;
+  const int64_t *shape;
+  size_t n;
+  double eps;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 1, &rank));
+  OLG_TRY(olg_lower_arg_ints(cx, 1, &shape, &n));
+  OLG_TRY(olg__arg_float_or(cx, 4, 1e-5, &eps));
+  if (n == 0 || n > (size_t)rank)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG,
+                     "normalized_shape has %zu dims for an input of rank %d", n, rank);
+  for (size_t i = 0; i < n; i++) {
+    int64_t d = olg__dim(cx, x, (int32_t)(rank - (int32_t)n + (int32_t)i));
+    if (d >= 0 && d != shape[i])
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
+                             "normalized_shape does not match the input's last dims");
+  }
+  bool want_stats = stats_op && ((olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1)) ||
+                                 (olg_lower_output_count(cx) > 2 && olg_lower_output_used(cx, 2)));
+  int64_t axis = rank - (int64_t)n;
+  if (native && olg__dtype(cx, x) != OLG_DOUBLE) {
+    olg_value sv;
+    OLG_TRY(olg__const_i64s(cx, shape, n, &sv));
+    OLG_TRY(param_or_fill(cx, 2, x, sv, 1.0, &w));
+    OLG_TRY(param_or_none(cx, 3, x, &b));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "LayerNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, w));
+    if (b != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, b));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+    OLG_TRY(olg_lower_emit_end(cx, nd, want_stats ? 3 : 1, outs));
+    return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
+  }
+  int64_t axes[OLG_MAX_RANK];
+  for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
+  OLG_TRY(normalize(cx, x, axes, n, eps, &outs[0], &outs[1], want_stats ? &outs[2] : NULL));
+  OLG_TRY(param_or_none(cx, 2, x, &w));
+  OLG_TRY(param_or_none(cx, 3, x, &b));
+  OLG_TRY(affine(cx, outs[0], w, b, &outs[0]));
+  return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
+}
+
+/* Below opset 17: ReduceMean/Sub/Mul/Sqrt/Div (DESIGN.md §4). */
+OLG_SYMBOLIC(olg__sym_layer_norm_decomposed) {
+  UNUSED_SRC;
+  return layer_norm(cx, false, false);
+}
+/* From opset 17: LayerNormalization. */
+OLG_SYMBOLIC(olg__sym_layer_norm) {
+  UNUSED_SRC;
+  return layer_norm(cx, true, false);
+}
+OLG_SYMBOLIC(olg__sym_native_layer_norm_decomposed) {
+  UNUSED_SRC;
+  return layer_norm(cx, false, true);
+}
+OLG_SYMBOLIC(olg__sym_native_layer_norm) {
+  UNUSED_SRC;
+  return layer_norm(cx, true, true);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* group_norm, native_group_norm */
+
+/* aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None,
+ * float eps=1e-05, bool cudnn_enabled=True);
+ * aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
+ * SymInt HxW, int group, float eps) -> (out, mean [N, group], rstd [N, group]). */
+static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
+  size_t wi = stats_op ? 1 : 2, gi = stats_op ? 6 : 1, ei = stats_op ? 7 : 4;
+  olg_value x, w, b, outs[3];
+  int32_t rank;
+  int64_t groups;
+  double eps;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 2, &rank));
+  OLG_TRY(olg_lower_arg_int(cx, gi, &groups));
+  OLG_TRY(olg__arg_float_or(cx, ei, 1e-5, &eps));
+  int64_t c = olg__dim(cx, x, 1);
+  if (groups <= 0 || (c >= 0 && c % groups))
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "%lld groups do not divide %lld channels",
+                     (long long)groups, (long long)c);
+  bool want_stats = stats_op && ((olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1)) ||
+                                 (olg_lower_output_count(cx) > 2 && olg_lower_output_used(cx, 2)));
+  olg_value cv;
+  if (native && !want_stats && olg__dtype(cx, x) != OLG_DOUBLE) {
+    OLG_TRY(olg__dim_tensor(cx, x, 1, &cv));
+    OLG_TRY(param_or_fill(cx, wi, x, cv, 1.0, &w));
+    OLG_TRY(param_or_fill(cx, wi + 1, x, cv, 0.0, &b));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "GroupNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, w));
+    OLG_TRY(olg_lower_emit_input(cx, nd, b));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "num_groups", groups));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, outs));
+    return olg__bind_outputs(cx, outs, 1);
+  }
+  /* [N, C, ...] -> [N, G, C/G * ...], normalized over the last axis, and back */
+  olg_value xr, yr, shape;
+  OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){0, groups, -1}, 3, &xr));
+  if (want_stats) {
+    OLG_TRY(normalize(cx, xr, (const int64_t[]){2}, 1, eps, &yr, &outs[1], &outs[2]));
+    OLG_TRY(olg__emit_squeeze(cx, outs[1], (const int64_t[]){2}, 1, &outs[1]));
+    OLG_TRY(olg__emit_squeeze(cx, outs[2], (const int64_t[]){2}, 1, &outs[2]));
+  } else {
+    /* InstanceNormalization over [N, G, L] is the group statistics' normalization */
+    olg_value ones, zeros;
+    OLG_TRY(olg__const_i64s(cx, &groups, 1, &cv));
+    OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 1.0, &ones));
+    OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 0.0, &zeros));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, xr));
+    OLG_TRY(olg_lower_emit_input(cx, nd, ones));
+    OLG_TRY(olg_lower_emit_input(cx, nd, zeros));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &yr));
+  }
+  OLG_TRY(olg__shape(cx, x, &shape));
+  OLG_TRY(olg__emit_reshape(cx, yr, shape, &outs[0]));
+  OLG_TRY(param_or_none(cx, wi, x, &w));
+  OLG_TRY(param_or_none(cx, wi + 1, x, &b));
+  if (w != OLG_NO_VALUE) OLG_TRY(channel_view(cx, w, rank, &w));
+  if (b != OLG_NO_VALUE) OLG_TRY(channel_view(cx, b, rank, &b));
+  OLG_TRY(affine(cx, outs[0], w, b, &outs[0]));
+  return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
+}
+
+/* Below opset 21: Reshape + InstanceNormalization + Reshape + affine (DESIGN.md §4). */
+OLG_SYMBOLIC(olg__sym_group_norm_decomposed) {
+  UNUSED_SRC;
+  return group_norm(cx, false, false);
+}
+/* From opset 21: GroupNormalization (per-channel scale and bias). */
+OLG_SYMBOLIC(olg__sym_group_norm) {
+  UNUSED_SRC;
+  return group_norm(cx, true, false);
+}
+OLG_SYMBOLIC(olg__sym_native_group_norm_decomposed) {
+  UNUSED_SRC;
+  return group_norm(cx, false, true);
+}
+OLG_SYMBOLIC(olg__sym_native_group_norm) {
+  UNUSED_SRC;
+  return group_norm(cx, true, true);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* rms_norm */
+
+/* aten::rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)
+ * (newer PyTorch): x / sqrt(mean(x^2) + eps) * weight; eps none is the dtype's epsilon. */
+static olg_status rms_norm(olg_lower *cx, bool native) {
+  olg_value x, w, y;
+  int32_t rank;
+  const int64_t *shape;
+  size_t n;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 1, &rank));
+  OLG_TRY(olg_lower_arg_ints(cx, 1, &shape, &n));
+  if (n == 0 || n > (size_t)rank)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG,
+                     "normalized_shape has %zu dims for an input of rank %d", n, rank);
+  olg_dtype dt = olg__dtype(cx, x);
+  double eps = dt == OLG_DOUBLE ? DBL_EPSILON : dt == OLG_FLOAT16 ? 0.0009765625
+             : dt == OLG_BFLOAT16 ? 0.0078125 : (double)FLT_EPSILON;
+  OLG_TRY(olg__arg_float_or(cx, 3, eps, &eps));
+  int64_t axis = rank - (int64_t)n;
+  if (native && dt != OLG_DOUBLE) {
+    olg_value sv;
+    OLG_TRY(olg__const_i64s(cx, shape, n, &sv));
+    OLG_TRY(param_or_fill(cx, 2, x, sv, 1.0, &w));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "RMSNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, w));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  int64_t axes[OLG_MAX_RANK];
+  for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
+  olg_value sq, ms, e, den;
+  OLG_TRY(olg__emit2(cx, "Mul", x, x, &sq));
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, sq, axes, n, 1, &ms));
+  OLG_TRY(olg__const_like(cx, x, eps, &e));
+  OLG_TRY(olg__emit2(cx, "Add", ms, e, &ms));
+  OLG_TRY(olg__emit1(cx, "Sqrt", ms, &den));
+  OLG_TRY(olg__emit2(cx, "Div", x, den, &y));
+  OLG_TRY(param_or_none(cx, 2, x, &w));
+  OLG_TRY(affine(cx, y, w, OLG_NO_VALUE, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Below opset 23: Mul/ReduceMean/Add/Sqrt/Div. */
+OLG_SYMBOLIC(olg__sym_rms_norm_decomposed) {
+  UNUSED_SRC;
+  return rms_norm(cx, false);
+}
+/* From opset 23: RMSNormalization. */
+OLG_SYMBOLIC(olg__sym_rms_norm) {
+  UNUSED_SRC;
+  return rms_norm(cx, true);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* local_response_norm */
+
+/* local_response_norm(Tensor input, int size, float alpha=1e-4, float beta=0.75, float k=1.0)
+ * (torch.nn.functional): x / (k + alpha/size * sum of x^2 over channels [c - size/2,
+ * c + (size-1)/2])^beta. ONNX's LRN centres an even window the other way ([c - (size-1)/2,
+ * c + size/2]) and ONNX Runtime runs it on 4-D inputs only: LRN for an odd size on 4-D, else
+ * what PyTorch itself computes, an AveragePool over the channel axis (count_include_pad). */
+OLG_SYMBOLIC(olg__sym_local_response_norm) {
+  UNUSED_SRC;
+  olg_value x, y;
+  int32_t rank;
+  int64_t size;
+  double alpha, beta, k;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 3, &rank));
+  OLG_TRY(olg_lower_arg_int(cx, 1, &size));
+  OLG_TRY(olg__arg_float_or(cx, 2, 1e-4, &alpha));
+  OLG_TRY(olg__arg_float_or(cx, 3, 0.75, &beta));
+  OLG_TRY(olg__arg_float_or(cx, 4, 1.0, &k));
+  if (size <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "size must be > 0");
+  if (size % 2 == 1 && rank == 4) {
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "LRN", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "size", size));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "alpha", alpha));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "beta", beta));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "bias", k));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  OLG_TRY(olg_lower_decompose(cx, "local_response_norm with an even size or a rank other than 4 "
+                                  "(AveragePool over the channels)", -1));
+  /* x^2 as [N, 1, C, spatial...] (rank 3, 4) or [N, 1, C, D, rest] (rank >= 5, as PyTorch) */
+  olg_value sq, u, avg;
+  OLG_TRY(olg__emit2(cx, "Mul", x, x, &sq));
+  int32_t pr; /* rank of u */
+  if (rank <= 4) {
+    OLG_TRY(olg__emit_unsqueeze(cx, sq, (const int64_t[]){1}, 1, &u));
+    pr = rank + 1;
+  } else {
+    olg_value p[4];
+    OLG_TRY(olg__dim_tensor(cx, x, 0, &p[0]));
+    OLG_TRY(olg__const_i64s(cx, (const int64_t[]){1}, 1, &p[1]));
+    OLG_TRY(olg__shape_range(cx, x, 1, 3, &p[2]));
+    OLG_TRY(olg__const_i64s(cx, (const int64_t[]){-1}, 1, &p[3]));
+    olg_value shape;
+    OLG_TRY(olg__concat_ints(cx, p, 4, &shape));
+    OLG_TRY(olg__emit_reshape(cx, sq, shape, &u));
+    pr = 5;
+  }
+  int ns = pr - 2;
+  int64_t kern[OLG_MAX_RANK], strides[OLG_MAX_RANK], pads[2 * OLG_MAX_RANK];
+  for (int i = 0; i < ns; i++) {
+    kern[i] = i == 0 ? size : 1;
+    strides[i] = 1;
+    pads[i] = i == 0 ? size / 2 : 0;
+    pads[i + ns] = i == 0 ? (size - 1) / 2 : 0;
+  }
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "AveragePool", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, u));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "kernel_shape", kern, (size_t)ns));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "strides", strides, (size_t)ns));
+  if (size > 1) {
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "pads", pads, 2 * (size_t)ns));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "count_include_pad", 1));
+  }
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &avg));
+  if (rank <= 4) {
+    OLG_TRY(olg__emit_squeeze(cx, avg, (const int64_t[]){1}, 1, &avg));
+  } else {
+    olg_value shape;
+    OLG_TRY(olg__shape(cx, x, &shape));
+    OLG_TRY(olg__emit_reshape(cx, avg, shape, &avg));
+  }
+  olg_value a, kv, bv, div;
+  OLG_TRY(olg__const_like(cx, x, alpha, &a));
+  OLG_TRY(olg__const_like(cx, x, k, &kv));
+  OLG_TRY(olg__const_like(cx, x, beta, &bv));
+  OLG_TRY(olg__emit2(cx, "Mul", avg, a, &div));
+  OLG_TRY(olg__emit2(cx, "Add", div, kv, &div));
+  OLG_TRY(olg__emit2(cx, "Pow", div, bv, &div));
+  OLG_TRY(olg__emit2(cx, "Div", x, div, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -1,0 +1,41 @@
+/* onnxlegal — helpers shared by the convolution, pooling and normalization symbolics
+ * (symbolics/conv.c, pool.c, norm.c; internal). Defined in symbolics/conv.c. */
+#ifndef OLG_SYMBOLICS_WINDOW_H
+#define OLG_SYMBOLICS_WINDOW_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emit.h"
+
+/* PyTorch's convolutions and pools have 1, 2 or 3 spatial axes. */
+#define OLG_MAX_SPATIAL 3
+
+/* The number of spatial axes named by the source op ("max_pool2d_with_indices" -> 2), or -1. */
+int olg__op_spatial_dims(const olg_lower *cx);
+
+/* A per-spatial-axis int[] argument (PyTorch's int[N]): a single int or a list of one is
+ * repeated for the n axes; none or an empty list gives dflt (NULL: the argument is required). */
+olg_status olg__spatial_arg(olg_lower *cx, size_t i, int n, const int64_t *dflt, const char *what,
+                            int64_t *out);
+
+/* PyTorch accepts an unbatched input ([C, spatial...], rank n+1) where ONNX wants [N, C, ...]:
+ * olg__batch_in gives x with a leading 1 in that case (and sets *unbatched), olg__batch_out
+ * removes it again. A rank other than n+1 or n+2 is an error naming `op`. */
+olg_status olg__batch_in(olg_lower *cx, olg_value x, int n, const char *op, olg_value *xb,
+                         bool *unbatched);
+olg_status olg__batch_out(olg_lower *cx, olg_value y, bool unbatched, olg_value *out);
+
+/* A constant of the real dtype t (float, double; float16/bfloat16 through a Cast) holding
+ * v[0..count) in the shape dims[0..rank). */
+olg_status olg__const_real(olg_lower *cx, olg_dtype t, int32_t rank, const int64_t *dims,
+                           const double *v, size_t count, olg_value *out);
+
+/* A 1-D int64 tensor of one element: dim `axis` of x times mul, divided by div (a constant
+ * when the dim is known, else Shape arithmetic). */
+olg_status olg__dim_scaled(olg_lower *cx, olg_value x, int64_t axis, int64_t mul, int64_t div,
+                           olg_value *out);
+
+/* Binds the source outputs 0..n-1 to outs; a used output beyond n is an error. */
+olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n);
+
+#endif
