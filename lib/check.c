@@ -601,16 +601,16 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
   if (!f) return;
   const olg_value_rec *r = &g->values[v];
   const char *what = is_input ? "input" : "output";
-  char lab[200], ts[160], al[600];
-  op_label(nd, s->since_version, lab, sizeof lab);
+  char lab[200], tbuf[160], al[600];
+  const char *ts = tbuf; /* the type as messages show it; no formatting unless needed */
   bool tensor = t->kind == OLG_TYPE_TENSOR;
   if (tensor && !(t->has_elem && t->elem)) return;
   bool ok;
   if (tensor) {
     ok = olg_schema_formal_allows_dtype(f, t->elem);
-    snprintf(ts, sizeof ts, "%s", olg_dtype_name(t->elem) ? olg_dtype_name(t->elem) : "?");
+    ts = olg_dtype_name(t->elem) ? olg_dtype_name(t->elem) : "?";
   } else {
-    if (!type_string(t, ts, sizeof ts)) return;
+    if (!type_string(t, tbuf, sizeof tbuf)) return;
     int na;
     const char *const *alw = olg_schema_formal_types(s, f, &na);
     ok = false;
@@ -625,7 +625,7 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
       else if (until) snprintf(hint, sizeof hint, "; %s was allowed up to %s-%d", ts, s->name, until);
     }
     report(c, OLG_ERROR, "OLG-CHECK-TYPE-CONSTRAINT", nd, opset,
-           "%s %d '%s' of %s is %s; %s %s allows %s%s", what, pos, r->name, lab, ts,
+           "%s %d '%s' of %s is %s; %s %s allows %s%s", what, pos, r->name, op_label(nd, s->since_version, lab, sizeof lab), ts,
            tc ? "type constraint" : "it must be", f->type_str, allowed_list(s, f, al, sizeof al), hint);
     return;
   }
@@ -637,18 +637,19 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
     *b = (binding){t, pos, is_input, r->name};
     return;
   }
-  char bs[160];
+  char bbuf[160];
+  const char *bs = bbuf;
   bool same;
   if (tensor && b->t->kind == OLG_TYPE_TENSOR) {
     same = b->t->elem == t->elem;
-    snprintf(bs, sizeof bs, "%s", olg_dtype_name(b->t->elem) ? olg_dtype_name(b->t->elem) : "?");
+    bs = olg_dtype_name(b->t->elem) ? olg_dtype_name(b->t->elem) : "?";
   } else {
-    same = type_string(b->t, bs, sizeof bs) && strcmp(bs, ts) == 0;
+    same = type_string(b->t, bbuf, sizeof bbuf) && strcmp(bbuf, ts) == 0;
   }
   if (!same)
     report(c, OLG_ERROR, "OLG-CHECK-TYPE-MISMATCH", nd, opset,
            "%s %d '%s' (%s) and %s %d '%s' (%s) of %s are both bound to %s, so they must have the same type",
-           b->is_input ? "input" : "output", b->pos, b->name, bs, what, pos, r->name, ts, lab, tc->name);
+           b->is_input ? "input" : "output", b->pos, b->name, bs, what, pos, r->name, ts, op_label(nd, s->since_version, lab, sizeof lab), tc->name);
 }
 
 static void check_type_constraints(ck *c, const olg_graph *g, const olg_node *nd, int64_t opset,
@@ -667,51 +668,50 @@ static void check_type_constraints(ck *c, const olg_graph *g, const olg_node *nd
 /* Arity, omitted inputs, attributes. */
 static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
   char lab[200];
-  op_label(nd, s->since_version, lab, sizeof lab);
   int nin = (int)nd->n_args, nout = (int)nd->n_outputs;
   if (nin < s->min_inputs || (s->max_inputs != OLG_SCHEMA_UNBOUNDED && nin > s->max_inputs)) {
     if (s->max_inputs == OLG_SCHEMA_UNBOUNDED)
       report(c, OLG_ERROR, "OLG-CHECK-INPUT-COUNT", nd, opset,
-             "%s takes at least %d inputs; this node has %d", lab, s->min_inputs, nin);
+             "%s takes at least %d inputs; this node has %d", op_label(nd, s->since_version, lab, sizeof lab), s->min_inputs, nin);
     else if (s->min_inputs == s->max_inputs)
       report(c, OLG_ERROR, "OLG-CHECK-INPUT-COUNT", nd, opset,
-             "%s takes %d input%s; this node has %d", lab, s->min_inputs, s->min_inputs == 1 ? "" : "s", nin);
+             "%s takes %d input%s; this node has %d", op_label(nd, s->since_version, lab, sizeof lab), s->min_inputs, s->min_inputs == 1 ? "" : "s", nin);
     else
       report(c, OLG_ERROR, "OLG-CHECK-INPUT-COUNT", nd, opset,
-             "%s takes %d to %d inputs; this node has %d", lab, s->min_inputs, s->max_inputs, nin);
+             "%s takes %d to %d inputs; this node has %d", op_label(nd, s->since_version, lab, sizeof lab), s->min_inputs, s->max_inputs, nin);
   }
   if (nout < s->min_outputs || (s->max_outputs != OLG_SCHEMA_UNBOUNDED && nout > s->max_outputs)) {
     if (s->max_outputs == OLG_SCHEMA_UNBOUNDED)
       report(c, OLG_ERROR, "OLG-CHECK-OUTPUT-COUNT", nd, opset,
-             "%s gives at least %d outputs; this node has %d", lab, s->min_outputs, nout);
+             "%s gives at least %d outputs; this node has %d", op_label(nd, s->since_version, lab, sizeof lab), s->min_outputs, nout);
     else
       report(c, OLG_ERROR, "OLG-CHECK-OUTPUT-COUNT", nd, opset,
-             "%s gives %d to %d outputs; this node has %d", lab, s->min_outputs, s->max_outputs, nout);
+             "%s gives %d to %d outputs; this node has %d", op_label(nd, s->since_version, lab, sizeof lab), s->min_outputs, s->max_outputs, nout);
   }
   for (int i = 0; i < nin; i++) {
     const olg_formal *f = olg_schema_input_formal(s, i);
     if (f && f->option == OLG_FORMAL_SINGLE && nd->args[i].kind == OLG_ARG_NONE)
       report(c, OLG_ERROR, "OLG-CHECK-INPUT-MISSING", nd, opset,
-             "input %d '%s' of %s is required, but it is empty", i, f->name, lab);
+             "input %d '%s' of %s is required, but it is empty", i, f->name, op_label(nd, s->since_version, lab, sizeof lab));
   }
   for (int i = 0; i < nout; i++) {
     const olg_formal *f = olg_schema_output_formal(s, i);
     if (f && f->option == OLG_FORMAL_SINGLE && nd->outputs[i] == OLG_NO_VALUE)
       report(c, OLG_ERROR, "OLG-CHECK-OUTPUT-MISSING", nd, opset,
-             "output %d '%s' of %s is required, but it is empty", i, f->name, lab);
+             "output %d '%s' of %s is required, but it is empty", i, f->name, op_label(nd, s->since_version, lab, sizeof lab));
   }
   for (uint32_t i = 0; i < nd->n_attrs; i++) {
     const olg_attr *a = &nd->attrs[i];
     for (uint32_t j = 0; j < i; j++)
       if (strcmp(nd->attrs[j].name, a->name) == 0) {
         report(c, OLG_ERROR, "OLG-CHECK-ATTR-DUPLICATE", nd, opset,
-               "attribute '%s' of %s is given twice", a->name, lab);
+               "attribute '%s' of %s is given twice", a->name, op_label(nd, s->since_version, lab, sizeof lab));
         break;
       }
     if (a->ref_attr_name && *a->ref_attr_name)
       report(c, OLG_ERROR, "OLG-CHECK-ATTR-REF", nd, opset,
              "attribute '%s' of %s refers to function attribute '%s', but this node is not in a function body; give the value itself",
-             a->name, lab, a->ref_attr_name);
+             a->name, op_label(nd, s->since_version, lab, sizeof lab), a->ref_attr_name);
     if (a->name[0] == '_' && a->name[1] == '_') continue; /* internal symbols: not checked */
     const olg_attr_schema *as = olg_schema_attr(s, a->name);
     if (!as) {
@@ -720,30 +720,35 @@ static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_
     }
     if (a->type != as->type)
       report(c, OLG_ERROR, "OLG-CHECK-ATTR-TYPE", nd, opset,
-             "attribute '%s' of %s has type %s; it must be %s", a->name, lab,
+             "attribute '%s' of %s has type %s; it must be %s", a->name, op_label(nd, s->since_version, lab, sizeof lab),
              attr_type_name(a->type), attr_type_name(as->type));
   }
   for (int i = 0; i < s->n_attrs; i++) {
     const olg_attr_schema *as = &s->attrs[i];
     if (as->required && !olg__node_attr(nd, as->name))
       report(c, OLG_ERROR, "OLG-CHECK-ATTR-MISSING", nd, opset,
-             "%s requires attribute '%s' (%s), which is missing", lab, as->name,
+             "%s requires attribute '%s' (%s), which is missing", op_label(nd, s->since_version, lab, sizeof lab), as->name,
              attr_type_name(as->type));
   }
+}
+
+static bool has_subgraphs(const olg_node *nd) {
+  for (uint32_t i = 0; i < nd->n_attrs; i++)
+    if (nd->attrs[i].type == OLG_ATTR_GRAPH || nd->attrs[i].type == OLG_ATTR_GRAPHS) return true;
+  return false;
 }
 
 /* Subgraph signatures of the control-flow ops (also checked by inference in full mode). */
 static void check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
   if (!is_default_domain(nd->domain)) return;
   char lab[200];
-  op_label(nd, s->since_version, lab, sizeof lab);
   if (strcmp(nd->op, "If") == 0) {
     static const char *const br[2] = {"then_branch", "else_branch"};
     for (int k = 0; k < 2; k++) {
       const olg_attr *a = olg__node_attr(nd, br[k]);
       if (a && a->type == OLG_ATTR_GRAPH && a->g && a->g->outputs.n != nd->n_outputs)
         report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "%s of %s has %u outputs but the node has %u; they must match", br[k], lab,
+               "%s of %s has %u outputs but the node has %u; they must match", br[k], op_label(nd, s->since_version, lab, sizeof lab),
                a->g->outputs.n, nd->n_outputs);
     }
   } else if (strcmp(nd->op, "Loop") == 0) {
@@ -753,15 +758,15 @@ static void check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const
       if (a->g->inputs.n != nc + 2)
         report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
                "the body of %s has %u inputs; with %u loop-carried values it needs %u (iteration number, condition, then the loop-carried values)",
-               lab, a->g->inputs.n, nc, nc + 2);
+               op_label(nd, s->since_version, lab, sizeof lab), a->g->inputs.n, nc, nc + 2);
       else if (a->g->outputs.n < nc + 1)
         report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
                "the body of %s has %u outputs; it needs at least %u (condition, then %u loop-carried values)",
-               lab, a->g->outputs.n, nc + 1, nc);
+               op_label(nd, s->since_version, lab, sizeof lab), a->g->outputs.n, nc + 1, nc);
       else if (nd->n_outputs != a->g->outputs.n - 1)
         report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
                "%s has %u outputs; its body gives %u (loop-carried and scan outputs after the condition)",
-               lab, nd->n_outputs, a->g->outputs.n - 1);
+               op_label(nd, s->since_version, lab, sizeof lab), nd->n_outputs, a->g->outputs.n - 1);
     }
   } else if (strcmp(nd->op, "Scan") == 0 && opset >= 9) {
     const olg_attr *a = olg__node_attr(nd, "body");
@@ -769,10 +774,10 @@ static void check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const
       if (a->g->inputs.n != nd->n_args)
         report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
                "the body of %s has %u inputs; the node has %u (states then scan inputs), they must match",
-               lab, a->g->inputs.n, nd->n_args);
+               op_label(nd, s->since_version, lab, sizeof lab), a->g->inputs.n, nd->n_args);
       if (a->g->outputs.n != nd->n_outputs)
         report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "the body of %s has %u outputs; the node has %u, they must match", lab,
+               "the body of %s has %u outputs; the node has %u, they must match", op_label(nd, s->since_version, lab, sizeof lab),
                a->g->outputs.n, nd->n_outputs);
     }
   }
@@ -793,12 +798,6 @@ static void check_subgraphs(ck *c, olg_graph *g, const scope *sc, olg_node_id n,
       for (size_t k = 0; k < a->n && !c->stop; k++)
         if (a->graphs[k]) check_graph(c, a->graphs[k], &inner, infer_nodes);
   }
-}
-
-static bool has_subgraphs(const olg_node *nd) {
-  for (uint32_t i = 0; i < nd->n_attrs; i++)
-    if (nd->attrs[i].type == OLG_ATTR_GRAPH || nd->attrs[i].type == OLG_ATTR_GRAPHS) return true;
-  return false;
 }
 
 /* Checks one node; returns whether it may be inferred (no error of its own). */
@@ -835,7 +834,7 @@ static bool check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int6
                "output %u '%s' of subgraph '%s' reuses a name of an enclosing graph; every name must be defined once (rename it)",
                i, g->values[v].name, g->name);
     }
-  if (literal || is_source_domain(dom)) {
+  if (literal || (*dom && is_source_domain(dom))) {
     report(c, c->allow_unlowered ? OLG_WARNING : OLG_ERROR, "OLG-CHECK-NOT-LOWERED", nd, opset,
            "%s%s%s is a source-framework node%s; it is not ONNX until legalized (olg_legalize lowers it to ONNX ops)",
            *dom ? dom : "", *dom ? "::" : "", nd->op,
@@ -859,14 +858,14 @@ static bool check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int6
     }
     return c->errors == before;
   }
-  if (is_default_domain(dom) && is_experimental(nd->op)) {
+  if (opset > INT32_MAX) opset = INT32_MAX;
+  const olg_schema *s = olg_schema_find(dom, nd->op, (int)opset);
+  if (!s && is_default_domain(dom) && is_experimental(nd->op)) {
     report(c, OLG_WARNING, "OLG-CHECK-OP-EXPERIMENTAL", nd, opset,
            "%s is an experimental op of early ONNX releases, in no released opset; runtimes may refuse it",
            nd->op);
     return false;
   }
-  if (opset > INT32_MAX) opset = INT32_MAX;
-  const olg_schema *s = olg_schema_find(dom, nd->op, (int)opset);
   if (!s) {
     op_missing(c, nd, opset, dom);
     return false;
@@ -877,7 +876,7 @@ static bool check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int6
   }
   *schema_out = s;
   check_signature(c, nd, opset, s);
-  check_subgraph_arity(c, nd, opset, s);
+  if (has_subgraphs(nd)) check_subgraph_arity(c, nd, opset, s);
   return c->errors == before;
 }
 

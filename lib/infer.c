@@ -553,7 +553,7 @@ static olg_status merge_type(olg_icx *cx, const olg_type *e, const olg_type *i, 
       return i->rank > 0 && !r->dims ? OLG_ERR_NOMEM : OLG_OK;
     }
     if (i->rank == 0) return OLG_OK;
-    olg_dim tmp[OLG_INFER_MAX_RANK];
+    olg_dim tmp[OLG_INFER_MAX_RANK] = {{0}};
     olg_dim *buf = tmp;
     if (i->rank > OLG_INFER_MAX_RANK) return OLG_OK; /* keep what is declared */
     for (int32_t k = 0; k < i->rank; k++) {
@@ -626,6 +626,19 @@ olg_status olg__set_out_type(olg_icx *cx, int i, const olg_type *t) {
   return store_type(cx, r, t);
 }
 
+/* An input's dims array equal to d (rank r), to share instead of copying: most ops give an
+ * output the shape of an input. Dims arrays are never changed in place, so sharing is safe. */
+static olg_dim *input_dims_like(const olg_icx *cx, const olg_dim *d, int32_t r) {
+  uint32_t n = cx->nd->n_args < 4 ? cx->nd->n_args : 4;
+  for (uint32_t k = 0; k < n; k++) {
+    const olg_value_rec *in = olg__in(cx, (int)k);
+    if (in && in->type.kind == OLG_TYPE_TENSOR && in->type.has_shape && in->type.rank == r &&
+        dims_equal(in->type.dims, d, r))
+      return in->type.dims;
+  }
+  return NULL;
+}
+
 olg_status olg__set_out(olg_icx *cx, int i, olg_dtype dt, const olg_ishape *s) {
   olg_value_rec *r = out_rec(cx, i);
   if (!r) return OLG_OK;
@@ -638,6 +651,15 @@ olg_status olg__set_out(olg_icx *cx, int i, olg_dtype dt, const olg_ishape *s) {
     t.has_shape = true;
     t.rank = s->rank;
     t.dims = (olg_dim *)s->d; /* merge_type copies what it keeps */
+    if (type_empty(&r->type) && s->rank > 0) {
+      /* the common case: an untyped output; share an input's equal dims */
+      olg_dim *same = input_dims_like(cx, s->d, s->rank);
+      if (same) {
+        t.dims = same;
+        r->type = t;
+        return OLG_OK;
+      }
+    }
   }
   return store_type(cx, r, &t);
 }

@@ -333,12 +333,18 @@ static olg_dtype first_dtype(const olg_icx *cx, int n) {
 /* ---------------------------------------------------------------------------------------- */
 /* Rules */
 
+/* Whether input i has contents to compute with (known or partly known). */
+static bool has_contents(const olg_icx *cx, int i) {
+  const olg_value_rec *r = olg__in(cx, i);
+  return r && (r->known || r->sym);
+}
+
 OLG_INFER_RULE(olg__inf_unary) {
   olg_ishape s;
   olg__in_shape(cx, 0, &s);
   olg_dtype dt = olg__in_dtype(cx, 0);
   olg_status st = olg__set_out(cx, 0, dt, &s);
-  if (st) return st;
+  if (st || !has_contents(cx, 0)) return st;
   olg_eval_op op = op_of(cx->nd->op);
   if ((int)op >= 0) return olg__eval_elementwise(cx, op, &s, dt);
   return OLG_OK;
@@ -367,6 +373,7 @@ OLG_INFER_RULE(olg__inf_binary) {
   if (st) return st;
   olg_dtype dt = first_dtype(cx, 2);
   if ((st = olg__set_out(cx, 0, dt, &s))) return st;
+  if (!has_contents(cx, 0) || !has_contents(cx, 1)) return OLG_OK;
   olg_eval_op op = op_of(cx->nd->op);
   if ((int)op < 0) return OLG_OK;
   if (olg__in_known(cx, 0) && olg__in_known(cx, 1)) return olg__eval_elementwise(cx, op, &s, dt);
@@ -403,6 +410,7 @@ OLG_INFER_RULE(olg__inf_compare) {
   olg_status st = binary_shape(cx, &s);
   if (st) return st;
   if ((st = olg__set_out(cx, 0, OLG_BOOL, &s))) return st;
+  if (!olg__in_known(cx, 0) || !olg__in_known(cx, 1)) return OLG_OK;
   olg_eval_op op = op_of(cx->nd->op);
   return (int)op >= 0 ? olg__eval_elementwise(cx, op, &s, OLG_BOOL) : OLG_OK;
 }
@@ -435,6 +443,7 @@ OLG_INFER_RULE(olg__inf_variadic) {
   }
   olg_dtype dt = first_dtype(cx, n);
   if ((st = olg__set_out(cx, 0, dt, &acc))) return st;
+  if (!has_contents(cx, 0)) return OLG_OK;
   olg_eval_op op = op_of(cx->nd->op);
   if (n == 2 && (op == OLG_EV_MAX || op == OLG_EV_MIN)) {
     if (olg__in_known(cx, 0) && olg__in_known(cx, 1)) return olg__eval_elementwise(cx, op, &acc, dt);
