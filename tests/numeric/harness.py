@@ -124,11 +124,12 @@ def build_source(case, n_outputs, want=None):
     def tensor(a):
         name = "in%d" % len(feeds)
         if isinstance(a, Init):
-            return g.add_initializer("c%d" % len(g.initializers), np.ascontiguousarray(a.array))
+            return g.add_initializer("c%d" % len(g.initializers),
+                                     np.ascontiguousarray(a.array).reshape(a.array.shape))
         arr = _array_of(a)
         shape = a.shape if isinstance(a, Dyn) else list(arr.shape)
         v = g.add_input(name, arr.dtype, shape)
-        feeds[name] = np.ascontiguousarray(arr)
+        feeds[name] = np.ascontiguousarray(arr).reshape(arr.shape)  # 0-D stays 0-D
         return v
 
     args = []
