@@ -7,4 +7,13 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
 
+    /* ---- elementwise math (symbolics/elementwise.c): Sinh/Cosh/Erf/IsNaN/Sign/Where-9 ---- */
+    {"aten", "cosh", olg__sym_cosh, OLG_LOWERING_NATIVE},
+    {"aten", "erf", olg__sym_erf, OLG_LOWERING_NATIVE},
+    {"aten", "isnan", olg__sym_isnan, OLG_LOWERING_NATIVE},
+    {"aten", "masked_fill", olg__sym_masked_fill, OLG_LOWERING_NATIVE},
+    {"aten", "sign", olg__sym_sign, OLG_LOWERING_NATIVE},
+    {"aten", "sinh", olg__sym_sinh, OLG_LOWERING_NATIVE},
+    {"aten", "where", olg__sym_where, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

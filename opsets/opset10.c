@@ -3,4 +3,9 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset10[] = {
+    /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */
+    {"aten", "fmod", olg__sym_fmod, OLG_LOWERING_NATIVE},
+    {"aten", "isinf", olg__sym_isinf, OLG_LOWERING_NATIVE},
+    {"aten", "remainder", olg__sym_remainder, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -12,4 +12,10 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- convolution and pooling (symbolics/conv.c): DepthToSpace-11 has mode CRD ---- */
     {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_NATIVE},
 
+    /* ---- elementwise math (symbolics/elementwise.c): Round-11 ---- */
+    {"aten", "round", olg__sym_round, OLG_LOWERING_NATIVE},
+
+    /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
+    {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -3,4 +3,7 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset14[] = {
+    /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
+    {"aten", "hardswish", olg__sym_hardswish, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

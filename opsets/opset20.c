@@ -3,4 +3,7 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset20[] = {
+    /* ---- activations (symbolics/activation.c): Gelu-20 ---- */
+    {"aten", "gelu", olg__sym_gelu, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -79,4 +79,113 @@ OLG_SYMBOLIC(olg__sym_rms_norm_decomposed);          /* < 23 */
 OLG_SYMBOLIC(olg__sym_rms_norm);                     /* RMSNormalization-23 */
 OLG_SYMBOLIC(olg__sym_local_response_norm);
 
+/* ---- activations (symbolics/activation.c) ---- */
+OLG_SYMBOLIC(olg__sym_relu);
+OLG_SYMBOLIC(olg__sym_relu6);
+OLG_SYMBOLIC(olg__sym_leaky_relu);
+OLG_SYMBOLIC(olg__sym_elu);
+OLG_SYMBOLIC(olg__sym_selu);
+OLG_SYMBOLIC(olg__sym_celu);          /* Celu-12 (float32), else the formula */
+OLG_SYMBOLIC(olg__sym_gelu);          /* Gelu-20, else the erf (9+) or tanh formula */
+OLG_SYMBOLIC(olg__sym_silu);
+OLG_SYMBOLIC(olg__sym_mish);          /* Mish-18, else x * tanh(softplus(x)) */
+OLG_SYMBOLIC(olg__sym_hardswish);     /* HardSwish-14, else x * HardSigmoid(x) */
+OLG_SYMBOLIC(olg__sym_hardsigmoid);
+OLG_SYMBOLIC(olg__sym_hardtanh);
+OLG_SYMBOLIC(olg__sym_sigmoid);
+OLG_SYMBOLIC(olg__sym_tanh);
+OLG_SYMBOLIC(olg__sym_softplus);
+OLG_SYMBOLIC(olg__sym_softsign);
+OLG_SYMBOLIC(olg__sym_prelu);
+OLG_SYMBOLIC(olg__sym_glu);
+OLG_SYMBOLIC(olg__sym_threshold);
+OLG_SYMBOLIC(olg__sym_log_sigmoid);
+OLG_SYMBOLIC(olg__sym_softmax);
+OLG_SYMBOLIC(olg__sym_log_softmax);
+OLG_SYMBOLIC(olg__sym_dropout);       /* dropout, feature_dropout, alpha_dropout, ... */
+
+/* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */
+OLG_SYMBOLIC(olg__sym_add);
+OLG_SYMBOLIC(olg__sym_sub);
+OLG_SYMBOLIC(olg__sym_rsub);
+OLG_SYMBOLIC(olg__sym_mul);
+OLG_SYMBOLIC(olg__sym_div);           /* div (rounding modes), true_divide */
+OLG_SYMBOLIC(olg__sym_floor_divide);
+OLG_SYMBOLIC(olg__sym_remainder);
+OLG_SYMBOLIC(olg__sym_fmod);
+OLG_SYMBOLIC(olg__sym_pow);
+OLG_SYMBOLIC(olg__sym_sqrt);
+OLG_SYMBOLIC(olg__sym_rsqrt);
+OLG_SYMBOLIC(olg__sym_exp);
+OLG_SYMBOLIC(olg__sym_log);
+OLG_SYMBOLIC(olg__sym_log2);
+OLG_SYMBOLIC(olg__sym_log1p);
+OLG_SYMBOLIC(olg__sym_abs);
+OLG_SYMBOLIC(olg__sym_neg);
+OLG_SYMBOLIC(olg__sym_reciprocal);
+OLG_SYMBOLIC(olg__sym_sign);
+OLG_SYMBOLIC(olg__sym_floor);
+OLG_SYMBOLIC(olg__sym_ceil);
+OLG_SYMBOLIC(olg__sym_round);         /* Round-11, else half-to-even from Floor */
+OLG_SYMBOLIC(olg__sym_trunc);
+OLG_SYMBOLIC(olg__sym_clamp);
+OLG_SYMBOLIC(olg__sym_clamp_min);
+OLG_SYMBOLIC(olg__sym_clamp_max);
+OLG_SYMBOLIC(olg__sym_minimum);       /* also min.other */
+OLG_SYMBOLIC(olg__sym_maximum);       /* also max.other */
+OLG_SYMBOLIC(olg__sym_sin);
+OLG_SYMBOLIC(olg__sym_cos);
+OLG_SYMBOLIC(olg__sym_tan);
+OLG_SYMBOLIC(olg__sym_asin);
+OLG_SYMBOLIC(olg__sym_acos);
+OLG_SYMBOLIC(olg__sym_atan);
+OLG_SYMBOLIC(olg__sym_sinh);          /* Sinh-9, else from Exp */
+OLG_SYMBOLIC(olg__sym_cosh);
+OLG_SYMBOLIC(olg__sym_erf);           /* Erf-9 */
+OLG_SYMBOLIC(olg__sym_where);         /* Where-9 */
+OLG_SYMBOLIC(olg__sym_masked_fill);
+OLG_SYMBOLIC(olg__sym_addcmul);
+OLG_SYMBOLIC(olg__sym_lerp);
+OLG_SYMBOLIC(olg__sym_eq);
+OLG_SYMBOLIC(olg__sym_ne);
+OLG_SYMBOLIC(olg__sym_lt);
+OLG_SYMBOLIC(olg__sym_le);
+OLG_SYMBOLIC(olg__sym_gt);
+OLG_SYMBOLIC(olg__sym_ge);
+OLG_SYMBOLIC(olg__sym_logical_and);
+OLG_SYMBOLIC(olg__sym_logical_or);
+OLG_SYMBOLIC(olg__sym_logical_xor);
+OLG_SYMBOLIC(olg__sym_logical_not);
+OLG_SYMBOLIC(olg__sym_bitwise_not);   /* Not; BitwiseNot-18, else -1 - x */
+OLG_SYMBOLIC(olg__sym_isnan);         /* IsNaN-9, else from Less/Greater */
+OLG_SYMBOLIC(olg__sym_isinf);         /* IsInf-10, else |x| > the largest finite */
+
+/* ---- reductions (symbolics/reduce.c) ---- */
+OLG_SYMBOLIC(olg__sym_sum);
+OLG_SYMBOLIC(olg__sym_mean);
+OLG_SYMBOLIC(olg__sym_prod);
+OLG_SYMBOLIC(olg__sym_amax);
+OLG_SYMBOLIC(olg__sym_amin);
+OLG_SYMBOLIC(olg__sym_max);           /* all, .dim (values, indices), .other */
+OLG_SYMBOLIC(olg__sym_min);
+OLG_SYMBOLIC(olg__sym_argmax);
+OLG_SYMBOLIC(olg__sym_argmin);
+OLG_SYMBOLIC(olg__sym_any);           /* Cast + ReduceMax (DESIGN.md 4) */
+OLG_SYMBOLIC(olg__sym_all);           /* Cast + ReduceMin */
+OLG_SYMBOLIC(olg__sym_std);
+OLG_SYMBOLIC(olg__sym_var);
+OLG_SYMBOLIC(olg__sym_norm);
+OLG_SYMBOLIC(olg__sym_frobenius_norm);
+OLG_SYMBOLIC(olg__sym_linalg_vector_norm);
+OLG_SYMBOLIC(olg__sym_logsumexp);
+OLG_SYMBOLIC(olg__sym_cumsum);        /* CumSum-11, else MatMul by a triangle of ones */
+
+/* ---- linear algebra (symbolics/linalg.c) ---- */
+OLG_SYMBOLIC(olg__sym_matmul);        /* matmul, mm, bmm */
+OLG_SYMBOLIC(olg__sym_addmm);
+OLG_SYMBOLIC(olg__sym_baddbmm);
+OLG_SYMBOLIC(olg__sym_linear);
+OLG_SYMBOLIC(olg__sym_einsum);        /* Einsum-12 */
+OLG_SYMBOLIC(olg__sym_t);
+
 #endif

@@ -17,7 +17,10 @@ typedef struct olg_read_options {
   size_t size;                    /* sizeof(olg_read_options) */
   const olg_allocator *allocator; /* NULL: malloc */
   /* Where the locations of external data are resolved; NULL: the model file's directory (for
-   * olg_model_read_memory, external data is then refused). */
+   * olg_model_read_memory, external data is then refused). A location must be a relative path
+   * without "..", empty components or symbolic links (OLG_ERR_INVALID_MODEL otherwise), and its
+   * offset and length must lie within the file. Each distinct file is mapped once; tensor data
+   * points into the mapping. */
   const char *external_data_dir;
   int load_external_data;         /* default 1: map external data files; 0: keep references only */
 } olg_read_options;
@@ -25,7 +28,11 @@ typedef struct olg_read_options {
 OLG_API void olg_read_options_init(olg_read_options *opts);
 
 /* Reads a model. The file is mapped and tensor data stays in the mapping until the model is
- * freed. Malformed input fails with OLG_ERR_PARSE and a message naming what and where. */
+ * freed. Malformed input fails with OLG_ERR_PARSE and a message naming what and where (message,
+ * field, byte offset); nesting deeper than the reader's limit (about 60 levels of subgraphs) and
+ * tensor dims whose product overflows fail with OLG_ERR_LIMIT. Whatever the IR does not hold --
+ * unknown fields, functions, training info, sparse tensors, device configurations -- is kept and
+ * written back unchanged. */
 OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
                                        const olg_read_options *opts);
 /* Reads a model from memory. The bytes are borrowed: they must outlive the model. */
@@ -34,8 +41,13 @@ OLG_API olg_status olg_model_read_memory(olg_model **out, const void *data, size
 
 typedef struct olg_write_options {
   size_t size; /* sizeof(olg_write_options) */
-  /* When set, tensors of at least external_data_threshold bytes are written to this one file,
-   * named relative to the model's directory (no absolute path, no ".."). */
+  /* When set, tensors (initializers and tensor attributes, in every graph) of at least
+   * external_data_threshold bytes are written to this one file, named relative to the model's
+   * directory (no absolute path, no ".."), at offsets aligned to 64 bytes (4096 for tensors of
+   * 64 KiB or more); the file is written beside and renamed into place when all went well.
+   * When not set, tensors that were read from external data are written inline, so the model
+   * stands alone wherever it is written; tensors whose external data was not loaded
+   * (load_external_data = 0) keep their references as they were. */
   const char *external_data;
   uint64_t external_data_threshold; /* default 1024 */
   /* Directory the external data file is written in, for olg_model_write_fd/_callback (for
@@ -56,7 +68,13 @@ OLG_API olg_status olg_write_options_set_external_data_dir(olg_write_options *op
                                                            const char *dir);
 
 /* Writes the model in the protobuf wire format, streaming: the serialized model is never held
- * in memory whole, and tensor bytes go straight from the tensor's memory to the sink. */
+ * in memory whole, and tensor bytes go straight from the tensor's memory to the sink. Fields are
+ * written in ONNX's canonical order, so a model read from a canonically serialized file is
+ * written back byte for byte. A node that still has literal arguments (a source-domain node not
+ * lowered) is refused with OLG_ERR_UNSUPPORTED naming it, a node still open with
+ * OLG_ERR_STATE; more than 2 GiB of protobuf (the limit of protobuf readers) fails with
+ * OLG_ERR_LIMIT: use external data.
+ * olg_model_write_file writes a temporary file beside path and renames it over path. */
 OLG_API olg_status olg_model_write_file(const olg_model *m, const char *path,
                                         const olg_write_options *opts);
 OLG_API olg_status olg_model_write_fd(const olg_model *m, int fd, const olg_write_options *opts);

@@ -1,0 +1,447 @@
+/* onnxlegal — activations: relu, relu6, leaky_relu, elu, selu, celu, gelu, silu, mish, hardswish,
+ * hardsigmoid, hardtanh, sigmoid, tanh, softplus, softsign, prelu, glu, threshold, log_sigmoid,
+ * softmax, log_softmax; and the dropout family, the identity in inference. Arguments as in
+ * PyTorch 1.13's schemas. Where ONNX gained the op late (Celu-12, HardSwish-14, Mish-18,
+ * Gelu-20) the lower opsets get the exact formula PyTorch computes. */
+#include <math.h>
+#include <string.h>
+
+#include "arith.h"
+#include "symbolics.h"
+
+#define UNUSED_SRC (void)src; (void)ud
+
+/* Argument 0 as a float tensor (integers and bools as float32, PyTorch's default dtype). */
+static olg_status float_arg(olg_lower *cx, olg_value *x) {
+  OLG_TRY(olg_lower_arg_value(cx, 0, x));
+  return olg__is_float(olg__dtype(cx, *x)) ? OLG_OK : olg__emit_cast(cx, *x, OLG_FLOAT, x);
+}
+
+/* One node of `op` with float attributes on x, through the op's compute dtype. */
+typedef struct fattr {
+  const char *name;
+  double v;
+} fattr;
+
+static olg_status emit_f(olg_lower *cx, const char *op, olg_value x, const fattr *attrs,
+                         size_t n, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, x), ct;
+  OLG_TRY(olg__compute_dtype(cx, op, 0, t, &ct));
+  olg_value xin, y;
+  OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, xin));
+  for (size_t i = 0; i < n; i++) OLG_TRY(olg_lower_emit_attr_float(cx, nd, attrs[i].name, attrs[i].v));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  return olg__emit_cast(cx, y, t, out);
+}
+
+static olg_status mul_const(olg_lower *cx, olg_value x, double k, olg_value *out) {
+  olg_value kv;
+  if (k == 1.0) return (*out = x, OLG_OK);
+  OLG_TRY(olg__const_like(cx, x, k, &kv));
+  return olg__emit_math2(cx, "Mul", x, kv, out);
+}
+
+static olg_status add_const(olg_lower *cx, olg_value x, double k, olg_value *out) {
+  olg_value kv;
+  OLG_TRY(olg__const_like(cx, x, k, &kv));
+  return olg__emit_math2(cx, "Add", x, kv, out);
+}
+
+/* aten::relu(self): Relu (integers from Relu-14; below in a carrier, or refused for int64) */
+OLG_SYMBOLIC(olg__sym_relu) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_math1(cx, "Relu", x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::relu6(self) = clamp(x, 0, 6) */
+OLG_SYMBOLIC(olg__sym_relu6) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_clip_f(cx, x, 1, 0, 1, 6, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::hardtanh(self, min_val=-1, max_val=1) */
+OLG_SYMBOLIC(olg__sym_hardtanh) {
+  UNUSED_SRC;
+  olg_value x, y;
+  double lo, hi;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__arg_float_or(cx, 1, -1, &lo));
+  OLG_TRY(olg__arg_float_or(cx, 2, 1, &hi));
+  OLG_TRY(olg__emit_clip_f(cx, x, 1, lo, 1, hi, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::leaky_relu(self, negative_slope=0.01) */
+OLG_SYMBOLIC(olg__sym_leaky_relu) {
+  UNUSED_SRC;
+  olg_value x, y;
+  double a;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 0.01, &a));
+  fattr at[1] = {{"alpha", a}};
+  OLG_TRY(emit_f(cx, "LeakyRelu", x, at, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* min(x, 0) as Clip (Min-6 would not broadcast a scalar at opset 7) */
+static olg_status nonpositive_part(olg_lower *cx, olg_value x, olg_value *out) {
+  return olg__emit_clip_f(cx, x, 0, 0, 1, 0, out);
+}
+
+/* aten::elu(self, alpha=1, scale=1, input_scale=1):
+ * x > 0 ? scale * x : scale * alpha * (exp(input_scale * x) - 1) */
+OLG_SYMBOLIC(olg__sym_elu) {
+  UNUSED_SRC;
+  olg_value x, y;
+  double alpha, scale, in_scale;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 1, &alpha));
+  OLG_TRY(olg__arg_float_or(cx, 2, 1, &scale));
+  OLG_TRY(olg__arg_float_or(cx, 3, 1, &in_scale));
+  fattr at[1] = {{"alpha", alpha}};
+  if (scale == 1 && in_scale == 1) {
+    OLG_TRY(emit_f(cx, "Elu", x, at, 1, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  /* relu(x) + elu(input_scale * min(x, 0)), all times scale */
+  olg_value pos, neg;
+  OLG_TRY(olg__emit_math1(cx, "Relu", x, &pos));
+  OLG_TRY(nonpositive_part(cx, x, &neg));
+  OLG_TRY(mul_const(cx, neg, in_scale, &neg));
+  OLG_TRY(emit_f(cx, "Elu", neg, at, 1, &neg));
+  OLG_TRY(olg__emit_math2(cx, "Add", pos, neg, &y));
+  OLG_TRY(mul_const(cx, y, scale, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::selu(self): Selu with PyTorch's constants */
+OLG_SYMBOLIC(olg__sym_selu) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  fattr at[2] = {{"alpha", 1.6732632423543772848170429916717},
+                 {"gamma", 1.0507009873554804934193349852946}};
+  OLG_TRY(emit_f(cx, "Selu", x, at, 2, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::celu(self, alpha=1): Celu-12 (float32 only); else
+ * max(0, x) + alpha * elu(min(0, x) / alpha) — elu of a non-positive z is exp(z) - 1 */
+OLG_SYMBOLIC(olg__sym_celu) {
+  UNUSED_SRC;
+  olg_value x, y, pos, neg;
+  double alpha;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 1, &alpha));
+  if (alpha == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "celu: alpha must not be 0");
+  fattr at[1] = {{"alpha", alpha}};
+  if (olg__opset(cx) >= 12) {
+    if (olg__dtype(cx, x) == OLG_FLOAT) {
+      OLG_TRY(emit_f(cx, "Celu", x, at, 1, &y));
+      return olg_lower_bind_output(cx, 0, y);
+    }
+    OLG_TRY(olg_lower_decompose(cx, "celu of a tensor other than float32 (Celu takes float32 only)", -1));
+  }
+  fattr one[1] = {{"alpha", 1.0}};
+  OLG_TRY(olg__emit_math1(cx, "Relu", x, &pos));
+  OLG_TRY(nonpositive_part(cx, x, &neg));
+  OLG_TRY(mul_const(cx, neg, 1.0 / alpha, &neg));
+  OLG_TRY(emit_f(cx, "Elu", neg, one, 1, &neg));
+  OLG_TRY(mul_const(cx, neg, alpha, &neg));
+  OLG_TRY(olg__emit_math2(cx, "Add", pos, neg, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::gelu(self, *, approximate="none"): Gelu-20; below, PyTorch's formulas:
+ * none: x * 0.5 * (1 + erf(x / sqrt 2))  (Erf from opset 9)
+ * tanh: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) */
+OLG_SYMBOLIC(olg__sym_gelu) {
+  UNUSED_SRC;
+  olg_value x, y, inner, half;
+  const char *approx;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__arg_string_or(cx, 1, "none", &approx));
+  bool tanh_mode = strcmp(approx, "tanh") == 0;
+  if (!tanh_mode && strcmp(approx, "none") != 0)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "gelu: unknown approximate '%s'", approx);
+  if (olg__opset(cx) >= 20) {
+    olg_dtype t = olg__dtype(cx, x), ct;
+    OLG_TRY(olg__compute_dtype(cx, "Gelu", 0, t, &ct));
+    olg_value xin;
+    OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Gelu", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, xin));
+    if (tanh_mode) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "approximate", "tanh"));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+    OLG_TRY(olg__emit_cast(cx, y, t, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  if (tanh_mode) {
+    olg_value x3;
+    OLG_TRY(olg__emit_math2(cx, "Mul", x, x, &x3));
+    OLG_TRY(olg__emit_math2(cx, "Mul", x3, x, &x3));
+    OLG_TRY(mul_const(cx, x3, 0.044715, &x3));
+    OLG_TRY(olg__emit_math2(cx, "Add", x, x3, &inner));
+    OLG_TRY(mul_const(cx, inner, M_SQRT2 * M_2_SQRTPI * 0.5, &inner));
+    OLG_TRY(olg__emit_math1(cx, "Tanh", inner, &inner));
+  } else {
+    if (olg__opset(cx) < 9)
+      return olg_lower_unsupported(cx, "gelu with approximate='none' (it needs Erf)", 9);
+    OLG_TRY(mul_const(cx, x, M_SQRT1_2, &inner));
+    OLG_TRY(olg__emit_math1(cx, "Erf", inner, &inner));
+  }
+  OLG_TRY(add_const(cx, inner, 1, &inner));
+  OLG_TRY(mul_const(cx, x, 0.5, &half));
+  OLG_TRY(olg__emit_math2(cx, "Mul", half, inner, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::silu(self) = x * sigmoid(x) */
+OLG_SYMBOLIC(olg__sym_silu) {
+  UNUSED_SRC;
+  olg_value x, s, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, "Sigmoid", x, &s));
+  OLG_TRY(olg__emit_math2(cx, "Mul", x, s, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::mish(self): Mish-18; below x * tanh(softplus(x)) */
+OLG_SYMBOLIC(olg__sym_mish) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  if (olg__opset(cx) >= 18) {
+    OLG_TRY(olg__emit_math1(cx, "Mish", x, &y));
+  } else {
+    OLG_TRY(olg__emit_math1(cx, "Softplus", x, &y));
+    OLG_TRY(olg__emit_math1(cx, "Tanh", y, &y));
+    OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+static const fattr hardsigmoid_attrs[2] = {{"alpha", 1.0 / 6.0}, {"beta", 0.5}};
+
+/* aten::hardsigmoid(self) = clamp(x / 6 + 1/2, 0, 1) */
+OLG_SYMBOLIC(olg__sym_hardsigmoid) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(emit_f(cx, "HardSigmoid", x, hardsigmoid_attrs, 2, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::hardswish(self): HardSwish-14; below x * hardsigmoid(x) */
+OLG_SYMBOLIC(olg__sym_hardswish) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  if (olg__opset(cx) >= 14) {
+    OLG_TRY(olg__emit_math1(cx, "HardSwish", x, &y));
+  } else {
+    OLG_TRY(emit_f(cx, "HardSigmoid", x, hardsigmoid_attrs, 2, &y));
+    OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+static olg_status unary_float(olg_lower *cx, const char *op) {
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, op, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_sigmoid) {
+  UNUSED_SRC;
+  return unary_float(cx, "Sigmoid");
+}
+
+OLG_SYMBOLIC(olg__sym_tanh) {
+  UNUSED_SRC;
+  return unary_float(cx, "Tanh");
+}
+
+OLG_SYMBOLIC(olg__sym_softsign) {
+  UNUSED_SRC;
+  return unary_float(cx, "Softsign");
+}
+
+/* aten::log_sigmoid(self) = -softplus(-x), which does not underflow as log(sigmoid(x)) does */
+OLG_SYMBOLIC(olg__sym_log_sigmoid) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, "Neg", x, &y));
+  OLG_TRY(olg__emit_math1(cx, "Softplus", y, &y));
+  OLG_TRY(olg__emit_math1(cx, "Neg", y, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::softplus(self, beta=1, threshold=20): beta*x > threshold ? x : log1p(exp(beta*x))/beta.
+ * With threshold >= 20 the two sides differ by less than float32 rounding (log1p(e^-20) / 20
+ * relative), so plain Softplus serves; else the choice is made: Where from opset 9, below a
+ * mask blend whose unused side is kept finite by clipping at the threshold. */
+OLG_SYMBOLIC(olg__sym_softplus) {
+  UNUSED_SRC;
+  olg_value x, bx, y;
+  double beta, thr;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 1, &beta));
+  OLG_TRY(olg__arg_float_or(cx, 2, 20, &thr));
+  if (beta == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "softplus: beta must not be 0");
+  olg_dtype t = olg__dtype(cx, x);
+  OLG_TRY(mul_const(cx, x, beta, &bx));
+  if (thr >= 20 && t != OLG_DOUBLE) {
+    OLG_TRY(olg__emit_math1(cx, "Softplus", bx, &y));
+    OLG_TRY(mul_const(cx, y, 1.0 / beta, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value tv, above, sp;
+  OLG_TRY(olg__const_like(cx, x, thr, &tv));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, bx, tv, &above));
+  if (olg__opset(cx) >= 9) {
+    OLG_TRY(olg__emit_math1(cx, "Softplus", bx, &sp));
+    OLG_TRY(mul_const(cx, sp, 1.0 / beta, &sp));
+    OLG_TRY(olg__emit_where(cx, above, x, sp, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value m, one, nm, lin, low;
+  OLG_TRY(olg__emit_cast(cx, above, t, &m));
+  OLG_TRY(olg__const_like(cx, x, 1, &one));
+  OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &nm));
+  OLG_TRY(olg__emit_clip_f(cx, bx, 1, thr, 0, 0, &lin));
+  OLG_TRY(mul_const(cx, lin, 1.0 / beta, &lin));
+  OLG_TRY(olg__emit_clip_f(cx, bx, 0, 0, 1, thr, &low));
+  OLG_TRY(olg__emit_math1(cx, "Softplus", low, &sp));
+  OLG_TRY(mul_const(cx, sp, 1.0 / beta, &sp));
+  OLG_TRY(olg__emit_math2(cx, "Mul", m, lin, &lin));
+  OLG_TRY(olg__emit_math2(cx, "Mul", nm, sp, &sp));
+  OLG_TRY(olg__emit_math2(cx, "Add", lin, sp, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::prelu(self, weight): the weight is per channel, dim 1 (or one slope for all); ONNX's
+ * slope broadcasts from the right, so [C] becomes [C, 1, ..., 1] for inputs of rank > 2. */
+OLG_SYMBOLIC(olg__sym_prelu) {
+  UNUSED_SRC;
+  olg_value x, w, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg__emit_cast_like(cx, w, x, &w));
+  int32_t r = olg__rank(cx, x), wr = olg__rank(cx, w);
+  if (r < 0 || wr < 0)
+    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "prelu: the ranks of the input and weight are not known");
+  int64_t c = wr == 0 ? 1 : olg__dim(cx, w, 0);
+  if (wr > 1) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "prelu: the weight must be 1-D");
+  if (r > 2 && c != 1) {
+    int64_t axes[OLG_MAX_RANK];
+    for (int32_t i = 0; i < r - 2; i++) axes[i] = i + 1;
+    OLG_TRY(olg__emit_unsqueeze(cx, w, axes, (size_t)(r - 2), &w));
+  }
+  OLG_TRY(olg__emit_math2(cx, "PRelu", x, w, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::glu(self, dim=-1): a * sigmoid(b), the halves along dim */
+OLG_SYMBOLIC(olg__sym_glu) {
+  UNUSED_SRC;
+  olg_value x, halves[2], s, y;
+  int64_t dim;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__arg_int_or(cx, 1, -1, &dim));
+  int64_t size = olg__dim(cx, x, (int32_t)dim);
+  if (size >= 0 && size % 2)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "glu: dim %lld has an odd size %lld", (long long)dim, (long long)size);
+  OLG_TRY(olg__emit_split(cx, x, dim, NULL, 2, halves));
+  OLG_TRY(olg__emit_math1(cx, "Sigmoid", halves[1], &s));
+  OLG_TRY(olg__emit_math2(cx, "Mul", halves[0], s, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::threshold(self, threshold, value): x > threshold ? x : value. Where from opset 9;
+ * below, m * max(x, threshold) + (1 - m) * value, each side finite where its mask is 0. */
+OLG_SYMBOLIC(olg__sym_threshold) {
+  UNUSED_SRC;
+  olg_value x, tv, vv, gt, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  OLG_TRY(olg__arg_cast(cx, 1, t, &tv));
+  OLG_TRY(olg__arg_cast(cx, 2, t, &vv));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, tv, &gt));
+  if (olg__opset(cx) >= 9) {
+    OLG_TRY(olg__emit_where(cx, gt, x, vv, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  double thr;
+  olg_value m, one, nm, hi = x, lo;
+  OLG_TRY(olg_lower_arg_float(cx, 1, &thr));
+  if (olg__is_float(t)) OLG_TRY(olg__emit_clip_f(cx, x, 1, thr, 0, 0, &hi));
+  OLG_TRY(olg__emit_cast(cx, gt, t, &m));
+  OLG_TRY(olg__const_like(cx, x, 1, &one));
+  OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &nm));
+  OLG_TRY(olg__emit_math2(cx, "Mul", m, hi, &hi));
+  OLG_TRY(olg__emit_math2(cx, "Mul", nm, vv, &lo));
+  OLG_TRY(olg__emit_math2(cx, "Add", hi, lo, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::softmax(self, int dim, ScalarType? dtype=None), log_softmax likewise */
+static olg_status softmax(olg_lower *cx, olg_softmax_kind kind) {
+  olg_value x, y;
+  int64_t dim;
+  olg_dtype dt;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_int(cx, 1, &dim));
+  OLG_TRY(olg__arg_scalar_type_or(cx, 2, OLG_UNDEFINED, &dt));
+  if (dt != OLG_UNDEFINED) OLG_TRY(olg__emit_cast(cx, x, dt, &x));
+  olg_dtype t = olg__dtype(cx, x), ct;
+  if (!olg__is_float(t))
+    return olg__errf(cx, OLG_ERR_TYPE, "softmax of a %s tensor (give a float dtype)", olg_dtype_name(t));
+  if (olg__rank(cx, x) == 0) { /* one element: softmax 1, log_softmax 0 */
+    olg_value shape;
+    OLG_TRY(olg__shape(cx, x, &shape));
+    OLG_TRY(olg__emit_full(cx, shape, t, kind == OLG_SOFTMAX ? 1 : 0, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  OLG_TRY(olg__compute_dtype(cx, kind == OLG_SOFTMAX ? "Softmax" : "LogSoftmax", 0, t, &ct));
+  OLG_TRY(olg__emit_cast(cx, x, ct, &x));
+  OLG_TRY(olg__emit_softmax(cx, kind, x, dim, &y));
+  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_softmax) {
+  UNUSED_SRC;
+  return softmax(cx, OLG_SOFTMAX);
+}
+
+OLG_SYMBOLIC(olg__sym_log_softmax) {
+  UNUSED_SRC;
+  return softmax(cx, OLG_LOG_SOFTMAX);
+}
+
+/* aten::dropout / feature_dropout / alpha_dropout / feature_alpha_dropout(input, p, train):
+ * the identity in inference. With train=True the result is random in PyTorch: exported as
+ * inference, with a warning. */
+OLG_SYMBOLIC(olg__sym_dropout) {
+  UNUSED_SRC;
+  olg_value x;
+  int train;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__arg_bool_or(cx, 2, 0, &train));
+  if (train)
+    OLG_TRY(olg_lower_warning(cx, "dropout with train=True is exported as in inference (the identity)"));
+  return olg_lower_bind_output(cx, 0, x);
+}

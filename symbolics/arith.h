@@ -1,0 +1,69 @@
+/* onnxlegal — helpers shared by the math families (internal): symbolics/elementwise.c (which
+ * implements them), activation.c, reduce.c, linalg.c.
+ *
+ * Two concerns every elementwise symbolic has:
+ * - PyTorch's type promotion: the result dtype of an op on tensors and Python scalars
+ *   (olg__result_type), with every operand then brought to that dtype (olg__arg_cast);
+ * - ONNX's type constraints, which at old opsets exclude integer or half types from many ops
+ *   (Max-8: floats only; Relu-6: floats; Less-7: floats; Pow-7: floats...). olg__emit_math
+ *   computes in the operand dtype when the target opset's op accepts it, else in a wider dtype
+ *   that holds every value exactly (a "carrier": int8 -> int32, float16 -> float, int32 ->
+ *   double, ...), casting back after; where no carrier is exact (int64 on a floats-only op) it
+ *   refuses, naming the lowest opset whose op takes the dtype. */
+#ifndef OLG_SYMBOLICS_ARITH_H
+#define OLG_SYMBOLICS_ARITH_H
+#include "emit.h"
+
+/* torch.promote_types for two dtypes (OLG_UNDEFINED gives the other). */
+olg_dtype olg__promote_types(olg_dtype a, olg_dtype b);
+/* PyTorch's result dtype of the source node's arguments args[0..n) (tensors of rank > 0 take
+ * precedence over 0-D tensors, which take precedence over Python scalars, within a category:
+ * bool < integer < floating). None arguments are skipped. */
+olg_status olg__result_type(olg_lower *cx, const size_t *args, size_t n, olg_dtype *out);
+/* Argument i as a tensor of dtype t: a tensor cast to t, a literal (or Scalar) as a 0-D
+ * constant of t. */
+olg_status olg__arg_cast(olg_lower *cx, size_t i, olg_dtype t, olg_value *out);
+
+/* True when `op` at the target opset takes dtype t at input `input` (no diagnostic). */
+bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t);
+/* The dtype in which `op` at the target opset computes on operands of dtype t at input
+ * `input`: t itself, or an exact carrier; else a diagnostic naming the lowest opset whose op
+ * accepts t, and OLG_ERR_UNSUPPORTED. */
+olg_status olg__compute_dtype(olg_lower *cx, const char *op, int input, olg_dtype t,
+                              olg_dtype *out);
+/* Emits `op` (no attributes) on inputs that all have one dtype t (except where the schema fixes
+ * an input's type, e.g. Where's condition, which is passed as is), computing through
+ * olg__compute_dtype on input `typed` (the first input of the common type); the output is
+ * cast back to t unless the op's output is bool. */
+olg_status olg__emit_math(olg_lower *cx, const char *op, const olg_value *in, size_t n,
+                          olg_value *out);
+olg_status olg__emit_math1(olg_lower *cx, const char *op, olg_value x, olg_value *out);
+olg_status olg__emit_math2(olg_lower *cx, const char *op, olg_value a, olg_value b,
+                           olg_value *out);
+
+/* Comparisons of two tensors of one dtype, exact at every opset (NaN compares unequal and
+ * unordered, as in PyTorch): Equal, Less/Greater (integers at 7-8 by the sign of the
+ * difference), LessOrEqual/GreaterOrEqual (from 12; below without the Not(Greater) NaN trap). */
+typedef enum olg_cmp { OLG_CMP_EQ, OLG_CMP_NE, OLG_CMP_LT, OLG_CMP_LE, OLG_CMP_GT, OLG_CMP_GE }
+    olg_cmp;
+olg_status olg__emit_compare(olg_lower *cx, olg_cmp op, olg_value a, olg_value b,
+                             olg_value *out);
+/* isnan of a float tensor (IsNaN-9; below, x is neither < +inf nor > -inf). */
+olg_status olg__emit_isnan(olg_lower *cx, olg_value x, olg_value *out);
+/* Where(cond, a, b) with a and b of one dtype (Where-9; refused below with opset 9 named). */
+olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value b,
+                           olg_value *out);
+/* Max (max true) or Min of two tensors of one dtype, broadcasting (Max-6/Min-6 at opset 7 do
+ * not broadcast: both are expanded to the common static shape there). */
+olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out);
+/* Rounding toward zero of a float tensor (no ONNX op: Floor(|x|) with the sign restored). */
+olg_status olg__emit_trunc(olg_lower *cx, olg_value x, olg_value *out);
+/* A 0-D constant of x's dtype: olg__const_like, named for symmetry. */
+#define olg__scalar_like olg__const_like
+
+/* A reduction's dims: argument i as int[1]? (none, [] or absent: every dim), normalized
+ * against rank; *all is set when every dim is reduced (then *n is 0). */
+olg_status olg__reduce_dims(olg_lower *cx, size_t i, int32_t rank, int64_t *dims, size_t *n,
+                            bool *all);
+
+#endif

@@ -1,0 +1,1208 @@
+/* onnxlegal — elementwise arithmetic, math, comparison and logic: add, sub, rsub, mul, div
+ * (rounding modes), floor_divide, remainder, fmod, pow, sqrt, rsqrt, exp, log, log2, log1p, abs,
+ * neg, reciprocal, sign, floor, ceil, round, trunc, clamp (+ clamp_min/max), minimum, maximum,
+ * sin ... cosh, erf, where, masked_fill, addcmul, lerp; eq, ne, lt, le, gt, ge, logical_*,
+ * bitwise_not, isnan, isinf. Also the promotion and carrier helpers of symbolics/arith.h.
+ * Arguments as in PyTorch 1.13's schemas; overloads told apart by argument kinds. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "arith.h"
+#include "schema.h"
+#include "symbolics.h"
+
+#define UNUSED_SRC (void)src; (void)ud
+
+/* ------------------------------------------------------------------------------------------ */
+/* Type promotion (PyTorch's c10 rules) */
+
+static bool is_unsigned(olg_dtype t) {
+  return t == OLG_UINT8 || t == OLG_UINT16 || t == OLG_UINT32 || t == OLG_UINT64;
+}
+
+static bool is_int(olg_dtype t) {
+  return is_unsigned(t) || t == OLG_INT8 || t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64;
+}
+
+olg_dtype olg__promote_types(olg_dtype a, olg_dtype b) {
+  if (a == OLG_UNDEFINED) return b;
+  if (b == OLG_UNDEFINED || a == b) return a;
+  if (a == OLG_BOOL) return b;
+  if (b == OLG_BOOL) return a;
+  bool fa = olg__is_float(a), fb = olg__is_float(b);
+  if (fa && fb) {
+    if ((a == OLG_FLOAT16 && b == OLG_BFLOAT16) || (a == OLG_BFLOAT16 && b == OLG_FLOAT16))
+      return OLG_FLOAT;
+    return olg_dtype_bits(a) >= olg_dtype_bits(b) ? a : b;
+  }
+  if (fa) return a;
+  if (fb) return b;
+  if (is_unsigned(a) == is_unsigned(b)) return olg_dtype_bits(a) >= olg_dtype_bits(b) ? a : b;
+  olg_dtype s = is_unsigned(a) ? b : a, u = is_unsigned(a) ? a : b;
+  if (olg_dtype_bits(s) > olg_dtype_bits(u)) return s;
+  switch (olg_dtype_bits(u)) { /* uint8 + int8 = int16, as torch */
+  case 8: return OLG_INT16;
+  case 16: return OLG_INT32;
+  default: return OLG_INT64;
+  }
+}
+
+/* c10's combine_categories: the higher-priority group wins unless the lower one is of a higher
+ * category (bool < integer < floating). */
+static olg_dtype combine_categories(olg_dtype higher, olg_dtype lower) {
+  if (olg__is_float(higher)) return higher;
+  if (higher == OLG_BOOL || olg__is_float(lower)) return olg__promote_types(higher, lower);
+  return higher != OLG_UNDEFINED ? higher : lower;
+}
+
+olg_status olg__result_type(olg_lower *cx, const size_t *args, size_t n, olg_dtype *out) {
+  olg_dtype dim = OLG_UNDEFINED, zero = OLG_UNDEFINED, wrapped = OLG_UNDEFINED;
+  for (size_t k = 0; k < n; k++) {
+    size_t i = args[k];
+    switch (olg_lower_arg_kind(cx, i)) {
+    case OLG_ARGKIND_NONE: break;
+    case OLG_ARGKIND_VALUE: {
+      olg_value v;
+      OLG_TRY(olg_lower_arg_value(cx, i, &v));
+      olg_dtype t = olg__dtype(cx, v);
+      if (t == OLG_UNDEFINED)
+        return olg__errf(cx, OLG_ERR_UNSUPPORTED, "the dtype of argument %zu is not known", i);
+      if (olg__rank(cx, v) == 0) zero = olg__promote_types(zero, t);
+      else dim = olg__promote_types(dim, t);
+      break;
+    }
+    case OLG_ARGKIND_INT: wrapped = olg__promote_types(wrapped, OLG_INT64); break;
+    case OLG_ARGKIND_FLOAT: wrapped = olg__promote_types(wrapped, OLG_FLOAT); break;
+    case OLG_ARGKIND_BOOL: wrapped = olg__promote_types(wrapped, OLG_BOOL); break;
+    default:
+      return olg__errf(cx, OLG_ERR_TYPE, "argument %zu must be a tensor or a number", i);
+    }
+  }
+  *out = combine_categories(dim, combine_categories(zero, wrapped));
+  if (*out == OLG_UNDEFINED)
+    return olg_lower_error(cx, OLG_ERR_TYPE, "no tensor or number to take a dtype from");
+  return OLG_OK;
+}
+
+olg_status olg__arg_cast(olg_lower *cx, size_t i, olg_dtype t, olg_value *out) {
+  int k = olg_lower_arg_kind(cx, i);
+  if (k == OLG_ARGKIND_VALUE) {
+    OLG_TRY(olg_lower_arg_value(cx, i, out));
+    return olg__emit_cast(cx, *out, t, out);
+  }
+  if (k == OLG_ARGKIND_INT && t == OLG_INT64) { /* exact beyond 2^53 */
+    int64_t v;
+    OLG_TRY(olg_lower_arg_int(cx, i, &v));
+    return olg__const_tensor(cx, t, 0, NULL, &v, sizeof v, out);
+  }
+  double v;
+  OLG_TRY(olg_lower_arg_float(cx, i, &v));
+  return olg__const_scalar(cx, t, v, out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Carriers: computing where the op does not take the dtype */
+
+static bool op_takes(const char *op, int opset, int input, olg_dtype t) {
+  const olg_schema *s = olg_schema_find("", op, opset);
+  if (!s || s->deprecated) return false;
+  const olg_formal *f = olg_schema_input_formal(s, input);
+  return f && olg_schema_formal_allows_dtype(f, t);
+}
+
+bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t) {
+  return op_takes(op, olg__opset(cx), input, t);
+}
+
+static int lowest_opset_taking(const char *op, int input, olg_dtype t) {
+  for (int o = OLG_LOWER_OPSET_MIN; o <= OLG_LOWER_OPSET_MAX; o++)
+    if (op_takes(op, o, input, t)) return o;
+  return -1;
+}
+
+olg_status olg__compute_dtype(olg_lower *cx, const char *op, int input, olg_dtype t,
+                              olg_dtype *out) {
+  int opset = olg__opset(cx);
+  if (op_takes(op, opset, input, t)) {
+    *out = t;
+    return OLG_OK;
+  }
+  /* wider types that hold every value of t exactly, best first */
+  static const olg_dtype halfs[] = {OLG_FLOAT, OLG_DOUBLE, 0};
+  static const olg_dtype floats[] = {OLG_DOUBLE, 0};
+  static const olg_dtype bools[] = {OLG_INT32, OLG_INT64, OLG_FLOAT, OLG_DOUBLE, 0};
+  static const olg_dtype smalls[] = {OLG_INT32, OLG_INT64, OLG_DOUBLE, OLG_FLOAT, 0};
+  static const olg_dtype words[] = {OLG_INT64, OLG_DOUBLE, 0};
+  static const olg_dtype none[] = {0};
+  const olg_dtype *c = none;
+  switch (t) {
+  case OLG_FLOAT16: case OLG_BFLOAT16: c = halfs; break;
+  case OLG_FLOAT: c = floats; break;
+  case OLG_BOOL: c = bools; break;
+  case OLG_INT8: case OLG_UINT8: case OLG_INT16: case OLG_UINT16: c = smalls; break;
+  case OLG_INT32: case OLG_UINT32: c = words; break;
+  default: break;
+  }
+  for (; *c; c++)
+    if (op_takes(op, opset, input, *c)) {
+      *out = *c;
+      return OLG_OK;
+    }
+  return olg__unsupportedf(cx, lowest_opset_taking(op, input, t), "%s of %s tensors", op,
+                           olg_dtype_name(t));
+}
+
+olg_status olg__emit_math(olg_lower *cx, const char *op, const olg_value *in, size_t n,
+                          olg_value *out) {
+  const olg_schema *s = olg_schema_find("", op, olg__opset(cx));
+  if (!s || s->deprecated || n > 8)
+    return olg__unsupportedf(cx, lowest_opset_taking(op, 0, OLG_FLOAT), "ONNX %s", op);
+  /* the first input whose type is a constraint with a choice is the common type */
+  int typed = -1;
+  const char *tstr = NULL;
+  for (size_t i = 0; i < n && typed < 0; i++) {
+    const olg_formal *f = olg_schema_input_formal(s, (int)i);
+    if (f && (f->tensor_dtypes & (f->tensor_dtypes - 1))) {
+      typed = (int)i;
+      tstr = f->type_str;
+    }
+  }
+  if (typed < 0) return olg__emit(cx, op, in, n, out);
+  olg_dtype t = olg__dtype(cx, in[typed]), ct;
+  if (t == OLG_UNDEFINED) return olg__emit(cx, op, in, n, out);
+  OLG_TRY(olg__compute_dtype(cx, op, typed, t, &ct));
+  if (ct == t) return olg__emit(cx, op, in, n, out);
+  olg_value cin[8];
+  for (size_t i = 0; i < n; i++) {
+    const olg_formal *f = olg_schema_input_formal(s, (int)i);
+    cin[i] = in[i];
+    if (in[i] != OLG_NO_VALUE && f && strcmp(f->type_str, tstr) == 0)
+      OLG_TRY(olg__emit_cast(cx, in[i], ct, &cin[i]));
+  }
+  olg_value y;
+  OLG_TRY(olg__emit(cx, op, cin, n, &y));
+  if (olg__dtype(cx, y) == OLG_BOOL && t != OLG_BOOL) {
+    *out = y;
+    return OLG_OK;
+  }
+  return olg__emit_cast(cx, y, t, out);
+}
+
+olg_status olg__emit_math1(olg_lower *cx, const char *op, olg_value x, olg_value *out) {
+  return olg__emit_math(cx, op, &x, 1, out);
+}
+
+olg_status olg__emit_math2(olg_lower *cx, const char *op, olg_value a, olg_value b,
+                           olg_value *out) {
+  olg_value in[2] = {a, b};
+  return olg__emit_math(cx, op, in, 2, out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Comparisons, NaN, Where, trunc */
+
+static olg_status const_f(olg_lower *cx, olg_dtype t, double v, olg_value *out) {
+  return olg__const_scalar(cx, t, v, out);
+}
+
+/* x is not NaN: x < +inf or x > -inf (exact at every opset, IsNaN not needed). */
+static olg_status not_nan(olg_lower *cx, olg_value x, olg_value *out) {
+  double v;
+  if (olg__known_scalar(cx, x, &v) && !isnan(v)) return olg__const_scalar(cx, OLG_BOOL, 1, out);
+  if (olg__opset(cx) >= 9) {
+    OLG_TRY(olg__emit_isnan(cx, x, out));
+    return olg__emit1(cx, "Not", *out, out);
+  }
+  olg_dtype t = olg__dtype(cx, x);
+  olg_value pinf, ninf, lt, gt;
+  OLG_TRY(const_f(cx, t, INFINITY, &pinf));
+  OLG_TRY(const_f(cx, t, -INFINITY, &ninf));
+  OLG_TRY(olg__emit_math2(cx, "Less", x, pinf, &lt));
+  OLG_TRY(olg__emit_math2(cx, "Greater", x, ninf, &gt));
+  return olg__emit2(cx, "Or", lt, gt, out);
+}
+
+olg_status olg__emit_isnan(olg_lower *cx, olg_value x, olg_value *out) {
+  if (olg__opset(cx) >= 9) return olg__emit_math1(cx, "IsNaN", x, out);
+  OLG_TRY(not_nan(cx, x, out));
+  return olg__emit1(cx, "Not", *out, out);
+}
+
+/* Less or Greater of two tensors of one dtype. Integers at opsets 7-8, where the ops take only
+ * floats: the sign of the difference in int64, which Cast to float keeps exactly. */
+static olg_status less_greater(olg_lower *cx, const char *op, olg_value a, olg_value b,
+                               olg_value *out) {
+  olg_dtype t = olg__dtype(cx, a);
+  if ((is_int(t) || t == OLG_BOOL) && !op_takes(op, olg__opset(cx), 0, t) &&
+      !op_takes(op, olg__opset(cx), 0, OLG_INT32)) {
+    olg_value a64, b64, d, zero;
+    OLG_TRY(olg_lower_decompose(cx, "an order comparison of integer tensors", 9));
+    OLG_TRY(olg__emit_cast(cx, a, OLG_INT64, &a64));
+    OLG_TRY(olg__emit_cast(cx, b, OLG_INT64, &b64));
+    OLG_TRY(olg__emit2(cx, "Sub", a64, b64, &d));
+    OLG_TRY(olg__emit_cast(cx, d, OLG_FLOAT, &d));
+    OLG_TRY(const_f(cx, OLG_FLOAT, 0, &zero));
+    return olg__emit2(cx, op, d, zero, out);
+  }
+  return olg__emit_math2(cx, op, a, b, out);
+}
+
+static olg_status equal(olg_lower *cx, olg_value a, olg_value b, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, a);
+  if (!olg__is_float(t) || op_takes("Equal", olg__opset(cx), 0, t))
+    return olg__emit_math2(cx, "Equal", a, b, out);
+  /* floats below 11: neither less nor greater, and neither is NaN */
+  olg_value lt, gt, either, ordered, na, nb, both;
+  OLG_TRY(olg_lower_decompose(cx, "equality of float tensors", 11));
+  OLG_TRY(less_greater(cx, "Less", a, b, &lt));
+  OLG_TRY(less_greater(cx, "Greater", a, b, &gt));
+  OLG_TRY(olg__emit2(cx, "Or", lt, gt, &either));
+  OLG_TRY(olg__emit1(cx, "Not", either, &ordered));
+  OLG_TRY(not_nan(cx, a, &na));
+  OLG_TRY(not_nan(cx, b, &nb));
+  OLG_TRY(olg__emit2(cx, "And", na, nb, &both));
+  return olg__emit2(cx, "And", ordered, both, out);
+}
+
+/* a <= b (le) or a >= b. */
+static olg_status less_equal(olg_lower *cx, bool le, olg_value a, olg_value b, olg_value *out) {
+  int opset = olg__opset(cx);
+  olg_dtype t = olg__dtype(cx, a);
+  if (opset >= 12) return olg__emit_math2(cx, le ? "LessOrEqual" : "GreaterOrEqual", a, b, out);
+  olg_value strict, eq, inv;
+  if (!olg__is_float(t)) { /* no NaN: not greater */
+    OLG_TRY(less_greater(cx, le ? "Greater" : "Less", a, b, &inv));
+    return olg__emit1(cx, "Not", inv, out);
+  }
+  if (op_takes("Equal", opset, 0, t)) {
+    OLG_TRY(less_greater(cx, le ? "Less" : "Greater", a, b, &strict));
+    OLG_TRY(olg__emit_math2(cx, "Equal", a, b, &eq));
+    return olg__emit2(cx, "Or", strict, eq, out);
+  }
+  /* Not(Greater) is true for NaN: and it with "neither is NaN" */
+  olg_value na, nb, both;
+  OLG_TRY(less_greater(cx, le ? "Greater" : "Less", a, b, &inv));
+  OLG_TRY(olg__emit1(cx, "Not", inv, &inv));
+  OLG_TRY(not_nan(cx, a, &na));
+  OLG_TRY(not_nan(cx, b, &nb));
+  OLG_TRY(olg__emit2(cx, "And", na, nb, &both));
+  return olg__emit2(cx, "And", inv, both, out);
+}
+
+olg_status olg__emit_compare(olg_lower *cx, olg_cmp op, olg_value a, olg_value b,
+                             olg_value *out) {
+  switch (op) {
+  case OLG_CMP_EQ: return equal(cx, a, b, out);
+  case OLG_CMP_NE:
+    OLG_TRY(equal(cx, a, b, out));
+    return olg__emit1(cx, "Not", *out, out);
+  case OLG_CMP_LT: return less_greater(cx, "Less", a, b, out);
+  case OLG_CMP_GT: return less_greater(cx, "Greater", a, b, out);
+  case OLG_CMP_LE: return less_equal(cx, true, a, b, out);
+  case OLG_CMP_GE: return less_equal(cx, false, a, b, out);
+  }
+  return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "unknown comparison");
+}
+
+olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value b,
+                           olg_value *out) {
+  if (olg__opset(cx) < 9)
+    return olg_lower_unsupported(cx, "Where (an elementwise choice)", 9);
+  OLG_TRY(olg__emit_cast(cx, cond, OLG_BOOL, &cond));
+  olg_value in[3] = {cond, a, b};
+  return olg__emit_math(cx, "Where", in, 3, out);
+}
+
+/* x < 0 as a bool tensor, for any numeric dtype at any opset. */
+static olg_status is_negative(olg_lower *cx, olg_value x, olg_value *out) {
+  olg_value zero;
+  OLG_TRY(olg__const_like(cx, x, 0, &zero));
+  return less_greater(cx, "Less", x, zero, out);
+}
+
+olg_status olg__emit_trunc(olg_lower *cx, olg_value x, olg_value *out) {
+  /* Floor(|x|) * (1 - 2*[x < 0]): keeps inf, NaN and the sign of -0.5 -> -0 */
+  olg_value ax, fl, neg, m, two, one, s;
+  OLG_TRY(olg__emit_math1(cx, "Abs", x, &ax));
+  OLG_TRY(olg__emit_math1(cx, "Floor", ax, &fl));
+  OLG_TRY(is_negative(cx, x, &neg));
+  OLG_TRY(olg__emit_cast_like(cx, neg, x, &m));
+  OLG_TRY(olg__const_like(cx, x, 2, &two));
+  OLG_TRY(olg__const_like(cx, x, 1, &one));
+  OLG_TRY(olg__emit_math2(cx, "Mul", m, two, &m));
+  OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &s));
+  return olg__emit_math2(cx, "Mul", fl, s, out);
+}
+
+olg_status olg__reduce_dims(olg_lower *cx, size_t i, int32_t rank, int64_t *dims, size_t *n,
+                            bool *all) {
+  const int64_t *p = NULL;
+  size_t k = 0;
+  *n = 0;
+  *all = false;
+  if (!olg_lower_arg_is_none(cx, i)) OLG_TRY(olg_lower_arg_ints(cx, i, &p, &k));
+  if (!k) {
+    *all = true;
+    return OLG_OK;
+  }
+  if (rank < 0)
+    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "the rank of the input is not known");
+  if (k > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "too many dims");
+  for (size_t j = 0; j < k; j++) {
+    int64_t d = rank == 0 && (p[j] == 0 || p[j] == -1) ? 0 : olg__norm_axis(p[j], rank);
+    if (d < 0)
+      return olg__errf(cx, OLG_ERR_RANGE, "dim %lld is out of range for rank %d",
+                       (long long)p[j], rank);
+    for (size_t m = 0; m < *n; m++)
+      if (dims[m] == d) return olg__errf(cx, OLG_ERR_INVALID_ARG, "dim %lld repeated", (long long)d);
+    dims[(*n)++] = d;
+  }
+  if (rank == 0) { /* the one "dim" of a 0-D tensor: nothing to reduce */
+    *n = 0;
+    *all = true;
+  }
+  return OLG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Binary arithmetic */
+
+/* Arguments ia and ib brought to their result dtype *t. */
+static olg_status binary_operands(olg_lower *cx, size_t ia, size_t ib, olg_dtype *t,
+                                  olg_value *a, olg_value *b) {
+  size_t args[2] = {ia, ib};
+  OLG_TRY(olg__result_type(cx, args, 2, t));
+  OLG_TRY(olg__arg_cast(cx, ia, *t, a));
+  return olg__arg_cast(cx, ib, *t, b);
+}
+
+/* b * alpha (argument i, Scalar alpha=1) in dtype t; b itself when alpha is 1. */
+static olg_status scale_by_alpha(olg_lower *cx, size_t i, olg_dtype t, olg_value b,
+                                 olg_value *out) {
+  double alpha;
+  OLG_TRY(olg__arg_float_or(cx, i, 1.0, &alpha));
+  *out = b;
+  if (alpha == 1.0) return OLG_OK;
+  olg_value av;
+  OLG_TRY(olg__arg_cast(cx, i, t, &av));
+  return olg__emit_math2(cx, "Mul", b, av, out);
+}
+
+/* aten::add(self, other, alpha=1) [Tensor and Scalar overloads] */
+OLG_SYMBOLIC(olg__sym_add) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(scale_by_alpha(cx, 2, t, b, &b));
+  OLG_TRY(olg__emit_math2(cx, "Add", a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::sub(self, other, alpha=1) */
+OLG_SYMBOLIC(olg__sym_sub) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "subtraction of bool tensors");
+  OLG_TRY(scale_by_alpha(cx, 2, t, b, &b));
+  OLG_TRY(olg__emit_math2(cx, "Sub", a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::rsub(self, other, alpha=1) = other - alpha * self */
+OLG_SYMBOLIC(olg__sym_rsub) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "subtraction of bool tensors");
+  OLG_TRY(scale_by_alpha(cx, 2, t, a, &a));
+  OLG_TRY(olg__emit_math2(cx, "Sub", b, a, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::mul(self, other) */
+OLG_SYMBOLIC(olg__sym_mul) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__emit_math2(cx, t == OLG_BOOL ? "And" : "Mul", a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* floor(a / b) for floats: float32 and float16 in double, where the quotient's floor is exact
+ * (a quotient of 24-bit mantissas is never within 2^-53 of an integer it is not); double as
+ * PyTorch computes it (fmod-based) from Mod-10, else Floor(Div). */
+static olg_status floor_div_float(olg_lower *cx, olg_value a, olg_value b, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, a);
+  olg_value q;
+  if (t != OLG_DOUBLE || olg__opset(cx) < 10) {
+    olg_value ad, bd;
+    OLG_TRY(olg__emit_cast(cx, a, OLG_DOUBLE, &ad));
+    OLG_TRY(olg__emit_cast(cx, b, OLG_DOUBLE, &bd));
+    OLG_TRY(olg__emit2(cx, "Div", ad, bd, &q));
+    OLG_TRY(olg__emit1(cx, "Floor", q, &q));
+    return olg__emit_cast(cx, q, t, out);
+  }
+  /* mod = fmod(a, b); div = (a - mod) / b, less 1 when mod and b differ in sign; its floor,
+   * plus 1 when div - floor(div) > 0.5; a / b where b is 0 */
+  olg_node_id nd;
+  olg_value mod, div, zero, half, one, nz, mneg, bneg, diff, adj, fl, frac, up, bz, raw;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, a));
+  OLG_TRY(olg_lower_emit_input(cx, nd, b));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "fmod", 1));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &mod));
+  OLG_TRY(olg__emit2(cx, "Sub", a, mod, &div));
+  OLG_TRY(olg__emit2(cx, "Div", div, b, &div));
+  OLG_TRY(olg__const_like(cx, a, 0, &zero));
+  OLG_TRY(olg__const_like(cx, a, 0.5, &half));
+  OLG_TRY(olg__const_like(cx, a, 1, &one));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, mod, zero, &nz));
+  OLG_TRY(is_negative(cx, mod, &mneg));
+  OLG_TRY(is_negative(cx, b, &bneg));
+  OLG_TRY(olg__emit2(cx, "Xor", mneg, bneg, &diff));
+  OLG_TRY(olg__emit2(cx, "And", nz, diff, &adj));
+  OLG_TRY(olg__emit_cast(cx, adj, t, &adj));
+  OLG_TRY(olg__emit2(cx, "Sub", div, adj, &div));
+  OLG_TRY(olg__emit1(cx, "Floor", div, &fl));
+  OLG_TRY(olg__emit2(cx, "Sub", div, fl, &frac));
+  OLG_TRY(olg__emit2(cx, "Greater", frac, half, &up));
+  OLG_TRY(olg__emit_cast(cx, up, t, &up));
+  OLG_TRY(olg__emit2(cx, "Add", fl, up, &fl));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_EQ, b, zero, &bz));
+  OLG_TRY(olg__emit2(cx, "Div", a, b, &raw));
+  return olg__emit_where(cx, bz, raw, fl, out);
+}
+
+/* The remainder r = a - trunc(a/b)*b of integers (Div truncates), and whether Python's sign
+ * rule needs r + b: r != 0 with a sign other than b's. */
+static olg_status int_trunc_rem(olg_lower *cx, olg_value a, olg_value b, olg_value *q,
+                                olg_value *r, olg_value *adj) {
+  olg_value qb;
+  OLG_TRY(olg__emit_math2(cx, "Div", a, b, q));
+  OLG_TRY(olg__emit_math2(cx, "Mul", *q, b, &qb));
+  OLG_TRY(olg__emit_math2(cx, "Sub", a, qb, r));
+  if (!adj) return OLG_OK;
+  olg_value zero, nz, rneg, bneg, diff;
+  OLG_TRY(olg__const_like(cx, a, 0, &zero));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, *r, zero, &nz));
+  OLG_TRY(is_negative(cx, *r, &rneg));
+  OLG_TRY(is_negative(cx, b, &bneg));
+  OLG_TRY(olg__emit2(cx, "Xor", rneg, bneg, &diff));
+  return olg__emit2(cx, "And", nz, diff, adj);
+}
+
+static olg_status floor_div(olg_lower *cx, olg_dtype t, olg_value a, olg_value b,
+                            olg_value *out) {
+  if (olg__is_float(t)) return floor_div_float(cx, a, b, out);
+  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "floor division of bool tensors");
+  olg_value q, r, adj;
+  OLG_TRY(int_trunc_rem(cx, a, b, &q, &r, &adj));
+  OLG_TRY(olg__emit_cast(cx, adj, t, &adj));
+  return olg__emit_math2(cx, "Sub", q, adj, out);
+}
+
+/* aten::div(self, other, *, str? rounding_mode) [Tensor, Scalar, and _mode overloads];
+ * aten::true_divide(self, other) */
+OLG_SYMBOLIC(olg__sym_div) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, b, y;
+  const char *mode = NULL;
+  if (olg_lower_arg_kind(cx, 2) == OLG_ARGKIND_STRING) OLG_TRY(olg_lower_arg_string(cx, 2, &mode));
+  size_t args[2] = {0, 1};
+  OLG_TRY(olg__result_type(cx, args, 2, &t));
+  if (!mode) { /* true division: integers divide as float32 (the default dtype) */
+    if (!olg__is_float(t)) t = OLG_FLOAT;
+    OLG_TRY(olg__arg_cast(cx, 0, t, &a));
+    OLG_TRY(olg__arg_cast(cx, 1, t, &b));
+    OLG_TRY(olg__emit_math2(cx, "Div", a, b, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  OLG_TRY(olg__arg_cast(cx, 0, t, &a));
+  OLG_TRY(olg__arg_cast(cx, 1, t, &b));
+  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "division of bool tensors");
+  if (strcmp(mode, "trunc") == 0) {
+    OLG_TRY(olg__emit_math2(cx, "Div", a, b, &y)); /* integer Div truncates */
+    if (olg__is_float(t)) OLG_TRY(olg__emit_trunc(cx, y, &y));
+  } else if (strcmp(mode, "floor") == 0) {
+    OLG_TRY(floor_div(cx, t, a, b, &y));
+  } else {
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "div: unknown rounding_mode '%s'", mode);
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::floor_divide(self, other): floor rounding since PyTorch 1.13 */
+OLG_SYMBOLIC(olg__sym_floor_divide) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(floor_div(cx, t, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* fmod (python 0) or Python's remainder (python 1) of floats. float32/float16 in double, where
+ * a - q*b is exact; double with Mod-10 (fmod=1) and PyTorch's sign fix-up. */
+static olg_status rem_float(olg_lower *cx, bool python, olg_value a, olg_value b,
+                            olg_value *out) {
+  olg_dtype t = olg__dtype(cx, a);
+  olg_value q, qb, r;
+  if (t == OLG_DOUBLE && olg__opset(cx) >= 10) {
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, a));
+    OLG_TRY(olg_lower_emit_input(cx, nd, b));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "fmod", 1));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &r));
+    if (!python) return (*out = r, OLG_OK);
+    olg_value zero, nz, rneg, bneg, diff, adj, rb;
+    OLG_TRY(olg__const_like(cx, a, 0, &zero));
+    OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, r, zero, &nz));
+    OLG_TRY(is_negative(cx, r, &rneg));
+    OLG_TRY(is_negative(cx, b, &bneg));
+    OLG_TRY(olg__emit2(cx, "Xor", rneg, bneg, &diff));
+    OLG_TRY(olg__emit2(cx, "And", nz, diff, &adj));
+    OLG_TRY(olg__emit2(cx, "Add", r, b, &rb));
+    return olg__emit_where(cx, adj, rb, r, out);
+  }
+  olg_value ad = a, bd = b;
+  if (t != OLG_DOUBLE) {
+    OLG_TRY(olg__emit_cast(cx, a, OLG_DOUBLE, &ad));
+    OLG_TRY(olg__emit_cast(cx, b, OLG_DOUBLE, &bd));
+  }
+  OLG_TRY(olg__emit2(cx, "Div", ad, bd, &q));
+  if (python) OLG_TRY(olg__emit1(cx, "Floor", q, &q));
+  else OLG_TRY(olg__emit_trunc(cx, q, &q));
+  OLG_TRY(olg__emit2(cx, "Mul", q, bd, &qb));
+  OLG_TRY(olg__emit2(cx, "Sub", ad, qb, &r));
+  return olg__emit_cast(cx, r, t, out);
+}
+
+static olg_status remainder_like(olg_lower *cx, bool python) {
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "remainder of bool tensors");
+  if (olg__is_float(t)) {
+    OLG_TRY(rem_float(cx, python, a, b, &y));
+  } else if (olg__opset(cx) >= 10) { /* Mod-10: fmod 0 takes the divisor's sign */
+    olg_node_id nd;
+    olg_dtype ct;
+    OLG_TRY(olg__compute_dtype(cx, "Mod", 0, t, &ct));
+    olg_value ac, bc;
+    OLG_TRY(olg__emit_cast(cx, a, ct, &ac));
+    OLG_TRY(olg__emit_cast(cx, b, ct, &bc));
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, ac));
+    OLG_TRY(olg_lower_emit_input(cx, nd, bc));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "fmod", python ? 0 : 1));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+    OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  } else {
+    olg_value q, r, adj;
+    OLG_TRY(int_trunc_rem(cx, a, b, &q, &r, python ? &adj : NULL));
+    y = r;
+    if (python) {
+      olg_value m;
+      OLG_TRY(olg__emit_cast(cx, adj, t, &m));
+      OLG_TRY(olg__emit_math2(cx, "Mul", m, b, &m));
+      OLG_TRY(olg__emit_math2(cx, "Add", r, m, &y));
+    }
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::remainder(self, other) [Tensor, Scalar, Scalar_Tensor]: the sign of the divisor */
+OLG_SYMBOLIC(olg__sym_remainder) {
+  UNUSED_SRC;
+  return remainder_like(cx, true);
+}
+
+/* aten::fmod(self, other): the sign of the dividend */
+OLG_SYMBOLIC(olg__sym_fmod) {
+  UNUSED_SRC;
+  return remainder_like(cx, false);
+}
+
+/* aten::pow(self, exponent) [Tensor_Tensor, Tensor_Scalar, Scalar (self a number)] */
+OLG_SYMBOLIC(olg__sym_pow) {
+  UNUSED_SRC;
+  olg_dtype t;
+  olg_value a, e, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &e));
+  int64_t k;
+  if (!olg__is_float(t) && olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_INT &&
+      olg_lower_arg_int(cx, 1, &k) == OLG_OK && k >= 0 && k <= 4) {
+    /* a small integer power of integers: products, exact at every opset */
+    if (k == 0) {
+      olg_value shape;
+      OLG_TRY(olg__shape(cx, a, &shape));
+      OLG_TRY(olg__emit_full(cx, shape, t, 1, &y));
+      return olg_lower_bind_output(cx, 0, y);
+    }
+    y = a;
+    for (int64_t i = 1; i < k; i++) OLG_TRY(olg__emit_math2(cx, "Mul", y, a, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  OLG_TRY(olg__emit_math2(cx, "Pow", a, e, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Unary math */
+
+/* Argument 0 as a tensor of a float dtype: integers and bools as float32 (torch's default). */
+static olg_status float_arg(olg_lower *cx, olg_value *x) {
+  OLG_TRY(olg_lower_arg_value(cx, 0, x));
+  olg_dtype t = olg__dtype(cx, *x);
+  return olg__is_float(t) ? OLG_OK : olg__emit_cast(cx, *x, OLG_FLOAT, x);
+}
+
+static olg_status unary_float(olg_lower *cx, const char *op) {
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, op, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+#define UNARY_FLOAT(name, op) \
+  OLG_SYMBOLIC(name) {        \
+    UNUSED_SRC;               \
+    return unary_float(cx, op); \
+  }
+UNARY_FLOAT(olg__sym_sqrt, "Sqrt")
+UNARY_FLOAT(olg__sym_exp, "Exp")
+UNARY_FLOAT(olg__sym_log, "Log")
+UNARY_FLOAT(olg__sym_sin, "Sin")
+UNARY_FLOAT(olg__sym_cos, "Cos")
+UNARY_FLOAT(olg__sym_tan, "Tan")
+UNARY_FLOAT(olg__sym_asin, "Asin")
+UNARY_FLOAT(olg__sym_acos, "Acos")
+UNARY_FLOAT(olg__sym_atan, "Atan")
+UNARY_FLOAT(olg__sym_erf, "Erf")     /* Erf-9 */
+UNARY_FLOAT(olg__sym_reciprocal, "Reciprocal")
+
+/* aten::sinh / cosh: Sinh/Cosh-9; below (e^x -/+ e^-x) / 2 */
+static olg_status hyperbolic(olg_lower *cx, bool sinh) {
+  if (olg__opset(cx) >= 9) return unary_float(cx, sinh ? "Sinh" : "Cosh");
+  olg_value x, ex, nx, enx, s, half, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, "Exp", x, &ex));
+  OLG_TRY(olg__emit_math1(cx, "Neg", x, &nx));
+  OLG_TRY(olg__emit_math1(cx, "Exp", nx, &enx));
+  OLG_TRY(olg__emit_math2(cx, sinh ? "Sub" : "Add", ex, enx, &s));
+  OLG_TRY(olg__const_like(cx, x, 0.5, &half));
+  OLG_TRY(olg__emit_math2(cx, "Mul", s, half, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_sinh) {
+  UNUSED_SRC;
+  return hyperbolic(cx, true);
+}
+
+OLG_SYMBOLIC(olg__sym_cosh) {
+  UNUSED_SRC;
+  return hyperbolic(cx, false);
+}
+
+/* aten::rsqrt: 1 / sqrt(x) */
+OLG_SYMBOLIC(olg__sym_rsqrt) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, "Sqrt", x, &y));
+  OLG_TRY(olg__emit_math1(cx, "Reciprocal", y, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::log2: ln(x) / ln(2); aten::log1p: ln(1 + x) */
+OLG_SYMBOLIC(olg__sym_log2) {
+  UNUSED_SRC;
+  olg_value x, y, k;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, "Log", x, &y));
+  OLG_TRY(olg__const_like(cx, x, 1.0 / M_LN2, &k));
+  OLG_TRY(olg__emit_math2(cx, "Mul", y, k, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_log1p) {
+  UNUSED_SRC;
+  olg_value x, y, one;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__const_like(cx, x, 1, &one));
+  OLG_TRY(olg__emit_math2(cx, "Add", x, one, &y));
+  OLG_TRY(olg__emit_math1(cx, "Log", y, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::abs, neg: same dtype (bool abs is the identity) */
+OLG_SYMBOLIC(olg__sym_abs) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (olg__dtype(cx, x) == OLG_BOOL || is_unsigned(olg__dtype(cx, x)))
+    return olg_lower_bind_output(cx, 0, x);
+  OLG_TRY(olg__emit_math1(cx, "Abs", x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_neg) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "negation of a bool tensor");
+  if (is_unsigned(t)) { /* wraps: 0 - x */
+    olg_value zero;
+    OLG_TRY(olg__const_like(cx, x, 0, &zero));
+    OLG_TRY(olg__emit_math2(cx, "Sub", zero, x, &y));
+  } else {
+    OLG_TRY(olg__emit_math1(cx, "Neg", x, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::sign: Sign-9; below [x > 0] - [x < 0] (NaN gives 0, as PyTorch's CPU kernel) */
+OLG_SYMBOLIC(olg__sym_sign) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
+  if (olg__opset(cx) >= 9) {
+    OLG_TRY(olg__emit_math1(cx, "Sign", x, &y));
+    if (olg__is_float(t)) { /* Sign(NaN) is NaN in ONNX Runtime; PyTorch's CPU kernel gives 0 */
+      olg_value nan, zero;
+      OLG_TRY(olg__emit_isnan(cx, x, &nan));
+      OLG_TRY(olg__const_like(cx, x, 0, &zero));
+      OLG_TRY(olg__emit_where(cx, nan, zero, y, &y));
+    }
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value zero, pos, neg;
+  OLG_TRY(olg__const_like(cx, x, 0, &zero));
+  OLG_TRY(less_greater(cx, "Greater", x, zero, &pos));
+  OLG_TRY(less_greater(cx, "Less", x, zero, &neg));
+  OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
+  OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
+  OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::floor / ceil / trunc: the identity on integers */
+static olg_status rounding(olg_lower *cx, const char *op) {
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (!olg__is_float(olg__dtype(cx, x))) return olg_lower_bind_output(cx, 0, x);
+  if (op) OLG_TRY(olg__emit_math1(cx, op, x, &y));
+  else OLG_TRY(olg__emit_trunc(cx, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_floor) {
+  UNUSED_SRC;
+  return rounding(cx, "Floor");
+}
+
+OLG_SYMBOLIC(olg__sym_ceil) {
+  UNUSED_SRC;
+  return rounding(cx, "Ceil");
+}
+
+OLG_SYMBOLIC(olg__sym_trunc) {
+  UNUSED_SRC;
+  return rounding(cx, NULL);
+}
+
+/* Round half to even of a float tensor without Round-11: r = floor(x), f = x - r (exact);
+ * r + [f > 0.5] + [f == 0.5] * (r odd). Oddness from r clipped to +-2^24 (every float there is
+ * an integer; keeps inf finite); f is NaN for +-inf, where both masks are 0 or the odd test
+ * gives 0. */
+static olg_status round_even(olg_lower *cx, olg_value x, olg_value *out) {
+  olg_value r, f, half, gt, lt, eq, rc, h, fh, odd, two, y;
+  OLG_TRY(olg__emit_math1(cx, "Floor", x, &r));
+  OLG_TRY(olg__emit_math2(cx, "Sub", x, r, &f));
+  OLG_TRY(olg__const_like(cx, x, 0.5, &half));
+  OLG_TRY(less_greater(cx, "Greater", f, half, &gt));
+  OLG_TRY(less_greater(cx, "Less", f, half, &lt));
+  OLG_TRY(olg__emit2(cx, "Or", gt, lt, &eq));
+  OLG_TRY(olg__emit1(cx, "Not", eq, &eq)); /* f == 0.5, or f NaN (x infinite) */
+  OLG_TRY(olg__emit_clip_f(cx, r, 1, -16777216.0, 1, 16777216.0, &rc));
+  OLG_TRY(olg__emit_math2(cx, "Mul", rc, half, &h));
+  OLG_TRY(olg__emit_math1(cx, "Floor", h, &fh));
+  OLG_TRY(olg__const_like(cx, x, 2, &two));
+  OLG_TRY(olg__emit_math2(cx, "Mul", fh, two, &fh));
+  OLG_TRY(olg__emit_math2(cx, "Sub", rc, fh, &odd)); /* 0 or 1 */
+  OLG_TRY(olg__emit_cast_like(cx, eq, x, &eq));
+  OLG_TRY(olg__emit_math2(cx, "Mul", eq, odd, &odd));
+  OLG_TRY(olg__emit_cast_like(cx, gt, x, &gt));
+  OLG_TRY(olg__emit_math2(cx, "Add", r, gt, &y));
+  return olg__emit_math2(cx, "Add", y, odd, out);
+}
+
+/* aten::round(self), round.decimals(self, *, int decimals): half to even (Round-11) */
+OLG_SYMBOLIC(olg__sym_round) {
+  UNUSED_SRC;
+  olg_value x, y;
+  int64_t decimals;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__arg_int_or(cx, 1, 0, &decimals));
+  if (!olg__is_float(olg__dtype(cx, x))) return olg_lower_bind_output(cx, 0, x);
+  olg_value k = OLG_NO_VALUE;
+  y = x;
+  if (decimals) { /* as PyTorch: x * 10^d rounded, / 10^d (d < 0: x / 10^-d, * 10^-d) */
+    double p = pow(10.0, (double)(decimals > 0 ? decimals : -decimals));
+    OLG_TRY(olg__const_like(cx, x, p, &k));
+    OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Mul" : "Div", x, k, &y));
+  }
+  if (olg__opset(cx) >= 11) OLG_TRY(olg__emit_math1(cx, "Round", y, &y));
+  else OLG_TRY(round_even(cx, y, &y));
+  if (decimals) OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Div" : "Mul", y, k, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* clamp, minimum, maximum */
+
+/* The broadcast shape of a and b when both are static. */
+static bool broadcast_shape(const olg_lower *cx, olg_value a, olg_value b, int64_t *dims,
+                            int32_t *rank) {
+  int64_t da[OLG_MAX_RANK], db[OLG_MAX_RANK];
+  int32_t ra, rb;
+  if (!olg__static_shape(cx, a, da, &ra) || !olg__static_shape(cx, b, db, &rb)) return false;
+  int32_t r = ra > rb ? ra : rb;
+  for (int32_t i = 0; i < r; i++) {
+    int64_t x = i - (r - ra) >= 0 ? da[i - (r - ra)] : 1, y = i - (r - rb) >= 0 ? db[i - (r - rb)] : 1;
+    if (x != y && x != 1 && y != 1) return false;
+    dims[i] = x == 1 ? y : x;
+  }
+  *rank = r;
+  return true;
+}
+
+olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, a);
+  if (t == OLG_BOOL) return olg__emit2(cx, max ? "Or" : "And", a, b, out);
+  if (is_int(t) && !op_takes(max ? "Max" : "Min", olg__opset(cx), 0, t)) {
+    /* integers before Max-12: a + (b - a) * [b > a] (or [b < a]), exact, broadcasting */
+    olg_value d, m;
+    OLG_TRY(less_greater(cx, max ? "Greater" : "Less", b, a, &m));
+    OLG_TRY(olg__emit_cast(cx, m, t, &m));
+    OLG_TRY(olg__emit_math2(cx, "Sub", b, a, &d));
+    OLG_TRY(olg__emit_math2(cx, "Mul", d, m, &d));
+    return olg__emit_math2(cx, "Add", a, d, out);
+  }
+  if (olg__opset(cx) < 8) { /* Max-6/Min-6 do not broadcast: expand both to the common shape */
+    int64_t dims[OLG_MAX_RANK], da[OLG_MAX_RANK], db[OLG_MAX_RANK];
+    int32_t r, ra, rb;
+    if (!broadcast_shape(cx, a, b, dims, &r))
+      return olg_lower_unsupported(cx, "Max/Min of tensors whose shapes are not static", 8);
+    olg_value shape;
+    OLG_TRY(olg__const_i64s(cx, dims, (size_t)r, &shape));
+    olg__static_shape(cx, a, da, &ra);
+    olg__static_shape(cx, b, db, &rb);
+    if (ra != r || memcmp(da, dims, (size_t)r * sizeof *dims)) OLG_TRY(olg__emit_expand(cx, a, shape, &a));
+    if (rb != r || memcmp(db, dims, (size_t)r * sizeof *dims)) OLG_TRY(olg__emit_expand(cx, b, shape, &b));
+  }
+  return olg__emit_math2(cx, max ? "Max" : "Min", a, b, out);
+}
+
+/* x bounded below (Max) or above (Min) by the tensor b of x's dtype. */
+static olg_status bound(olg_lower *cx, bool lower, olg_value x, olg_value b, olg_value *out) {
+  return olg__emit_max_min(cx, lower, x, b, out);
+}
+
+/* clamp with bounds at argument lo_i / hi_i (either may be none or absent; -1: not there). */
+static olg_status clamp(olg_lower *cx, int lo_i, int hi_i) {
+  size_t args[3];
+  size_t n = 0;
+  args[n++] = 0;
+  bool has_lo = lo_i >= 0 && !olg_lower_arg_is_none(cx, (size_t)lo_i);
+  bool has_hi = hi_i >= 0 && !olg_lower_arg_is_none(cx, (size_t)hi_i);
+  if (has_lo) args[n++] = (size_t)lo_i;
+  if (has_hi) args[n++] = (size_t)hi_i;
+  olg_dtype t;
+  olg_value x, y;
+  OLG_TRY(olg__result_type(cx, args, n, &t));
+  OLG_TRY(olg__arg_cast(cx, 0, t, &x));
+  if (!has_lo && !has_hi) return olg_lower_bind_output(cx, 0, x);
+  /* scalar bounds known now: Clip (whose helper handles every dtype and opset) */
+  double lo = 0, hi = 0;
+  bool lit_lo = !has_lo || olg_lower_arg_kind(cx, (size_t)lo_i) != OLG_ARGKIND_VALUE;
+  bool lit_hi = !has_hi || olg_lower_arg_kind(cx, (size_t)hi_i) != OLG_ARGKIND_VALUE;
+  olg_value lv = OLG_NO_VALUE, hv = OLG_NO_VALUE;
+  if (has_lo) OLG_TRY(olg__arg_cast(cx, (size_t)lo_i, t, &lv));
+  if (has_hi) OLG_TRY(olg__arg_cast(cx, (size_t)hi_i, t, &hv));
+  if (!lit_lo && olg__rank(cx, lv) == 0 && olg__known_scalar(cx, lv, &lo)) lit_lo = true;
+  if (!lit_hi && olg__rank(cx, hv) == 0 && olg__known_scalar(cx, hv, &hi)) lit_hi = true;
+  if (lit_lo && lit_hi && (olg__is_float(t) || op_takes("Clip", olg__opset(cx), 0, t))) {
+    if (has_lo) olg__known_scalar(cx, lv, &lo);
+    if (has_hi) olg__known_scalar(cx, hv, &hi);
+    if (t == OLG_INT64 && ((has_lo && fabs(lo) > 9007199254740992.0) ||
+                           (has_hi && fabs(hi) > 9007199254740992.0))) {
+      /* beyond double's integers: Max/Min in int64 */
+    } else {
+      OLG_TRY(olg__emit_clip_f(cx, x, has_lo, lo, has_hi, hi, &y));
+      return olg_lower_bind_output(cx, 0, y);
+    }
+  }
+  /* tensor bounds broadcast elementwise: min(max(x, lo), hi), as PyTorch */
+  y = x;
+  if (has_lo) OLG_TRY(bound(cx, true, y, lv, &y));
+  if (has_hi) OLG_TRY(bound(cx, false, y, hv, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::clamp(self, min=None, max=None) [Scalar? and Tensor? overloads] */
+OLG_SYMBOLIC(olg__sym_clamp) {
+  UNUSED_SRC;
+  return clamp(cx, 1, 2);
+}
+
+OLG_SYMBOLIC(olg__sym_clamp_min) {
+  UNUSED_SRC;
+  return clamp(cx, 1, -1);
+}
+
+OLG_SYMBOLIC(olg__sym_clamp_max) {
+  UNUSED_SRC;
+  return clamp(cx, -1, 1);
+}
+
+/* Max/Min of two tensors, NaN propagating as in PyTorch (ONNX leaves it open). */
+static olg_status min_max(olg_lower *cx, bool max) {
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__emit_max_min(cx, max, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::maximum(self, other), aten::minimum(self, other) */
+OLG_SYMBOLIC(olg__sym_maximum) {
+  UNUSED_SRC;
+  return min_max(cx, true);
+}
+
+OLG_SYMBOLIC(olg__sym_minimum) {
+  UNUSED_SRC;
+  return min_max(cx, false);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* where, masked_fill, addcmul, lerp */
+
+/* aten::where(condition, self, other) [self, ScalarSelf, ScalarOther, Scalar];
+ * aten::where(condition) alone is nonzero(as_tuple=True): not this op's business. */
+OLG_SYMBOLIC(olg__sym_where) {
+  UNUSED_SRC;
+  if (olg_lower_arg_count(cx) < 3)
+    return olg_lower_unsupported(cx, "where(condition) with one argument (use nonzero)", -1);
+  olg_dtype t;
+  olg_value c, a, b, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &c));
+  OLG_TRY(binary_operands(cx, 1, 2, &t, &a, &b));
+  OLG_TRY(olg__emit_where(cx, c, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::masked_fill(self, mask, value) [Scalar, Tensor]: self's dtype */
+OLG_SYMBOLIC(olg__sym_masked_fill) {
+  UNUSED_SRC;
+  olg_value x, m, v, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &m));
+  olg_dtype t = olg__dtype(cx, x);
+  if (olg_lower_arg_kind(cx, 2) != OLG_ARGKIND_VALUE && !olg__is_float(t) &&
+      olg_lower_arg_kind(cx, 2) == OLG_ARGKIND_FLOAT) {
+    double d; /* a float value into an integer tensor truncates, as PyTorch's cast */
+    OLG_TRY(olg_lower_arg_float(cx, 2, &d));
+    OLG_TRY(olg__const_scalar(cx, t, trunc(d), &v));
+  } else {
+    OLG_TRY(olg__arg_cast(cx, 2, t, &v));
+  }
+  OLG_TRY(olg__emit_where(cx, m, v, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::addcmul(self, tensor1, tensor2, *, value=1) = self + value * tensor1 * tensor2 */
+OLG_SYMBOLIC(olg__sym_addcmul) {
+  UNUSED_SRC;
+  size_t args[3] = {0, 1, 2};
+  olg_dtype t;
+  olg_value s, a, b, p, y;
+  OLG_TRY(olg__result_type(cx, args, 3, &t));
+  OLG_TRY(olg__arg_cast(cx, 0, t, &s));
+  OLG_TRY(olg__arg_cast(cx, 1, t, &a));
+  OLG_TRY(olg__arg_cast(cx, 2, t, &b));
+  OLG_TRY(scale_by_alpha(cx, 3, t, a, &a));
+  OLG_TRY(olg__emit_math2(cx, "Mul", a, b, &p));
+  OLG_TRY(olg__emit_math2(cx, "Add", s, p, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::lerp(self, end, weight) [Scalar, Tensor], PyTorch's two-sided formula:
+ * |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w) */
+OLG_SYMBOLIC(olg__sym_lerp) {
+  UNUSED_SRC;
+  size_t args[3] = {0, 1, 2};
+  olg_dtype t;
+  olg_value s, e, w, d, one, lo, hi, y;
+  OLG_TRY(olg__result_type(cx, args, 3, &t));
+  OLG_TRY(olg__arg_cast(cx, 0, t, &s));
+  OLG_TRY(olg__arg_cast(cx, 1, t, &e));
+  OLG_TRY(olg__arg_cast(cx, 2, t, &w));
+  OLG_TRY(olg__emit_math2(cx, "Sub", e, s, &d));
+  OLG_TRY(olg__const_like(cx, s, 1, &one));
+  double wv;
+  bool known = olg__known_scalar(cx, w, &wv);
+  bool need_lo = !known || fabs(wv) < 0.5, need_hi = !known || !(fabs(wv) < 0.5);
+  if (!known && olg__opset(cx) < 9) need_hi = false; /* no Where: one formula, to rounding */
+  if (need_lo) {
+    OLG_TRY(olg__emit_math2(cx, "Mul", w, d, &lo));
+    OLG_TRY(olg__emit_math2(cx, "Add", s, lo, &lo));
+  }
+  if (need_hi) {
+    olg_value omw;
+    OLG_TRY(olg__emit_math2(cx, "Sub", one, w, &omw));
+    OLG_TRY(olg__emit_math2(cx, "Mul", d, omw, &hi));
+    OLG_TRY(olg__emit_math2(cx, "Sub", e, hi, &hi));
+  }
+  if (need_lo && need_hi) {
+    olg_value aw, half, small;
+    OLG_TRY(olg__emit_math1(cx, "Abs", w, &aw));
+    OLG_TRY(olg__const_like(cx, s, 0.5, &half));
+    OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, aw, half, &small));
+    OLG_TRY(olg__emit_where(cx, small, lo, hi, &y));
+  } else {
+    y = need_lo ? lo : hi;
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Comparison and logic */
+
+static olg_status compare(olg_lower *cx, olg_cmp op) {
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__emit_compare(cx, op, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+#define COMPARE(name, op)  \
+  OLG_SYMBOLIC(name) {     \
+    UNUSED_SRC;            \
+    return compare(cx, op); \
+  }
+COMPARE(olg__sym_eq, OLG_CMP_EQ)
+COMPARE(olg__sym_ne, OLG_CMP_NE)
+COMPARE(olg__sym_lt, OLG_CMP_LT)
+COMPARE(olg__sym_le, OLG_CMP_LE)
+COMPARE(olg__sym_gt, OLG_CMP_GT)
+COMPARE(olg__sym_ge, OLG_CMP_GE)
+
+/* Argument i as bool: nonzero is true (NaN too), as PyTorch's logical ops read it. */
+static olg_status bool_arg(olg_lower *cx, size_t i, olg_value *out) {
+  OLG_TRY(olg_lower_arg_value(cx, i, out));
+  return olg__emit_cast(cx, *out, OLG_BOOL, out);
+}
+
+static olg_status logical(olg_lower *cx, const char *op) {
+  olg_value a, b, y;
+  OLG_TRY(bool_arg(cx, 0, &a));
+  OLG_TRY(bool_arg(cx, 1, &b));
+  OLG_TRY(olg__emit2(cx, op, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_logical_and) {
+  UNUSED_SRC;
+  return logical(cx, "And");
+}
+
+OLG_SYMBOLIC(olg__sym_logical_or) {
+  UNUSED_SRC;
+  return logical(cx, "Or");
+}
+
+OLG_SYMBOLIC(olg__sym_logical_xor) {
+  UNUSED_SRC;
+  return logical(cx, "Xor");
+}
+
+OLG_SYMBOLIC(olg__sym_logical_not) {
+  UNUSED_SRC;
+  olg_value a, y;
+  OLG_TRY(bool_arg(cx, 0, &a));
+  OLG_TRY(olg__emit1(cx, "Not", a, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::bitwise_not: Not for bool; BitwiseNot-18 for integers, below -1 - x (two's
+ * complement; in a wider carrier for narrow types, wrapping back on the Cast) */
+OLG_SYMBOLIC(olg__sym_bitwise_not) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t == OLG_BOOL) {
+    OLG_TRY(olg__emit1(cx, "Not", x, &y));
+  } else if (!is_int(t)) {
+    return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
+  } else if (olg__opset(cx) >= 18) {
+    OLG_TRY(olg__emit_math1(cx, "BitwiseNot", x, &y));
+  } else {
+    OLG_TRY(olg_lower_decompose(cx, "bitwise_not of an integer tensor", 18));
+    olg_value m;
+    OLG_TRY(olg__const_like(cx, x, is_unsigned(t) ? ldexp(1.0, olg_dtype_bits(t)) - 1 : -1, &m));
+    OLG_TRY(olg__emit_math2(cx, "Sub", m, x, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::isnan: IsNaN-9; false for integers */
+OLG_SYMBOLIC(olg__sym_isnan) {
+  UNUSED_SRC;
+  olg_value x, y, shape;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (!olg__is_float(olg__dtype(cx, x))) {
+    OLG_TRY(olg__shape(cx, x, &shape));
+    OLG_TRY(olg__emit_full(cx, shape, OLG_BOOL, 0, &y));
+  } else {
+    OLG_TRY(olg__emit_isnan(cx, x, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::isinf: IsInf-10; below |x| > the largest finite value of the dtype */
+OLG_SYMBOLIC(olg__sym_isinf) {
+  UNUSED_SRC;
+  olg_value x, y, shape;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (!olg__is_float(t)) {
+    OLG_TRY(olg__shape(cx, x, &shape));
+    OLG_TRY(olg__emit_full(cx, shape, OLG_BOOL, 0, &y));
+  } else if (olg__opset(cx) >= 10) {
+    OLG_TRY(olg__emit_math1(cx, "IsInf", x, &y));
+  } else {
+    olg_value ax, big;
+    double max = t == OLG_DOUBLE ? DBL_MAX : t == OLG_FLOAT16 ? 65504.0 : (double)FLT_MAX;
+    if (t == OLG_BFLOAT16) OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
+    OLG_TRY(olg__emit_math1(cx, "Abs", x, &ax));
+    OLG_TRY(olg__const_like(cx, ax, max, &big));
+    OLG_TRY(olg__emit_math2(cx, "Greater", ax, big, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
