@@ -215,4 +215,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "mm", olg__sym_matmul, OLG_LOWERING_NATIVE},
     {"aten", "t", olg__sym_t, OLG_LOWERING_NATIVE},
 
+    /* ---- sampling (symbolics/sample.c): Gather-based decomposition ---- */
+    {"aten", "affine_grid_generator", olg__sym_affine_grid_generator, OLG_LOWERING_DECOMPOSED},
+    {"aten", "grid_sampler", olg__sym_grid_sampler, OLG_LOWERING_DECOMPOSED},
+    {"aten", "grid_sampler_2d", olg__sym_grid_sampler, OLG_LOWERING_DECOMPOSED},
+    {"aten", "grid_sampler_3d", olg__sym_grid_sampler, OLG_LOWERING_DECOMPOSED},
+
     {NULL, NULL, NULL, 0}};

@@ -3,4 +3,8 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset16[] = {
+    /* ---- sampling (symbolics/sample.c): GridSample-16 (4-D) ---- */
+    {"aten", "grid_sampler", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler_2d", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

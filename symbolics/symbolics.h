@@ -188,4 +188,8 @@ OLG_SYMBOLIC(olg__sym_linear);
 OLG_SYMBOLIC(olg__sym_einsum);        /* Einsum-12 */
 OLG_SYMBOLIC(olg__sym_t);
 
+/* ---- sampling (symbolics/sample.c) ---- */
+OLG_SYMBOLIC(olg__sym_grid_sampler);          /* grid_sampler, grid_sampler_2d, grid_sampler_3d */
+OLG_SYMBOLIC(olg__sym_affine_grid_generator);
+
 #endif
