@@ -448,3 +448,46 @@ TEST(legalize_every_allocation_failure) {
   CHECK_FAIL_EACH_ALLOCATION(legalize_scenario, r);
   olg_registry_free(r);
 }
+
+/* A frozen registry serves concurrent olg_legalize calls (run under TSan/ASan to see races). */
+#include <pthread.h>
+
+struct thread_job {
+  const olg_registry *r;
+  const olg_model *src;
+  int opset;
+  olg_status s;
+  int reshape_found;
+};
+
+static void *legalize_thread(void *p) {
+  struct thread_job *j = p;
+  for (int k = 0; k < 20 && !j->s; k++) {
+    olg_model *out;
+    j->s = legalize_at(j->src, j->r, j->opset, &out, NULL);
+    if (!j->s) {
+      j->reshape_found = find_node(olg_model_graph_const(out), "Reshape") >= 0;
+      olg_model_free(out);
+    }
+  }
+  return NULL;
+}
+
+TEST(legalize_frozen_registry_shared_by_threads) {
+  olg_registry *r = builtin();
+  olg_model *src;
+  CHECK_OK(view_model(&src, NULL));
+  pthread_t t[4];
+  struct thread_job jobs[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (struct thread_job){r, src, 9 + 4 * i, OLG_OK, 0};
+    CHECK(pthread_create(&t[i], NULL, legalize_thread, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < 4; i++) {
+    CHECK_OK(jobs[i].s);
+    CHECK(jobs[i].reshape_found);
+  }
+  olg_model_free(src);
+  olg_registry_free(r);
+}
