@@ -897,6 +897,56 @@ olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64
   return olg_lower_emit_end(cx, nd, 1, out);
 }
 
+/* The opset a Scatter reduction needs (0: none needed), -1 for an unknown one. */
+static int scatter_reduction_opset(const char *reduction) {
+  if (!reduction || !*reduction || streq(reduction, "none")) return 0;
+  if (streq(reduction, "add") || streq(reduction, "mul")) return 16;
+  if (streq(reduction, "max") || streq(reduction, "min")) return 18;
+  return -1;
+}
+
+static olg_status scatter_like(olg_lower *cx, const char *op, olg_value data, olg_value indices,
+                               olg_value updates, const int64_t *axis, const char *reduction,
+                               olg_value *out) {
+  int need = scatter_reduction_opset(reduction);
+  if (need < 0) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s: unknown reduction '%s'", op, reduction);
+  if (need > olg__opset(cx))
+    return olg__unsupportedf(cx, need, "%s with reduction '%s'", op, reduction);
+  olg_dtype it = olg__dtype(cx, indices);
+  if (it != OLG_INT64 && it != OLG_INT32) OLG_TRY(olg__emit_cast(cx, indices, OLG_INT64, &indices));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, data));
+  OLG_TRY(olg_lower_emit_input(cx, nd, indices));
+  OLG_TRY(olg_lower_emit_input(cx, nd, updates));
+  if (axis) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", *axis));
+  if (need) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "reduction", reduction));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}
+
+olg_status olg__emit_scatter_elements(olg_lower *cx, olg_value data, olg_value indices,
+                                      olg_value updates, int64_t axis, const char *reduction,
+                                      olg_value *out) {
+  int opset = olg__opset(cx);
+  if (opset < 9) return olg_lower_unsupported(cx, "ScatterElements (Scatter)", 9);
+  int32_t rank = olg__rank(cx, data);
+  if (rank >= 0) {
+    int64_t a = olg__norm_axis(axis, rank);
+    if (a < 0) return axes_error(cx, "ScatterElements", &axis, 1, rank);
+    axis = a;
+  } else if (axis < 0 && opset < 11) {
+    return axes_error(cx, "Scatter", &axis, 1, rank);
+  }
+  return scatter_like(cx, opset >= 11 ? "ScatterElements" : "Scatter", data, indices, updates,
+                      &axis, reduction, out);
+}
+
+olg_status olg__emit_scatter_nd(olg_lower *cx, olg_value data, olg_value indices,
+                                olg_value updates, const char *reduction, olg_value *out) {
+  if (olg__opset(cx) < 11) return olg_lower_unsupported(cx, "ScatterND", 11);
+  return scatter_like(cx, "ScatterND", data, indices, updates, NULL, reduction, out);
+}
+
 olg_status olg__emit_reshape(olg_lower *cx, olg_value x, olg_value shape, olg_value *out) {
   OLG_TRY(olg__emit_cast(cx, shape, OLG_INT64, &shape));
   return olg__emit2(cx, "Reshape", x, shape, out);

@@ -261,6 +261,15 @@ olg_status olg__emit_cast(olg_lower *cx, olg_value x, olg_dtype to, olg_value *o
 /* Cast to the dtype of like. */
 olg_status olg__emit_cast_like(olg_lower *cx, olg_value x, olg_value like, olg_value *out);
 
+/* ScatterElements along axis: Scatter-9 below 11, ScatterElements-11 from 11. reduction NULL or
+ * "none"; "add"/"mul" need opset 16, "max"/"min" 18 (a diagnostic names the opset). Below 9
+ * there is none: refused naming 9. */
+olg_status olg__emit_scatter_elements(olg_lower *cx, olg_value data, olg_value indices,
+                                      olg_value updates, int64_t axis, const char *reduction,
+                                      olg_value *out);
+/* ScatterND (11); reduction as above ("add"/"mul" 16, "max"/"min" 18). */
+olg_status olg__emit_scatter_nd(olg_lower *cx, olg_value data, olg_value indices,
+                                olg_value updates, const char *reduction, olg_value *out);
 /* Gather along axis (indices any int tensor). */
 olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64_t axis,
                             olg_value *out);
