@@ -69,15 +69,13 @@ enum {
 enum { PBX_L_FLOATS, PBX_L_INTS, PBX_L_STRINGS, PBX_L_TENSORS, PBX_L_GRAPHS, PBX_L_SPARSES,
        PBX_L_TPS, PBX_L_COUNT };
 
-/* A ValueInfoProto that differs from the value's primary one (same name listed again in input,
- * output or value_info with other contents): its bytes, for position `pos` of list `list`
- * (0 input, 1 output, 2 value_info). Used only while the value is still at that position. */
-typedef struct olg_pbx_alt {
-  uint8_t list;
-  uint32_t pos;
-  olg_pb_span vi; /* the ValueInfoProto's payload */
-  struct olg_pbx_alt *next;
-} olg_pbx_alt;
+/* A ValueInfoProto that differs from its value's primary one (a name listed again in input,
+ * output or value_info with other contents), at one position of one of those lists: its bytes,
+ * used while the list still holds the same value there. */
+typedef struct olg_pbx_vi {
+  olg_value v;
+  olg_pb_span vi; /* the ValueInfoProto's payload; p NULL: none at this position */
+} olg_pbx_vi;
 
 typedef struct olg_pbx {
   /* Raw fields: unknown ones (written at the end, in input order) and known ones the IR does not
@@ -104,8 +102,9 @@ typedef struct olg_pbx {
   /* AttributeProto */
   int64_t attr_type;                 /* with PBX_ATTR_TYPE_RAW */
   uint32_t list_n[PBX_L_COUNT];      /* with PBX_ATTR_LISTS */
-  /* value: alternative ValueInfoProtos */
-  olg_pbx_alt *alts;
+  /* graph: per list (0 input, 1 output, 2 value_info), by position, the other ValueInfoProtos */
+  olg_pbx_vi *vi_alt[3];
+  uint32_t n_vi_alt[3];
 } olg_pbx;
 
 /* The sparse tensor(s) of an attribute: olg_attr.sparse / sparses point to olg_pb_span (the

@@ -1178,6 +1178,7 @@ enum { VK_NORMAL = 0, VK_FORWARD = 1, VK_SPARSE = 2 };
 
 typedef struct gstate {
   olg_graph *g;
+  uint32_t list_n[3]; /* how many inputs, outputs, value_infos the GraphProto lists */
   olg_pb_span *vi; /* per value: its primary ValueInfoProto (p NULL: none yet) */
   uint8_t *kind;   /* per value: VK_* */
   uint32_t cap;
@@ -1295,11 +1296,14 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
       if ((s = next_field(r, &p, end, md, &f))) return s;
       if (f.no == 4 && (s = validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
     }
-    olg_pbx *x = pbx(r, &rec->extra);
-    olg_pbx_alt *alt = olg__arena_alloc(r->m, sizeof *alt);
-    if (!x || !alt) return OLG_ERR_NOMEM;
-    *alt = (olg_pbx_alt){(uint8_t)list, pos, {fv->p, fv->n}, x->alts};
-    x->alts = alt;
+    olg_pbx *x = pbx(r, &g->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    if (!x->vi_alt[list]) {
+      if (!(x->vi_alt[list] = aalloc(r, gs->list_n[list], sizeof *x->vi_alt[list])))
+        return OLG_ERR_NOMEM;
+      x->n_vi_alt[list] = gs->list_n[list];
+    }
+    if (pos < x->n_vi_alt[list]) x->vi_alt[list][pos] = (olg_pbx_vi){v, {fv->p, fv->n}};
   }
   r->depth--;
   return OLG_OK;
@@ -1708,8 +1712,12 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
     default: if ((s = keep_raw(r, &g->extra, &f))) return s;
     }
   }
-  if (n[1] > UINT32_MAX / 2 || n[5] > UINT32_MAX / 2)
-    return perr(r, fg->p, "GraphProto '%s': too many nodes or initializers", g->name);
+  if (n[1] > UINT32_MAX / 2 || n[5] > UINT32_MAX / 2 || n[11] > UINT32_MAX / 2 ||
+      n[12] > UINT32_MAX / 2 || n[13] > UINT32_MAX / 2)
+    return perr(r, fg->p, "GraphProto '%s': too many nodes, initializers or values", g->name);
+  gs->list_n[L_INPUT] = (uint32_t)n[11];
+  gs->list_n[L_OUTPUT] = (uint32_t)n[12];
+  gs->list_n[L_VALUE_INFO] = (uint32_t)n[13];
   /* room up front: the vectors then grow without copying */
   if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, n[1], sizeof *g->nodes)) ||
       (s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)))
@@ -1780,7 +1788,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
 static olg_status rd_graph(rd *r, const pbf *fg, olg_graph *g) {
   olg_status s = enter(r, fg->p, DESC(graph_proto));
   if (s) return s;
-  gstate gs = {g, NULL, NULL, 0};
+  gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
   s = rd_graph_body(r, &gs, fg);
   gs_free(r, &gs);
   if (!s) r->depth--;

@@ -701,14 +701,14 @@ static void w_value_info(enc *e, const olg_graph *g, uint32_t no, int list, uint
                      g->name, (int)v));
     return;
   }
+  const olg_pbx *gx = g->extra;
+  if (gx && pos < gx->n_vi_alt[list] && gx->vi_alt[list][pos].vi.p &&
+      gx->vi_alt[list][pos].v == v) {
+    f_bytes(e, no, gx->vi_alt[list][pos].vi.p, gx->vi_alt[list][pos].vi.n);
+    return;
+  }
   const olg_value_rec *r = &g->values[v];
   const olg_pbx *x = r->extra;
-  for (const olg_pbx_alt *alt = x ? x->alts : NULL; alt; alt = alt->next) {
-    if (alt->list == list && alt->pos == pos) {
-      f_bytes(e, no, alt->vi.p, alt->vi.n);
-      return;
-    }
-  }
   uint32_t fl = pbx_flags(x);
   mark k = sub_begin(e, no);
   if (!((fl & PBX_NO_NAME) && !*r->name)) f_str(e, 1, r->name);
