@@ -221,4 +221,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "grid_sampler_2d", olg__sym_grid_sampler, OLG_LOWERING_DECOMPOSED},
     {"aten", "grid_sampler_3d", olg__sym_grid_sampler, OLG_LOWERING_DECOMPOSED},
 
+    /* ---- attention (symbolics/attention.c): MatMul/Softmax ---- */
+    {"aten", "_native_multi_head_attention", olg__sym_native_multi_head_attention,
+     OLG_LOWERING_NATIVE},
+    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention,
+     OLG_LOWERING_DECOMPOSED},
+
     {NULL, NULL, NULL, 0}};

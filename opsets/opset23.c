@@ -6,4 +6,8 @@ const olg_symbolic_reg olg__opset23[] = {
     /* ---- normalization (symbolics/norm.c): RMSNormalization-23 ---- */
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_NATIVE},
 
+    /* ---- attention (symbolics/attention.c): Attention-23 ---- */
+    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention,
+     OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -192,4 +192,8 @@ OLG_SYMBOLIC(olg__sym_t);
 OLG_SYMBOLIC(olg__sym_grid_sampler);          /* grid_sampler, grid_sampler_2d, grid_sampler_3d */
 OLG_SYMBOLIC(olg__sym_affine_grid_generator);
 
+/* ---- attention (symbolics/attention.c) ---- */
+OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention);
+OLG_SYMBOLIC(olg__sym_native_multi_head_attention); /* _native_multi_head_attention */
+
 #endif

@@ -1,0 +1,402 @@
+/* onnxlegal — attention: scaled_dot_product_attention and _native_multi_head_attention.
+ *
+ *   scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None,
+ *       float dropout_p=0.0, bool is_causal=False, float? scale=None, bool enable_gqa=False)
+ *     (PyTorch 2.x; 1.13 does not have it). attn_mask: bool (True takes part) or float (added);
+ *     is_causal: query i sees keys j <= i (top-left); scale default 1/sqrt(E); a query row that
+ *     sees no key gives zeros (PyTorch >= 2.5's safe softmax, and Attention-23's rule).
+ *   _native_multi_head_attention(Tensor query, Tensor key, Tensor value, int embed_dim,
+ *       int num_head, Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias,
+ *       Tensor? mask=None, bool need_weights=True, bool average_attn_weights=True,
+ *       int? mask_type=None) -> (Tensor, Tensor)
+ *     (PyTorch 1.13, batch first). mask True = masked out: (B, S) key padding (mask_type 1) or
+ *     (B, H, L, S) (mask_type 2), a non-bool mask meaning "non-zero"; a fully masked row is NaN,
+ *     as PyTorch's softmax gives.
+ *
+ * scaled_dot_product_attention is Attention-23 where that op means the same (4-D inputs, or 3-D
+ * and 2-D ones given a head axis; equal batch and head dims or grouped-query heads; a bool mask
+ * or one of the inputs' dtype); elsewhere, and below opset 23, the exact decomposition
+ * MatMul / Mul / Add (mask) / Softmax / MatMul, with the "safe" softmax
+ * exp(x - max) / max(sum, tiny) when anything is masked, so that a row with no key is zero
+ * rather than NaN. Both are built from ops that exist at opset 7 (a bool mask becomes a bias
+ * with Where from 9, Log(Cast(mask)) below: log 1 = 0, log 0 = -inf, exactly). */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "emit.h"
+#include "symbolics.h"
+
+#define UNUSED_SRC (void)src; (void)ud
+
+/* The additive bias of a bool mask: 0 where `keep` (the mask, or its negation when
+ * true_means_masked), -inf elsewhere. */
+static olg_status bool_mask_bias(olg_lower *cx, olg_value mask, bool true_means_masked,
+                                 olg_dtype dt, olg_value *out) {
+  if (olg__dtype(cx, mask) != OLG_BOOL) OLG_TRY(olg__emit_cast(cx, mask, OLG_BOOL, &mask));
+  if (olg__opset(cx) >= 9) {
+    olg_value zero, ninf, in[3];
+    OLG_TRY(olg__const_scalar(cx, dt, 0.0, &zero));
+    OLG_TRY(olg__const_scalar(cx, dt, -INFINITY, &ninf));
+    in[0] = mask;
+    in[1] = true_means_masked ? ninf : zero;
+    in[2] = true_means_masked ? zero : ninf;
+    return olg__emit(cx, "Where", in, 3, out);
+  }
+  olg_value keep = mask, f;
+  if (true_means_masked) OLG_TRY(olg__emit1(cx, "Not", mask, &keep));
+  OLG_TRY(olg__emit_cast(cx, keep, dt, &f));
+  return olg__emit1(cx, "Log", f, out);
+}
+
+/* Softmax over the last axis that gives 0, not NaN, for a row of -inf only:
+ * e = exp(x - max(rowmax, lowest)); e / max(rowsum, tiny). An ordinary row has rowsum >= 1, so
+ * it is the usual softmax. */
+static olg_status safe_softmax(olg_lower *cx, olg_value x, olg_dtype dt, olg_value *out) {
+  const int64_t last = -1;
+  int32_t rank = olg__rank(cx, x);
+  int64_t ax = rank > 0 ? rank - 1 : last;
+  olg_value m, e, s;
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MAX, x, &ax, 1, 1, &m));
+  OLG_TRY(olg__emit_clip_f(cx, m, 1, dt == OLG_DOUBLE ? -DBL_MAX : -FLT_MAX, 0, 0, &m));
+  OLG_TRY(olg__emit2(cx, "Sub", x, m, &e));
+  OLG_TRY(olg__emit1(cx, "Exp", e, &e));
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_SUM, e, &ax, 1, 1, &s));
+  OLG_TRY(olg__emit_clip_f(cx, s, 1, dt == OLG_DOUBLE ? DBL_MIN : FLT_MIN, 0, 0, &s));
+  return olg__emit2(cx, "Div", e, s, out);
+}
+
+/* x with its last two axes swapped. */
+static olg_status transpose_last2(olg_lower *cx, olg_value x, olg_value *out) {
+  int32_t r = olg__rank(cx, x);
+  if (r < 2) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "attention inputs need rank >= 2");
+  int64_t perm[OLG_MAX_RANK];
+  for (int32_t i = 0; i < r; i++) perm[i] = i;
+  perm[r - 2] = r - 1;
+  perm[r - 1] = r - 2;
+  return olg__emit_transpose(cx, x, perm, (size_t)r, out);
+}
+
+typedef struct sdpa {
+  olg_value q, k, v, mask; /* mask OLG_NO_VALUE when none */
+  int causal, gqa;
+  bool has_scale;
+  double scale;
+  olg_dtype dt;
+  int32_t rq, rk, rv;
+} sdpa;
+
+/* The causal bias [L, S]: 0 where j <= i, -inf above: a constant when L and S are known, else
+ * Log(Trilu(ones)) (Trilu is opset 14). */
+static olg_status causal_bias(olg_lower *cx, const sdpa *a, olg_value *out) {
+  int64_t L = olg__dim(cx, a->q, -2), S = olg__dim(cx, a->k, -2);
+  if (L >= 0 && S >= 0) {
+    if (L * S > ((int64_t)1 << 26))
+      return olg_lower_error(cx, OLG_ERR_LIMIT, "the causal mask is too large for a constant");
+    size_t n = (size_t)(L * S), esz = a->dt == OLG_DOUBLE ? 8 : 4;
+    void *buf = olg__lower_alloc(cx, (n ? n : 1) * esz);
+    if (!buf) return OLG_ERR_NOMEM;
+    for (int64_t i = 0; i < L; i++)
+      for (int64_t j = 0; j < S; j++) {
+        double v = j <= i ? 0.0 : -INFINITY;
+        if (a->dt == OLG_DOUBLE) ((double *)buf)[i * S + j] = v;
+        else ((float *)buf)[i * S + j] = (float)v;
+      }
+    int64_t dims[2] = {L, S};
+    return olg__const_tensor(cx, a->dt == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT, 2, dims, buf,
+                             n * esz, out);
+  }
+  if (olg__opset(cx) < 14)
+    return olg_lower_unsupported(cx, "a causal mask whose sizes are not known at export time "
+                                     "(Trilu)", 14);
+  olg_value pieces[2], shape, ones, tri;
+  OLG_TRY(olg__dim_tensor(cx, a->q, olg__rank(cx, a->q) - 2, &pieces[0]));
+  OLG_TRY(olg__dim_tensor(cx, a->k, olg__rank(cx, a->k) - 2, &pieces[1]));
+  OLG_TRY(olg__concat_ints(cx, pieces, 2, &shape));
+  OLG_TRY(olg__emit_full(cx, shape, a->dt, 1.0, &ones));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Trilu", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, ones));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "upper", 0));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &tri));
+  return olg__emit1(cx, "Log", tri, out);
+}
+
+/* Grouped-query attention: key/value heads repeated (repeat_interleave) to the query's heads. */
+static olg_status repeat_kv_heads(olg_lower *cx, olg_value x, int64_t hq, olg_value *out) {
+  int64_t d[OLG_MAX_RANK];
+  int32_t r;
+  if (!olg__static_shape(cx, x, d, &r) || r != 4)
+    return olg_lower_unsupported(cx, "grouped-query attention (enable_gqa) of inputs whose shape "
+                                     "is not static 4-D, below Attention-23", 23);
+  int64_t hk = d[1];
+  if (hk == hq) return *out = x, OLG_OK;
+  if (hk <= 0 || hq % hk)
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "enable_gqa: the query heads are not a "
+                                                    "multiple of the key/value heads");
+  olg_value u, shape;
+  OLG_TRY(olg__emit_unsqueeze(cx, x, (const int64_t[]){2}, 1, &u));
+  int64_t big[5] = {d[0], hk, hq / hk, d[2], d[3]};
+  OLG_TRY(olg__const_i64s(cx, big, 5, &shape));
+  OLG_TRY(olg__emit_expand(cx, u, shape, &u));
+  int64_t fin[4] = {d[0], hq, d[2], d[3]};
+  return olg__emit_reshape_static(cx, u, fin, 4, out);
+}
+
+static olg_status sdpa_decomposed(olg_lower *cx, const sdpa *a, olg_value *y) {
+  olg_value k = a->k, v = a->v, kt, s, sc;
+  if (a->gqa) {
+    int64_t hq = olg__dim(cx, a->q, 1);
+    if (a->rq != 4 || hq < 0)
+      return olg_lower_unsupported(cx, "grouped-query attention (enable_gqa) of inputs whose "
+                                       "shape is not static 4-D, below Attention-23", 23);
+    OLG_TRY(repeat_kv_heads(cx, k, hq, &k));
+    OLG_TRY(repeat_kv_heads(cx, v, hq, &v));
+  }
+  OLG_TRY(transpose_last2(cx, k, &kt));
+  OLG_TRY(olg__emit2(cx, "MatMul", a->q, kt, &s));
+  if (a->has_scale) {
+    OLG_TRY(olg__const_scalar(cx, a->dt, a->scale, &sc));
+  } else {
+    int64_t e = olg__dim(cx, a->q, -1);
+    if (e > 0) {
+      OLG_TRY(olg__const_scalar(cx, a->dt, 1.0 / sqrt((double)e), &sc));
+    } else { /* 1 / sqrt(E) from the run-time shape */
+      olg_value ed, one;
+      OLG_TRY(olg__dim_tensor(cx, a->q, a->rq - 1, &ed));
+      OLG_TRY(olg__emit_cast(cx, ed, a->dt, &ed));
+      OLG_TRY(olg__emit1(cx, "Sqrt", ed, &ed));
+      OLG_TRY(olg__const_scalar(cx, a->dt, 1.0, &one));
+      OLG_TRY(olg__emit2(cx, "Div", one, ed, &sc));
+    }
+  }
+  OLG_TRY(olg__emit2(cx, "Mul", s, sc, &s));
+  bool masked = false;
+  if (a->causal) {
+    olg_value cb;
+    OLG_TRY(causal_bias(cx, a, &cb));
+    OLG_TRY(olg__emit2(cx, "Add", s, cb, &s));
+    masked = true;
+  }
+  if (a->mask != OLG_NO_VALUE) {
+    olg_value mb = a->mask;
+    if (olg__dtype(cx, mb) == OLG_BOOL) OLG_TRY(bool_mask_bias(cx, mb, false, a->dt, &mb));
+    else OLG_TRY(olg__emit_cast(cx, mb, a->dt, &mb));
+    OLG_TRY(olg__emit2(cx, "Add", s, mb, &s));
+    masked = true;
+  }
+  olg_value p;
+  if (masked) OLG_TRY(safe_softmax(cx, s, a->dt, &p));
+  else OLG_TRY(olg__emit_softmax(cx, OLG_SOFTMAX, s, -1, &p));
+  return olg__emit2(cx, "MatMul", p, v, y);
+}
+
+/* Attention-23 applies when the inputs have (or can be given) its 4-D layout and their batch
+ * and head dims agree (heads: equal, or grouped when enable_gqa). */
+static bool sdpa_native_fits(olg_lower *cx, const sdpa *a) {
+  if (a->rq != a->rk || a->rq != a->rv || a->rq < 2 || a->rq > 4) return false;
+  if (a->mask != OLG_NO_VALUE) {
+    olg_dtype mt = olg__dtype(cx, a->mask);
+    if (mt != OLG_BOOL && mt != a->dt) return false;
+    if (olg__rank(cx, a->mask) > a->rq) return false;
+  }
+  if (olg__dtype(cx, a->k) != a->dt || olg__dtype(cx, a->v) != a->dt) return false;
+  for (int32_t i = 0; i < a->rq - 2; i++) {
+    int64_t dq = olg__dim(cx, a->q, i), dk = olg__dim(cx, a->k, i), dv = olg__dim(cx, a->v, i);
+    if (dk != dv) return false;
+    bool head = a->rq == 4 && i == 1;
+    if (head && a->gqa) {
+      if (dq < 0 || dk <= 0 || dq % dk) return false;
+    } else if (dq != dk) {
+      return false; /* broadcast, or unknown and maybe different */
+    }
+    if (dq < 0 && !head) {
+      const char *pq = NULL, *pk = NULL;
+      olg_lower_value_dim(cx, a->q, i, &pq);
+      olg_lower_value_dim(cx, a->k, i, &pk);
+      if (!pq || !pk || strcmp(pq, pk) != 0) return false;
+    }
+  }
+  return true;
+}
+
+static olg_status sdpa_native(olg_lower *cx, const sdpa *a, olg_value *y) {
+  olg_value q = a->q, k = a->k, v = a->v, m = a->mask;
+  int64_t add[2] = {0, 1};
+  size_t n_add = (size_t)(4 - a->rq); /* 3-D: a head axis at 1; 2-D: batch and head */
+  if (n_add) {
+    const int64_t *axes = n_add == 1 ? &add[1] : add;
+    OLG_TRY(olg__emit_unsqueeze(cx, q, axes, n_add, &q));
+    OLG_TRY(olg__emit_unsqueeze(cx, k, axes, n_add, &k));
+    OLG_TRY(olg__emit_unsqueeze(cx, v, axes, n_add, &v));
+    if (m != OLG_NO_VALUE && n_add == 1 && olg__rank(cx, m) == 3)
+      OLG_TRY(olg__emit_unsqueeze(cx, m, &add[1], 1, &m));
+  }
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Attention", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, q));
+  OLG_TRY(olg_lower_emit_input(cx, nd, k));
+  OLG_TRY(olg_lower_emit_input(cx, nd, v));
+  if (m != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, m));
+  if (a->causal) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "is_causal", 1));
+  if (a->has_scale) OLG_TRY(olg_lower_emit_attr_float(cx, nd, "scale", a->scale));
+  olg_value out;
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &out));
+  if (n_add) return olg__emit_squeeze(cx, out, n_add == 1 ? &add[1] : add, n_add, y);
+  return *y = out, OLG_OK;
+}
+
+/* aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value,
+ *     Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None,
+ *     bool enable_gqa=False) */
+OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention) {
+  UNUSED_SRC;
+  sdpa a;
+  memset(&a, 0, sizeof a);
+  double dropout;
+  olg_value y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &a.q));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &a.k));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &a.v));
+  OLG_TRY(olg__arg_value_or_none(cx, 3, &a.mask));
+  OLG_TRY(olg__arg_float_or(cx, 4, 0.0, &dropout));
+  OLG_TRY(olg__arg_bool_or(cx, 5, 0, &a.causal));
+  a.has_scale = !olg_lower_arg_is_none(cx, 6);
+  if (a.has_scale) OLG_TRY(olg_lower_arg_float(cx, 6, &a.scale));
+  OLG_TRY(olg__arg_bool_or(cx, 7, 0, &a.gqa));
+  if (dropout != 0.0)
+    return olg_lower_unsupported(cx, "scaled_dot_product_attention with dropout_p != 0 (inference "
+                                     "graphs have no dropout)", -1);
+  a.dt = olg__dtype(cx, a.q);
+  if (!olg__is_float(a.dt))
+    return olg_lower_error(cx, OLG_ERR_TYPE, "scaled_dot_product_attention: query must be "
+                                             "floating-point");
+  a.rq = olg__rank(cx, a.q);
+  a.rk = olg__rank(cx, a.k);
+  a.rv = olg__rank(cx, a.v);
+  if (a.rq < 2 || a.rk < 2 || a.rv < 2)
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "scaled_dot_product_attention: query, key "
+                                                    "and value need a known rank >= 2");
+  if (a.mask != OLG_NO_VALUE && olg__dtype(cx, a.mask) != OLG_BOOL &&
+      !olg__is_float(olg__dtype(cx, a.mask)))
+    return olg_lower_error(cx, OLG_ERR_TYPE, "scaled_dot_product_attention: attn_mask must be "
+                                             "bool or floating-point");
+  if (olg__opset(cx) >= 23 && sdpa_native_fits(cx, &a)) {
+    OLG_TRY(sdpa_native(cx, &a, &y));
+  } else {
+    if (olg__opset(cx) >= 23)
+      OLG_TRY(olg_lower_decompose(cx, "scaled_dot_product_attention with inputs Attention-23 does "
+                                      "not take (ranks above 4, broadcast batch or head dims, a "
+                                      "mask of another dtype)", -1));
+    OLG_TRY(sdpa_decomposed(cx, &a, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ---- _native_multi_head_attention ---- */
+
+/* x [B, T, E] @ w[rows)^T + b[rows): the projection by rows [r0, r0 + n) of w and b. */
+static olg_status project(olg_lower *cx, olg_value x, olg_value w, olg_value b, int64_t r0,
+                          int64_t n, bool whole, olg_value *out) {
+  olg_value ws = w, bs = b, wt, y;
+  if (!whole) {
+    int64_t s = r0, e = r0 + n, ax = 0;
+    OLG_TRY(olg__emit_slice(cx, w, &s, &e, &ax, NULL, 1, &ws));
+    OLG_TRY(olg__emit_slice(cx, b, &s, &e, &ax, NULL, 1, &bs));
+  }
+  OLG_TRY(olg__emit_transpose(cx, ws, (const int64_t[]){1, 0}, 2, &wt));
+  OLG_TRY(olg__emit2(cx, "MatMul", x, wt, &y));
+  return olg__emit2(cx, "Add", y, bs, out);
+}
+
+/* [B, T, E] -> [B, H, T, E / H] */
+static olg_status split_heads(olg_lower *cx, olg_value x, int64_t h, int64_t dh, olg_value *out) {
+  olg_value r;
+  int64_t dims[4] = {0, 0, h, dh};
+  OLG_TRY(olg__emit_reshape_static(cx, x, dims, 4, &r));
+  return olg__emit_transpose(cx, r, (const int64_t[]){0, 2, 1, 3}, 4, out);
+}
+
+OLG_SYMBOLIC(olg__sym_native_multi_head_attention) {
+  UNUSED_SRC;
+  olg_value q, k, v, w, b, pw, pb, mask, y;
+  int64_t e, h;
+  int need_weights, average;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &q));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &k));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &v));
+  OLG_TRY(olg_lower_arg_int(cx, 3, &e));
+  OLG_TRY(olg_lower_arg_int(cx, 4, &h));
+  OLG_TRY(olg_lower_arg_value(cx, 5, &w));
+  OLG_TRY(olg_lower_arg_value(cx, 6, &b));
+  OLG_TRY(olg_lower_arg_value(cx, 7, &pw));
+  OLG_TRY(olg_lower_arg_value(cx, 8, &pb));
+  OLG_TRY(olg__arg_value_or_none(cx, 9, &mask));
+  OLG_TRY(olg__arg_bool_or(cx, 10, 1, &need_weights));
+  OLG_TRY(olg__arg_bool_or(cx, 11, 1, &average));
+  olg_dtype dt = olg__dtype(cx, q);
+  if (!olg__is_float(dt))
+    return olg_lower_error(cx, OLG_ERR_TYPE, "_native_multi_head_attention: query must be "
+                                             "floating-point");
+  if (olg__rank(cx, q) != 3 || olg__rank(cx, k) != 3 || olg__rank(cx, v) != 3)
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "_native_multi_head_attention expects "
+                                                    "batch-first 3-D query, key and value");
+  if (h <= 0 || e <= 0 || e % h)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "_native_multi_head_attention: embed_dim %lld is "
+                     "not a multiple of num_head %lld", (long long)e, (long long)h);
+  int64_t dh = e / h;
+  /* the projections: one MatMul with the packed weight when query, key and value are one tensor */
+  olg_value qp, kp, vp;
+  if (q == k && k == v) {
+    olg_value qkv, parts[3];
+    OLG_TRY(project(cx, q, w, b, 0, 3 * e, true, &qkv));
+    OLG_TRY(olg__emit_split(cx, qkv, 2, (const int64_t[]){e, e, e}, 3, parts));
+    qp = parts[0];
+    kp = parts[1];
+    vp = parts[2];
+  } else {
+    OLG_TRY(project(cx, q, w, b, 0, e, false, &qp));
+    OLG_TRY(project(cx, k, w, b, e, e, false, &kp));
+    OLG_TRY(project(cx, v, w, b, 2 * e, e, false, &vp));
+  }
+  olg_value qh, kh, vh, kt, s, sc, p, att;
+  OLG_TRY(split_heads(cx, qp, h, dh, &qh));
+  OLG_TRY(split_heads(cx, kp, h, dh, &kh));
+  OLG_TRY(split_heads(cx, vp, h, dh, &vh));
+  OLG_TRY(olg__const_scalar(cx, dt, 1.0 / sqrt((double)dh), &sc)); /* q scaled before q k^T */
+  OLG_TRY(olg__emit2(cx, "Mul", qh, sc, &qh));
+  OLG_TRY(transpose_last2(cx, kh, &kt));
+  OLG_TRY(olg__emit2(cx, "MatMul", qh, kt, &s));
+  if (mask != OLG_NO_VALUE) {
+    olg_value mb;
+    int32_t mr = olg__rank(cx, mask);
+    if (mr == 2) { /* key padding [B, S] -> [B, 1, 1, S] */
+      OLG_TRY(olg__emit_unsqueeze(cx, mask, (const int64_t[]){1, 2}, 2, &mask));
+    } else if (mr == 3) { /* [B, L, S] -> [B, 1, L, S] */
+      OLG_TRY(olg__emit_unsqueeze(cx, mask, (const int64_t[]){1}, 1, &mask));
+    } else if (mr != 4) {
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "_native_multi_head_attention: the mask "
+                                                      "must be [B, S], [B, L, S] or [B, H, L, S]");
+    }
+    OLG_TRY(bool_mask_bias(cx, mask, true, dt, &mb));
+    OLG_TRY(olg__emit2(cx, "Add", s, mb, &s));
+  }
+  OLG_TRY(olg__emit_softmax(cx, OLG_SOFTMAX, s, -1, &p));
+  OLG_TRY(olg__emit2(cx, "MatMul", p, vh, &att));
+  OLG_TRY(olg__emit_transpose(cx, att, (const int64_t[]){0, 2, 1, 3}, 4, &att));
+  OLG_TRY(olg__emit_reshape_static(cx, att, (const int64_t[]){0, 0, e}, 3, &att));
+  OLG_TRY(project(cx, att, pw, pb, 0, e, true, &y));
+  OLG_TRY(olg_lower_bind_output(cx, 0, y));
+  if (olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1)) {
+    if (!need_weights)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "_native_multi_head_attention: the weights "
+                                                      "output is used but need_weights is false");
+    olg_value wts = p;
+    if (average) {
+      int64_t ax = 1;
+      OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, p, &ax, 1, 0, &wts));
+    }
+    OLG_TRY(olg_lower_bind_output(cx, 1, wts));
+  }
+  return OLG_OK;
+}
