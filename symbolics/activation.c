@@ -50,12 +50,18 @@ static olg_status add_const(olg_lower *cx, olg_value x, double k, olg_value *out
   return olg__emit_math2(cx, "Add", x, kv, out);
 }
 
-/* aten::relu(self): Relu (integers from Relu-14; below in a carrier, or refused for int64) */
+/* aten::relu(self): Relu for floats; max(x, 0) for integers (Relu-14 takes them, but not every
+ * runtime does: ONNX Runtime has no int64 Relu) */
 OLG_SYMBOLIC(olg__sym_relu) {
   UNUSED_SRC;
-  olg_value x, y;
+  olg_value x, y, zero;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg__emit_math1(cx, "Relu", x, &y));
+  if (olg__is_float(olg__dtype(cx, x))) {
+    OLG_TRY(olg__emit_math1(cx, "Relu", x, &y));
+  } else {
+    OLG_TRY(olg__const_like(cx, x, 0, &zero));
+    OLG_TRY(olg__emit_max_min(cx, true, x, zero, &y));
+  }
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -321,7 +327,7 @@ OLG_SYMBOLIC(olg__sym_softplus) {
   OLG_TRY(olg__emit_cast(cx, above, t, &m));
   OLG_TRY(olg__const_like(cx, x, 1, &one));
   OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &nm));
-  OLG_TRY(olg__emit_clip_f(cx, bx, 1, thr, 0, 0, &lin));
+  OLG_TRY(olg__emit_max_min(cx, true, bx, tv, &lin)); /* Clip-6 would bound +inf too */
   OLG_TRY(mul_const(cx, lin, 1.0 / beta, &lin));
   OLG_TRY(olg__emit_clip_f(cx, bx, 0, 0, 1, thr, &low));
   OLG_TRY(olg__emit_math1(cx, "Softplus", low, &sp));
@@ -384,10 +390,8 @@ OLG_SYMBOLIC(olg__sym_threshold) {
     OLG_TRY(olg__emit_where(cx, gt, x, vv, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  double thr;
   olg_value m, one, nm, hi = x, lo;
-  OLG_TRY(olg_lower_arg_float(cx, 1, &thr));
-  if (olg__is_float(t)) OLG_TRY(olg__emit_clip_f(cx, x, 1, thr, 0, 0, &hi));
+  if (olg__is_float(t)) OLG_TRY(olg__emit_max_min(cx, true, x, tv, &hi)); /* keeps +inf */
   OLG_TRY(olg__emit_cast(cx, gt, t, &m));
   OLG_TRY(olg__const_like(cx, x, 1, &one));
   OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &nm));
