@@ -89,8 +89,11 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "convolution", olg__sym_convolution, OLG_LOWERING_NATIVE},
     {"aten", "im2col", olg__sym_im2col, OLG_LOWERING_NATIVE},
     {"aten", "max_pool1d", olg__sym_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool1d_with_indices", olg__sym_max_pool, OLG_LOWERING_NATIVE},
     {"aten", "max_pool2d", olg__sym_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool2d_with_indices", olg__sym_max_pool, OLG_LOWERING_NATIVE},
     {"aten", "max_pool3d", olg__sym_max_pool, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool3d_with_indices", olg__sym_max_pool, OLG_LOWERING_NATIVE},
     {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_DECOMPOSED},
     {"aten", "pixel_unshuffle", olg__sym_pixel_unshuffle, OLG_LOWERING_NATIVE},
 

@@ -3,9 +3,4 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset08[] = {
-    /* ---- convolution and pooling (symbolics/pool.c): MaxPool-8 has Indices ---- */
-    {"aten", "max_pool1d_with_indices", olg__sym_max_pool, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool2d_with_indices", olg__sym_max_pool, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool3d_with_indices", olg__sym_max_pool, OLG_LOWERING_NATIVE},
-
     {NULL, NULL, NULL, 0}};

@@ -10,6 +10,7 @@
  * end padding makes the floor rule give PyTorch's size (MaxPool ignores padding; AveragePool with
  * count_include_pad=0 divides by the clipped count, and a constant factor fixes the divisor where
  * PyTorch's differs). That is exact at every opset and whatever a runtime does at the edges. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,9 +130,114 @@ static olg_status plane_indices(olg_lower *cx, olg_value xb, int n, olg_value id
   return olg__emit2(cx, "Sub", idx, q, out);
 }
 
+/* Splits the int64 tensor `flat`, a row-major index into a box of sizes box[0..n), into its
+ * coordinates and returns sum_j coord_j * weight_j (+ base, a tensor or OLG_NO_VALUE), with
+ * integer Div/Mul/Sub (every opset has them for int64). */
+static olg_status weigh_coords(olg_lower *cx, olg_value flat, const int64_t *box,
+                               const int64_t *weight, int n, olg_value base, olg_value *out) {
+  olg_value acc = base, rem = flat, v;
+  for (int j = n - 1; j >= 0; j--) {
+    if (box[j] == 1) continue; /* the coordinate is 0 */
+    olg_value r = rem;
+    if (j > 0) { /* r = rem mod box_j; rem = rem / box_j */
+      olg_value bv, q, qb;
+      OLG_TRY(olg__const_i64(cx, box[j], &bv));
+      OLG_TRY(olg__emit2(cx, "Div", rem, bv, &q));
+      OLG_TRY(olg__emit2(cx, "Mul", q, bv, &qb));
+      OLG_TRY(olg__emit2(cx, "Sub", rem, qb, &r));
+      rem = q;
+    }
+    if (weight[j] != 1) {
+      OLG_TRY(olg__const_i64(cx, weight[j], &v));
+      OLG_TRY(olg__emit2(cx, "Mul", r, v, &r));
+    }
+    if (acc == OLG_NO_VALUE) acc = r;
+    else OLG_TRY(olg__emit2(cx, "Add", acc, r, &acc));
+  }
+  if (acc == OLG_NO_VALUE) OLG_TRY(olg__emit2(cx, "Sub", flat, flat, &acc)); /* all zero */
+  *out = acc;
+  return OLG_OK;
+}
+
+/* Max pooling of any dilation and ceil_mode without MaxPool's newer attributes or Indices:
+ * Pad with -inf, gather every window with one Gather per spatial axis and its [kernel, out]
+ * index grid ([N, C, k0, o0, k1, o1, ...]), ReduceMax over the kernel axes. The indices: ArgMax
+ * over the flattened window (the first maximum in PyTorch's scan order) turned into a plane
+ * index. Needs the spatial sizes known. */
+static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *a, bool want_idx,
+                                  olg_value *values, olg_value *indices) {
+  int n = a->n;
+  olg_value t = xb;
+  int64_t pads[2 * (2 + OLG_MAX_SPATIAL)] = {0};
+  bool any_pad = false;
+  for (int j = 0; j < n; j++) {
+    pads[2 + j] = a->p[j];
+    pads[2 + n + 2 + j] = a->end[j];
+    any_pad = any_pad || a->p[j] || a->end[j];
+  }
+  if (any_pad) OLG_TRY(olg__emit_pad(cx, xb, "constant", pads, 2 * (size_t)(n + 2), -INFINITY, &t));
+  int64_t kaxes[OLG_MAX_SPATIAL];
+  for (int j = 0; j < n; j++) {
+    size_t cnt = (size_t)(a->k[j] * a->out[j]);
+    int64_t *grid = olg__lower_alloc(cx, cnt * sizeof *grid);
+    if (!grid) return OLG_ERR_NOMEM;
+    for (int64_t q = 0; q < a->k[j]; q++)
+      for (int64_t o = 0; o < a->out[j]; o++) grid[q * a->out[j] + o] = o * a->s[j] + q * a->d[j];
+    olg_value gv;
+    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, (const int64_t[]){a->k[j], a->out[j]}, grid,
+                              cnt * sizeof *grid, &gv));
+    kaxes[j] = 2 + 2 * j;
+    OLG_TRY(olg__emit_gather(cx, t, gv, kaxes[j], &t));
+  }
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MAX, t, kaxes, (size_t)n, 0, values));
+  if (!want_idx) return OLG_OK;
+  /* [N, C, k0, o0, k1, o1, ...] -> [N, C, o0, o1, ..., k0*k1*...] */
+  int64_t perm[2 + 2 * OLG_MAX_SPATIAL] = {0, 1}, shape[3 + OLG_MAX_SPATIAL] = {0, 0};
+  for (int j = 0; j < n; j++) {
+    perm[2 + j] = 3 + 2 * j;
+    perm[2 + n + j] = 2 + 2 * j;
+    shape[2 + j] = a->out[j];
+  }
+  shape[2 + n] = -1;
+  olg_value local;
+  OLG_TRY(olg__emit_transpose(cx, t, perm, 2 + 2 * (size_t)n, &t));
+  OLG_TRY(olg__emit_reshape_static(cx, t, shape, 3 + (size_t)n, &t));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "ArgMax", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, t));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", 2 + n));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "keepdims", 0));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &local));
+  /* plane index = sum_j (o_j*s_j - p_j + q_j*d_j) * stride_j: a constant over the outputs plus
+     the window offset's part */
+  int64_t stride[OLG_MAX_SPATIAL], weight[OLG_MAX_SPATIAL];
+  stride[n - 1] = 1;
+  for (int j = n - 2; j >= 0; j--) stride[j] = stride[j + 1] * a->in[j + 1];
+  size_t total = 1;
+  for (int j = 0; j < n; j++) {
+    total *= (size_t)a->out[j];
+    weight[j] = a->d[j] * stride[j];
+  }
+  int64_t *base = olg__lower_alloc(cx, total * sizeof *base);
+  if (!base) return OLG_ERR_NOMEM;
+  for (size_t e = 0; e < total; e++) {
+    size_t rest = e;
+    for (int j = n - 1; j >= 0; j--) {
+      int64_t o = (int64_t)(rest % (size_t)a->out[j]);
+      rest /= (size_t)a->out[j];
+      base[e] += (o * a->s[j] - a->p[j]) * stride[j];
+    }
+  }
+  olg_value bv;
+  OLG_TRY(olg__const_tensor(cx, OLG_INT64, n, a->out, base, total * sizeof *base, &bv));
+  return weigh_coords(cx, local, a->k, weight, n, bv, indices);
+}
+
 /* aten::max_pool1d/2d/3d(Tensor self, int[N] kernel_size, int[N] stride=[], int[N] padding=0,
  * int[N] dilation=1, bool ceil_mode=False) and max_pool*_with_indices (same arguments; a second
- * output, the per-plane flat indices; registered from opset 8, where MaxPool has Indices). */
+ * output, the per-plane flat indices). MaxPool where the target opset has what is asked
+ * (Indices 8, dilations and ceil_mode 10); below that, with the spatial sizes known, the
+ * gathered-windows decomposition. */
 OLG_SYMBOLIC(olg__sym_max_pool) {
   UNUSED_SRC;
   olg_value x, xb, outs[2], res[2];
@@ -145,27 +251,28 @@ OLG_SYMBOLIC(olg__sym_max_pool) {
   OLG_TRY(olg__arg_bool_or(cx, 5, 0, &ceil));
   OLG_TRY(pool_arguments(cx, xb, 1, 4, ceil != 0, &a));
   bool want_idx = olg_lower_output_count(cx) >= 2 && olg_lower_output_used(cx, 1);
+  bool dilated = false;
+  for (int j = 0; j < a.n; j++) dilated = dilated || a.d[j] != 1;
+  /* the end padding of the floor rule stands for ceil_mode unless ONNX Runtime's pads < kernel
+     forbids it; then MaxPool's own ceil_mode (10), which ONNX Runtime applies as PyTorch does */
+  bool ceil_attr = a.ceil_effective && (a.dynamic || a.end_over_kernel);
   int opset = olg__opset(cx);
-  if (want_idx && opset < 8) return olg_lower_unsupported(cx, "max_pool with indices", 8);
-  for (int j = 0; j < a.n; j++)
-    if (a.d[j] != 1 && opset < 10) return olg_lower_unsupported(cx, "max_pool with dilation", 10);
-  int ceil_attr = 0;
-  const int64_t *end = a.end;
-  if (a.ceil_effective && (a.dynamic || a.end_over_kernel)) {
-    /* MaxPool's own ceil_mode (10), which ONNX Runtime applies as PyTorch does */
-    if (opset < 10)
-      return olg_lower_unsupported(cx, a.dynamic ? "max_pool with ceil_mode on a spatial size "
-                                                   "unknown at export time"
-                                                 : "max_pool with ceil_mode and a dilated last "
-                                                   "window that overhangs by a kernel or more",
-                                   10);
-    ceil_attr = 1;
-    end = a.p;
+  int need = want_idx && opset < 8 ? 8 : (dilated || ceil_attr) && opset < 10 ? 10 : 0;
+  if (need) {
+    const char *what = want_idx && opset < 8 ? "max_pool with indices"
+                       : dilated             ? "max_pool with dilation"
+                                             : "max_pool with ceil_mode";
+    if (a.dynamic)
+      return olg__unsupportedf(cx, need, "%s on a spatial size unknown at export time", what);
+    OLG_TRY(olg_lower_decompose(cx, "max_pool by gathered windows", need));
+    OLG_TRY(gather_max_pool(cx, xb, &a, want_idx, &outs[0], &outs[1]));
+  } else {
+    OLG_TRY(emit_pool(cx, "MaxPool", xb, &a, ceil_attr ? a.p : a.end, ceil_attr, 0,
+                      want_idx ? 2 : 1, outs));
+    if (want_idx) OLG_TRY(plane_indices(cx, xb, a.n, outs[1], &outs[1]));
   }
-  OLG_TRY(emit_pool(cx, "MaxPool", xb, &a, end, ceil_attr, 0, want_idx ? 2 : 1, outs));
   OLG_TRY(olg__batch_out(cx, outs[0], unbatched, &res[0]));
   if (!want_idx) return olg__bind_outputs(cx, res, 1);
-  OLG_TRY(plane_indices(cx, xb, a.n, outs[1], &outs[1]));
   OLG_TRY(olg__batch_out(cx, outs[1], unbatched, &res[1]));
   return olg__bind_outputs(cx, res, 2);
 }
@@ -442,32 +549,12 @@ static olg_status adaptive_max_cells(olg_lower *cx, olg_value xb, const adaptive
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", 2));
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "keepdims", 1));
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, &local));
-    /* local = sum_j r_j * boxstride_j; plane index = sum_j (s_j + r_j) * stride_j */
+    /* plane index = sum_j (s_j + r_j) * stride_j, r the coordinates in the box */
     int64_t offset = 0;
     for (int j = 0; j < a->n; j++) offset += s[j] * stride[j];
-    olg_value acc = OLG_NO_VALUE, rem = local, v;
-    for (int j = a->n - 1; j >= 0; j--) {
-      olg_value r = rem;
-      if (j > 0) { /* r_j = rem mod box_j; rem /= box_j */
-        olg_value bv, q, qb;
-        OLG_TRY(olg__const_i64(cx, box[j], &bv));
-        OLG_TRY(olg__emit2(cx, "Div", rem, bv, &q));
-        OLG_TRY(olg__emit2(cx, "Mul", q, bv, &qb));
-        OLG_TRY(olg__emit2(cx, "Sub", rem, qb, &r));
-        rem = q;
-      }
-      if (stride[j] != 1) {
-        OLG_TRY(olg__const_i64(cx, stride[j], &v));
-        OLG_TRY(olg__emit2(cx, "Mul", r, v, &r));
-      }
-      if (acc == OLG_NO_VALUE) acc = r;
-      else OLG_TRY(olg__emit2(cx, "Add", acc, r, &acc));
-    }
-    if (offset) {
-      OLG_TRY(olg__const_i64(cx, offset, &v));
-      OLG_TRY(olg__emit2(cx, "Add", acc, v, &acc));
-    }
-    idxs[c] = acc;
+    olg_value ov = OLG_NO_VALUE;
+    if (offset) OLG_TRY(olg__const_i64(cx, offset, &ov));
+    OLG_TRY(weigh_coords(cx, local, box, stride, a->n, ov, &idxs[c]));
   }
   int64_t shape[2 + OLG_MAX_SPATIAL] = {0, 0};
   for (int j = 0; j < a->n; j++) shape[j + 2] = a->out[j];

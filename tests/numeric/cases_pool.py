@@ -1,5 +1,5 @@
 """Numeric cases of pooling (symbolics/pool.c): max_pool1d/2d/3d (padding, dilation, ceil_mode,
-with indices), avg_pool1d/2d/3d (count_include_pad, ceil_mode edge windows, divisor_override),
+with indices; below opsets 8/10 by gathered windows), avg_pool1d/2d/3d (count_include_pad, ceil_mode edge windows, divisor_override),
 adaptive_avg_pool1d/2d/3d and adaptive_max_pool1d/2d/3d of any output size (incl. the seed
 7x11 -> 3x5)."""
 import numpy as np
@@ -39,10 +39,12 @@ CASES = [
     Case("max_pool2d", [x2, [2, 2], [2, 2], [1, 1], [1, 1], True], aten.max_pool2d),
     Case("max_pool2d", [x2, 3, 2, 1, 1, False],   # single ints for int[2]
          lambda x, k, s, p, d, c: aten.max_pool2d(x, [k, k], [s, s], [p, p], [d, d], c)),
-    Case("max_pool2d", [x2, [2, 3], [1, 2], [1, 1], [2, 2], False], aten.max_pool2d,
-         min_opset=10),
-    Case("max_pool2d", [x2, [2, 2], [3, 3], [1, 0], [3, 2], True], aten.max_pool2d,
-         min_opset=10),
+    # dilation, and a ceil_mode end padding >= the kernel: gathered windows below opset 10
+    Case("max_pool2d", [x2, [2, 3], [1, 2], [1, 1], [2, 2], False], aten.max_pool2d),
+    Case("max_pool2d", [x2, [2, 2], [3, 3], [1, 0], [3, 2], True], aten.max_pool2d),
+    Case("max_pool1d", [x1, [2], [3], [0], [3], True], aten.max_pool1d),
+    Case("max_pool2d", [Dyn(x2, [2, 3, "H", 8]), [2, 2], [1, 1], [0, 0], [2, 2], False],
+         aten.max_pool2d, min_opset=10),
     Case("max_pool2d", [f32(3, 7, 8), [3, 3], [2, 2], [1, 1], [1, 1], True], aten.max_pool2d),
     Case("max_pool2d", [Dyn(x2, ["N", 3, "H", "W"]), [3, 3], [2, 2], [1, 1], [1, 1], False],
          aten.max_pool2d),
@@ -60,10 +62,14 @@ CASES = [
     Case("max_pool2d_with_indices", [x2, [3, 2], [2, 3], [1, 0], [1, 1], True],
          aten.max_pool2d_with_indices),
     Case("max_pool2d_with_indices", [x2, [2, 2], [1, 2], [1, 1], [2, 1], True],
-         aten.max_pool2d_with_indices, min_opset=10, opsets=[o for o in OPSETS if o >= 8]),
+         aten.max_pool2d_with_indices),
+    Case("max_pool2d_with_indices", [x2, [3, 2], [3, 3], [1, 1], [2, 3], True],
+         aten.max_pool2d_with_indices),
     Case("max_pool2d_with_indices", [f32(3, 7, 8), [2, 2], [2, 2], [0, 0], [1, 1], False],
          aten.max_pool2d_with_indices),
     Case("max_pool2d_with_indices", [Dyn(x2, ["N", "C", "H", "W"]), [3, 3], [2, 2], [1, 1],
+                                     [1, 1], False], aten.max_pool2d_with_indices, min_opset=8),
+    Case("max_pool2d_with_indices", [Dyn(x2, ["N", "C", 7, 8]), [3, 3], [2, 2], [1, 1],
                                      [1, 1], False], aten.max_pool2d_with_indices),
     Case("max_pool3d_with_indices", [x3, [2, 2, 3], [2, 2, 2], [0, 1, 1], [1, 1, 1], True],
          aten.max_pool3d_with_indices),
