@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 
 onnx = pytest.importorskip("onnx")
 np = pytest.importorskip("numpy")
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import AttributeProto, TensorProto, helper, numpy_helper  # noqa: E402
 
 import onnxlegal  # noqa: E402
 
@@ -128,3 +128,111 @@ def test_external_data_saved_by_onnx_reads_in_ours(tmp_path):
     with onnxlegal.Model.read(path) as m:
         m.write(out, external_data="w.bin", threshold=512)
     assert _without_locations(onnx.load(str(out))) == original
+
+
+def _field(no, payload):
+    """A length-delimited protobuf field (tag, length, bytes)."""
+    def varint(v):
+        out = bytearray()
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+        return bytes(out)
+    return varint(no << 3 | 2) + varint(len(payload)) + payload
+
+
+def _append(msg, raw):
+    """Adds raw fields to msg (onnx 1.12 keeps the ones it does not know as unknown fields)."""
+    msg.ParseFromString(msg.SerializeToString() + raw)
+
+
+def _entry(key, value):
+    return _field(1, key.encode()) + _field(2, value.encode())
+
+
+def _everything_model():
+    """Every part of the format onnx 1.12 can build, plus newer fields and unknown ones as raw
+    bytes: functions, training info, sparse initializers, quantization annotations, segment,
+    sequence/map/optional/sparse types with denotations, SPARSE_TENSOR and TYPE_PROTO attributes,
+    ref_attr_name, subgraphs, metadata_props everywhere (IR 10), overload and device
+    configurations (IR 11)."""
+    f32 = TensorProto.FLOAT
+    seq = helper.make_sequence_type_proto(helper.make_tensor_type_proto(f32, [2, "n"]))
+    seq.denotation = "seq"
+    mp = onnx.TypeProto()
+    mp.map_type.key_type = TensorProto.INT64
+    mp.map_type.value_type.CopyFrom(helper.make_tensor_type_proto(f32, None))
+    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.INT32, []))
+    sp = helper.make_sparse_tensor_type_proto(f32, [5])
+    x = helper.make_tensor_value_info("x", f32, ["batch", 3])
+    x.type.tensor_type.shape.dim[0].denotation = "DATA_BATCH"
+    x.doc_string = "input x"
+    inputs = [x, helper.make_value_info("s", seq), helper.make_value_info("m", mp),
+              helper.make_value_info("o", opt), helper.make_value_info("sp", sp),
+              helper.make_tensor_value_info("c", TensorProto.BOOL, [])]
+    sparse = helper.make_sparse_tensor(
+        helper.make_tensor("sv", f32, [2], [7.0, 8.0]),
+        helper.make_tensor("si", TensorProto.INT64, [2], [1, 4]), [5])
+    seg = helper.make_tensor("seg", f32, [2], [1.0, 2.0])
+    seg.dims[0] = 4  # the whole tensor; this proto holds its first two elements
+    seg.segment.begin = 0
+    seg.segment.end = 2
+    fn_node = helper.make_node("LeakyRelu", ["a"], ["b"])
+    fn_node.attribute.append(AttributeProto(name="alpha", ref_attr_name="alpha",
+                                            type=AttributeProto.FLOAT))
+    fn = helper.make_function("com.fn", "MyFn", ["a"], ["b"], [fn_node],
+                              [helper.make_opsetid("", 17)], attributes=["alpha"])
+    then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", f32, ["batch", 3])])
+    else_g = helper.make_graph([helper.make_node("Abs", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", f32, None)])
+    nodes = [
+        helper.make_node("MyFn", ["x"], ["y"], domain="com.fn", alpha=0.5, name="call"),
+        helper.make_node("Constant", [], ["k"], sparse_value=sparse),
+        helper.make_node("If", ["c"], ["z"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("SequenceEmpty", [], ["se"], dtype=f32, doc_string="empty"),
+    ]
+    tp_attr = helper.make_attribute("tp", helper.make_tensor_type_proto(f32, [1]))
+    nodes[3].attribute.append(tp_attr)
+    g = helper.make_graph(
+        nodes, "everything", inputs,
+        [helper.make_tensor_value_info("y", f32, ["batch", 3]),
+         helper.make_tensor_value_info("z", f32, ["batch", 3])],
+        [seg, helper.make_tensor("ints", TensorProto.INT64, [3], [1, -2, 3])],
+        doc_string="all of it", sparse_initializer=[sparse],
+        value_info=[helper.make_value_info("se", seq)])
+    qa = g.quantization_annotation.add()
+    qa.tensor_name = "y"
+    kv = qa.quant_parameter_tensor_names.add()
+    kv.key, kv.value = "SCALE_TENSOR", "ints"
+    init_g = helper.make_graph([], "init", [], [])
+    algo_g = helper.make_graph([helper.make_node("Identity", ["ints"], ["ints_new"])], "algo",
+                               [], [helper.make_tensor_value_info("ints_new", TensorProto.INT64, [3])])
+    ti = onnx.TrainingInfoProto(initialization=init_g, algorithm=algo_g)
+    b = ti.update_binding.add()
+    b.key, b.value = "ints", "ints_new"
+    # fields newer than onnx 1.12 (unknown to it, known to us), then truly unknown ones
+    _append(g.node[0], _field(8, b"v2") + _field(9, _entry("k", "v")) +
+            _field(10, _field(1, b"cfg") + bytes([0x18, 1])))
+    _append(g.input[0], _field(4, _entry("vk", "vv")))
+    _append(g, _field(16, _entry("gk", "gv")) + _field(999, b"unknown to all"))
+    _append(g.node[3], bytes([0xB8, 0x3E, 0x07]))  # field 999, varint 7
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                                helper.make_opsetid("com.fn", 1)],
+                              functions=[fn], producer_name="test", doc_string="doc")
+    model.training_info.append(ti)
+    model.ir_version = 8
+    helper.set_model_props(model, {"author": "me", "empty": ""})
+    _append(model, _field(26, _field(1, b"cfg") + bytes([0x10, 2]) + _field(3, b"gpu0")))
+    return model
+
+
+@needs_io
+def test_every_part_of_the_format_round_trips():
+    original = _everything_model()
+    data = original.SerializeToString()
+    with onnxlegal.Model.from_bytes(data) as m:
+        written = m.to_bytes()
+    assert onnx.load_from_string(written) == original
+    assert written == data
