@@ -13,7 +13,8 @@ a symbolic batch), writes it once, and times on that file:
   onnx infer onnx.shape_inference.infer_shapes(model)
 Reading the file is timed apart (olg read) and is not in the ratios; onnx is given an
 already-parsed ModelProto, so its parsing is not timed either. Each figure is the best of
---repeat runs (onnx: of min(repeat, 2)). Sizes above --onnx-max skip onnx (noted in the table).
+several runs: onnxlegal's of max(--repeat, 1e6 / N), onnx's of max(1, min(--repeat, 1e5 / N))
+(small sizes are noisy on a shared machine). Sizes above --onnx-max skip onnx (noted).
 """
 import argparse
 import ctypes
@@ -170,16 +171,17 @@ def main():
             gen = time.perf_counter() - t0
             print("generated %d nodes (%.1f MB) in %.1f s" % (n, os.path.getsize(path) / 1e6, gen),
                   flush=True)
-            r, c, i = bench_olg(lib, path, args.repeat)
+            r, c, i = bench_olg(lib, path, max(args.repeat, 1000000 // size))
             row = {"n": n, "read": r, "check": c, "infer": i, "onnx_check": None, "onnx_infer": None,
                    "note": ""}
             if onnx_version is None:
                 row["note"] = "onnx not installed"
-            elif n > args.onnx_max:
+            elif size > args.onnx_max:
                 row["note"] = "onnx skipped above --onnx-max %d" % args.onnx_max
             else:
                 try:
-                    row["onnx_check"], row["onnx_infer"] = bench_onnx(path, min(args.repeat, 2))
+                    row["onnx_check"], row["onnx_infer"] = bench_onnx(
+                        path, max(1, min(args.repeat, 100000 // size)))
                 except Exception as e:  # e.g. the 2 GB protobuf limit
                     row["note"] = "onnx failed: %s" % str(e).splitlines()[0][:60]
             rows.append(row)
@@ -187,8 +189,8 @@ def main():
 
     ns = lambda t, n: t / n * 1e9
     print()
-    print("onnxlegal vs python3-onnx %s: validate + infer, chain graphs (best of %d)" %
-          (onnx_version or "(absent)", args.repeat))
+    print("onnxlegal vs python3-onnx %s: validate + infer, chain graphs (best of several runs)" %
+          (onnx_version or "(absent)"))
     hdr = ("nodes", "olg read", "olg check", "ns/node", "olg infer", "ns/node", "onnx check",
            "ns/node", "onnx infer", "ns/node", "check x", "infer x")
     print("%9s %9s %9s %8s %9s %8s %10s %8s %10s %8s %8s %8s" % hdr)

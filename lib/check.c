@@ -908,6 +908,10 @@ static void check_graph(ck *c, olg_graph *g, const scope *sc, bool infer_nodes) 
     const olg_schema *s;
     bool ok = check_node(c, g, sc, (olg_node_id)n, &opset, &s);
     bool subs = has_subgraphs(nd);
+    if (c->full && infer_nodes && ok && opset >= 0 && c->notes && !olg__infer_has_rule(nd->domain, nd->op))
+      report(c, OLG_NOTE, "OLG-INFER-UNSUPPORTED", nd, opset,
+             "no shape inference for %s%s%s: its outputs stay untyped, and what depends on them unchecked",
+             *nd->domain ? nd->domain : "", *nd->domain ? "." : "", nd->op);
     if (c->full && infer_nodes && ok && opset >= 0) {
       /* infers this node (and, through its rule, its subgraphs) before their checks; what
          inference reports goes straight to the diagnostics and is counted from there */
