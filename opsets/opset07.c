@@ -230,4 +230,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention,
      OLG_LOWERING_DECOMPOSED},
 
+    /* ---- recurrence (symbolics/rnn.c): LSTM-7, GRU-7, RNN-7 ---- */
+    {"aten", "gru", olg__sym_gru, OLG_LOWERING_NATIVE},
+    {"aten", "lstm", olg__sym_lstm, OLG_LOWERING_NATIVE},
+    {"aten", "rnn_relu", olg__sym_rnn_relu, OLG_LOWERING_NATIVE},
+    {"aten", "rnn_tanh", olg__sym_rnn_tanh, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -196,4 +196,10 @@ OLG_SYMBOLIC(olg__sym_affine_grid_generator);
 OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention);
 OLG_SYMBOLIC(olg__sym_native_multi_head_attention); /* _native_multi_head_attention */
 
+/* ---- recurrence (symbolics/rnn.c) ---- */
+OLG_SYMBOLIC(olg__sym_lstm);
+OLG_SYMBOLIC(olg__sym_gru);
+OLG_SYMBOLIC(olg__sym_rnn_tanh);
+OLG_SYMBOLIC(olg__sym_rnn_relu);
+
 #endif
