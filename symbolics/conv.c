@@ -282,8 +282,10 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
     return olg__errf(cx, rank < 0 ? OLG_ERR_UNSUPPORTED : OLG_ERR_INVALID_ARG,
                      "%s needs an input of rank >= 3 with the rank known (rank %d)", name, rank);
   int64_t lb = rank - 3; /* leading (batch) dims, kept as they are */
-  if (!unshuffle && rank == 4 && olg__opset(cx) >= 11) {
-    /* DepthToSpace's CRD order is pixel_shuffle's */
+  olg_dtype dt = olg__dtype(cx, x);
+  if (!unshuffle && rank == 4 && olg__opset(cx) >= 11 && (dt == OLG_FLOAT || dt == OLG_DOUBLE)) {
+    /* DepthToSpace's CRD order is pixel_shuffle's (ONNX Runtime runs it on float and double
+       only; a Reshape/Transpose moves any type) */
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", "DepthToSpace", &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, x));

@@ -281,10 +281,14 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
   /* [N, C, ...] -> [N, G, C/G * ...], normalized over the last axis, and back */
   olg_value xr, yr, shape;
   OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){0, groups, -1}, 3, &xr));
-  if (want_stats) {
-    OLG_TRY(normalize(cx, xr, (const int64_t[]){2}, 1, eps, &yr, &outs[1], &outs[2]));
-    OLG_TRY(olg__emit_squeeze(cx, outs[1], (const int64_t[]){2}, 1, &outs[1]));
-    OLG_TRY(olg__emit_squeeze(cx, outs[2], (const int64_t[]){2}, 1, &outs[2]));
+  if (want_stats || olg__dtype(cx, x) == OLG_DOUBLE) {
+    /* the statistics are outputs (or double, which ONNX Runtime's InstanceNormalization lacks) */
+    OLG_TRY(normalize(cx, xr, (const int64_t[]){2}, 1, eps, &yr, &outs[1],
+                      want_stats ? &outs[2] : NULL));
+    if (want_stats) {
+      OLG_TRY(olg__emit_squeeze(cx, outs[1], (const int64_t[]){2}, 1, &outs[1]));
+      OLG_TRY(olg__emit_squeeze(cx, outs[2], (const int64_t[]){2}, 1, &outs[2]));
+    }
   } else {
     /* InstanceNormalization over [N, G, L] is the group statistics' normalization */
     olg_value ones, zeros;

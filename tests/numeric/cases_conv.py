@@ -85,8 +85,13 @@ CASES = [
     Case("pixel_shuffle", [f32(9, 2, 3), 3], aten.pixel_shuffle),
     Case("pixel_shuffle", [f32(2, 2, 8, 2, 3), 2], aten.pixel_shuffle),
     Case("pixel_shuffle", [Dyn(f32(2, 8, 3, 4), ["N", 8, "H", "W"]), 2], aten.pixel_shuffle),
+    Case("pixel_shuffle", [rng.integers(-9, 9, (1, 8, 2, 3)).astype(np.int64), 2],
+         aten.pixel_shuffle),
+    Case("pixel_shuffle", [rng.standard_normal((1, 4, 2, 3)), 2], aten.pixel_shuffle),
     Case("pixel_unshuffle", [f32(2, 3, 4, 6), 2], aten.pixel_unshuffle),
     Case("pixel_unshuffle", [f32(2, 6, 9), 3], aten.pixel_unshuffle),
+    Case("pixel_unshuffle", [np.arange(48).reshape(1, 3, 4, 4) % 5 == 0, 2],
+         aten.pixel_unshuffle),
     Case("pixel_unshuffle", [Dyn(f32(1, 2, 4, 6), ["N", "C", "H", 6]), 2],
          aten.pixel_unshuffle),
     # im2col / col2im
