@@ -944,7 +944,11 @@ static olg_status clamp(olg_lower *cx, int lo_i, int hi_i) {
   if (has_hi) OLG_TRY(olg__arg_cast(cx, (size_t)hi_i, t, &hv));
   if (!lit_lo && olg__rank(cx, lv) == 0 && olg__known_scalar(cx, lv, &lo)) lit_lo = true;
   if (!lit_hi && olg__rank(cx, hv) == 0 && olg__known_scalar(cx, hv, &hi)) lit_hi = true;
-  if (lit_lo && lit_hi && (olg__is_float(t) || op_takes("Clip", olg__opset(cx), 0, t))) {
+  /* one-sided float bounds are Max/Min: Clip-6 (opsets 7-10) bounds the absent side by the
+   * largest float, not inf, and ONNX Runtime's one-sided Clip turns NaN into the bound */
+  bool one_sided = olg__is_float(t) && has_lo != has_hi;
+  if (lit_lo && lit_hi && !one_sided &&
+      (olg__is_float(t) || op_takes("Clip", olg__opset(cx), 0, t))) {
     if (has_lo) olg__known_scalar(cx, lv, &lo);
     if (has_hi) olg__known_scalar(cx, hv, &hi);
     if (t == OLG_INT64 && ((has_lo && fabs(lo) > 9007199254740992.0) ||

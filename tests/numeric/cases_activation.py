@@ -112,4 +112,8 @@ CASES = [
     Case("feature_alpha_dropout", [x4, 0.2, False],
          lambda a, p, tr: aten.feature_alpha_dropout(a, p, tr)),
     Case("dropout", [i64(2, 3), 0.1, False], lambda a, p, tr: a),
+    Case("dropout", [Dyn(x, ["N", 3, 4]), 0.1, True], lambda a, p, tr: a),  # train: exported as inference
+    Case("detach", [f64(3)], torch.detach),
+    Case("clone", [x4, None], lambda a, m: torch.clone(a)),
+    Case("clone", [np.array([True, False]), None], lambda a, m: torch.clone(a)),
 ]
