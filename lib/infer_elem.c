@@ -721,3 +721,39 @@ OLG_INFER_RULE(olg__inf_dyn_quantize) {
   if (!st) st = olg__set_out(cx, 2, OLG_UINT8, &scalar);
   return st;
 }
+
+OLG_INFER_RULE(olg__inf_bitcast) {
+  const olg_attr *a = olg__attr(cx, "to");
+  olg_dtype to = a && a->type == OLG_ATTR_INT && a->i > 0 && a->i <= OLG_DTYPE_MAX ? (olg_dtype)a->i : 0;
+  return same_as_input(cx, 0, 0, to);
+}
+
+OLG_INFER_RULE(olg__inf_string_concat) {
+  olg_ishape s;
+  olg_status st = binary_shape(cx, &s);
+  if (st) return st;
+  return olg__set_out(cx, 0, OLG_STRING, &s);
+}
+
+OLG_INFER_RULE(olg__inf_string_split) {
+  olg_ishape x, y;
+  olg_status st;
+  if (!olg__in_shape(cx, 0, &x)) {
+    if ((st = olg__set_out(cx, 0, OLG_STRING, NULL))) return st;
+    return olg__set_out(cx, 1, OLG_INT64, NULL);
+  }
+  y = x;
+  if (y.rank + 1 <= OLG_INFER_MAX_RANK) y.d[y.rank++] = olg__dunk();
+  else olg__shape_unknown(&y);
+  if ((st = olg__set_out(cx, 0, OLG_STRING, &y))) return st;
+  return olg__set_out(cx, 1, OLG_INT64, &x);
+}
+
+OLG_INFER_RULE(olg__inf_image_decoder) {
+  olg_ishape out;
+  olg__shape_rank(&out, 3);
+  char fmt[16];
+  olg__attr_s(cx, "pixel_format", "RGB", fmt, sizeof fmt);
+  out.d[2] = olg__dnum(strcmp(fmt, "Grayscale") == 0 ? 1 : 3);
+  return olg__set_out(cx, 0, OLG_UINT8, &out);
+}

@@ -184,6 +184,10 @@ OLG_INFER_RULE(olg__inf_dequantize);
 OLG_INFER_RULE(olg__inf_dyn_quantize);
 OLG_INFER_RULE(olg__inf_eyelike);
 OLG_INFER_RULE(olg__inf_isinf);
+OLG_INFER_RULE(olg__inf_bitcast);
+OLG_INFER_RULE(olg__inf_string_concat);
+OLG_INFER_RULE(olg__inf_string_split);
+OLG_INFER_RULE(olg__inf_image_decoder);
 /* lib/infer_nn.c */
 OLG_INFER_RULE(olg__inf_conv);
 OLG_INFER_RULE(olg__inf_conv_integer);
