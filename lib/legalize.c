@@ -122,6 +122,13 @@ olg_status olg__unsupportedf(olg_lower *cx, int min_opset, const char *fmt, ...)
 
 void *olg__lower_alloc(olg_lower *cx, size_t n) { return olg__arena_alloc(cx->dst_model, n ? n : 1); }
 
+/* A byte string as a C string: a model read from a file holds its strings in the mapped bytes,
+ * not NUL-terminated, so they are copied (into the target's arena). */
+static const char *c_string(olg_lower *cx, olg_bytes b) {
+  return olg__strndup(cx->dst_model, b.p ? b.p : "", b.n);
+}
+
+
 /* ------------------------------------------------------------------------------------------ */
 /* The setting and the source node */
 
@@ -408,7 +415,7 @@ OLG_API olg_status olg_lower_arg_string(olg_lower *cx, size_t i, const char **ou
   if (!cx || !out) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_arg_string: NULL argument");
   const olg_arg *a = arg_at(cx, i);
   if (!a || a->kind != OLG_ARG_STRING) return arg_type_error(cx, i, "a string");
-  *out = a->u.s.p;
+  if (!(*out = c_string(cx, a->u.s))) return OLG_ERR_NOMEM;
   return OLG_OK;
 }
 
@@ -517,7 +524,9 @@ OLG_API olg_status olg_lower_src_attr_float(olg_lower *cx, const char *name, dou
 OLG_API olg_status olg_lower_src_attr_string(olg_lower *cx, const char *name, const char **out) {
   const olg_attr *a;
   OLG_TRY(src_attr_typed(cx, name, OLG_ATTR_STRING, &a));
-  if (out) *out = a->s.p; /* arena strings are NUL-terminated */
+  const char *p = c_string(cx, a->s);
+  if (!p) return OLG_ERR_NOMEM;
+  if (out) *out = p;
   return OLG_OK;
 }
 OLG_API olg_status olg_lower_src_attr_ints(olg_lower *cx, const char *name, const int64_t **vals,
@@ -545,9 +554,11 @@ double olg__src_attr_float(const olg_lower *cx, const char *name, double dflt) {
   const olg_attr *a = src_attr(cx, name);
   return a && a->type == OLG_ATTR_FLOAT ? a->f : dflt;
 }
-const char *olg__src_attr_string(const olg_lower *cx, const char *name, const char *dflt) {
+const char *olg__src_attr_string(olg_lower *cx, const char *name, const char *dflt) {
   const olg_attr *a = src_attr(cx, name);
-  return a && a->type == OLG_ATTR_STRING ? a->s.p : dflt;
+  if (!a || a->type != OLG_ATTR_STRING) return dflt;
+  const char *p = c_string(cx, a->s);
+  return p ? p : dflt; /* out of memory: the emission that follows reports it */
 }
 bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p, size_t *n) {
   const olg_attr *a = src_attr(cx, name);

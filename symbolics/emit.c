@@ -672,8 +672,9 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     if (p->sizes) OLG_TRY(olg__const_i64s(cx, p->sizes, p->n, &sizes));
     if (scales != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, scales, OLG_FLOAT, &scales));
     if (sizes != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, sizes, OLG_INT64, &sizes));
+    if (p->has_roi) OLG_TRY(olg__emit_cast(cx, p->roi_v, OLG_FLOAT, &roi));
     if (opset < 13) { /* roi and scales are required inputs: empty when unused */
-      OLG_TRY(olg__const_f32s(cx, NULL, 0, &roi));
+      if (roi == OLG_NO_VALUE) OLG_TRY(olg__const_f32s(cx, NULL, 0, &roi));
       if (scales == OLG_NO_VALUE) OLG_TRY(olg__const_f32s(cx, NULL, 0, &scales));
     }
     olg_node_id nd;
@@ -688,10 +689,13 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     if (streq(mode, "cubic")) OLG_TRY(olg_lower_emit_attr_float(cx, nd, "cubic_coeff_a", cubic_a));
     if (p->exclude_outside) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "exclude_outside", 1));
     if (p->antialias) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "antialias", 1));
+    if (p->extrapolation_value != 0)
+      OLG_TRY(olg_lower_emit_attr_float(cx, nd, "extrapolation_value", p->extrapolation_value));
     return olg_lower_emit_end(cx, nd, 1, out);
   }
 
   /* Upsample-7/9 and Resize-10: asymmetric coordinates; nearest rounds down */
+  if (p->has_roi) return olg_lower_unsupported(cx, "Resize with tf_crop_and_resize", 11);
   if (streq(mode, "cubic"))
     return olg_lower_unsupported(cx, "Resize with mode 'cubic'", 11);
   if (!streq(ctm, "asymmetric"))

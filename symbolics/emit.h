@@ -220,8 +220,12 @@ typedef struct olg_resize_params {
   size_t n;                       /* entries in scales or sizes (= rank of x) */
   /* Or, dynamic: a 1-D float tensor of scales or 1-D int64 tensor of sizes (rank entries). */
   olg_value scales_v, sizes_v;    /* OLG_NO_VALUE when unused (set both explicitly) */
+  /* tf_crop_and_resize (11+): roi (1-D float, 2*rank) when has_roi, and the value outside */
+  int has_roi;
+  olg_value roi_v;
+  double extrapolation_value;
 } olg_resize_params;
-#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE}
+#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0}
 /* Upsample-7 (scales attribute, modes nearest/linear with asymmetric coordinates only), Upsample-9
  * (scales input), Resize-10 (scales input, asymmetric only), Resize-11 (roi, scales, sizes;
  * coordinate modes, nearest_mode, cubic), Resize-13 (roi optional), Resize-18 (antialias,
@@ -300,7 +304,7 @@ olg_status olg__emit_identity(olg_lower *cx, olg_value x, olg_value *out);
 
 int64_t olg__src_attr_int(const olg_lower *cx, const char *name, int64_t dflt);
 double olg__src_attr_float(const olg_lower *cx, const char *name, double dflt);
-const char *olg__src_attr_string(const olg_lower *cx, const char *name, const char *dflt);
+const char *olg__src_attr_string(olg_lower *cx, const char *name, const char *dflt);
 /* false when absent. */
 bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p, size_t *n);
 /* The source node's IR (read only). */

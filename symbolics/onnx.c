@@ -73,6 +73,22 @@ OLG_SYMBOLIC(olg__sym_onnx_passthrough) {
   }
   int n_in = (int)nd->n_args;
   while (n_in > 0 && nd->args[n_in - 1].kind == OLG_ARG_NONE) n_in--;
+  for (int i = 0; i < n_in; i++) { /* a type the op takes only from a later version */
+    olg_value v;
+    if (nd->args[i].kind != OLG_ARG_VALUE || olg_lower_arg_value(cx, (size_t)i, &v)) continue;
+    olg_dtype t = olg__dtype(cx, v);
+    const olg_formal *f = olg_schema_input_formal(ts, i);
+    if (t == OLG_UNDEFINED || !f || !f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t)) continue;
+    size_t nv;
+    const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
+    int from = -1;
+    for (size_t k = 0; vs && k < nv && from < 0; k++) {
+      const olg_formal *g = vs[k].deprecated ? NULL : olg_schema_input_formal(&vs[k], i);
+      if (vs[k].since_version > target && g && olg_schema_formal_allows_dtype(g, t))
+        from = vs[k].since_version;
+    }
+    return olg__unsupportedf(cx, from, "%s of %s (input %d)", nd->op, olg_dtype_name(t), i);
+  }
   if (ts->max_inputs != OLG_SCHEMA_UNBOUNDED && n_in > ts->max_inputs)
     return olg__unsupportedf(cx, -1, "%s with %d inputs (it takes at most %d at this opset)",
                              nd->op, n_in, ts->max_inputs);
@@ -258,8 +274,20 @@ OLG_SYMBOLIC(olg__sym_onnx_split) {
   size_t n;
   bool present;
   OLG_TRY(ints_attr_or_input(cx, "split", 1, 13, &sizes, &n, &present, &dyn));
-  if (dyn != OLG_NO_VALUE) return olg_lower_unsupported(cx, "Split with sizes computed at run time", -1);
   int64_t axis = olg__src_attr_int(cx, "axis", 0);
+  if (dyn != OLG_NO_VALUE) { /* run-time sizes: an input from 13 on */
+    if (olg__opset(cx) < 13) return olg_lower_unsupported(cx, "Split with sizes computed at run time", 13);
+    olg_value outs[64];
+    if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
+    olg_node_id nd;
+    OLG_TRY(olg__emit_cast(cx, dyn, OLG_INT64, &dyn));
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Split", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, dyn));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+    OLG_TRY(olg_lower_emit_end(cx, nd, n_out, outs));
+    return bind_all(cx, outs, n_out);
+  }
   if (present && n != n_out) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Split: split has the wrong length");
   int64_t *own = NULL;
   if (!present && src_opset(cx) >= 18 && olg__opset(cx) < 18) {
@@ -340,8 +368,11 @@ OLG_SYMBOLIC(olg__sym_onnx_resize) {
     p.cubic_coeff_a = olg__src_attr_float(cx, "cubic_coeff_a", -0.75);
     p.exclude_outside = (int)olg__src_attr_int(cx, "exclude_outside", 0);
     p.antialias = (int)olg__src_attr_int(cx, "antialias", 0);
-    if (strcmp(p.coordinate_transformation_mode, "tf_crop_and_resize") == 0)
-      return olg_lower_unsupported(cx, "Resize with tf_crop_and_resize", -1);
+    if (strcmp(p.coordinate_transformation_mode, "tf_crop_and_resize") == 0) {
+      p.has_roi = 1;
+      OLG_TRY(olg_lower_arg_value(cx, 1, &p.roi_v));
+      p.extrapolation_value = olg__src_attr_float(cx, "extrapolation_value", 0);
+    }
     if (strcmp(olg__src_attr_string(cx, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0)
       return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy other than stretch", -1);
     olg_value scales, sizes;
@@ -404,17 +435,30 @@ OLG_SYMBOLIC(olg__sym_onnx_resize) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Dropout at every version: in inference the output is the input and the mask all true. */
+/* Dropout at every version: in inference the output is the input and the mask all true. A
+ * training_mode input that may be true (12+) is kept as a Dropout node. */
 OLG_SYMBOLIC(olg__sym_onnx_dropout) {
   UNUSED_SRC;
   olg_value x;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg_lower_arg_is_none(cx, 2)) {
-    olg_value tm;
+    olg_value tm, ratio = OLG_NO_VALUE, outs[2];
     OLG_TRY(olg_lower_arg_value(cx, 2, &tm));
     double v;
-    if (!olg__known_scalar(cx, tm, &v) || v != 0)
-      return olg_lower_unsupported(cx, "Dropout in training mode", -1);
+    if (!olg__known_scalar(cx, tm, &v) || v != 0) {
+      if (olg__opset(cx) < 12) return olg_lower_unsupported(cx, "Dropout in training mode", 12);
+      OLG_TRY(in_value(cx, 1, &ratio));
+      olg_node_id nd;
+      OLG_TRY(olg_lower_emit_begin(cx, "", "Dropout", &nd));
+      OLG_TRY(olg_lower_emit_input(cx, nd, x));
+      OLG_TRY(olg_lower_emit_input(cx, nd, ratio));
+      OLG_TRY(olg_lower_emit_input(cx, nd, tm));
+      if (olg_lower_src_attr_has(cx, "seed"))
+        OLG_TRY(olg_lower_emit_attr_int(cx, nd, "seed", olg__src_attr_int(cx, "seed", 0)));
+      size_t n_out = olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1;
+      OLG_TRY(olg_lower_emit_end(cx, nd, n_out, outs));
+      return bind_all(cx, outs, n_out);
+    }
   }
   if (olg__src_attr_int(cx, "is_test", 1) == 0 && src_opset(cx) < 7)
     return olg_lower_unsupported(cx, "Dropout in training mode", -1);
@@ -434,8 +478,12 @@ OLG_SYMBOLIC(olg__sym_onnx_batchnorm) {
   UNUSED_SRC;
   olg_value in[5], y;
   for (size_t i = 0; i < 5; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
-  if (olg__src_attr_int(cx, "training_mode", 0) || olg__src_attr_int(cx, "is_test", 1) == 0)
-    return olg_lower_unsupported(cx, "BatchNormalization in training mode", -1);
+  if (olg__src_attr_int(cx, "training_mode", 0)) { /* the same node from 14 on */
+    if (olg__opset(cx) < 14) return olg_lower_unsupported(cx, "BatchNormalization in training mode", 14);
+    return olg__sym_onnx_passthrough(cx, src, ud);
+  }
+  if (olg__src_attr_int(cx, "is_test", 1) == 0)
+    return olg_lower_unsupported(cx, "BatchNormalization in training mode (is_test 0)", 14);
   if (olg__src_attr_int(cx, "spatial", 1) == 0)
     return olg_lower_unsupported(cx, "BatchNormalization with spatial=0", -1);
   for (size_t i = 1; i < olg_lower_output_count(cx); i++)
@@ -538,6 +586,138 @@ OLG_SYMBOLIC(olg__sym_onnx_scatter) {
   for (int i = 0; i < 3; i++) OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", olg__src_attr_int(cx, "axis", 0)));
   if (reduce) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "reduction", red));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* GridSample: modes "bilinear"/"bicubic" (16) were renamed "linear"/"cubic" at 20, which also
+ * takes N-D inputs (16 takes 4-D only). */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample) {
+  UNUSED_SRC;
+  olg_value x, grid, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &grid));
+  bool v20 = olg__opset(cx) >= 20;
+  const char *mode = olg__src_attr_string(cx, "mode", src_opset(cx) >= 20 ? "linear" : "bilinear");
+  if (strcmp(mode, "bilinear") == 0 || strcmp(mode, "linear") == 0) mode = v20 ? "linear" : "bilinear";
+  else if (strcmp(mode, "bicubic") == 0 || strcmp(mode, "cubic") == 0) mode = v20 ? "cubic" : "bicubic";
+  else if (strcmp(mode, "nearest") != 0) return olg__errf(cx, OLG_ERR_INVALID_MODEL, "GridSample: unknown mode '%s'", mode);
+  if (!v20 && olg__rank(cx, x) != 4)
+    return olg_lower_unsupported(cx, "GridSample of an input that is not 4-D", 20);
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "GridSample", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, grid));
+  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", mode));
+  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", olg__src_attr_string(cx, "padding_mode", "zeros")));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", olg__src_attr_int(cx, "align_corners", 0)));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Shape: start/end (15+) become Shape + Slice below 15 */
+OLG_SYMBOLIC(olg__sym_onnx_shape) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__shape_range(cx, x, olg__src_attr_int(cx, "start", 0),
+                           olg__src_attr_int(cx, "end", INT64_MAX), &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Reshape: allowzero (14+) matters only when the shape holds a 0 */
+OLG_SYMBOLIC(olg__sym_onnx_reshape) {
+  UNUSED_SRC;
+  olg_value x, shape, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &shape));
+  int64_t allowzero = olg__src_attr_int(cx, "allowzero", 0);
+  if (allowzero && olg__opset(cx) < 14) {
+    const int64_t *d;
+    size_t n;
+    if (!olg__known_ints(cx, shape, &d, &n))
+      return olg_lower_unsupported(cx, "Reshape with allowzero and a run-time shape", 14);
+    for (size_t i = 0; i < n; i++)
+      if (d[i] == 0) return olg_lower_unsupported(cx, "Reshape to a size of 0 (allowzero)", 14);
+    allowzero = 0;
+  }
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Reshape", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, shape));
+  if (allowzero) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "allowzero", 1));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* CastLike (15) below 15: Cast to the other input's type */
+OLG_SYMBOLIC(olg__sym_onnx_castlike) {
+  UNUSED_SRC;
+  olg_value x, like, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &like));
+  if (olg__dtype(cx, like) == OLG_UNDEFINED)
+    return olg_lower_unsupported(cx, "CastLike to a type not known at export time", 15);
+  OLG_TRY(olg__emit_cast_like(cx, x, like, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* HardSwish (14) below 14: x * HardSigmoid(x; alpha 1/6, beta 0.5) */
+OLG_SYMBOLIC(olg__sym_onnx_hardswish) {
+  UNUSED_SRC;
+  olg_value x, hs, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "HardSigmoid", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_attr_float(cx, nd, "alpha", 1.0 / 6.0));
+  OLG_TRY(olg_lower_emit_attr_float(cx, nd, "beta", 0.5));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &hs));
+  OLG_TRY(olg__emit2(cx, "Mul", x, hs, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* DFT: axis an attribute (17, default 1), an input from 20 (default -2) */
+OLG_SYMBOLIC(olg__sym_onnx_dft) {
+  UNUSED_SRC;
+  olg_value x, len, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(in_value(cx, 1, &len));
+  int64_t axis;
+  if (src_opset(cx) < 20) {
+    axis = olg__src_attr_int(cx, "axis", 1);
+  } else if (olg_lower_arg_is_none(cx, 2)) {
+    axis = -2;
+  } else {
+    olg_value av;
+    const int64_t *p;
+    size_t n;
+    OLG_TRY(olg_lower_arg_value(cx, 2, &av));
+    if (!olg__known_ints(cx, av, &p, &n) || n != 1) {
+      if (olg__opset(cx) < 20) return olg_lower_unsupported(cx, "DFT with a run-time axis", 20);
+      axis = INT64_MIN;
+    } else {
+      axis = p[0];
+    }
+  }
+  int32_t rank = olg__rank(cx, x);
+  if (axis < 0 && axis != INT64_MIN) {
+    if (rank < 0) return olg_lower_unsupported(cx, "DFT with a negative axis of an input of unknown rank", 20);
+    axis += rank;
+  }
+  olg_node_id nd;
+  olg_value av = OLG_NO_VALUE;
+  if (olg__opset(cx) >= 20) {
+    if (axis == INT64_MIN) OLG_TRY(olg_lower_arg_value(cx, 2, &av));
+    else OLG_TRY(olg__const_i64(cx, axis, &av));
+  }
+  OLG_TRY(olg_lower_emit_begin(cx, "", "DFT", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, len));
+  if (av != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, av));
+  else OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+  if (olg__src_attr_int(cx, "inverse", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "inverse", 1));
+  if (olg__src_attr_int(cx, "onesided", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "onesided", 1));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
