@@ -10,6 +10,8 @@ Two runs:
 - bound: the test's own input values (test_data_set_0) are attached as initializers, so
   shape computations see constants, as they do in an exported model. At least 95% of the node
   tests must match exactly; the rest are listed in NOT_INFERABLE with the reason.
+And, on every test-data model, against onnx.shape_inference (with its data propagation): no
+value onnx types is contradicted, and the dims onnx knows are known here too.
 The C library is called through ctypes (the built libonnxlegal.so)."""
 import ctypes
 import glob
@@ -202,3 +204,49 @@ def test_inference_with_known_inputs(lib, tmp_path):
     stale = [t for t in NOT_INFERABLE if t not in miss]
     assert not stale, "now inferred, remove from NOT_INFERABLE: %s" % stale
     assert pct >= 95.0
+
+
+def test_agrees_with_onnx_shape_inference(lib):
+    """Every value onnx.shape_inference types in every test-data model (main graphs): what
+    onnxlegal infers never contradicts it, and it knows at least as many dims for nearly all."""
+    onnx = pytest.importorskip("onnx")
+    lib.olg_graph_find_value.restype = ctypes.c_int
+    lib.olg_graph_find_value.argtypes = [P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]
+    models = sorted(glob.glob(os.path.join(os.path.dirname(NODE), "*", "*", "model.onnx")))
+    contra, compared, theirs_known, ours_known = [], 0, 0, 0
+    for path in models:
+        try:
+            inferred_model = onnx.shape_inference.infer_shapes(onnx.load(path), strict_mode=True,
+                                                                  data_prop=True)
+        except Exception:
+            continue  # onnx cannot infer this one (the three Constant models)
+        infos = [vi for vi in inferred_model.graph.value_info if vi.type.HasField("tensor_type")]
+        m = P()
+        assert lib.olg_model_read_file(ctypes.byref(m), path.encode(), None) == 0
+        try:
+            assert lib.olg_infer_shapes(m, None, None) == 0, (path, lib.olg_last_error())
+            g = lib.olg_model_graph(m)
+            for vi in infos:
+                v = ctypes.c_int32()
+                if lib.olg_graph_find_value(g, vi.name.encode(), ctypes.byref(v)):
+                    continue
+                want, got = declared(vi), inferred(lib, g, v.value)
+                compared += 1
+                if contradicts(got, want):
+                    contra.append((short_name(path), vi.name, got, want))
+                for i, d in enumerate(want[1] or ()):
+                    if isinstance(d, int):
+                        theirs_known += 1
+                        if got[1] is not None and i < len(got[1]) and got[1][i] == d:
+                            ours_known += 1
+        finally:
+            lib.olg_model_free(m)
+    print("against onnx.shape_inference: %d values compared, no contradiction allowed; of the %d "
+          "dims onnx knows, onnxlegal knows %d (%.1f%%)" %
+          (compared, theirs_known, ours_known, 100.0 * ours_known / max(theirs_known, 1)))
+    assert not contra, contra[:20]
+    assert ours_known >= 0.95 * theirs_known
+
+
+def short_name(path):
+    return "/".join(path.split("/")[-3:-1])
