@@ -6,4 +6,11 @@ const olg_symbolic_reg olg__opset14[] = {
     /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
     {"aten", "hardswish", olg__sym_hardswish, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain ---- */
+    {"", "HardSwish", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
+    /* ---- shape and indexing (symbolics/index.c): Trilu-14 ---- */
+    {"aten", "tril", olg__sym_tril, OLG_LOWERING_NATIVE},
+    {"aten", "triu", olg__sym_triu, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -7,4 +7,7 @@ const olg_symbolic_reg olg__opset17[] = {
     {"aten", "layer_norm", olg__sym_layer_norm, OLG_LOWERING_NATIVE},
     {"aten", "native_layer_norm", olg__sym_native_layer_norm, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain ---- */
+    {"", "DFT", olg__sym_onnx_dft, OLG_LOWERING_NATIVE}, /* axis: attribute; an input from 20 */
+
     {NULL, NULL, NULL, 0}};

@@ -26,6 +26,49 @@ OLG_SYMBOLIC(olg__sym_numel);
 OLG_SYMBOLIC(olg__sym_to);
 OLG_SYMBOLIC(olg__sym_type_as);
 
+/* ---- shape and indexing (symbolics/index.c) ---- */
+OLG_SYMBOLIC(olg__sym_unflatten);
+OLG_SYMBOLIC(olg__sym_repeat);
+OLG_SYMBOLIC(olg__sym_tile);
+OLG_SYMBOLIC(olg__sym_flip);          /* Slice step -1 (10), else Gather of reversed indices */
+OLG_SYMBOLIC(olg__sym_roll);
+OLG_SYMBOLIC(olg__sym_split);         /* split.Tensor (int size) and split.sizes */
+OLG_SYMBOLIC(olg__sym_split_with_sizes);
+OLG_SYMBOLIC(olg__sym_chunk);
+OLG_SYMBOLIC(olg__sym_unbind);
+OLG_SYMBOLIC(olg__sym_index);         /* advanced indexing: Gather of a linear index */
+OLG_SYMBOLIC(olg__sym_index_select);
+OLG_SYMBOLIC(olg__sym_index_put);     /* ScatterND (11), Scatter-9, Gather remap (7) */
+OLG_SYMBOLIC(olg__sym_gather);        /* GatherElements (11), else static linear Gather */
+OLG_SYMBOLIC(olg__sym_scatter);       /* src/value, reduce */
+OLG_SYMBOLIC(olg__sym_scatter_add);
+OLG_SYMBOLIC(olg__sym_nonzero);
+OLG_SYMBOLIC(olg__sym_meshgrid);
+OLG_SYMBOLIC(olg__sym_tril);          /* Trilu (14), else a mask */
+OLG_SYMBOLIC(olg__sym_triu);
+OLG_SYMBOLIC(olg__sym_one_hot);       /* OneHot (9), else Equal */
+OLG_SYMBOLIC(olg__sym_embedding);
+OLG_SYMBOLIC(olg__sym_pad);           /* constant, reflect, replicate, circular */
+OLG_SYMBOLIC(olg__sym_constant_pad_nd);
+
+/* ---- tensor creation (symbolics/creation.c) ---- */
+OLG_SYMBOLIC(olg__sym_arange);
+OLG_SYMBOLIC(olg__sym_zeros);
+OLG_SYMBOLIC(olg__sym_ones);
+OLG_SYMBOLIC(olg__sym_full);
+OLG_SYMBOLIC(olg__sym_zeros_like);
+OLG_SYMBOLIC(olg__sym_ones_like);
+OLG_SYMBOLIC(olg__sym_full_like);
+OLG_SYMBOLIC(olg__sym_new_zeros);
+OLG_SYMBOLIC(olg__sym_new_ones);
+OLG_SYMBOLIC(olg__sym_new_full);
+OLG_SYMBOLIC(olg__sym_linspace);
+
+/* ---- sorting (symbolics/sort.c) ---- */
+OLG_SYMBOLIC(olg__sym_topk);
+OLG_SYMBOLIC(olg__sym_sort);
+OLG_SYMBOLIC(olg__sym_argsort);
+
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row */
 OLG_SYMBOLIC(olg__sym_onnx_squeeze);     /* Squeeze, Unsqueeze */
@@ -41,6 +84,12 @@ OLG_SYMBOLIC(olg__sym_onnx_topk);
 OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
 OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as a tensor */
 OLG_SYMBOLIC(olg__sym_onnx_scatter);     /* Scatter (9, removed at 11) <-> ScatterElements */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample); /* GridSample modes renamed at 20 */
+OLG_SYMBOLIC(olg__sym_onnx_shape);       /* start/end (15) -> Shape + Slice */
+OLG_SYMBOLIC(olg__sym_onnx_reshape);     /* allowzero (14) */
+OLG_SYMBOLIC(olg__sym_onnx_castlike);    /* CastLike (15) -> Cast */
+OLG_SYMBOLIC(olg__sym_onnx_hardswish);   /* HardSwish (14) -> x * HardSigmoid */
+OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */
