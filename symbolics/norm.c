@@ -212,6 +212,8 @@ static olg_status layer_norm(olg_lower *cx, bool native, bool stats_op) {
     OLG_TRY(olg_lower_emit_end(cx, nd, want_stats ? 3 : 1, outs));
     return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
   }
+  if (native) /* double: LayerNormalization's statistics would be float */
+    OLG_TRY(olg_lower_decompose(cx, "layer_norm of a double tensor", -1));
   int64_t axes[OLG_MAX_RANK];
   for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
   OLG_TRY(normalize(cx, x, axes, n, eps, &outs[0], &outs[1], want_stats ? &outs[2] : NULL));
@@ -278,6 +280,9 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, outs));
     return olg__bind_outputs(cx, outs, 1);
   }
+  if (native) /* GroupNormalization has no mean/rstd outputs, and computes in float */
+    OLG_TRY(olg_lower_decompose(cx, want_stats ? "native_group_norm's mean and rstd"
+                                               : "group_norm of a double tensor", -1));
   /* [N, C, ...] -> [N, G, C/G * ...], normalized over the last axis, and back */
   olg_value xr, yr, shape;
   OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){0, groups, -1}, 3, &xr));
@@ -366,6 +371,7 @@ static olg_status rms_norm(olg_lower *cx, bool native) {
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
+  if (native) OLG_TRY(olg_lower_decompose(cx, "rms_norm of a double tensor", -1));
   int64_t axes[OLG_MAX_RANK];
   for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
   olg_value sq, ms, e, den;

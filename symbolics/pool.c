@@ -409,8 +409,9 @@ static olg_status adaptive_dynamic_error(olg_lower *cx, const char *op, const ad
   int k = 0;
   for (int j = 0; j < a->n; j++)
     k += snprintf(sz + k, sizeof sz - (size_t)k, "%s%lld", j ? "x" : "", (long long)a->out[j]);
-  return olg__unsupportedf(cx, -1, "%s to %s of a spatial size unknown at export time (only an "
-                                   "output size of 1 works then)", op, sz);
+  return olg__unsupportedf(cx, -1, "%s to %s of a spatial size unknown at export time (the bins "
+                                   "are chosen at export time; an output size of 1 needs none)",
+                           op, sz);
 }
 
 /* The kernel = stride = in/out pool when the sizes divide. */
@@ -583,7 +584,8 @@ OLG_SYMBOLIC(olg__sym_adaptive_max_pool) {
   if (a.all_one && !want_idx) {
     OLG_TRY(olg__emit1(cx, "GlobalMaxPool", xb, &outs[0]));
   } else if (a.dynamic) {
-    return adaptive_dynamic_error(cx, "adaptive_max_pool", &a);
+    return adaptive_dynamic_error(cx, want_idx ? "adaptive_max_pool with indices"
+                                               : "adaptive_max_pool", &a);
   } else if (a.divides && (!want_idx || olg__opset(cx) >= 8)) {
     pool_args p;
     divided_pool(&a, &p);
