@@ -49,7 +49,6 @@ enum {
   PBX_DOC_EMPTY = 1u << 3,        /* model.doc_string */
   /* fields the IR always writes but the input lacked */
   PBX_NO_IR_VERSION = 1u << 4,    /* model.ir_version */
-  PBX_NO_GRAPH = 1u << 5,         /* model.graph (written anyway once the graph is not empty) */
   PBX_NO_NAME = 1u << 6,          /* value_info.name, attribute.name */
   PBX_NO_OP_TYPE = 1u << 7,       /* node.op_type */
   PBX_NO_ATTR_TYPE = 1u << 8,     /* attribute.type (old files; the IR type was inferred) */
@@ -71,7 +70,7 @@ enum { PBX_L_FLOATS, PBX_L_INTS, PBX_L_STRINGS, PBX_L_TENSORS, PBX_L_GRAPHS, PBX
 
 /* A ValueInfoProto that differs from its value's primary one (a name listed again in input,
  * output or value_info with other contents), at one position of one of those lists: its bytes,
- * used while the list still holds the same value there. */
+ * used while the list still holds the same value there, under the same name. */
 typedef struct olg_pbx_vi {
   olg_value v;
   olg_pb_span vi; /* the ValueInfoProto's payload; p NULL: none at this position */

@@ -701,13 +701,17 @@ static void w_value_info(enc *e, const olg_graph *g, uint32_t no, int list, uint
                      g->name, (int)v));
     return;
   }
+  const olg_value_rec *r = &g->values[v];
   const olg_pbx *gx = g->extra;
   if (gx && pos < gx->n_vi_alt[list] && gx->vi_alt[list][pos].vi.p &&
       gx->vi_alt[list][pos].v == v) {
-    f_bytes(e, no, gx->vi_alt[list][pos].vi.p, gx->vi_alt[list][pos].vi.n);
-    return;
+    mini2 mm;
+    olg_pb_span vi = gx->vi_alt[list][pos].vi;
+    if (mini_parse(vi, &mm) && same_cstr(r->name, mm.s[1], mm.n[1])) {
+      f_bytes(e, no, vi.p, vi.n);
+      return;
+    }
   }
-  const olg_value_rec *r = &g->values[v];
   const olg_pbx *x = r->extra;
   uint32_t fl = pbx_flags(x);
   mark k = sub_begin(e, no);
