@@ -16,4 +16,9 @@ const olg_symbolic_reg olg__opset09[] = {
     {"aten", "sinh", olg__sym_sinh, OLG_LOWERING_NATIVE},
     {"aten", "where", olg__sym_where, OLG_LOWERING_NATIVE},
 
+    /* ---- shape and indexing (symbolics/index.c): NonZero-9, OneHot-9, Scatter-9 ---- */
+    {"aten", "nonzero", olg__sym_nonzero, OLG_LOWERING_NATIVE},
+    {"aten", "one_hot", olg__sym_one_hot, OLG_LOWERING_NATIVE},
+    {"aten", "scatter", olg__sym_scatter, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -8,4 +8,7 @@ const olg_symbolic_reg olg__opset10[] = {
     {"aten", "isinf", olg__sym_isinf, OLG_LOWERING_NATIVE},
     {"aten", "remainder", olg__sym_remainder, OLG_LOWERING_NATIVE},
 
+    /* ---- shape and indexing (symbolics/index.c): Slice-10 steps ---- */
+    {"aten", "flip", olg__sym_flip, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

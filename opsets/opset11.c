@@ -18,4 +18,8 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},
 
+    /* ---- shape and indexing (symbolics/index.c): GatherElements-11, ScatterND-11 ---- */
+    {"aten", "gather", olg__sym_gather, OLG_LOWERING_NATIVE},
+    {"aten", "index_put", olg__sym_index_put, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

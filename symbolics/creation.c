@@ -1,0 +1,380 @@
+/* onnxlegal — tensor creation: arange, zeros, ones, full, zeros_like, ones_like, full_like,
+ * new_zeros, new_ones, new_full, linspace. Arguments as in PyTorch 1.13's schemas; the trailing
+ * layout/device/pin_memory/memory_format arguments mean nothing in a graph and are ignored, the
+ * dtype is honoured.
+ *
+ * What is known at export time becomes a constant computed here the way PyTorch computes it
+ * (arange and linspace with PyTorch's own formulas); run-time values use Range (11) or
+ * ConstantOfShape/Expand. */
+#include <math.h>
+#include <string.h>
+
+#include "emit.h"
+#include "symbolics.h"
+
+#define UNUSED_SRC (void)src; (void)ud
+
+/* A Scalar argument: a literal, a known one-element tensor, or a run-time tensor. */
+typedef struct scalar_arg {
+  bool known;
+  bool is_float; /* the Scalar holds a floating value (a float literal or a float tensor) */
+  bool is_bool;
+  double v;      /* when known */
+  olg_value t;   /* when not known: the tensor (any shape of one element) */
+} scalar_arg;
+
+static olg_status read_scalar(olg_lower *cx, size_t i, double dflt, scalar_arg *s) {
+  memset(s, 0, sizeof *s);
+  s->t = OLG_NO_VALUE;
+  int k = olg_lower_arg_kind(cx, i);
+  if (k == OLG_ARGKIND_NONE) {
+    s->known = true;
+    s->v = dflt;
+    return OLG_OK;
+  }
+  if (k == OLG_ARGKIND_VALUE) {
+    olg_value v;
+    OLG_TRY(olg_lower_arg_value(cx, i, &v));
+    olg_dtype t = olg__dtype(cx, v);
+    s->is_float = olg__is_float(t);
+    s->is_bool = t == OLG_BOOL;
+    if (olg__known_scalar(cx, v, &s->v)) {
+      s->known = true;
+      return OLG_OK;
+    }
+    s->t = v;
+    return OLG_OK;
+  }
+  s->known = true;
+  s->is_float = k == OLG_ARGKIND_FLOAT;
+  s->is_bool = k == OLG_ARGKIND_BOOL;
+  if (k == OLG_ARGKIND_INT) { /* keep int64 exact; a double holds ints up to 2^53 exactly */
+    int64_t iv;
+    OLG_TRY(olg_lower_arg_int(cx, i, &iv));
+    s->v = (double)iv;
+    return OLG_OK;
+  }
+  return olg_lower_arg_float(cx, i, &s->v);
+}
+
+/* The dtype PyTorch gives a tensor filled with this Scalar when no dtype is asked for. */
+static olg_dtype scalar_default_dtype(const scalar_arg *s) {
+  return s->is_bool ? OLG_BOOL : s->is_float ? OLG_FLOAT : OLG_INT64;
+}
+
+/* A size argument (int[] literal, a list of run-time ints, or a 1-D tensor) as a 1-D int64. */
+static olg_status size_arg(olg_lower *cx, size_t i, olg_value *out) {
+  int k = olg_lower_arg_kind(cx, i);
+  if (k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT) {
+    const int64_t *p;
+    size_t n;
+    OLG_TRY(olg_lower_arg_ints(cx, i, &p, &n));
+    for (size_t j = 0; j < n; j++)
+      if (p[j] < 0)
+        return olg__errf(cx, OLG_ERR_INVALID_ARG, "negative size %lld", (long long)p[j]);
+    return olg__const_i64s(cx, p, n, out);
+  }
+  OLG_TRY(olg_lower_arg_as_tensor(cx, i, OLG_INT64, out));
+  if (olg__rank(cx, *out) == 0) OLG_TRY(olg__emit_unsqueeze(cx, *out, (const int64_t[]){0}, 1, out));
+  return OLG_OK;
+}
+
+/* A tensor of `shape` filled with the Scalar s, of dtype t. */
+static olg_status fill(olg_lower *cx, olg_value shape, olg_dtype t, const scalar_arg *s,
+                       olg_value *out) {
+  if (s->known) return olg__emit_full(cx, shape, t, s->v, out);
+  olg_value v;
+  OLG_TRY(olg__emit_cast(cx, s->t, t, &v));
+  if (olg__rank(cx, v) != 0) OLG_TRY(olg__emit_reshape_static(cx, v, NULL, 0, &v));
+  return olg__emit_expand(cx, v, shape, out);
+}
+
+/* aten::zeros(SymInt[] size, *, ScalarType? dtype, Layout?, Device?, bool? pin_memory),
+ * aten::ones (same), and their .names overloads (str[]? names after size): PyTorch's default
+ * dtype is float32. */
+static olg_status zeros_ones(olg_lower *cx, double v) {
+  olg_value shape, y;
+  OLG_TRY(size_arg(cx, 0, &shape));
+  size_t dt_at = olg_lower_arg_count(cx) >= 6 ? 2 : 1; /* .names has one argument more */
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, dt_at, OLG_FLOAT, &t));
+  OLG_TRY(olg__emit_full(cx, shape, t, v, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_zeros) {
+  UNUSED_SRC;
+  return zeros_ones(cx, 0);
+}
+
+OLG_SYMBOLIC(olg__sym_ones) {
+  UNUSED_SRC;
+  return zeros_ones(cx, 1);
+}
+
+/* aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype, ...) and .names: without a
+ * dtype, the fill value's kind decides (bool, int64, or float32). */
+OLG_SYMBOLIC(olg__sym_full) {
+  UNUSED_SRC;
+  olg_value shape, y;
+  scalar_arg s;
+  OLG_TRY(size_arg(cx, 0, &shape));
+  OLG_TRY(read_scalar(cx, 1, 0, &s));
+  size_t dt_at = olg_lower_arg_count(cx) >= 7 ? 3 : 2;
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, dt_at, scalar_default_dtype(&s), &t));
+  OLG_TRY(fill(cx, shape, t, &s, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::zeros_like / ones_like(Tensor self, *, ScalarType? dtype, ...): self's dtype by default. */
+static olg_status like(olg_lower *cx, const scalar_arg *s, size_t dt_at) {
+  olg_value x, shape, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, dt_at, olg__dtype(cx, x), &t));
+  if (t == OLG_UNDEFINED) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "the input's dtype is not known");
+  OLG_TRY(olg__shape(cx, x, &shape));
+  OLG_TRY(fill(cx, shape, t, s, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_zeros_like) {
+  UNUSED_SRC;
+  scalar_arg s = {true, false, false, 0, OLG_NO_VALUE};
+  return like(cx, &s, 1);
+}
+
+OLG_SYMBOLIC(olg__sym_ones_like) {
+  UNUSED_SRC;
+  scalar_arg s = {true, false, false, 1, OLG_NO_VALUE};
+  return like(cx, &s, 1);
+}
+
+/* aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype, ...) */
+OLG_SYMBOLIC(olg__sym_full_like) {
+  UNUSED_SRC;
+  scalar_arg s;
+  OLG_TRY(read_scalar(cx, 1, 0, &s));
+  return like(cx, &s, 2);
+}
+
+/* aten::new_zeros / new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype, ...),
+ * aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype, ...):
+ * self's dtype by default. */
+static olg_status new_filled(olg_lower *cx, const scalar_arg *s, size_t dt_at) {
+  olg_value x, shape, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(size_arg(cx, 1, &shape));
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, dt_at, olg__dtype(cx, x), &t));
+  if (t == OLG_UNDEFINED) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "the input's dtype is not known");
+  OLG_TRY(fill(cx, shape, t, s, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+OLG_SYMBOLIC(olg__sym_new_zeros) {
+  UNUSED_SRC;
+  scalar_arg s = {true, false, false, 0, OLG_NO_VALUE};
+  return new_filled(cx, &s, 2);
+}
+
+OLG_SYMBOLIC(olg__sym_new_ones) {
+  UNUSED_SRC;
+  scalar_arg s = {true, false, false, 1, OLG_NO_VALUE};
+  return new_filled(cx, &s, 2);
+}
+
+OLG_SYMBOLIC(olg__sym_new_full) {
+  UNUSED_SRC;
+  scalar_arg s;
+  OLG_TRY(read_scalar(cx, 2, 0, &s));
+  return new_filled(cx, &s, 3);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* arange and linspace */
+
+static bool is_int_type(olg_dtype t) {
+  return t == OLG_INT8 || t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64 || t == OLG_UINT8 ||
+         t == OLG_UINT16 || t == OLG_UINT32 || t == OLG_UINT64;
+}
+
+/* A 1-D constant of n elements of dtype t from doubles (ints truncated toward zero, floats
+ * rounded to nearest). */
+static olg_status const_vector(olg_lower *cx, olg_dtype t, const double *vals, int64_t n,
+                               olg_value *out) {
+  size_t es = olg_dtype_nbytes(t, 1);
+  if (!es || es > 8) return olg__errf(cx, OLG_ERR_TYPE, "cannot make a %s tensor", olg_dtype_name(t));
+  unsigned char *buf = olg__lower_alloc(cx, (size_t)(n ? n : 1) * es);
+  if (!buf) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < n; i++) {
+    double v = vals[i];
+    switch (t) {
+    case OLG_FLOAT: { float f = (float)v; memcpy(buf + i * 4, &f, 4); break; }
+    case OLG_DOUBLE: memcpy(buf + i * 8, &v, 8); break;
+    case OLG_INT64: { int64_t x = (int64_t)v; memcpy(buf + i * 8, &x, 8); break; }
+    case OLG_INT32: { int32_t x = (int32_t)v; memcpy(buf + i * 4, &x, 4); break; }
+    case OLG_INT16: { int16_t x = (int16_t)v; memcpy(buf + i * 2, &x, 2); break; }
+    case OLG_INT8: { int8_t x = (int8_t)v; buf[i] = (unsigned char)x; break; }
+    case OLG_UINT8: buf[i] = (unsigned char)(int64_t)v; break;
+    default:
+      return olg__errf(cx, OLG_ERR_TYPE, "a constant range of %s is not supported",
+                       olg_dtype_name(t));
+    }
+  }
+  int64_t dims[1] = {n};
+  return olg__const_tensor(cx, t, 1, dims, buf, (size_t)n * es, out);
+}
+
+/* aten::arange(Scalar end, *, dtype, layout, device, pin_memory),
+ * aten::arange.start(Scalar start, Scalar end, *, dtype, ...),
+ * aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, dtype, ...).
+ * The overload is told by the number of arguments (5, 6, 7 as the schemas list them; a front
+ * end that leaves the keyword-only ones out gives 1, 2 or 3 numbers, 4 = start, end, step,
+ * dtype). */
+OLG_SYMBOLIC(olg__sym_arange) {
+  UNUSED_SRC;
+  size_t n = olg_lower_arg_count(cx);
+  size_t n_num = n >= 7 ? 3 : n == 6 ? 2 : n == 5 ? 1 : n == 4 ? 3 : n;
+  if (n_num < 1 || n_num > 3) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "arange: no end given");
+  scalar_arg a[3]; /* start, end, step */
+  if (n_num == 1) {
+    a[0] = (scalar_arg){true, false, false, 0, OLG_NO_VALUE};
+    OLG_TRY(read_scalar(cx, 0, 0, &a[1]));
+    a[2] = (scalar_arg){true, false, false, 1, OLG_NO_VALUE};
+  } else {
+    OLG_TRY(read_scalar(cx, 0, 0, &a[0]));
+    OLG_TRY(read_scalar(cx, 1, 0, &a[1]));
+    if (n_num == 3) OLG_TRY(read_scalar(cx, 2, 1, &a[2]));
+    else a[2] = (scalar_arg){true, false, false, 1, OLG_NO_VALUE};
+  }
+  bool any_float = a[0].is_float || a[1].is_float || a[2].is_float;
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, n_num, any_float ? OLG_FLOAT : OLG_INT64, &t));
+  bool int_out = is_int_type(t);
+  if (!int_out && !olg__is_float(t))
+    return olg__errf(cx, OLG_ERR_UNSUPPORTED, "arange of %s", olg_dtype_name(t));
+  olg_value y;
+  if (a[0].known && a[1].known && a[2].known) {
+    /* PyTorch (RangeFactories.cpp): integer outputs compute in int64 from the truncated
+     * scalars, others in double; size = ceil((end - start) / step) */
+    double start = a[0].v, end = a[1].v, step = a[2].v;
+    if (int_out) {
+      start = (double)(int64_t)start;
+      end = (double)(int64_t)end;
+      step = (double)(int64_t)step;
+    }
+    if (step == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "arange: step must be nonzero");
+    double size_d = ceil((end - start) / step);
+    if (!(size_d >= 0) || size_d > 1e8)
+      return olg__errf(cx, OLG_ERR_INVALID_ARG, "arange: bad size %g", size_d);
+    int64_t size = (int64_t)size_d;
+    double *vals = olg__lower_alloc(cx, (size_t)(size ? size : 1) * sizeof *vals);
+    if (!vals) return OLG_ERR_NOMEM;
+    for (int64_t i = 0; i < size; i++) {
+      if (int_out) vals[i] = (double)((int64_t)start + (int64_t)step * i);
+      else vals[i] = start + step * (double)i; /* accscalar (double), rounded once */
+    }
+    OLG_TRY(const_vector(cx, t, vals, size, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  if (olg__opset(cx) < 11)
+    return olg_lower_unsupported(cx, "arange with bounds computed at run time (Range)", 11);
+  /* Range takes float, double, int16, int32, int64: compute in int64 or in the float type */
+  olg_dtype ct = int_out ? OLG_INT64 : (t == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT);
+  olg_value in[3];
+  for (int i = 0; i < 3; i++) {
+    if (a[i].known) {
+      OLG_TRY(olg__const_scalar(cx, ct, a[i].v, &in[i]));
+    } else {
+      olg_value v = a[i].t;
+      if (olg__rank(cx, v) != 0) OLG_TRY(olg__emit_reshape_static(cx, v, NULL, 0, &v));
+      OLG_TRY(olg__emit_cast(cx, v, ct, &in[i]));
+    }
+  }
+  OLG_TRY(olg__emit(cx, "Range", in, 3, &y));
+  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype, ...). PyTorch 1.13
+ * (RangeFactoriesKernel.cpp): step = (end - start) / (steps - 1), computed in the output type
+ * (double for integer outputs); element i is start + step * i in the first half
+ * (i < steps / 2) and end - step * (steps - 1 - i) in the second, so both ends are exact. */
+OLG_SYMBOLIC(olg__sym_linspace) {
+  UNUSED_SRC;
+  scalar_arg a, b;
+  int64_t steps;
+  OLG_TRY(read_scalar(cx, 0, 0, &a));
+  OLG_TRY(read_scalar(cx, 1, 0, &b));
+  OLG_TRY(olg_lower_arg_int(cx, 2, &steps));
+  if (steps < 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "linspace: negative steps");
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, 3, OLG_FLOAT, &t));
+  bool int_out = is_int_type(t);
+  if (!int_out && t != OLG_FLOAT && t != OLG_DOUBLE)
+    return olg__errf(cx, OLG_ERR_UNSUPPORTED, "linspace of %s", olg_dtype_name(t));
+  int64_t half = steps / 2;
+  olg_value y;
+  if (a.known && b.known) {
+    double *vals = olg__lower_alloc(cx, (size_t)(steps ? steps : 1) * sizeof *vals);
+    if (!vals) return OLG_ERR_NOMEM;
+    if (steps == 1) vals[0] = a.v;
+    if (steps > 1 && t == OLG_FLOAT) { /* float arithmetic, as scalar_t = float */
+      float s0 = (float)a.v, s1 = (float)b.v, st = (s1 - s0) / (float)(steps - 1);
+      for (int64_t i = 0; i < steps; i++)
+        vals[i] = i < half ? (double)(s0 + st * (float)i) : (double)(s1 - st * (float)(steps - 1 - i));
+    } else if (steps > 1) { /* double, or integers with a double step from truncated ends */
+      double s0 = int_out ? (double)(int64_t)a.v : a.v, s1 = int_out ? (double)(int64_t)b.v : b.v;
+      double st = (s1 - s0) / (double)(steps - 1);
+      for (int64_t i = 0; i < steps; i++)
+        vals[i] = i < half ? s0 + st * (double)i : s1 - st * (double)(steps - 1 - i);
+    }
+    OLG_TRY(const_vector(cx, t, vals, steps, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  /* run-time ends, static steps: the two halves from constant index vectors, then Concat */
+  olg_dtype ct = t == OLG_FLOAT ? OLG_FLOAT : OLG_DOUBLE;
+  olg_value s0, s1;
+  const scalar_arg *ab[2] = {&a, &b};
+  olg_value *sv[2] = {&s0, &s1};
+  for (int i = 0; i < 2; i++) {
+    if (ab[i]->known) {
+      OLG_TRY(olg__const_scalar(cx, ct, int_out ? (double)(int64_t)ab[i]->v : ab[i]->v, sv[i]));
+      continue;
+    }
+    olg_value v = ab[i]->t;
+    if (olg__rank(cx, v) != 0) OLG_TRY(olg__emit_reshape_static(cx, v, NULL, 0, &v));
+    if (int_out) OLG_TRY(olg__emit_cast(cx, v, OLG_INT64, &v)); /* truncation, as to<int64_t> */
+    OLG_TRY(olg__emit_cast(cx, v, ct, sv[i]));
+  }
+  if (steps <= 1) {
+    if (steps == 0) {
+      OLG_TRY(const_vector(cx, t, NULL, 0, &y));
+    } else {
+      OLG_TRY(olg__emit_unsqueeze(cx, s0, (const int64_t[]){0}, 1, &y));
+      OLG_TRY(olg__emit_cast(cx, y, t, &y));
+    }
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value diff, den, st, lo_i, hi_i, lo, hi;
+  OLG_TRY(olg__emit2(cx, "Sub", s1, s0, &diff));
+  OLG_TRY(olg__const_scalar(cx, ct, (double)(steps - 1), &den));
+  OLG_TRY(olg__emit2(cx, "Div", diff, den, &st));
+  double *iv = olg__lower_alloc(cx, (size_t)steps * sizeof *iv);
+  if (!iv) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < steps; i++) iv[i] = i < half ? (double)i : (double)(steps - 1 - i);
+  OLG_TRY(const_vector(cx, ct, iv, half, &lo_i));
+  OLG_TRY(const_vector(cx, ct, iv + half, steps - half, &hi_i));
+  olg_value pieces[2];
+  if (half > 0) {
+    OLG_TRY(olg__emit2(cx, "Mul", st, lo_i, &lo));
+    OLG_TRY(olg__emit2(cx, "Add", s0, lo, &pieces[0]));
+  }
+  OLG_TRY(olg__emit2(cx, "Mul", st, hi_i, &hi));
+  OLG_TRY(olg__emit2(cx, "Sub", s1, hi, &pieces[1]));
+  OLG_TRY(olg__emit_concat(cx, half > 0 ? pieces : pieces + 1, half > 0 ? 2 : 1, 0, &y));
+  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
