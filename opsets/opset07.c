@@ -240,5 +240,46 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "rnn_relu", olg__sym_rnn_relu, OLG_LOWERING_NATIVE},
     {"aten", "rnn_tanh", olg__sym_rnn_tanh, OLG_LOWERING_NATIVE},
 
+    /* ---- shape and indexing (symbolics/index.c) ---- */
+    {"aten", "chunk", olg__sym_chunk, OLG_LOWERING_NATIVE},
+    {"aten", "constant_pad_nd", olg__sym_constant_pad_nd, OLG_LOWERING_NATIVE},
+    {"aten", "embedding", olg__sym_embedding, OLG_LOWERING_NATIVE},
+    {"aten", "flip", olg__sym_flip, OLG_LOWERING_DECOMPOSED}, /* Gather of reversed indices */
+    {"aten", "gather", olg__sym_gather, OLG_LOWERING_DECOMPOSED}, /* Gather at static positions */
+    {"aten", "index", olg__sym_index, OLG_LOWERING_NATIVE},
+    {"aten", "index_put", olg__sym_index_put, OLG_LOWERING_DECOMPOSED}, /* Gather from Concat(data, values) */
+    {"aten", "index_select", olg__sym_index_select, OLG_LOWERING_NATIVE},
+    {"aten", "meshgrid", olg__sym_meshgrid, OLG_LOWERING_NATIVE},
+    {"aten", "one_hot", olg__sym_one_hot, OLG_LOWERING_DECOMPOSED}, /* Equal */
+    {"aten", "pad", olg__sym_pad, OLG_LOWERING_NATIVE},
+    {"aten", "repeat", olg__sym_repeat, OLG_LOWERING_NATIVE},
+    {"aten", "roll", olg__sym_roll, OLG_LOWERING_NATIVE},
+    {"aten", "scatter", olg__sym_scatter, OLG_LOWERING_DECOMPOSED}, /* Gather from Concat(data, src) */
+    {"aten", "scatter_add", olg__sym_scatter_add, OLG_LOWERING_DECOMPOSED}, /* one-hot MatMul */
+    {"aten", "split", olg__sym_split, OLG_LOWERING_NATIVE},
+    {"aten", "split_with_sizes", olg__sym_split_with_sizes, OLG_LOWERING_NATIVE},
+    {"aten", "tile", olg__sym_tile, OLG_LOWERING_NATIVE},
+    {"aten", "tril", olg__sym_tril, OLG_LOWERING_DECOMPOSED}, /* a static mask */
+    {"aten", "triu", olg__sym_triu, OLG_LOWERING_DECOMPOSED}, /* a static mask */
+    {"aten", "unbind", olg__sym_unbind, OLG_LOWERING_NATIVE},
+    {"aten", "unflatten", olg__sym_unflatten, OLG_LOWERING_NATIVE},
+
+    /* ---- tensor creation (symbolics/creation.c) ---- */
+    {"aten", "arange", olg__sym_arange, OLG_LOWERING_NATIVE}, /* a constant; Range from 11 for run-time bounds */
+    {"aten", "full", olg__sym_full, OLG_LOWERING_NATIVE},
+    {"aten", "full_like", olg__sym_full_like, OLG_LOWERING_NATIVE},
+    {"aten", "linspace", olg__sym_linspace, OLG_LOWERING_NATIVE},
+    {"aten", "new_full", olg__sym_new_full, OLG_LOWERING_NATIVE},
+    {"aten", "new_ones", olg__sym_new_ones, OLG_LOWERING_NATIVE},
+    {"aten", "new_zeros", olg__sym_new_zeros, OLG_LOWERING_NATIVE},
+    {"aten", "ones", olg__sym_ones, OLG_LOWERING_NATIVE},
+    {"aten", "ones_like", olg__sym_ones_like, OLG_LOWERING_NATIVE},
+    {"aten", "zeros", olg__sym_zeros, OLG_LOWERING_NATIVE},
+    {"aten", "zeros_like", olg__sym_zeros_like, OLG_LOWERING_NATIVE},
+
+    /* ---- sorting (symbolics/sort.c) ---- */
+    {"aten", "argsort", olg__sym_argsort, OLG_LOWERING_NATIVE},
+    {"aten", "sort", olg__sym_sort, OLG_LOWERING_NATIVE},
+    {"aten", "topk", olg__sym_topk, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -10,4 +10,7 @@ const olg_symbolic_reg olg__opset16[] = {
     /* ---- ONNX domain (symbolics/onnx.c) ---- */
     {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_NATIVE}, /* modes renamed at 20 */
 
+    /* ---- shape and indexing (symbolics/index.c): ScatterElements-16 reduction ---- */
+    {"aten", "scatter_add", olg__sym_scatter_add, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};
