@@ -6,10 +6,11 @@ models with dynamic axes also at other sizes of those axes.
 
 Each model is traced and walked once; the source model is legalized once per opset.
 
-A (model, opset) pair is skipped, with the reason, only when the library's registry has no
-symbolic for an op the model uses at that opset (the lowering is another part of the project,
-landing op by op); every other failure fails: a walker or writer error, a checker error, an ONNX
-Runtime error, or outputs that differ."""
+A (model, opset) pair is skipped, with the reason, only when the library's lowering does not
+handle an op of the model there (no symbolic registered yet, or the symbolic refuses the node);
+every other failure fails: a walker or writer error, a checker error, an ONNX Runtime error, or
+outputs that differ. Where a model cannot be expressed at an opset at all (Case.refused_below),
+the test requires the export to refuse and to name the lowest opset that works."""
 import os
 import sys
 import tempfile
@@ -143,6 +144,14 @@ def _skip_reason(rec, opset):
 @pytest.mark.parametrize("case,opset", CASES, ids=["%s-%d" % (c.name, o) for c, o in CASES])
 def test_export_matches_pytorch(run, case, opset):
     rec = run.results[(case.name, opset)]
+    if case.refused_below and opset < case.refused_below[0]:
+        # not expressible at this opset: the export must refuse, naming the op and the opset
+        assert rec["status"] == "unsupported", rec.get("error")
+        min_opset, op = case.refused_below
+        assert rec["unsupported"][op]["min_opset"] == min_opset, rec["error"]
+        assert "needs opset >= %d" % min_opset in rec["error"]
+        assert not os.path.exists(rec["path"])
+        return
     if rec["status"] == "unsupported":
         # the export refused before writing, naming every op and node: the lowering lacks them
         assert not os.path.exists(rec["path"])
