@@ -5,11 +5,12 @@
  * `extra` pointer of the IR object it belongs to (an olg_pbx, allocated in the model's arena, only
  * for objects that need one), and the writer re-emits it. The IR never looks inside.
  *
- * Rule for code outside the serializer: an extra describes the object as it was read. A pass that
- * rebuilds an object (a new olg_type, tensor, attribute or node) leaves extra NULL; a pass that
- * edits an olg_type in place must set its extra to NULL (a type's extra may hold the verbatim
- * TypeProto, which would otherwise win over the edit). Verbatim tensor data and metadata entries
- * carry their own staleness checks (see below). */
+ * An extra describes the object as it was read; passes may keep it, copy it along with the object
+ * or drop it. Every verbatim part carries its own staleness check, so an edit of the IR wins over
+ * what was read: a kept TypeProto is written only while the olg_type still holds what it was
+ * read as (same kind, element type, rank, and the same dims and inner arrays -- dims arrays are
+ * never changed in place), kept tensor data only while tensor->data is the reader's buffer, a
+ * kept metadata entry only while the IR entry reads the same. */
 #ifndef OLG_SERIALIZE_PB_H
 #define OLG_SERIALIZE_PB_H
 #include <stdbool.h>
@@ -90,9 +91,11 @@ typedef struct olg_pbx {
   uint32_t n_kv_verbatim;
   olg_pb_span *opset_verbatim; /* model only */
   uint32_t n_opset_verbatim;
-  /* TypeProto (type extras): the whole TypeProto payload, written instead of the IR type. */
+  /* TypeProto (type extras): the whole TypeProto payload, written instead of the IR type while
+   * the type still equals type_snapshot (its contents when read, extra aside) */
   olg_pb_span type_verbatim;
   bool has_type_verbatim;
+  olg_type type_snapshot;
   /* TensorProto: the data fields as read, written instead of data converted from the IR while
    * tensor->data is still data_snapshot (the reader's own buffer) */
   olg_pb_raw *data_verbatim;

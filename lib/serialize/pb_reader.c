@@ -718,6 +718,8 @@ static olg_status rd_type_top(rd *r, const pbf *f, olg_type *ty, bool keep_empty
     if (!x) return OLG_ERR_NOMEM;
     x->has_type_verbatim = true;
     x->type_verbatim = (olg_pb_span){f->p, f->n};
+    x->type_snapshot = *ty;
+    x->type_snapshot.extra = NULL;
   }
   return OLG_OK;
 }

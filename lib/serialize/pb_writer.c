@@ -355,9 +355,24 @@ static void w_type_wrapped(enc *e, uint32_t no, const olg_type *ty) {
   sub_end(e, k);
 }
 
+/* Does a kept TypeProto still describe ty? (Arrays are compared by identity: the IR replaces
+ * them rather than editing them.) */
+static bool type_unchanged(const olg_type *ty, const olg_type *was) {
+  return ty->kind == was->kind && ty->has_shape == was->has_shape &&
+         ty->has_elem == was->has_elem && ty->elem == was->elem && ty->rank == was->rank &&
+         ty->dims == was->dims && ty->key == was->key && ty->inner == was->inner &&
+         ty->denotation == was->denotation && ty->opaque_domain == was->opaque_domain &&
+         ty->opaque_name == was->opaque_name;
+}
+
+static bool type_verbatim(const olg_type *ty) {
+  const olg_pbx *x = ty->extra;
+  return x && x->has_type_verbatim && type_unchanged(ty, &x->type_snapshot);
+}
+
 static void w_type_field(enc *e, uint32_t no, const olg_type *ty) {
   const olg_pbx *x = ty->extra;
-  if (x && x->has_type_verbatim) {
+  if (type_verbatim(ty)) {
     f_bytes(e, no, x->type_verbatim.p, x->type_verbatim.n);
     return;
   }
@@ -716,8 +731,7 @@ static void w_value_info(enc *e, const olg_graph *g, uint32_t no, int list, uint
   uint32_t fl = pbx_flags(x);
   mark k = sub_begin(e, no);
   if (!((fl & PBX_NO_NAME) && !*r->name)) f_str(e, 1, r->name);
-  const olg_pbx *tx = r->type.extra;
-  if ((tx && tx->has_type_verbatim) || (r->type.kind != OLG_TYPE_NONE && !(fl & PBX_VI_NO_TYPE)))
+  if (type_verbatim(&r->type) || (r->type.kind != OLG_TYPE_NONE && !(fl & PBX_VI_NO_TYPE)))
     w_type_field(e, 2, &r->type);
   if (r->doc_string) f_str(e, 3, r->doc_string);
   w_kvs(e, 4, r->metadata, r->n_metadata, x);

@@ -957,6 +957,22 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   CHECK_EQ(gr->nodes[1].attrs[1].type, OLG_ATTR_FLOAT);
   CHECK_EQ(gr->outputs.n, 2);
   CHECK_EQ(gr->outputs.p[0], gr->outputs.p[1]); /* one value, listed twice */
+  /* x's TypeProto (dim -1) is kept as it was; an edit of the type wins over it, even when the
+   * editor carries the extra along (as inference does) */
+  olg_value x = olg__graph_lookup(gr, "x");
+  CHECK(gr->values[x].type.extra != NULL);
+  const void *kept = gr->values[x].type.extra;
+  CHECK_OK(olg_value_set_type(gr, x, OLG_FLOAT16, 2, (const int64_t[]){5, 4}, NULL));
+  gr->values[x].type.extra = kept;
+  buf out;
+  CHECK_OK(write_mem(m, &out));
+  Onnx__ModelProto *pm = onnx__model_proto__unpack(NULL, out.n, out.p);
+  CHECK(pm != NULL);
+  Onnx__TypeProto__Tensor *tt = pm->graph->input[0]->type->tensor_type;
+  CHECK_EQ(tt->elem_type, OLG_FLOAT16);
+  CHECK_EQ(tt->shape->dim[0]->dim_value, 5);
+  onnx__model_proto__free_unpacked(pm, NULL);
+  buf_free(&out);
   olg_model_free(m);
   buf_free(&model);
 }
