@@ -546,3 +546,47 @@ out:
 TEST(infer_fail_each_allocation) {
   CHECK_FAIL_EACH_ALLOCATION(scenario_infer, NULL);
 }
+
+/* Fault injection through Loop (its body is inferred, saved and restored). */
+static olg_status scenario_loop(void *ud, const olg_allocator *a) {
+  (void)ud;
+  olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
+  mo.allocator = a;
+  olg_model *m;
+  olg_status s = olg_model_new(&m, &mo);
+  if (s) return s;
+  olg_graph *g = olg_model_graph(m), *body;
+  olg_value x, M, i, c, acc, nxt, co, outs[2];
+  olg_node_id n;
+  const int64_t five = 5;
+  if ((s = olg_model_set_opset(m, "", 16)) ||
+      (s = olg_graph_add_input(g, "x", OLG_FLOAT, 1, (const int64_t[]){3}, NULL, &x)) ||
+      (s = olg_graph_add_initializer(g, "M", OLG_INT64, 0, NULL, &five, sizeof five, OLG_DATA_COPY, NULL, NULL, &M)) ||
+      (s = olg_model_new_subgraph(m, &body)) ||
+      (s = olg_graph_add_input(body, "i", OLG_UNDEFINED, OLG_RANK_UNKNOWN, NULL, NULL, &i)) ||
+      (s = olg_graph_add_input(body, "c", OLG_UNDEFINED, OLG_RANK_UNKNOWN, NULL, NULL, &c)) ||
+      (s = olg_graph_add_input(body, "acc", OLG_UNDEFINED, OLG_RANK_UNKNOWN, NULL, NULL, &acc)) ||
+      /* the carried value grows: [3] -> [6] -> ..., so the body is inferred again, more general */
+      (s = olg_node_begin(body, "", "Concat", "cat", &n)) || (s = olg_node_arg_value(body, n, acc)) ||
+      (s = olg_node_arg_value(body, n, acc)) || (s = olg_node_attr_int(body, n, "axis", 0)) ||
+      (s = olg_node_end(body, n, 1, (const char *[]){"nxt"}, &nxt)) ||
+      (s = olg_node_begin(body, "", "Identity", "id", &n)) || (s = olg_node_arg_value(body, n, c)) ||
+      (s = olg_node_end(body, n, 1, (const char *[]){"co"}, &co)) || (s = olg_graph_add_output(body, co)) ||
+      (s = olg_graph_add_output(body, nxt)) || (s = olg_node_begin(g, "", "Loop", "loop", &n)) ||
+      (s = olg_node_arg_value(g, n, M)) || (s = olg_node_arg_none(g, n)) || (s = olg_node_arg_value(g, n, x)) ||
+      (s = olg_node_attr_graph(g, n, "body", body)) || (s = olg_node_end(g, n, 1, NULL, outs)))
+    goto out;
+  if ((s = olg_infer_shapes(m, NULL, NULL))) goto out;
+  /* the loop-carried result: rank 1, length unknown (it changes every iteration) */
+  int64_t d = 0;
+  if (olg_value_rank(g, outs[0]) != 1 || olg_value_dim(g, outs[0], 0, &d, NULL) || d != OLG_DIM_UNKNOWN)
+    s = OLG_ERR_STATE;
+out:
+  olg_model_free(m);
+  return s;
+}
+
+TEST(infer_loop_generalizes_and_fails_each_allocation) {
+  CHECK_OK(scenario_loop(NULL, NULL));
+  CHECK_FAIL_EACH_ALLOCATION(scenario_loop, NULL);
+}
