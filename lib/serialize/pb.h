@@ -61,8 +61,8 @@ enum {
   PBX_ATTR_LISTS = 1u << 13,      /* several list fields: counts in list_n[] */
   PBX_ATTR_TYPE_RAW = 1u << 14,   /* attribute.type is not an AttributeType: attr_type holds it */
   PBX_LOC_DEFAULT = 1u << 15,     /* tensor.data_location = DEFAULT was present */
-  PBX_VI_NO_TYPE = 1u << 16       /* value: its primary ValueInfoProto had no type (the IR type
-                                     came from the initializer) */
+  PBX_VI_NO_TYPE = 1u << 16       /* value: its primary ValueInfoProto had no type (the IR type,
+                                     in type_snapshot, came from the initializer) */
 };
 
 /* Attribute list fields, in the order of list_n[]. */
@@ -92,7 +92,8 @@ typedef struct olg_pbx {
   olg_pb_span *opset_verbatim; /* model only */
   uint32_t n_opset_verbatim;
   /* TypeProto (type extras): the whole TypeProto payload, written instead of the IR type while
-   * the type still equals type_snapshot (its contents when read, extra aside) */
+   * the type still equals type_snapshot (its contents when read, extra aside). Values with
+   * PBX_VI_NO_TYPE: the type the value had then. */
   olg_pb_span type_verbatim;
   bool has_type_verbatim;
   olg_type type_snapshot;

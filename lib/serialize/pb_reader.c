@@ -1271,7 +1271,10 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
       if ((s = rd_type_top(r, &type, &ty, true))) return s;
       rec->type = ty;
     } else if (rec->type.kind != OLG_TYPE_NONE) {
-      if ((s = set_flag(r, &rec->extra, PBX_VI_NO_TYPE))) return s;
+      olg_pbx *x = pbx(r, &rec->extra);
+      if (!x) return OLG_ERR_NOMEM;
+      x->flags |= PBX_VI_NO_TYPE;
+      x->type_snapshot = rec->type;
     }
     if (!has_name && (s = set_flag(r, &rec->extra, PBX_NO_NAME))) return s;
     if (has_doc && !(rec->doc_string = sdup(r, &doc, NULL))) return OLG_ERR_NOMEM;

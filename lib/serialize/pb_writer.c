@@ -731,7 +731,8 @@ static void w_value_info(enc *e, const olg_graph *g, uint32_t no, int list, uint
   uint32_t fl = pbx_flags(x);
   mark k = sub_begin(e, no);
   if (!((fl & PBX_NO_NAME) && !*r->name)) f_str(e, 1, r->name);
-  if (type_verbatim(&r->type) || (r->type.kind != OLG_TYPE_NONE && !(fl & PBX_VI_NO_TYPE)))
+  bool no_type = (fl & PBX_VI_NO_TYPE) && type_unchanged(&r->type, &x->type_snapshot);
+  if (type_verbatim(&r->type) || (r->type.kind != OLG_TYPE_NONE && !no_type))
     w_type_field(e, 2, &r->type);
   if (r->doc_string) f_str(e, 3, r->doc_string);
   w_kvs(e, 4, r->metadata, r->n_metadata, x);

@@ -1351,10 +1351,17 @@ TEST(serialize_names_and_values) {
   float two[2] = {1, 2};
   tensor_raw(&w, "x", OLG_FLOAT, (int64_t[]){2}, 1, two, 8);
   pmsg(&g, 5, &w);
+  /* an initializer described in value_info by its name alone: no type is added on write */
+  buf k = {0};
+  tensor_raw(&k, "k", OLG_FLOAT, (int64_t[]){2}, 1, two, 8);
+  pmsg(&g, 5, &k);
   vi_tensor(&vx, "x", OLG_FLOAT, (int64_t[]){2}, 1);
   pmsg(&g, 11, &vx);
   vi_tensor(&vz, "z", OLG_FLOAT, (int64_t[]){2}, 1);
   pmsg(&g, 12, &vz);
+  buf vk = {0};
+  pstr(&vk, 1, "k");
+  pmsg(&g, 13, &vk);
   buf b = {0};
   model_of(&b, &g, NULL);
   CHECK_ROUND_TRIP(&b);
