@@ -389,19 +389,31 @@ SEED_CASES = [
 ]
 
 
+def _lively(m, seed=11):
+    """Random weights that make outputs of order 1, so that comparing them means something:
+    torchvision initializes some heads with zeros (ViT: every output 0) or tiny normals
+    (MobileNetV3: outputs ~0.01), and BatchNorm statistics with exactly 0 and 1."""
+    g = _g(seed)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, nn.Linear):
+                mod.weight.copy_(torch.randn(mod.weight.shape, generator=g) /
+                                 math.sqrt(mod.in_features))
+                if mod.bias is not None:
+                    mod.bias.copy_(torch.rand(mod.bias.shape, generator=g) * 0.2 - 0.1)
+            elif isinstance(mod, nn.BatchNorm2d):
+                mod.running_mean.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
+                mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+    return m
+
+
 def _tv(name, size=64, **kw):
     def build():
         import torchvision
         torch.manual_seed(0)
         fn = getattr(torchvision.models, name, None) or \
             getattr(torchvision.models.segmentation, name)
-        m = fn(weights=None, **kw)
-        # random but not degenerate: BatchNorm statistics that are not exactly 0 and 1
-        g = _g(11)
-        for mod in m.modules():
-            if isinstance(mod, nn.BatchNorm2d):
-                mod.running_mean.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
-                mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+        m = _lively(fn(weights=None, **kw))
         return m, (randn(1, 3, size, size, seed=5),)
     return build
 
@@ -413,6 +425,7 @@ def _convnext_small():
     torch.manual_seed(0)
     m = ConvNeXt([CNBlockConfig(16, 32, 2), CNBlockConfig(32, 64, 2), CNBlockConfig(64, 96, 2),
                   CNBlockConfig(96, None, 1)], stochastic_depth_prob=0.1, num_classes=10)
+    _lively(m)
     return m, (randn(1, 3, 64, 64, seed=5),)
 
 
@@ -424,6 +437,7 @@ def _swin_small():
     m = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2, 2, 1],
                         num_heads=[1, 2, 2, 4], window_size=[4, 4], stochastic_depth_prob=0.1,
                         num_classes=10)
+    _lively(m)
     return m, (randn(1, 3, 64, 64, seed=5),)
 
 
@@ -433,6 +447,7 @@ def _vit():
     m = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2,
                                              num_heads=2, hidden_dim=32, mlp_dim=64,
                                              num_classes=10)
+    _lively(m)
     return m, (randn(1, 3, 32, 32, seed=5),)
 
 
