@@ -103,20 +103,21 @@ void *olg__realloc(const olg_allocator *a, void *p, size_t old_n, size_t new_n) 
   if (!p) return olg__malloc(a, new_n);
   void *q;
   if (a->realloc) {
-    q = a->realloc(a->ud, p, old_n, new_n ? new_n : 1);
+    q = a->realloc(a->ud, p, old_n ? old_n : 1, new_n ? new_n : 1);
   } else {
     q = a->alloc(a->ud, new_n ? new_n : 1);
     if (q) {
       memcpy(q, p, old_n < new_n ? old_n : new_n);
-      a->free(a->ud, p, old_n);
+      a->free(a->ud, p, old_n ? old_n : 1);
     }
   }
   if (!q) olg__err(OLG_ERR_NOMEM, "out of memory (%zu bytes)", new_n);
   return q;
 }
 
+/* olg__malloc gives a request of 0 bytes one byte: the size passed back is the same. */
 void olg__free(const olg_allocator *a, void *p, size_t n) {
-  if (p) a->free(a->ud, p, n);
+  if (p) a->free(a->ud, p, n ? n : 1);
 }
 
 olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem) {
