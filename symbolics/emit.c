@@ -1181,3 +1181,28 @@ OLG_API olg_status olg_lower_arg_as_tensor(olg_lower *cx, size_t i, olg_dtype dt
     return olg__errf(cx, OLG_ERR_TYPE, "argument %zu is none, not a tensor", i);
   }
 }
+
+/* ---- GridSample ---- */
+
+olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
+                                 const char *padding_mode, int align_corners, olg_value *out) {
+  int opset = olg__opset(cx);
+  bool v20 = opset >= 20;
+  const char *m;
+  if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) m = v20 ? "linear" : "bilinear";
+  else if (strcmp(mode, "cubic") == 0 || strcmp(mode, "bicubic") == 0) m = v20 ? "cubic" : "bicubic";
+  else if (strcmp(mode, "nearest") == 0) m = "nearest";
+  else return olg__errf(cx, OLG_ERR_INVALID_ARG, "GridSample: unknown mode '%s'", mode);
+  int32_t rank = olg__rank(cx, x);
+  if (opset < 16 || (!v20 && rank != 4))
+    return olg__unsupportedf(cx, rank == 4 ? 16 : 20, "GridSample of a %s input",
+                             rank == 4 ? "4-D" : "non-4-D");
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "GridSample", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, grid));
+  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", m));
+  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", padding_mode));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", align_corners));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}

@@ -310,4 +310,12 @@ bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p
 /* The source node's IR (read only). */
 const olg_node *olg__src_node(const olg_lower *cx);
 
+/* ------------------------------------------------------------------------------------------ */
+/* GridSample (16: 4-D only, modes "bilinear"/"nearest"/"bicubic"; 20: N-D, the modes renamed
+ * "linear"/"nearest"/"cubic"). mode in either spelling; padding_mode "zeros", "border" or
+ * "reflection". Below 16 (or below 20 for an input that is not 4-D) it adds a diagnostic
+ * naming the opset that works and returns OLG_ERR_UNSUPPORTED. */
+olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
+                                 const char *padding_mode, int align_corners, olg_value *out);
+
 #endif
