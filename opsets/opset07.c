@@ -282,4 +282,9 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "sort", olg__sym_sort, OLG_LOWERING_NATIVE},
     {"aten", "topk", olg__sym_topk, OLG_LOWERING_NATIVE},
 
+    /* ---- sampling and attention, ONNX domain: the decompositions below the native opset ---- */
+    {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "GridSample", olg__sym_onnx_grid_sample_decomposed, OLG_LOWERING_DECOMPOSED},
+
     {NULL, NULL, NULL, 0}};

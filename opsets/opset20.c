@@ -10,4 +10,7 @@ const olg_symbolic_reg olg__opset20[] = {
     {"aten", "affine_grid_generator", olg__sym_affine_grid_generator, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler_3d", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
 
+    /* ---- sampling, ONNX domain: AffineGrid-20 passed through (decomposed below) ---- */
+    {"", "AffineGrid", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

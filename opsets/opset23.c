@@ -10,4 +10,7 @@ const olg_symbolic_reg olg__opset23[] = {
     {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention,
      OLG_LOWERING_NATIVE},
 
+    /* ---- attention, ONNX domain: Attention-23 passed through (decomposed below) ---- */
+    {"", "Attention", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -400,3 +400,62 @@ OLG_SYMBOLIC(olg__sym_native_multi_head_attention) {
   }
   return OLG_OK;
 }
+
+/* ONNX Attention (23) below 23: the same decomposition, for what it expresses there: 4-D Q, K,
+ * V (or 3-D ones with q_num_heads / kv_num_heads), a bool or float mask, is_causal, scale; no
+ * KV cache (past_key, past_value, nonpad_kv_seqlen), no softcap, and only output Y used. */
+OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed) {
+  UNUSED_SRC;
+  sdpa a;
+  memset(&a, 0, sizeof a);
+  OLG_TRY(olg_lower_arg_value(cx, 0, &a.q));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &a.k));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &a.v));
+  OLG_TRY(olg__arg_value_or_none(cx, 3, &a.mask));
+  for (size_t i = 4; i < olg_lower_arg_count(cx); i++)
+    if (!olg_lower_arg_is_none(cx, i))
+      return olg_lower_unsupported(cx, "Attention with a KV cache (past_key, past_value, "
+                                       "nonpad_kv_seqlen)", 23);
+  for (size_t i = 1; i < olg_lower_output_count(cx); i++)
+    if (olg_lower_output_used(cx, i))
+      return olg_lower_unsupported(cx, "Attention's present_key, present_value or "
+                                       "qk_matmul_output", 23);
+  if (olg__src_attr_float(cx, "softcap", 0.0) != 0.0)
+    return olg_lower_unsupported(cx, "Attention with softcap", 23);
+  a.dt = olg__dtype(cx, a.q);
+  if (!olg__is_float(a.dt))
+    return olg_lower_error(cx, OLG_ERR_TYPE, "Attention: Q must be floating-point");
+  if (olg_lower_src_attr_has(cx, "softmax_precision") &&
+      olg__src_attr_int(cx, "softmax_precision", 0) != (int64_t)a.dt)
+    return olg_lower_unsupported(cx, "Attention with a softmax_precision other than the inputs' "
+                                     "dtype", 23);
+  if (a.mask != OLG_NO_VALUE && olg__dtype(cx, a.mask) != OLG_BOOL &&
+      olg__dtype(cx, a.mask) != a.dt)
+    return olg_lower_error(cx, OLG_ERR_TYPE, "Attention: attn_mask must be bool or of Q's dtype");
+  a.causal = olg__src_attr_int(cx, "is_causal", 0) != 0;
+  a.has_scale = olg_lower_src_attr_has(cx, "scale");
+  a.scale = olg__src_attr_float(cx, "scale", 0.0);
+  int32_t r = olg__rank(cx, a.q);
+  bool three_d = r == 3;
+  if (three_d) { /* [B, T, H*E] -> [B, H, T, E] */
+    int64_t hq = olg__src_attr_int(cx, "q_num_heads", 0), hk = olg__src_attr_int(cx, "kv_num_heads", 0);
+    if (hq <= 0 || hk <= 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: 3-D inputs need q_num_heads "
+                                                        "and kv_num_heads");
+    OLG_TRY(split_heads(cx, a.q, hq, -1, &a.q));
+    OLG_TRY(split_heads(cx, a.k, hk, -1, &a.k));
+    OLG_TRY(split_heads(cx, a.v, hk, -1, &a.v));
+  } else if (r != 4 || olg__rank(cx, a.k) != 4 || olg__rank(cx, a.v) != 4) {
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: Q, K and V must be 3-D or 4-D");
+  }
+  a.rq = a.rk = a.rv = 4;
+  int64_t hq = olg__dim(cx, a.q, 1), hk = olg__dim(cx, a.k, 1);
+  a.gqa = hq != hk;
+  olg_value y;
+  OLG_TRY(sdpa_decomposed(cx, &a, &y));
+  if (three_d) { /* [B, H, T, Ev] -> [B, T, H*Ev] */
+    OLG_TRY(olg__emit_transpose(cx, y, (const int64_t[]){0, 2, 1, 3}, 4, &y));
+    OLG_TRY(olg__emit_reshape_static(cx, y, (const int64_t[]){0, 0, -1}, 3, &y));
+  }
+  return olg_lower_bind_output(cx, 0, y);
+}

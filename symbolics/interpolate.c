@@ -45,6 +45,8 @@ enum { INTERP_NEAREST, INTERP_LINEAR, INTERP_CUBIC };
 
 /* The most output elements along one axis for which tables are computed here. */
 #define INTERP_MAX_AXIS_LEN ((int64_t)1 << 24)
+/* The most elements of one interpolation matrix embedded as a constant (64 MiB of float). */
+#define INTERP_MAX_MATRIX ((int64_t)1 << 24)
 
 typedef struct interp {
   int mode, ns; /* INTERP_*, number of spatial dims (1..3) */
@@ -339,24 +341,23 @@ static olg_status emit_gather_tables(olg_lower *cx, const interp *ip, const axis
   return OLG_OK;
 }
 
-/* The interpolation matrix of one axis, [out, in] (transposed: [in, out]), in dtype. */
+/* The interpolation matrix of one axis, [out, in] (transposed: [in, out]), built directly in
+ * the input's dtype (float or double). */
 static olg_status axis_matrix(olg_lower *cx, const axis_table *t, olg_dtype dtype, bool transposed,
                               olg_value *out) {
-  size_t n = (size_t)(t->in * t->out);
-  double *m = olg__lower_alloc(cx, n * sizeof *m);
+  size_t n = (size_t)(t->in * t->out), esz = dtype == OLG_DOUBLE ? sizeof(double) : sizeof(float);
+  void *m = olg__lower_alloc(cx, (n ? n : 1) * esz); /* zeroed */
   if (!m) return OLG_ERR_NOMEM;
   for (int64_t i = 0; i < t->out; i++)
     for (int k = 0; k < t->n_taps; k++) {
       int64_t j = t->idx[i * t->n_taps + k];
       size_t at = transposed ? (size_t)(j * t->out + i) : (size_t)(i * t->in + j);
-      m[at] += t->w[i * t->n_taps + k];
+      double w = t->w[i * t->n_taps + k];
+      if (dtype == OLG_DOUBLE) ((double *)m)[at] += w;
+      else ((float *)m)[at] += (float)w; /* taps clamped onto one input add up, as PyTorch's sum */
     }
   int64_t dims[2] = {transposed ? t->in : t->out, transposed ? t->out : t->in};
-  if (dtype == OLG_DOUBLE) return olg__const_tensor(cx, OLG_DOUBLE, 2, dims, m, n * sizeof *m, out);
-  float *f = olg__lower_alloc(cx, n * sizeof *f);
-  if (!f) return OLG_ERR_NOMEM;
-  for (size_t i = 0; i < n; i++) f[i] = (float)m[i];
-  return olg__const_tensor(cx, OLG_FLOAT, 2, dims, f, n * sizeof *f, out);
+  return olg__const_tensor(cx, dtype, 2, dims, m, n * esz, out);
 }
 
 /* Linear / cubic below opset 11: y = x multiplied along each spatial axis by its interpolation
@@ -368,6 +369,11 @@ static olg_status emit_matmul_tables(olg_lower *cx, const interp *ip, const axis
   if (dt != OLG_FLOAT && dt != OLG_DOUBLE)
     return olg__errf(cx, OLG_ERR_TYPE, "the interpolation-matrix decomposition handles float and "
                      "double inputs, not %s", olg_dtype_name(dt));
+  for (int a = 0; a < ip->ns; a++)
+    if (t[a].in * t[a].out > INTERP_MAX_MATRIX)
+      return olg__unsupportedf(cx, olg__opset(cx) < 11 ? 11 : -1, "an interpolation matrix of "
+                               "%lld x %lld elements (spatial dim %d) is too large to embed",
+                               (long long)t[a].out, (long long)t[a].in, a);
   olg_value v = ip->x, m;
   int ns = ip->ns;
   int64_t cur[3];

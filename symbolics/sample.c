@@ -340,19 +340,13 @@ static olg_status grid_sample_decomposed(olg_lower *cx, const gs *g, olg_value *
 }
 
 static olg_status grid_sample_native(olg_lower *cx, const gs *g, olg_value *y) {
-  bool renamed = olg__opset(cx) >= 20;
-  static const char *const modes16[3] = {"bilinear", "nearest", "bicubic"};
-  static const char *const modes20[3] = {"linear", "nearest", "cubic"};
+  static const char *const modes[3] = {"linear", "nearest", "cubic"};
   static const char *const pads[3] = {"zeros", "border", "reflection"};
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "GridSample", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, g->x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, g->grid));
-  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", (renamed ? modes20 : modes16)[g->mode]));
-  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", pads[g->padding]));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", g->align_corners));
-  return olg_lower_emit_end(cx, nd, 1, y);
+  return olg__emit_grid_sample(cx, g->x, g->grid, modes[g->mode], pads[g->padding],
+                               g->align_corners, y);
 }
+
+static olg_status lower_grid_sampler(olg_lower *cx, gs *g);
 
 /* aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
  * bool align_corners); also grid_sampler_2d / grid_sampler_3d (same arguments). */
@@ -360,12 +354,40 @@ OLG_SYMBOLIC(olg__sym_grid_sampler) {
   UNUSED_SRC;
   gs g;
   memset(&g, 0, sizeof g);
-  olg_value y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &g.x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &g.grid));
   OLG_TRY(olg_lower_arg_int(cx, 2, &g.mode));
   OLG_TRY(olg_lower_arg_int(cx, 3, &g.padding));
   OLG_TRY(olg__arg_bool_or(cx, 4, 0, &g.align_corners));
+  return lower_grid_sampler(cx, &g);
+}
+
+/* ONNX GridSample (16; N-D and modes renamed at 20) at an opset without it: the same
+ * decomposition. Rows from opset 16 on re-encode the node instead (symbolics/onnx.c). */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed) {
+  UNUSED_SRC;
+  gs g;
+  memset(&g, 0, sizeof g);
+  OLG_TRY(olg_lower_arg_value(cx, 0, &g.x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &g.grid));
+  const char *mode = olg__src_attr_string(cx, "mode", "linear");
+  const char *pad = olg__src_attr_string(cx, "padding_mode", "zeros");
+  g.mode = !strcmp(mode, "linear") || !strcmp(mode, "bilinear") ? GS_BILINEAR
+           : !strcmp(mode, "nearest")                           ? GS_NEAREST
+           : !strcmp(mode, "cubic") || !strcmp(mode, "bicubic") ? GS_BICUBIC
+                                                                : -1;
+  g.padding = !strcmp(pad, "zeros") ? GS_ZEROS : !strcmp(pad, "border") ? GS_BORDER
+              : !strcmp(pad, "reflection") ? GS_REFLECTION : -1;
+  if (g.mode < 0 || g.padding < 0)
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "GridSample: mode '%s' / padding_mode '%s' is "
+                     "not one ONNX defines", mode, pad);
+  g.align_corners = olg__src_attr_int(cx, "align_corners", 0) != 0;
+  return lower_grid_sampler(cx, &g);
+}
+
+static olg_status lower_grid_sampler(olg_lower *cx, gs *gp) {
+  gs g = *gp;
+  olg_value y;
   int32_t rank = olg__rank(cx, g.x);
   if (rank != 4 && rank != 5)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "grid_sampler expects a 4-D or 5-D input");
@@ -425,16 +447,38 @@ static void linspace_neg_one(int64_t n, int align_corners, bool dbl, double *out
 #undef P
 }
 
+static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_t *size,
+                                    size_t n, int ac);
+
 /* aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) */
 OLG_SYMBOLIC(olg__sym_affine_grid_generator) {
   UNUSED_SRC;
-  olg_value theta, y;
+  olg_value theta;
   const int64_t *size;
   size_t n;
   int ac;
   OLG_TRY(olg_lower_arg_value(cx, 0, &theta));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &size, &n));
   OLG_TRY(olg__arg_bool_or(cx, 2, 0, &ac));
+  return lower_affine_grid(cx, theta, size, n, ac);
+}
+
+/* ONNX AffineGrid (20) below 20: the same decomposition; its size input must be known. */
+OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed) {
+  UNUSED_SRC;
+  olg_value theta, sv;
+  const int64_t *size;
+  size_t n;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &theta));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &sv));
+  if (!olg__known_ints(cx, sv, &size, &n))
+    return olg_lower_unsupported(cx, "AffineGrid with a size known only at run time", 20);
+  return lower_affine_grid(cx, theta, size, n, olg__src_attr_int(cx, "align_corners", 0) != 0);
+}
+
+static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_t *size,
+                                    size_t n, int ac) {
+  olg_value y;
   if (n != 4 && n != 5)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "affine_grid_generator: size must be "
                                                     "[N, C, H, W] or [N, C, D, H, W]");

@@ -251,4 +251,9 @@ OLG_SYMBOLIC(olg__sym_gru);
 OLG_SYMBOLIC(olg__sym_rnn_tanh);
 OLG_SYMBOLIC(olg__sym_rnn_relu);
 
+/* ---- sampling and attention, ONNX domain below the native opset (sample.c, attention.c) ---- */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed); /* GridSample below 16 (N-D below 20) */
+OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed); /* AffineGrid below 20 */
+OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed);   /* Attention below 23 */
+
 #endif

@@ -103,3 +103,29 @@ CASES += [
          [Dyn(xq, ["B", "T", Em]), Dyn(xk, ["B", "T", Em]), Dyn(xv, ["B", "T", Em]), 6, 3,
           Init(W), Init(b), Init(P), Init(pb), None, True, False, None], mha),
 ]
+
+# ---- ONNX-domain Attention (23) legalized to every opset: passed through from 23, the same
+# decomposition below (4-D, or 3-D with q_num_heads / kv_num_heads) ----
+
+
+def onnx_attention_3d(hq, hk, **kw):
+    def ref(q, k, v, *mask):
+        B, T, _ = q.shape
+        S = k.shape[1]
+        q4 = q.reshape(B, T, hq, -1).transpose(0, 2, 1, 3)
+        k4 = k.reshape(B, S, hk, -1).transpose(0, 2, 1, 3)
+        v4 = v.reshape(B, S, hk, -1).transpose(0, 2, 1, 3)
+        y = sdpa_ref(q4, k4, v4, mask[0] if mask else None, enable_gqa=True, **kw)
+        return y.transpose(0, 2, 1, 3).reshape(B, T, -1)
+    return ref
+
+
+CASES += [
+    Case("Attention", [q4, k4, v4, bmask], lambda q, k, v, m: sdpa_ref(q, k, v, m, is_causal=True),
+         domain="", torch=False, attrs={"is_causal": 1}, source_opset=23),
+    Case("Attention", [q4, k4, v4, fmask], lambda q, k, v, m: sdpa_ref(q, k, v, m, scale=0.25),
+         domain="", torch=False, attrs={"scale": 0.25}, source_opset=23),
+    Case("Attention", [f32(2, L, 4 * 3), f32(2, S, 2 * 3), f32(2, S, 2 * 5)],
+         onnx_attention_3d(4, 2), domain="", torch=False,
+         attrs={"q_num_heads": 4, "kv_num_heads": 2}, source_opset=23),
+]

@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import torch
 
-from harness import Case, Dyn
+from harness import Case, Dyn, Init
 
 aten = torch.ops.aten
 rng = np.random.default_rng(16)
@@ -76,4 +76,27 @@ CASES += [
          aten.affine_grid_generator),
     Case("affine_grid_generator", [f32(2, 3, 4), [2, 1, 3, 4, 5], True],
          aten.affine_grid_generator),
+]
+
+# ---- ONNX-domain GridSample (16, 20) and AffineGrid (20) legalized to every opset: re-encoded
+# from their opset on, the same decompositions below ----
+CASES += [
+    Case("GridSample", [x4, g4], lambda x, g: torch.grid_sampler(x, g, 0, 0, False), domain="",
+         attrs={"mode": "bilinear"}, source_opset=16),
+    Case("GridSample", [x4, g4], lambda x, g: torch.grid_sampler(x, g, 2, 2, True), domain="",
+         attrs={"mode": "bicubic", "padding_mode": "reflection", "align_corners": 1},
+         source_opset=16),
+    Case("GridSample", [x4, g4], lambda x, g: torch.grid_sampler(x, g, 1, 1, False), domain="",
+         attrs={"mode": "nearest", "padding_mode": "border"}, source_opset=20),
+    # 5-D: GridSample-20 only; below 20 decomposed (the re-encoding row at 16 refuses a 5-D input
+    # at 16-19, naming 20)
+    Case("GridSample", [x5, g5], lambda x, g: torch.grid_sampler(x, g, 0, 1, True), domain="",
+         attrs={"mode": "linear", "padding_mode": "border", "align_corners": 1}, source_opset=20,
+         opsets=[7, 9, 10, 11, 13, 20, 21, 23, 26, 27]),
+    Case("AffineGrid", [f32(2, 2, 3), Init(np.array([2, 3, 4, 5], np.int64))],
+         lambda t, s: aten.affine_grid_generator(t, s.tolist(), False), domain="",
+         source_opset=20),
+    Case("AffineGrid", [f32(2, 3, 4), Init(np.array([2, 1, 3, 4, 5], np.int64))],
+         lambda t, s: aten.affine_grid_generator(t, s.tolist(), True), domain="",
+         attrs={"align_corners": 1}, source_opset=20),
 ]
