@@ -65,6 +65,9 @@ CASES = [
          vec("upsample_nearest2d"), min_opset=11),
     Case("upsample_nearest2d", [Dyn(x2b, [2, 3, "H", "W"]), [5, 5], None, None],
          plain("upsample_nearest2d"), min_opset=11),
+    # output sizes computed at run time (a list of scalar tensors): Resize with sizes (11)
+    Case("upsample_nearest2d", [x2b, [np.array(7), np.array(9)], None, None],
+         lambda x, s, a, b: aten.upsample_nearest2d(x, [int(t) for t in s], a, b), min_opset=11),
     # ---- nearest 3d ----
     Case("upsample_nearest3d", [x3, [6, 8, 10], None, None, None], plain("upsample_nearest3d")),
     Case("upsample_nearest3d", [x3, [4, 5, 3], None, None, None], plain("upsample_nearest3d")),
@@ -96,6 +99,9 @@ CASES = [
          plain("upsample_bilinear2d"), min_opset=11),
     Case("upsample_bilinear2d", [Dyn(x2, [1, 2, "H", "W"]), None, False, [2.0, 1.5]],
          vec("upsample_bilinear2d"), min_opset=11),
+    Case("upsample_bilinear2d", [x2b, [np.array(3), np.array(13)], True, None, None],
+         lambda x, s, ac, a, b: aten.upsample_bilinear2d(x, [int(t) for t in s], ac, a, b),
+         min_opset=11),
     # ---- trilinear 3d ----
     Case("upsample_trilinear3d", [x3, [5, 6, 7], False, None, None, None],
          plain("upsample_trilinear3d")),
