@@ -1413,19 +1413,62 @@ static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p, size_
   return olg__emit_pad(cx, y, onnx_mode, pads, 2 * (size_t)rank, value, out);
 }
 
+/* The pad amounts of argument i computed at run time (a list of ints some of which are tensors):
+ * Pad takes them as an input from 11, where ONNX's negative amounts crop as PyTorch's do. */
+static olg_status pad_dynamic(olg_lower *cx, olg_value x, size_t i, const char *mode,
+                              double value, olg_value *out) {
+  const olg_value *vals;
+  size_t n;
+  int32_t rank;
+  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg_lower_arg_values(cx, i, &vals, &n));
+  if (n % 2 || n / 2 > (size_t)rank)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: %zu values for a tensor of rank %d", n, rank);
+  const char *onnx_mode = strcmp(mode, "replicate") == 0  ? "edge"
+                          : strcmp(mode, "circular") == 0 ? "wrap"
+                                                          : mode;
+  if (strcmp(onnx_mode, "constant") && strcmp(onnx_mode, "reflect") && strcmp(onnx_mode, "edge") &&
+      strcmp(onnx_mode, "wrap"))
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: unknown mode '%s'", mode);
+  if (olg__opset(cx) < 11)
+    return olg_lower_unsupported(cx, "pad with amounts computed at run time (Pad's pads input)", 11);
+  olg_value pieces[2 * OLG_MAX_RANK], pads, zero, v = OLG_NO_VALUE;
+  OLG_TRY(olg__const_i64s(cx, (const int64_t[]){0}, 1, &zero));
+  for (int32_t d = 0; d < 2 * rank; d++) pieces[d] = zero;
+  for (size_t j = 0; j < n; j++) { /* pairs for the last dim first: (begin, end) */
+    int32_t d = rank - 1 - (int32_t)(j / 2);
+    olg_value item = vals[j];
+    if (item == OLG_NO_VALUE) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "pad: an amount is none");
+    OLG_TRY(olg__emit_cast(cx, item, OLG_INT64, &item));
+    OLG_TRY(olg__emit_reshape_static(cx, item, (const int64_t[]){1}, 1, &item));
+    pieces[j % 2 ? rank + d : d] = item;
+  }
+  OLG_TRY(olg__concat_ints(cx, pieces, 2 * (size_t)rank, &pads));
+  if (value != 0) OLG_TRY(olg__const_like(cx, x, value, &v));
+  return olg__emit_pad_dyn(cx, x, onnx_mode, pads, v, out);
+}
+
+/* pad / constant_pad_nd with their pad list at argument 1. */
+static olg_status pad_arg(olg_lower *cx, olg_value x, const char *mode, double value,
+                          olg_value *out) {
+  if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUES && !all_known(cx, 1))
+    return pad_dynamic(cx, x, 1, mode, value, out);
+  const int64_t *p;
+  size_t n;
+  OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
+  return pad_common(cx, x, p, n, mode, value, out);
+}
+
 /* aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) */
 OLG_SYMBOLIC(olg__sym_pad) {
   UNUSED_SRC;
   olg_value x, y;
-  const int64_t *p;
-  size_t n;
   const char *mode;
   double value;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
   OLG_TRY(olg__arg_string_or(cx, 2, "constant", &mode));
   OLG_TRY(olg__arg_float_or(cx, 3, 0, &value));
-  OLG_TRY(pad_common(cx, x, p, n, mode, value, &y));
+  OLG_TRY(pad_arg(cx, x, mode, value, &y));
   return bind(cx, y);
 }
 
@@ -1433,12 +1476,9 @@ OLG_SYMBOLIC(olg__sym_pad) {
 OLG_SYMBOLIC(olg__sym_constant_pad_nd) {
   UNUSED_SRC;
   olg_value x, y;
-  const int64_t *p;
-  size_t n;
   double value;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
   OLG_TRY(olg__arg_float_or(cx, 2, 0, &value));
-  OLG_TRY(pad_common(cx, x, p, n, "constant", value, &y));
+  OLG_TRY(pad_arg(cx, x, "constant", value, &y));
   return bind(cx, y);
 }

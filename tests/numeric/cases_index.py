@@ -122,6 +122,8 @@ CASES = [
     Case("index_put", [f32(3, 4), [m34], np.array(1.0, np.float32), True], aten.index_put,
          min_opset=9),
     Case("index_put", [f32(3, 4), [Init(m34_known)], f32(6), False], aten.index_put),
+    Case("index_put", [f32(3, 4), [m34], f32(int(m34.sum())), False], aten.index_put, min_opset=9),
+    Case("index", [f32(3, 4), [np.array(2)]], aten.index),
     Case("index_put", [Dyn(f32(5, 3), ["N", 3]), [idx([4, 1])], f32(2, 3), False], aten.index_put,
          min_opset=9),
     # gather: GatherElements (11), below with static shapes
@@ -185,6 +187,13 @@ CASES = [
     Case("pad", [f32(1, 2, 5), [2, -1], "circular", None], aten.pad),
     Case("pad", [Dyn(f32(1, 2, 5), ["N", 2, "W"]), [2, 1], "circular", None], aten.pad),
     Case("pad", [i64(2, 3), [1, 1, 1, 1], "constant", 3.0], aten.pad),
+    # pad amounts computed at run time (Pad's pads input, 11): padding up to a size
+    Case("pad", [f32(2, 5), [Init(np.array(0)), Dyn(np.array(3), [])], "constant", 1.5],
+         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=11),
+    Case("pad", [f32(1, 3, 5), [Dyn(np.array(2), []), Dyn(np.array(1), [])], "reflect", None],
+         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=11),
+    Case("constant_pad_nd", [f32(2, 5), [Dyn(np.array(1), []), Dyn(np.array(-2), [])], 0.0],
+         lambda x, p, v: aten.constant_pad_nd(x, [int(t) for t in p], v), min_opset=11),
     # constant_pad_nd
     Case("constant_pad_nd", [f32(2, 3), [1, 2]], aten.constant_pad_nd),
     Case("constant_pad_nd", [f32(2, 3, 4), [1, -1, 0, 2, 1, 0], -1.5], aten.constant_pad_nd),
