@@ -47,7 +47,7 @@ STLIB := $(BUILD)/lib/libonnxlegal.a
 TOOL := $(BUILD)/bin/onnxlegal
 UNIT := $(BUILD)/tests/unit
 
-.PHONY: all lib tool test test-c test-py demo install uninstall check-exports check-abi \
+.PHONY: all lib tool test test-c test-py demo install uninstall check-exports check-abi update-abi \
 	sanitize deps clean
 all: lib tool
 
@@ -125,6 +125,13 @@ check-abi: $(SHLIB)
 		abidw --no-corpus-path --headers-dir include/onnxlegal $(SHLIB) > $(BUILD)/onnxlegal.abi && \
 		abidiff --headers-dir2 include/onnxlegal abi/onnxlegal.abi $(SHLIB) && echo "check-abi: compatible with abi/onnxlegal.abi"; \
 	else echo "check-abi: abidiff or abi/onnxlegal.abi missing"; exit 1; fi
+
+# Regenerates the committed ABI baseline after a deliberate, CHANGELOG-noted API change.
+update-abi: $(SHLIB)
+	@mkdir -p abi
+	nm -D --defined-only $(SHLIB) | awk '$$3 ~ /^olg_/ {print $$3}' | sed 's/@.*//' | sort > abi/exports.txt
+	abidw --no-corpus-path --headers-dir include/onnxlegal $(SHLIB) > abi/onnxlegal.abi
+	@echo "update-abi: $$(wc -l < abi/exports.txt) symbols"
 
 sanitize:
 	$(MAKE) BUILD=build/asan CC=$(CC) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

@@ -200,6 +200,14 @@ class Model:
             check(status, "olg_check")
         return diags
 
+    def infer_shapes(self):
+        """Fills in the dtype and shape of every value that inference can determine (graph
+        outputs included, so that a model built without declaring them is complete). Returns a
+        Diags with any contradiction found; raises on a model inference cannot accept."""
+        diags = Diags()
+        check(lib.olg_infer_shapes(self.handle, None, diags.handle), "olg_infer_shapes")
+        return diags
+
     # ---- graphs ----
     # Graph objects are made on demand and not cached, so that a Model holds no reference to
     # them and is freed as soon as the last Model, Graph or Value referring to it goes away.
