@@ -217,6 +217,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "addmm", olg__sym_addmm, OLG_LOWERING_NATIVE},
     {"aten", "baddbmm", olg__sym_baddbmm, OLG_LOWERING_NATIVE},
     {"aten", "bmm", olg__sym_matmul, OLG_LOWERING_NATIVE},
+    {"aten", "einsum", olg__sym_einsum, OLG_LOWERING_DECOMPOSED}, /* MatMul/ReduceSum below 12 */
     {"aten", "linear", olg__sym_linear, OLG_LOWERING_NATIVE},
     {"aten", "matmul", olg__sym_matmul, OLG_LOWERING_NATIVE},
     {"aten", "mm", olg__sym_matmul, OLG_LOWERING_NATIVE},

@@ -111,8 +111,267 @@ OLG_SYMBOLIC(olg__sym_linear) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* ---- einsum ---- */
+
+/* An operand of einsum: its value and one label per dim (letters; the dims of "..." get labels
+ * 256 + k, k counted from the ellipsis' last dim, so that they line up across operands as
+ * PyTorch broadcasts them). */
+typedef struct ein_term {
+  olg_value v;
+  int labels[OLG_MAX_RANK];
+  int n;
+} ein_term;
+
+#define EIN_ELLIPSIS_BASE 256
+
+static bool ein_has(const ein_term *t, int l) {
+  for (int i = 0; i < t->n; i++)
+    if (t->labels[i] == l) return true;
+  return false;
+}
+
+/* Parses one side of the equation ("ab...c") for a tensor of rank `rank` (-1: the output, whose
+ * ellipsis has n_ell dims). */
+static olg_status ein_parse(olg_lower *cx, const char *s, size_t len, int32_t rank, int n_ell,
+                            ein_term *t) {
+  size_t letters = 0;
+  bool ell = false;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] == '.') {
+      if (ell || i + 2 >= len || s[i + 1] != '.' || s[i + 2] != '.')
+        return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "einsum: a malformed '...'");
+      ell = true;
+      i += 2;
+    } else if ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) {
+      letters++;
+    } else {
+      return olg__errf(cx, OLG_ERR_INVALID_ARG, "einsum: unexpected '%c' in the equation", s[i]);
+    }
+  }
+  int e = rank >= 0 ? (int)rank - (int)letters : n_ell;
+  if (e < 0 || (!ell && e > 0) || letters + (size_t)e > OLG_MAX_RANK)
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "einsum: the equation does not match the ranks");
+  t->n = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] == '.') {
+      for (int k = e - 1; k >= 0; k--) t->labels[t->n++] = EIN_ELLIPSIS_BASE + k;
+      i += 2;
+    } else {
+      t->labels[t->n++] = (unsigned char)s[i];
+    }
+  }
+  return OLG_OK;
+}
+
+/* The size of label l in t, or OLG_DIM_UNKNOWN. */
+static int64_t ein_dim(const olg_lower *cx, const ein_term *t, int l) {
+  for (int i = 0; i < t->n; i++)
+    if (t->labels[i] == l) return olg__dim(cx, t->v, i);
+  return OLG_DIM_UNKNOWN;
+}
+
+/* Sums t over its labels that `keep` does not need (keep(l) false), in place. */
+static olg_status ein_sum_out(olg_lower *cx, ein_term *t, const int *keep, int n_keep) {
+  int64_t axes[OLG_MAX_RANK];
+  size_t n = 0;
+  ein_term r = {t->v, {0}, 0};
+  for (int i = 0; i < t->n; i++) {
+    bool needed = false;
+    for (int j = 0; j < n_keep && !needed; j++) needed = keep[j] == t->labels[i];
+    if (needed) r.labels[r.n++] = t->labels[i];
+    else axes[n++] = i;
+  }
+  if (!n) return OLG_OK;
+  olg_dtype dt = olg__dtype(cx, t->v), ct;
+  OLG_TRY(olg__compute_dtype(cx, "ReduceSum", 0, dt, &ct));
+  OLG_TRY(olg__emit_cast(cx, t->v, ct, &r.v));
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_SUM, r.v, axes, n, 0, &r.v));
+  OLG_TRY(olg__emit_cast(cx, r.v, dt, &r.v));
+  *t = r;
+  return OLG_OK;
+}
+
+/* t transposed to the label order `order` (a permutation of t's labels). */
+static olg_status ein_permute(olg_lower *cx, ein_term *t, const int *order, int n) {
+  int64_t perm[OLG_MAX_RANK];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < t->n; j++)
+      if (t->labels[j] == order[i]) perm[i] = j;
+  OLG_TRY(olg__emit_transpose(cx, t->v, perm, (size_t)n, &t->v));
+  memcpy(t->labels, order, (size_t)n * sizeof *order);
+  t->n = n;
+  return OLG_OK;
+}
+
+static olg_status ein_product(olg_lower *cx, const ein_term *t, const int *labels, int n,
+                              int64_t *out) {
+  int64_t p = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t d = ein_dim(cx, t, labels[i]);
+    if (d < 0)
+      return olg_lower_unsupported(cx, "einsum over a contracted or free dim whose size is not known (below Einsum-12)", 12);
+    p *= d;
+  }
+  *out = p;
+  return OLG_OK;
+}
+
+/* The contraction of a and b keeping the labels in keep[0..n_keep) (those of the output and of
+ * the operands still to come): batch labels (in both, kept) lead, MatMul contracts [L, C] by
+ * [C, R]. The result's labels: batch, a's free, b's free. */
+static olg_status ein_pair(olg_lower *cx, ein_term *a, ein_term *b, const int *keep, int n_keep,
+                           ein_term *out) {
+  int batch[OLG_MAX_RANK], left[OLG_MAX_RANK], con[OLG_MAX_RANK], right[OLG_MAX_RANK];
+  int nb = 0, nl = 0, nc = 0, nr = 0;
+  /* sum out what only one side has and nothing needs */
+  int need_a[2 * OLG_MAX_RANK + OLG_MAX_RANK], need_b[2 * OLG_MAX_RANK + OLG_MAX_RANK];
+  int na = 0, nbk = 0;
+  for (int i = 0; i < n_keep; i++) need_a[na++] = need_b[nbk++] = keep[i];
+  for (int i = 0; i < b->n; i++) need_a[na++] = b->labels[i];
+  for (int i = 0; i < a->n; i++) need_b[nbk++] = a->labels[i];
+  OLG_TRY(ein_sum_out(cx, a, need_a, na));
+  OLG_TRY(ein_sum_out(cx, b, need_b, nbk));
+  for (int i = 0; i < a->n; i++) {
+    int l = a->labels[i];
+    bool kept = false;
+    for (int j = 0; j < n_keep && !kept; j++) kept = keep[j] == l;
+    if (ein_has(b, l)) {
+      if (kept) batch[nb++] = l;
+      else con[nc++] = l;
+    } else {
+      left[nl++] = l;
+    }
+  }
+  for (int i = 0; i < b->n; i++)
+    if (!ein_has(a, b->labels[i])) right[nr++] = b->labels[i];
+  int oa[OLG_MAX_RANK], ob[OLG_MAX_RANK], k = 0;
+  for (int i = 0; i < nb; i++) oa[k++] = batch[i];
+  for (int i = 0; i < nl; i++) oa[k++] = left[i];
+  for (int i = 0; i < nc; i++) oa[k++] = con[i];
+  k = 0;
+  for (int i = 0; i < nb; i++) ob[k++] = batch[i];
+  for (int i = 0; i < nc; i++) ob[k++] = con[i];
+  for (int i = 0; i < nr; i++) ob[k++] = right[i];
+  OLG_TRY(ein_permute(cx, a, oa, nb + nl + nc));
+  OLG_TRY(ein_permute(cx, b, ob, nb + nc + nr));
+  int64_t L, C, R;
+  OLG_TRY(ein_product(cx, a, left, nl, &L));
+  OLG_TRY(ein_product(cx, a, con, nc, &C));
+  OLG_TRY(ein_product(cx, b, right, nr, &R));
+  /* [batch (copied: 0), L, C] @ [batch, C, R]; MatMul broadcasts batch dims of 1 */
+  int64_t sa[OLG_MAX_RANK + 2], sb[OLG_MAX_RANK + 2], so[OLG_MAX_RANK * 2];
+  for (int i = 0; i < nb; i++) sa[i] = sb[i] = so[i] = 0;
+  sa[nb] = L, sa[nb + 1] = C, sb[nb] = C, sb[nb + 1] = R;
+  olg_value a3, b3, y;
+  OLG_TRY(olg__emit_reshape_static(cx, a->v, sa, (size_t)nb + 2, &a3));
+  OLG_TRY(olg__emit_reshape_static(cx, b->v, sb, (size_t)nb + 2, &b3));
+  OLG_TRY(olg__emit_math2(cx, "MatMul", a3, b3, &y));
+  out->n = 0;
+  for (int i = 0; i < nb; i++) out->labels[out->n++] = batch[i];
+  int n = nb;
+  for (int i = 0; i < nl; i++) so[n++] = ein_dim(cx, a, left[i]), out->labels[out->n++] = left[i];
+  for (int i = 0; i < nr; i++) so[n++] = ein_dim(cx, b, right[i]), out->labels[out->n++] = right[i];
+  if (out->n > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "einsum: rank above 16");
+  return olg__emit_reshape_static(cx, y, so, (size_t)n, &out->v);
+}
+
+/* Einsum below opset 12 (no diagonals: a label repeated inside one operand is refused):
+ * single operands are sums and transposes, pairs are MatMul (see ein_pair), folded left. */
+static olg_status einsum_decomposed(olg_lower *cx, const char *eq, const olg_value *vals,
+                                    size_t n, olg_dtype t, olg_value *y) {
+  OLG_TRY(olg_lower_decompose(cx, "einsum", 12));
+  if (n > 8) return olg_lower_unsupported(cx, "einsum of more than 8 tensors (below Einsum-12)", 12);
+  const char *arrow = strstr(eq, "->");
+  size_t lhs_len = arrow ? (size_t)(arrow - eq) : strlen(eq);
+  ein_term terms[8], out;
+  const char *p = eq;
+  int n_ell = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *q = p;
+    while ((size_t)(q - eq) < lhs_len && *q != ',') q++;
+    if (i + 1 < n ? *q != ',' : (size_t)(q - eq) != lhs_len)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "einsum: the equation's operands do not match the tensors");
+    int32_t r = olg__rank(cx, vals[i]);
+    if (r < 0) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "einsum: an operand's rank is not known");
+    OLG_TRY(olg__emit_cast(cx, vals[i], t, &terms[i].v));
+    OLG_TRY(ein_parse(cx, p, (size_t)(q - p), r, 0, &terms[i]));
+    for (int a = 0; a < terms[i].n; a++) {
+      if (terms[i].labels[a] >= EIN_ELLIPSIS_BASE && terms[i].labels[a] - EIN_ELLIPSIS_BASE + 1 > n_ell)
+        n_ell = terms[i].labels[a] - EIN_ELLIPSIS_BASE + 1;
+      for (int b = 0; b < a; b++)
+        if (terms[i].labels[a] == terms[i].labels[b])
+          return olg_lower_unsupported(cx, "einsum with an index repeated in one operand (a diagonal)", 12);
+    }
+    p = q + 1;
+  }
+  if (arrow) {
+    OLG_TRY(ein_parse(cx, arrow + 2, strlen(arrow + 2), -1, n_ell, &out));
+  } else { /* implicit: the ellipsis, then the letters seen once, in alphabetical order */
+    out.n = 0;
+    for (int k = n_ell - 1; k >= 0; k--) out.labels[out.n++] = EIN_ELLIPSIS_BASE + k;
+    for (int c = 'A'; c <= 'z'; c++) {
+      int seen = 0;
+      for (size_t i = 0; i < n; i++) seen += ein_has(&terms[i], c);
+      if (seen == 1 && out.n < OLG_MAX_RANK) out.labels[out.n++] = c;
+    }
+  }
+  /* an operand with fewer ellipsis dims lacks the leading ellipsis labels: they are free
+   * labels of the others, which is how PyTorch broadcasts it */
+  ein_term acc = terms[0];
+  for (size_t i = 1; i < n; i++) {
+    int keep[OLG_MAX_RANK * 9], nk = 0;
+    for (int a = 0; a < out.n; a++) keep[nk++] = out.labels[a];
+    for (size_t j = i + 1; j < n; j++)
+      for (int a = 0; a < terms[j].n; a++) keep[nk++] = terms[j].labels[a];
+    ein_term r;
+    OLG_TRY(ein_pair(cx, &acc, &terms[i], keep, nk, &r));
+    acc = r;
+  }
+  OLG_TRY(ein_sum_out(cx, &acc, out.labels, out.n));
+  for (int a = 0; a < out.n; a++)
+    if (!ein_has(&acc, out.labels[a]))
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "einsum: an output index is in no operand");
+  OLG_TRY(ein_permute(cx, &acc, out.labels, out.n));
+  *y = acc.v;
+  return OLG_OK;
+}
+
+/* ONNX's Einsum wants "..." to stand for as many dims in every operand; PyTorch broadcasts a
+ * shorter one from the left: dims of 1 are inserted where its ellipsis starts. */
+static olg_status einsum_align_ellipses(olg_lower *cx, const char *eq, olg_value *in, size_t n) {
+  const char *arrow = strstr(eq, "->");
+  size_t lhs = arrow ? (size_t)(arrow - eq) : strlen(eq);
+  int ell[8] = {0}, at[8] = {0}, max = 0;
+  bool has[8] = {false};
+  const char *p = eq;
+  if (n > 8 || !memchr(eq, '.', lhs)) return OLG_OK;
+  for (size_t i = 0; i < n; i++) {
+    int letters = 0;
+    for (; (size_t)(p - eq) < lhs && *p != ','; p++) {
+      if (*p == '.') {
+        if (!has[i]) at[i] = letters;
+        has[i] = true;
+      } else {
+        letters++;
+      }
+    }
+    p++;
+    int32_t r = olg__rank(cx, in[i]);
+    if (has[i] && r < 0) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "einsum: an operand's rank is not known");
+    ell[i] = has[i] ? r - letters : 0;
+    if (ell[i] > max) max = ell[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!has[i] || ell[i] == max) continue;
+    int64_t axes[OLG_MAX_RANK];
+    for (int k = 0; k < max - ell[i] && k < OLG_MAX_RANK; k++) axes[k] = at[i] + k;
+    OLG_TRY(olg__emit_unsqueeze(cx, in[i], axes, (size_t)(max - ell[i]), &in[i]));
+  }
+  return OLG_OK;
+}
+
 /* aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None): Einsum-12 (spaces, which
- * PyTorch allows, removed). */
+ * PyTorch allows, removed); below, einsum_decomposed. */
 OLG_SYMBOLIC(olg__sym_einsum) {
   UNUSED_SRC;
   const char *eq;
@@ -133,12 +392,17 @@ OLG_SYMBOLIC(olg__sym_einsum) {
     if (vals[i] == OLG_NO_VALUE) return olg_lower_error(cx, OLG_ERR_TYPE, "einsum: a tensor is none");
     t = olg__promote_types(t, olg__dtype(cx, vals[i]));
   }
+  olg_value y;
+  if (olg__opset(cx) < 12) {
+    OLG_TRY(einsum_decomposed(cx, e, vals, n, t, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
   OLG_TRY(olg__compute_dtype(cx, "Einsum", 0, t, &ct));
   olg_node_id nd;
   olg_value *in = olg__lower_alloc(cx, n * sizeof *in);
   if (!in) return OLG_ERR_NOMEM;
   for (size_t i = 0; i < n; i++) OLG_TRY(olg__emit_cast(cx, vals[i], ct, &in[i]));
-  olg_value y;
+  OLG_TRY(einsum_align_ellipses(cx, e, in, n));
   OLG_TRY(olg_lower_emit_begin(cx, "", "Einsum", &nd));
   for (size_t i = 0; i < n; i++) OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
   OLG_TRY(olg_lower_emit_attr_string(cx, nd, "equation", e));

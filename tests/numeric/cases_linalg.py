@@ -1,7 +1,7 @@
 """Numeric cases of linear algebra (symbolics/linalg.c): matmul's numpy rules (1-D operands,
 batch broadcast), mm, bmm, addmm / baddbmm with beta and alpha (beta 0 ignores NaN in self),
 linear with and without bias at ranks 1-4 (Gemm for 2-D, MatMul + Add otherwise), einsum
-equations (Einsum-12), t. Integer products need MatMul-9 for int64."""
+equations (Einsum-12; below, MatMul/ReduceSum/Transpose for equations without diagonals), t. Integer products need MatMul-9 for int64."""
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -69,7 +69,8 @@ CASES = [
     Case("einsum", ["ij,jk->ik", [f32(3, 4), f32(4, 5)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["bij, bjk -> bik", [f32(2, 3, 4), f32(2, 4, 5)], None],
          lambda e, t, p: torch.einsum(e, t)),
-    Case("einsum", ["ii->i", [f32(4, 4)], None], lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["ii->i", [f32(4, 4)], None], lambda e, t, p: torch.einsum(e, t),
+         min_opset=12),  # a diagonal: Einsum-12
     Case("einsum", ["ij->ji", [f32(3, 4)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["i,j->ij", [f32(3), f32(4)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["...ij,...jk->...ik", [f32(2, 3, 4), f32(2, 4, 2)], None],
@@ -77,7 +78,19 @@ CASES = [
     Case("einsum", ["bhqd,bhkd->bhqk", [f32(1, 2, 3, 4), f32(1, 2, 5, 4)], None],
          lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["ij,ij->", [f32(3, 4), f32(3, 4)], None], lambda e, t, p: torch.einsum(e, t)),
-    Case("einsum", ["ij,jk", [i64(2, 3), i64(3, 2)], None], lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["ij,jk", [i64(2, 3), i64(3, 2)], None], lambda e, t, p: torch.einsum(e, t),
+         min_opset=9),
+    Case("einsum", ["bij,bkj->bik", [Dyn(f32(2, 3, 4), ["B", 3, 4]), f32(2, 5, 4)], None],
+         lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["ijk->kj", [f32(2, 3, 4)], None], lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["ij,jk,kl->il", [f32(2, 3), f32(3, 4), f32(4, 5)], None],
+         lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["i,i->", [f32(5), f32(5)], None], lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["bn,anm,bm->ba", [f32(2, 3), f32(4, 3, 5), f32(2, 5)], None],
+         lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["...ij,...jk", [f32(2, 2, 3, 4), f32(2, 4, 2)], None],
+         lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["ab,cd->abcd", [f32(2, 3), f32(1, 2)], None], lambda e, t, p: torch.einsum(e, t)),
     # t
     Case("t", [f32(3, 4)], torch.t),
     Case("t", [f32(5)], torch.t),
