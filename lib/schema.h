@@ -2,8 +2,8 @@
  *
  * The tables are generated from ONNX's operator changelog by tools/gen_schemas.py
  * into opsets/schemas_gen.c: every version of every operator of the default domain
- * ("" — "ai.onnx" is the same domain), of ai.onnx.ml when its changelog is available,
- * and of the preview domains. One row per (domain, op, since_version), sorted by
+ * ("" — "ai.onnx" is the same domain), of ai.onnx.ml (from its changelog when available,
+ * else from the facts in tools/data/ai_onnx_ml_schemas.json), and of the preview domains. One row per (domain, op, since_version), sorted by
  * (domain, name, since_version); all data is static and read-only, lookups allocate
  * nothing and are safe from any number of threads.
  *

@@ -861,6 +861,60 @@ static const char *const tl_99[] = {
   "tensor(double)", NULL,
 };
 
+static const char *const tl_100[] = {
+  "tensor(float)", "tensor(double)", "tensor(int64)", "tensor(int32)", "tensor(string)", NULL,
+};
+
+static const char *const tl_101[] = {
+  "tensor(float)", "tensor(double)", "tensor(int64)", "tensor(int32)", NULL,
+};
+
+static const char *const tl_102[] = {
+  "map(int64, string)", "map(int64, float)", NULL,
+};
+
+static const char *const tl_103[] = {
+  "tensor(string)", "tensor(float)", "tensor(int64)", NULL,
+};
+
+static const char *const tl_104[] = {
+  "tensor(string)", "tensor(int64)", NULL,
+};
+
+static const char *const tl_105[] = {
+  "map(string, int64)", "map(int64, string)", "map(int64, float)", "map(int64, double)",
+  "map(string, float)", "map(string, double)", NULL,
+};
+
+static const char *const tl_106[] = {
+  "tensor(int64)", "tensor(float)", "tensor(double)", "tensor(string)", NULL,
+};
+
+static const char *const tl_107[] = {
+  "tensor(int32)", "tensor(int64)", "tensor(float)", "tensor(double)", NULL,
+};
+
+static const char *const tl_108[] = {
+  "tensor(string)", "tensor(int64)", "tensor(float)", NULL,
+};
+
+static const char *const tl_109[] = {
+  "tensor(string)", "tensor(int64)", "tensor(float)", "tensor(int32)", "tensor(int16)",
+  "tensor(double)", NULL,
+};
+
+static const char *const tl_110[] = {
+  "tensor(string)", "tensor(int64)", "tensor(int32)", "tensor(float)", "tensor(double)", NULL,
+};
+
+static const char *const tl_111[] = {
+  "tensor(float)", "tensor(double)", "tensor(float16)", NULL,
+};
+
+static const char *const tl_112[] = {
+  "seq(map(string, float))", "seq(map(int64, float))", NULL,
+};
+
 static const olg_type_constraint tc_0[] = {
   { "T", tl_0, 3, 0x00000c02u },
 };
@@ -1766,10 +1820,64 @@ static const olg_type_constraint tc_183[] = {
 };
 
 static const olg_type_constraint tc_184[] = {
-  { "T1", tl_3, 4, 0x00010c02u },
+  { "T", tl_100, 5, 0x000009c2u },
 };
 
 static const olg_type_constraint tc_185[] = {
+  { "T", tl_101, 4, 0x000008c2u },
+};
+
+static const olg_type_constraint tc_186[] = {
+  { "T1", tl_102, 2, 0x00000000u },
+  { "T2", tl_103, 3, 0x00000182u },
+};
+
+static const olg_type_constraint tc_187[] = {
+  { "T1", tl_104, 2, 0x00000180u },
+  { "T2", tl_104, 2, 0x00000180u },
+};
+
+static const olg_type_constraint tc_188[] = {
+  { "T1", tl_105, 6, 0x00000000u },
+  { "T2", tl_106, 4, 0x00000982u },
+};
+
+static const olg_type_constraint tc_189[] = {
+  { "T1", tl_107, 4, 0x000008c2u },
+};
+
+static const olg_type_constraint tc_190[] = {
+  { "T1", tl_108, 3, 0x00000182u },
+  { "T2", tl_108, 3, 0x00000182u },
+};
+
+static const olg_type_constraint tc_191[] = {
+  { "T1", tl_109, 6, 0x000009e2u },
+  { "T2", tl_109, 6, 0x000009e2u },
+};
+
+static const olg_type_constraint tc_192[] = {
+  { "T1", tl_101, 4, 0x000008c2u },
+  { "T2", tl_104, 2, 0x00000180u },
+};
+
+static const olg_type_constraint tc_193[] = {
+  { "T", tl_110, 5, 0x000009c2u },
+};
+
+static const olg_type_constraint tc_194[] = {
+  { "T", tl_111, 3, 0x00000c02u },
+};
+
+static const olg_type_constraint tc_195[] = {
+  { "T", tl_112, 2, 0x00000000u },
+};
+
+static const olg_type_constraint tc_196[] = {
+  { "T1", tl_3, 4, 0x00010c02u },
+};
+
+static const olg_type_constraint tc_197[] = {
   { "T1", tl_70, 2, 0x00000802u },
   { "T2", tl_6, 1, 0x00000080u },
   { "T3", tl_70, 2, 0x00000802u },
@@ -4019,26 +4127,104 @@ static const olg_formal fp_466[] = {
 };
 
 static const olg_formal fp_467[] = {
+  { "X", "T", OLG_FORMAL_SINGLE, 1, 1, 0x000009c2u },
+  { "Y", "tensor(int64)", OLG_FORMAL_SINGLE, 1, 1, 0x00000080u },
+};
+
+static const olg_formal fp_468[] = {
+  { "Z", "T", OLG_FORMAL_SINGLE, 1, 1, 0x000009c2u },
+};
+
+static const olg_formal fp_469[] = {
+  { "X", "T", OLG_FORMAL_SINGLE, 1, 1, 0x000008c2u },
+};
+
+static const olg_formal fp_470[] = {
+  { "Y", "T", OLG_FORMAL_SINGLE, 1, 1, 0x000008c2u },
+};
+
+static const olg_formal fp_471[] = {
+  { "X", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00000000u },
+};
+
+static const olg_formal fp_472[] = {
+  { "Y", "T2", OLG_FORMAL_SINGLE, 1, 1, 0x00000182u },
+};
+
+static const olg_formal fp_473[] = {
+  { "X", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00000180u },
+};
+
+static const olg_formal fp_474[] = {
+  { "Y", "T2", OLG_FORMAL_SINGLE, 1, 1, 0x00000180u },
+};
+
+static const olg_formal fp_475[] = {
+  { "Y", "T2", OLG_FORMAL_SINGLE, 1, 1, 0x00000982u },
+};
+
+static const olg_formal fp_476[] = {
+  { "X", "T1", OLG_FORMAL_VARIADIC, 1, 1, 0x000008c2u },
+};
+
+static const olg_formal fp_477[] = {
+  { "Y", "tensor(float)", OLG_FORMAL_SINGLE, 1, 1, 0x00000002u },
+};
+
+static const olg_formal fp_478[] = {
+  { "X", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00000182u },
+};
+
+static const olg_formal fp_479[] = {
+  { "X", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x000009e2u },
+};
+
+static const olg_formal fp_480[] = {
+  { "Y", "T2", OLG_FORMAL_SINGLE, 1, 1, 0x000009e2u },
+};
+
+static const olg_formal fp_481[] = {
+  { "X", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x000008c2u },
+};
+
+static const olg_formal fp_482[] = {
+  { "Y", "T2", OLG_FORMAL_SINGLE, 1, 1, 0x00000180u },
+  { "Z", "tensor(float)", OLG_FORMAL_SINGLE, 1, 1, 0x00000002u },
+};
+
+static const olg_formal fp_483[] = {
+  { "X", "T", OLG_FORMAL_SINGLE, 1, 1, 0x000009c2u },
+};
+
+static const olg_formal fp_484[] = {
+  { "X", "tensor(float)", OLG_FORMAL_SINGLE, 1, 1, 0x00000002u },
+};
+
+static const olg_formal fp_485[] = {
+  { "Z", "T", OLG_FORMAL_SINGLE, 1, 1, 0x00000000u },
+};
+
+static const olg_formal fp_486[] = {
   { "Q", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00010c02u },
   { "K", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00010c02u },
   { "V", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00010c02u },
 };
 
-static const olg_formal fp_468[] = {
+static const olg_formal fp_487[] = {
   { "R", "T1", OLG_FORMAL_SINGLE, 1, 1, 0x00000802u },
   { "T", "T2", OLG_FORMAL_SINGLE, 1, 1, 0x00000080u },
   { "inputs", "T3", OLG_FORMAL_VARIADIC, 0, 1, 0x00000802u },
 };
 
-static const olg_formal fp_469[] = {
+static const olg_formal fp_488[] = {
   { "outputs", "T3", OLG_FORMAL_VARIADIC, 0, 1, 0x00000802u },
 };
 
-static const olg_formal fp_470[] = {
+static const olg_formal fp_489[] = {
   { "Inputs", "T1", OLG_FORMAL_VARIADIC, 0, 1, 0x0000fffeu },
 };
 
-static const olg_formal fp_471[] = {
+static const olg_formal fp_490[] = {
   { "Outputs", "T2", OLG_FORMAL_VARIADIC, 0, 1, 0x00000c02u },
 };
 
@@ -4978,19 +5164,253 @@ static const olg_attr_schema at_154[] = {
 };
 
 static const olg_attr_schema at_155[] = {
+  { "threshold", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
+};
+
+static const olg_attr_schema at_156[] = {
+  { "cast_to", OLG_SCHEMA_ATTR_STRING, 0, "TO_FLOAT" },
+  { "map_form", OLG_SCHEMA_ATTR_STRING, 0, "DENSE" },
+  { "max_map", OLG_SCHEMA_ATTR_INT, 0, "1" },
+};
+
+static const olg_attr_schema at_157[] = {
+  { "cats_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "cats_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "default_int64", OLG_SCHEMA_ATTR_INT, 0, "-1" },
+  { "default_string", OLG_SCHEMA_ATTR_STRING, 0, "_Unused" },
+};
+
+static const olg_attr_schema at_158[] = {
+  { "int64_vocabulary", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "string_vocabulary", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+};
+
+static const olg_attr_schema at_159[] = {
+  { "inputdimensions", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+};
+
+static const olg_attr_schema at_160[] = {
+  { "imputed_value_floats", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "imputed_value_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "replaced_value_float", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
+  { "replaced_value_int64", OLG_SCHEMA_ATTR_INT, 0, "0" },
+};
+
+static const olg_attr_schema at_161[] = {
+  { "classes_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "default_int64", OLG_SCHEMA_ATTR_INT, 0, "-1" },
+  { "default_string", OLG_SCHEMA_ATTR_STRING, 0, "_Unused" },
+};
+
+static const olg_attr_schema at_162[] = {
+  { "default_float", OLG_SCHEMA_ATTR_FLOAT, 0, "-0.0" },
+  { "default_int64", OLG_SCHEMA_ATTR_INT, 0, "-1" },
+  { "default_string", OLG_SCHEMA_ATTR_STRING, 0, "_Unused" },
+  { "keys_floats", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "keys_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "keys_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "values_floats", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "values_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "values_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+};
+
+static const olg_attr_schema at_163[] = {
+  { "default_float", OLG_SCHEMA_ATTR_FLOAT, 0, "-0.0" },
+  { "default_int64", OLG_SCHEMA_ATTR_INT, 0, "-1" },
+  { "default_string", OLG_SCHEMA_ATTR_STRING, 0, "_Unused" },
+  { "default_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "keys_floats", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "keys_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "keys_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "keys_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "values_floats", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "values_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "values_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "values_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+};
+
+static const olg_attr_schema at_164[] = {
+  { "classlabels_ints", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "classlabels_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "coefficients", OLG_SCHEMA_ATTR_FLOATS, 1, NULL },
+  { "intercepts", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "multi_class", OLG_SCHEMA_ATTR_INT, 0, "0" },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+};
+
+static const olg_attr_schema at_165[] = {
+  { "coefficients", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "intercepts", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+  { "targets", OLG_SCHEMA_ATTR_INT, 0, "1" },
+};
+
+static const olg_attr_schema at_166[] = {
+  { "norm", OLG_SCHEMA_ATTR_STRING, 0, "MAX" },
+};
+
+static const olg_attr_schema at_167[] = {
+  { "cats_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "cats_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "zeros", OLG_SCHEMA_ATTR_INT, 0, "1" },
+};
+
+static const olg_attr_schema at_168[] = {
+  { "classlabels_ints", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "classlabels_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "coefficients", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "kernel_params", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "kernel_type", OLG_SCHEMA_ATTR_STRING, 0, "LINEAR" },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+  { "prob_a", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "prob_b", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "rho", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "support_vectors", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "vectors_per_class", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+};
+
+static const olg_attr_schema at_169[] = {
+  { "coefficients", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "kernel_params", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "kernel_type", OLG_SCHEMA_ATTR_STRING, 0, "LINEAR" },
+  { "n_supports", OLG_SCHEMA_ATTR_INT, 0, "0" },
+  { "one_class", OLG_SCHEMA_ATTR_INT, 0, "0" },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+  { "rho", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "support_vectors", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+};
+
+static const olg_attr_schema at_170[] = {
+  { "offset", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "scale", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+};
+
+static const olg_attr_schema at_171[] = {
+  { "aggregate_function", OLG_SCHEMA_ATTR_INT, 0, "1" },
+  { "leaf_targetids", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+  { "leaf_weights", OLG_SCHEMA_ATTR_TENSOR, 1, NULL },
+  { "membership_values", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "n_targets", OLG_SCHEMA_ATTR_INT, 0, NULL },
+  { "nodes_falseleafs", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+  { "nodes_falsenodeids", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+  { "nodes_featureids", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+  { "nodes_hitrates", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "nodes_missing_value_tracks_true", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_modes", OLG_SCHEMA_ATTR_TENSOR, 1, NULL },
+  { "nodes_splits", OLG_SCHEMA_ATTR_TENSOR, 1, NULL },
+  { "nodes_trueleafs", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+  { "nodes_truenodeids", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+  { "post_transform", OLG_SCHEMA_ATTR_INT, 0, "0" },
+  { "tree_roots", OLG_SCHEMA_ATTR_INTS, 1, NULL },
+};
+
+static const olg_attr_schema at_172[] = {
+  { "base_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "class_ids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "class_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "class_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "class_weights", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "classlabels_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "classlabels_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "nodes_falsenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_featureids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_hitrates", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "nodes_missing_value_tracks_true", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_modes", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "nodes_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_truenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+};
+
+static const olg_attr_schema at_173[] = {
+  { "base_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "base_values_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "class_ids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "class_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "class_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "class_weights", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "class_weights_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "classlabels_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "classlabels_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "nodes_falsenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_featureids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_hitrates", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "nodes_hitrates_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "nodes_missing_value_tracks_true", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_modes", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "nodes_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_truenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "nodes_values_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+};
+
+static const olg_attr_schema at_174[] = {
+  { "aggregate_function", OLG_SCHEMA_ATTR_STRING, 0, "SUM" },
+  { "base_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "n_targets", OLG_SCHEMA_ATTR_INT, 0, NULL },
+  { "nodes_falsenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_featureids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_hitrates", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "nodes_missing_value_tracks_true", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_modes", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "nodes_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_truenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+  { "target_ids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "target_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "target_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "target_weights", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+};
+
+static const olg_attr_schema at_175[] = {
+  { "aggregate_function", OLG_SCHEMA_ATTR_STRING, 0, "SUM" },
+  { "base_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "base_values_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "n_targets", OLG_SCHEMA_ATTR_INT, 0, NULL },
+  { "nodes_falsenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_featureids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_hitrates", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "nodes_hitrates_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "nodes_missing_value_tracks_true", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_modes", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+  { "nodes_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_truenodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "nodes_values", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "nodes_values_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+  { "post_transform", OLG_SCHEMA_ATTR_STRING, 0, "NONE" },
+  { "target_ids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "target_nodeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "target_treeids", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "target_weights", OLG_SCHEMA_ATTR_FLOATS, 0, NULL },
+  { "target_weights_as_tensor", OLG_SCHEMA_ATTR_TENSOR, 0, NULL },
+};
+
+static const olg_attr_schema at_176[] = {
+  { "classlabels_int64s", OLG_SCHEMA_ATTR_INTS, 0, NULL },
+  { "classlabels_strings", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
+};
+
+static const olg_attr_schema at_177[] = {
   { "prob_mod", OLG_SCHEMA_ATTR_GRAPH, 0, NULL },
   { "scale", OLG_SCHEMA_ATTR_FLOAT, 0, NULL },
   { "score_mod", OLG_SCHEMA_ATTR_GRAPH, 0, NULL },
   { "softmax_precision", OLG_SCHEMA_ATTR_INT, 0, NULL },
 };
 
-static const olg_attr_schema at_156[] = {
+static const olg_attr_schema at_178[] = {
   { "decay_factor", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
   { "epsilon", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
   { "norm_coefficient", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
 };
 
-static const olg_attr_schema at_157[] = {
+static const olg_attr_schema at_179[] = {
   { "alpha", OLG_SCHEMA_ATTR_FLOAT, 0, "0.9" },
   { "beta", OLG_SCHEMA_ATTR_FLOAT, 0, "0.999" },
   { "epsilon", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
@@ -4998,13 +5418,13 @@ static const olg_attr_schema at_157[] = {
   { "norm_coefficient_post", OLG_SCHEMA_ATTR_FLOAT, 0, "0.0" },
 };
 
-static const olg_attr_schema at_158[] = {
+static const olg_attr_schema at_180[] = {
   { "xs", OLG_SCHEMA_ATTR_STRINGS, 1, NULL },
   { "y", OLG_SCHEMA_ATTR_STRING, 1, NULL },
   { "zs", OLG_SCHEMA_ATTR_STRINGS, 0, NULL },
 };
 
-static const olg_attr_schema at_159[] = {
+static const olg_attr_schema at_181[] = {
   { "alpha", OLG_SCHEMA_ATTR_FLOAT, 1, NULL },
   { "beta", OLG_SCHEMA_ATTR_FLOAT, 1, NULL },
   { "mode", OLG_SCHEMA_ATTR_STRING, 1, NULL },
@@ -6236,16 +6656,66 @@ static const olg_schema schemas[] = {
     fp_20, 2, fp_21, 1, at_2, 2, tc_7, 2 },
   { "", "Xor", 7, 0, 2, 2, 1, 1,
     fp_20, 2, fp_21, 1, NULL, 0, tc_7, 2 },
+  { "ai.onnx.ml", "ArrayFeatureExtractor", 1, 0, 2, 2, 1, 1,
+    fp_467, 2, fp_468, 1, NULL, 0, tc_184, 1 },
+  { "ai.onnx.ml", "Binarizer", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_470, 1, at_155, 1, tc_185, 1 },
+  { "ai.onnx.ml", "CastMap", 1, 0, 1, 1, 1, 1,
+    fp_471, 1, fp_472, 1, at_156, 3, tc_186, 2 },
+  { "ai.onnx.ml", "CategoryMapper", 1, 0, 1, 1, 1, 1,
+    fp_473, 1, fp_474, 1, at_157, 4, tc_187, 2 },
+  { "ai.onnx.ml", "DictVectorizer", 1, 0, 1, 1, 1, 1,
+    fp_471, 1, fp_475, 1, at_158, 2, tc_188, 2 },
+  { "ai.onnx.ml", "FeatureVectorizer", 1, 0, 1, -1, 1, 1,
+    fp_476, 1, fp_477, 1, at_159, 1, tc_189, 1 },
+  { "ai.onnx.ml", "Imputer", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_470, 1, at_160, 4, tc_185, 1 },
+  { "ai.onnx.ml", "LabelEncoder", 1, 0, 1, 1, 1, 1,
+    fp_473, 1, fp_474, 1, at_161, 3, tc_187, 2 },
+  { "ai.onnx.ml", "LabelEncoder", 2, 0, 1, 1, 1, 1,
+    fp_478, 1, fp_472, 1, at_162, 9, tc_190, 2 },
+  { "ai.onnx.ml", "LabelEncoder", 4, 0, 1, 1, 1, 1,
+    fp_479, 1, fp_480, 1, at_163, 12, tc_191, 2 },
+  { "ai.onnx.ml", "LinearClassifier", 1, 0, 1, 1, 2, 2,
+    fp_481, 1, fp_482, 2, at_164, 6, tc_192, 2 },
+  { "ai.onnx.ml", "LinearRegressor", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_477, 1, at_165, 4, tc_185, 1 },
+  { "ai.onnx.ml", "Normalizer", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_477, 1, at_166, 1, tc_185, 1 },
+  { "ai.onnx.ml", "OneHotEncoder", 1, 0, 1, 1, 1, 1,
+    fp_483, 1, fp_477, 1, at_167, 3, tc_193, 1 },
+  { "ai.onnx.ml", "SVMClassifier", 1, 0, 1, 1, 2, 2,
+    fp_481, 1, fp_482, 2, at_168, 11, tc_192, 2 },
+  { "ai.onnx.ml", "SVMRegressor", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_477, 1, at_169, 8, tc_185, 1 },
+  { "ai.onnx.ml", "Scaler", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_477, 1, at_170, 2, tc_185, 1 },
+  { "ai.onnx.ml", "TreeEnsemble", 5, 0, 1, 1, 1, 1,
+    fp_0, 1, fp_1, 1, at_171, 16, tc_194, 1 },
+  { "ai.onnx.ml", "TreeEnsembleClassifier", 1, 0, 1, 1, 2, 2,
+    fp_481, 1, fp_482, 2, at_172, 17, tc_192, 2 },
+  { "ai.onnx.ml", "TreeEnsembleClassifier", 3, 0, 1, 1, 2, 2,
+    fp_481, 1, fp_482, 2, at_173, 21, tc_192, 2 },
+  { "ai.onnx.ml", "TreeEnsembleClassifier", 5, 1, 0, 0, 0, 0,
+    NULL, 0, NULL, 0, NULL, 0, NULL, 0 },
+  { "ai.onnx.ml", "TreeEnsembleRegressor", 1, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_477, 1, at_174, 17, tc_185, 1 },
+  { "ai.onnx.ml", "TreeEnsembleRegressor", 3, 0, 1, 1, 1, 1,
+    fp_469, 1, fp_477, 1, at_175, 21, tc_185, 1 },
+  { "ai.onnx.ml", "TreeEnsembleRegressor", 5, 1, 0, 0, 0, 0,
+    NULL, 0, NULL, 0, NULL, 0, NULL, 0 },
+  { "ai.onnx.ml", "ZipMap", 1, 0, 1, 1, 1, 1,
+    fp_484, 1, fp_485, 1, at_176, 2, tc_195, 1 },
   { "ai.onnx.preview", "FlexAttention", 1, 0, 3, 3, 1, 1,
-    fp_467, 3, fp_357, 1, at_155, 4, tc_184, 1 },
+    fp_486, 3, fp_357, 1, at_177, 4, tc_196, 1 },
   { "ai.onnx.preview.training", "Adagrad", 1, 0, 3, -1, 1, -1,
-    fp_468, 3, fp_469, 1, at_156, 3, tc_185, 3 },
+    fp_487, 3, fp_488, 1, at_178, 3, tc_197, 3 },
   { "ai.onnx.preview.training", "Adam", 1, 0, 3, -1, 1, -1,
-    fp_468, 3, fp_469, 1, at_157, 5, tc_185, 3 },
+    fp_487, 3, fp_488, 1, at_179, 5, tc_197, 3 },
   { "ai.onnx.preview.training", "Gradient", 1, 0, 1, -1, 1, -1,
-    fp_470, 1, fp_471, 1, at_158, 3, tc_73, 2 },
+    fp_489, 1, fp_490, 1, at_180, 3, tc_73, 2 },
   { "ai.onnx.preview.training", "Momentum", 1, 0, 3, -1, 1, -1,
-    fp_468, 3, fp_469, 1, at_159, 4, tc_185, 3 },
+    fp_487, 3, fp_488, 1, at_181, 4, tc_197, 3 },
 };
 
 static const olg_schema_op ops[] = {
@@ -6452,22 +6922,41 @@ static const olg_schema_op ops[] = {
   { "", "Upsample", 604, 4 },
   { "", "Where", 608, 2 },
   { "", "Xor", 610, 2 },
-  { "ai.onnx.preview", "FlexAttention", 612, 1 },
-  { "ai.onnx.preview.training", "Adagrad", 613, 1 },
-  { "ai.onnx.preview.training", "Adam", 614, 1 },
-  { "ai.onnx.preview.training", "Gradient", 615, 1 },
-  { "ai.onnx.preview.training", "Momentum", 616, 1 },
+  { "ai.onnx.ml", "ArrayFeatureExtractor", 612, 1 },
+  { "ai.onnx.ml", "Binarizer", 613, 1 },
+  { "ai.onnx.ml", "CastMap", 614, 1 },
+  { "ai.onnx.ml", "CategoryMapper", 615, 1 },
+  { "ai.onnx.ml", "DictVectorizer", 616, 1 },
+  { "ai.onnx.ml", "FeatureVectorizer", 617, 1 },
+  { "ai.onnx.ml", "Imputer", 618, 1 },
+  { "ai.onnx.ml", "LabelEncoder", 619, 3 },
+  { "ai.onnx.ml", "LinearClassifier", 622, 1 },
+  { "ai.onnx.ml", "LinearRegressor", 623, 1 },
+  { "ai.onnx.ml", "Normalizer", 624, 1 },
+  { "ai.onnx.ml", "OneHotEncoder", 625, 1 },
+  { "ai.onnx.ml", "SVMClassifier", 626, 1 },
+  { "ai.onnx.ml", "SVMRegressor", 627, 1 },
+  { "ai.onnx.ml", "Scaler", 628, 1 },
+  { "ai.onnx.ml", "TreeEnsemble", 629, 1 },
+  { "ai.onnx.ml", "TreeEnsembleClassifier", 630, 3 },
+  { "ai.onnx.ml", "TreeEnsembleRegressor", 633, 3 },
+  { "ai.onnx.ml", "ZipMap", 636, 1 },
+  { "ai.onnx.preview", "FlexAttention", 637, 1 },
+  { "ai.onnx.preview.training", "Adagrad", 638, 1 },
+  { "ai.onnx.preview.training", "Adam", 639, 1 },
+  { "ai.onnx.preview.training", "Gradient", 640, 1 },
+  { "ai.onnx.preview.training", "Momentum", 641, 1 },
 };
 
 static const olg_schema_domain domains[] = {
   { "", 27, 28, 0, 203 },
-  { "ai.onnx.ml", 5, 0, 0, 0 },
-  { "ai.onnx.preview", 1, 1, 203, 1 },
-  { "ai.onnx.preview.training", 1, 1, 204, 4 },
+  { "ai.onnx.ml", 5, 5, 203, 19 },
+  { "ai.onnx.preview", 1, 1, 222, 1 },
+  { "ai.onnx.preview.training", 1, 1, 223, 4 },
 };
 
 const olg_schema_tables olg__schema_tables = {
-  schemas, 617,
-  ops, 208,
+  schemas, 642,
+  ops, 227,
   domains, 4,
 };

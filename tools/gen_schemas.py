@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generate opsets/schemas_gen.c, the ONNX operator schema tables, from ONNX's
-operator changelog (Changelog.md, and Changelog-ml.md when it is present).
+operator changelog (Changelog.md, and Changelog-ml.md when it is present, else
+the ai.onnx.ml facts of tools/data/ai_onnx_ml_schemas.json).
 
 Only facts are taken from the markdown: operator names, since-versions, the
 deprecated mark, attribute names/types/defaults/required, input and output
@@ -9,10 +10,14 @@ allowed type strings. No prose is copied.
 
 Usage (from the repository root):
     python3 tools/gen_schemas.py [-o opsets/schemas_gen.c] [--json OUT]
-                                 [--versioning Versioning.md] [CHANGELOG ...]
+                                 [--versioning Versioning.md]
+                                 [--ml-facts JSON | --no-ml-facts] [CHANGELOG ...]
 
 Without CHANGELOG arguments it reads ../shared/onnx-spec/Changelog.md and,
-if it exists, ../shared/onnx-spec/Changelog-ml.md. The released opset of each
+if it exists, ../shared/onnx-spec/Changelog-ml.md. When no changelog read
+defines ai.onnx.ml, that domain comes from the facts file written by
+tools/extract_ml_facts.py (the shared spec has no Changelog-ml.md; ONNX keeps
+that history in a separate file). The released opset of each
 domain is read from the "Released Versions" table of Versioning.md beside the
 first changelog (or --versioning), when present.
 
@@ -30,6 +35,7 @@ import sys
 REPO_ROOT = os.path.relpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_SPEC_DIR = os.path.join(REPO_ROOT, "..", "shared", "onnx-spec")
 DEFAULT_OUT = os.path.join(REPO_ROOT, "opsets", "schemas_gen.c")
+DEFAULT_ML_FACTS = os.path.join(REPO_ROOT, "tools", "data", "ai_onnx_ml_schemas.json")
 
 # AttributeProto.AttributeType numbering, keyed by the changelog's spelling.
 ATTR_TYPES = {
@@ -117,9 +123,11 @@ def tensor_mask(types):
     return mask
 
 
-def parse_changelog(path):
+def parse_changelog(path, finish=True):
     """Return (schemas, defined) where defined maps domain -> highest opset
-    version that has a '## Version N' heading."""
+    version that has a '## Version N' heading. With finish=False the schemas are
+    left as read (arity ranges as the headings show them, nothing derived), for
+    tools/extract_ml_facts.py."""
     schemas = []
     defined = {}
     domain = None
@@ -270,8 +278,9 @@ def parse_changelog(path):
                 "allowed": split_types(html.unescape(m.group(2))),
             })
 
-    for s in schemas:
-        finish_schema(path, s)
+    if finish:
+        for s in schemas:
+            finish_schema(path, s)
     return schemas, defined
 
 
@@ -333,6 +342,53 @@ def finish_schema(path, s):
     s.setdefault("experimental", False)
 
 
+def load_ml_facts(path):
+    """The schemas of tools/data/ai_onnx_ml_schemas.json (written by
+    tools/extract_ml_facts.py from ONNX's Changelog-ml.md), in the form
+    parse_changelog gives, checked and finished the same way. Returns
+    (schemas, defined) like parse_changelog."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    domain = doc["domain"]
+    schemas = []
+    for i, fs in enumerate(doc["schemas"]):
+        where = "%s: schema %d" % (path, i)
+        try:
+            s = {
+                "domain": domain,
+                "name": fs["name"],
+                "anchor_version": fs["since"],
+                "since_version": fs["since"],
+                "deprecated": bool(fs.get("deprecated", False)),
+                "inputs": [], "outputs": [], "attrs": [], "constraints": [],
+                "input_range": None, "output_range": None,
+                "line": i,
+            }
+            for side, rkey in (("inputs", "input_range"), ("outputs", "output_range")):
+                for name, type_str, option, homogeneous in fs.get(side, []):
+                    opt = OPTION_NAMES.index(option)
+                    s[side].append({"name": name, "type_str": type_str, "option": opt,
+                                    "homogeneous": bool(homogeneous),
+                                    "min_arity": 0 if opt == 1 else 1})
+                if rkey in fs:
+                    lo, hi = fs[rkey]
+                    s[rkey] = (int(lo), int(hi))
+            for name, tname, default, required in fs.get("attrs", []):
+                if tname not in ATTR_TYPES:
+                    raise SpecError(where + ": unknown attribute type %r" % tname)
+                s["attrs"].append({"name": name, "type": ATTR_TYPES[tname][0],
+                                   "required": bool(required), "default": default})
+            for name, allowed in fs.get("constraints", []):
+                s["constraints"].append({"name": name, "allowed": split_types(", ".join(allowed))})
+        except (KeyError, TypeError, ValueError) as e:
+            raise SpecError(where + ": malformed entry (%s)" % e)
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", s["name"]):
+            raise SpecError(where + ": odd operator name %r" % s["name"])
+        finish_schema(path, s)
+        schemas.append(s)
+    return schemas, {domain: int(doc["max_defined"])}
+
+
 def parse_versioning(path):
     """Highest released opset per domain from the 'Released Versions' table."""
     if not path or not os.path.exists(path):
@@ -362,13 +418,19 @@ def parse_versioning(path):
     return {}
 
 
-def build(changelogs, versioning):
+def build(changelogs, versioning, ml_facts=None):
     schemas, defined = [], {}
     for p in changelogs:
         s, d = parse_changelog(p)
         schemas.extend(s)
         for k, v in d.items():
             defined[k] = max(defined.get(k, 0), v)
+    # ai.onnx.ml from the facts file only when no changelog given defines it
+    if ml_facts and "ai.onnx.ml" not in defined and \
+            not any(s["domain"] == "ai.onnx.ml" for s in schemas):
+        s, d = load_ml_facts(ml_facts)
+        schemas.extend(s)
+        defined.update(d)
     for s in schemas:
         for field in (s["domain"], s["name"]):
             if not field.isascii():
@@ -572,6 +634,10 @@ def main(argv=None):
     ap.add_argument("--json", help="also dump the parsed tables as JSON to this file")
     ap.add_argument("--versioning", help="Versioning.md (default: beside the first changelog)")
     ap.add_argument("--no-c", action="store_true", help="do not write the C file")
+    ap.add_argument("--ml-facts", default=DEFAULT_ML_FACTS,
+                    help="ai.onnx.ml facts (tools/extract_ml_facts.py), read when no changelog "
+                         "given defines ai.onnx.ml (default %(default)s)")
+    ap.add_argument("--no-ml-facts", action="store_true", help="do not read the ai.onnx.ml facts")
     args = ap.parse_args(argv)
 
     changelogs = args.changelogs
@@ -587,8 +653,12 @@ def main(argv=None):
     versioning = args.versioning
     if versioning is None:
         versioning = os.path.join(os.path.dirname(changelogs[0]), "Versioning.md")
+    ml_facts = None if args.no_ml_facts else args.ml_facts
+    if ml_facts and not os.path.exists(ml_facts):
+        print("gen_schemas: %s not found" % ml_facts, file=sys.stderr)
+        return 2
     try:
-        data = build(changelogs, versioning)
+        data = build(changelogs, versioning, ml_facts)
     except SpecError as e:
         print("gen_schemas: %s" % e, file=sys.stderr)
         return 1

@@ -31,12 +31,10 @@ GEN = os.path.join(ROOT, "tools", "gen_schemas.py")
 # Differences that are expected, as (domain, op, since_version, field) glob
 # patterns, each with the reason. The spec beside the project is ONNX 1.23.0-dev;
 # python3-onnx is 1.12.0. Keep each entry as narrow as the fact it explains.
+# ai.onnx.ml comes from tools/data/ai_onnx_ml_schemas.json (the shared spec has no
+# Changelog-ml.md); its versions 1..3, all that onnx 1.12 knows, match onnx exactly,
+# so no ML entry is needed here (versions 4 and 5 are newer than onnx 1.12).
 ALLOWED = [
-    # The spec beside the project has only the default-domain changelog (Changelog.md,
-    # which also holds the preview domains); ONNX keeps ai.onnx.ml's history in a
-    # separate Changelog-ml.md that is not there, so the tables have no ML schemas.
-    ("ai.onnx.ml", "*", "*", "missing-in-changelog",
-     "no Changelog-ml.md in the shared spec"),
     # Deprecated versions: the changelog gives only the heading and the version
     # sentence, no signature; onnx keeps the previous signature on the deprecated row.
     ("", "Upsample", "10", "*", "deprecated at 10; the changelog shows no signature"),
@@ -254,3 +252,30 @@ def test_crosscheck_with_onnx(tmp_path):
     common = {(s["domain"], s["name"], s["since_version"]) for s in ours["schemas"]} & \
              {(s["domain"], s["name"], s["since_version"]) for s in theirs["schemas"]}
     assert sum(1 for k in common if k[0] == "") > 300
+    # ... and every ai.onnx.ml schema onnx knows (21 in onnx 1.12: versions 1..3)
+    theirs_ml = {(s["domain"], s["name"], s["since_version"]) for s in theirs["schemas"]
+                 if s["domain"] == "ai.onnx.ml"}
+    assert theirs_ml, "the onnx package knows no ai.onnx.ml schema (built without ONNX_ML?)"
+    assert theirs_ml <= common, "ai.onnx.ml schemas missing from the tables: %s" % sorted(
+        theirs_ml - common)
+
+
+def test_ml_facts_newer_than_onnx(tmp_path):
+    """The ai.onnx.ml versions onnx 1.12 cannot check (4 and 5) are present, and the
+    domain row agrees with Versioning.md (released 5)."""
+    if not os.path.exists(CHANGELOG):
+        pytest.skip("%s is absent: the ONNX spec is only beside the source tree" % CHANGELOG)
+    ours = our_schemas(tmp_path)
+    ml = {(s["name"], s["since_version"]): s for s in ours["schemas"] if s["domain"] == "ai.onnx.ml"}
+    assert {("LabelEncoder", 4), ("TreeEnsemble", 5), ("TreeEnsembleClassifier", 5),
+            ("TreeEnsembleRegressor", 5)} <= set(ml)
+    assert ml[("TreeEnsembleClassifier", 5)]["deprecated"]
+    assert ml[("TreeEnsembleRegressor", 5)]["deprecated"]
+    assert not ml[("TreeEnsemble", 5)]["deprecated"]
+    te = ml[("TreeEnsemble", 5)]
+    assert sorted(c["name"] for c in te["constraints"]) == ["T"]
+    assert te["constraints"][0]["allowed"] == ["tensor(float)", "tensor(double)", "tensor(float16)"]
+    req = {a["name"] for a in te["attrs"] if a["required"]}
+    assert {"tree_roots", "nodes_splits", "nodes_modes", "leaf_weights"} <= req
+    (dom,) = [d for d in ours["domains"] if d["domain"] == "ai.onnx.ml"]
+    assert (dom["max_released"], dom["max_defined"], dom["n_schemas"]) == (5, 5, 25)
