@@ -114,6 +114,21 @@ def run_child(name, exporter, work):
             "error": (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]}
 
 
+def disk_reference(work, nbytes=2 ** 30):
+    """GB/s of a plain Python write of 1 GiB (64 MiB chunks) to the same directory, after the
+    same sync: what the disk gives any writer here, for reading the exporters' write speed."""
+    chunk = bytearray(64 * 2 ** 20)
+    path = os.path.join(work, "disk-reference.bin")
+    os.sync()
+    t = time.perf_counter()
+    with open(path, "wb") as f:
+        for _ in range(nbytes // len(chunk)):
+            f.write(chunk)
+    seconds = time.perf_counter() - t
+    os.remove(path)
+    return nbytes / seconds / 1e9
+
+
 def gib(n):
     return "%.2f GiB" % (n / 2 ** 30) if n is not None else "-"
 
@@ -124,6 +139,8 @@ def main():
     ap.add_argument("--only", help="comma-separated models (default: all)")
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--keep", help="keep the exported files in this directory")
+    ap.add_argument("--dir", help="write the exported files in this directory (default: a "
+                    "temporary one under $TMPDIR; /dev/shm takes the disk out of the write time)")
     a = ap.parse_args()
     if a.child:
         return child(*a.child)
@@ -133,7 +150,7 @@ def main():
         os.makedirs(a.keep, exist_ok=True)
         work = a.keep
     else:
-        work_ctx = tempfile.TemporaryDirectory(prefix="bench-export-")
+        work_ctx = tempfile.TemporaryDirectory(prefix="bench-export-", dir=a.dir)
         work = work_ctx.name
     results = []
     try:
@@ -147,6 +164,8 @@ def main():
                 path = os.path.join(work, "%s.%s.onnx" % (name, exporter))
                 if not a.keep and os.path.exists(path):
                     os.remove(path)
+            if name == "linear16":
+                row["disk"] = disk_reference(work)
             print_row(name, row)
     finally:
         if work_ctx is not None:
@@ -172,6 +191,8 @@ def print_row(name, row):
         print("  %-10s %8.2f s   rss before %s   peak %s (%.2fx)   file %s%s"
               % (r["exporter"], r["seconds"], gib(r["rss_before"]), gib(r["peak_rss"]),
                  r["peak_rss"] / r["rss_before"], gib(r["bytes"]), extra))
+    if row.get("disk"):
+        print("  (a plain Python write of 1 GiB to the same directory: %.2f GB/s)" % row["disk"])
     if "error" not in t and "error" not in o:
         print("  ratio      %.1fx faster; peak/before %.2fx (torch %.2fx)"
               % (t["seconds"] / o["seconds"], o["peak_rss"] / o["rss_before"],
