@@ -63,11 +63,6 @@ num_i = np.array([[7, -7, 7, -7, 6, -6], [0, 1, -1, 19, -19, 5]], np.int64)
 den_i = np.array([[2, 2, -2, -2, 3, -3], [5, 4, 4, -4, 4, 1]], np.int64)
 
 
-def t(fn):
-    """A reference calling a torch function with the case's positional arguments."""
-    return fn
-
-
 CASES = [
     # ---- add / sub / rsub / mul: tensor-tensor, broadcast, Python scalars, 0-D tensors, alpha
     Case("add", [x23, y23, 1], lambda a, b, al: torch.add(a, b, alpha=al)),
@@ -121,6 +116,8 @@ CASES = [
     Case("remainder", [num_i.astype(np.int32), -4], torch.remainder),
     Case("remainder", [f32(3, 4, lo=-100, hi=100), f32(4, lo=-3, hi=-0.5)], torch.remainder),
     Case("remainder", [num_f.astype(np.float64), den_f.astype(np.float64)], torch.remainder),
+    Case("remainder", [5, den_i], lambda a, b: torch.remainder(a, b)),
+    Case("remainder", [2.5, den_f], lambda a, b: torch.remainder(a, b)),
     Case("fmod", [num_f, den_f], torch.fmod),
     Case("fmod", [num_i, den_i], torch.fmod),
     Case("fmod", [f32(3, 4, lo=-100, hi=100), 2.5], torch.fmod),
@@ -136,6 +133,13 @@ CASES = [
     Case("pow", [i64(2, 3, lo=-5, hi=5), 1.5], lambda a, e: torch.pow(a, e)),
     Case("pow", [2.0, f32(2, 3)], lambda a, e: torch.pow(a, e)),
     Case("pow", [2, i64(2, 3, lo=0, hi=10)], lambda a, e: torch.pow(a, e), min_opset=12),
+    # ---- float16 (PyTorch computes in float and rounds each op's result, as a float carrier does)
+    Case("add", [f16(2, 3), f16(2, 3), 1], lambda a, b, al: torch.add(a, b, alpha=al), atol=1e-3),
+    Case("mul", [f16(2, 3), 0.5], torch.mul, atol=1e-3),
+    Case("div", [f16(2, 3), nonzero(f16(2, 3))], torch.div, atol=1e-2, rtol=1e-2),
+    Case("maximum", [f16(2, 3), f16(3)], torch.maximum),
+    Case("lt", [f16(2, 3), f16(2, 3)], torch.lt),
+    Case("abs", [f16(4)], torch.abs),
     # ---- unary float math (integers as float32)
     Case("sqrt", [pos], torch.sqrt),
     Case("sqrt", [i64(2, 3, lo=0, hi=50)], torch.sqrt),
