@@ -309,6 +309,13 @@ static bool type_string(const olg_type *t, char *buf, size_t n) {
   case OLG_TYPE_MAP: {
     char in[128];
     const char *k = olg_dtype_name(t->key);
+    const olg_type *v = t->inner;
+    /* schema strings write a map's tensor value by its element type alone ("map(int64,
+     * float)" for map(int64, tensor(float)), as ONNX parses them) */
+    if (k && v && v->kind == OLG_TYPE_TENSOR && v->has_elem && olg_dtype_name(v->elem)) {
+      snprintf(buf, n, "map(%s, %s)", k, olg_dtype_name(v->elem));
+      return true;
+    }
     if (!k || !type_string(t->inner, in, sizeof in)) return false;
     snprintf(buf, n, "map(%s, %s)", k, in);
     return true;
