@@ -376,28 +376,29 @@ OLG_SYMBOLIC(olg__sym_glu) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::threshold(self, threshold, value): x > threshold ? x : value. Where from opset 9;
- * below, m * max(x, threshold) + (1 - m) * value, each side finite where its mask is 0. */
+/* aten::threshold(self, threshold, value): x <= threshold ? value : x (so NaN stays NaN).
+ * Where from opset 9; below, m * value + (1 - m) * max(x, threshold), each side finite where
+ * its mask is 0 (Max keeps NaN). */
 OLG_SYMBOLIC(olg__sym_threshold) {
   UNUSED_SRC;
-  olg_value x, tv, vv, gt, y;
+  olg_value x, tv, vv, le, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype t = olg__dtype(cx, x);
   OLG_TRY(olg__arg_cast(cx, 1, t, &tv));
   OLG_TRY(olg__arg_cast(cx, 2, t, &vv));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, tv, &gt));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LE, x, tv, &le));
   if (olg__opset(cx) >= 9) {
-    OLG_TRY(olg__emit_where(cx, gt, x, vv, &y));
+    OLG_TRY(olg__emit_where(cx, le, vv, x, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  olg_value m, one, nm, hi = x, lo;
-  if (olg__is_float(t)) OLG_TRY(olg__emit_max_min(cx, true, x, tv, &hi)); /* keeps +inf */
-  OLG_TRY(olg__emit_cast(cx, gt, t, &m));
+  olg_value m, one, nm, keep = x, fill;
+  if (olg__is_float(t)) OLG_TRY(olg__emit_max_min(cx, true, x, tv, &keep));
+  OLG_TRY(olg__emit_cast(cx, le, t, &m));
   OLG_TRY(olg__const_like(cx, x, 1, &one));
   OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &nm));
-  OLG_TRY(olg__emit_math2(cx, "Mul", m, hi, &hi));
-  OLG_TRY(olg__emit_math2(cx, "Mul", nm, vv, &lo));
-  OLG_TRY(olg__emit_math2(cx, "Add", hi, lo, &y));
+  OLG_TRY(olg__emit_math2(cx, "Mul", nm, keep, &keep));
+  OLG_TRY(olg__emit_math2(cx, "Mul", m, vv, &fill));
+  OLG_TRY(olg__emit_math2(cx, "Add", keep, fill, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

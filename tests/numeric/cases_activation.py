@@ -88,7 +88,8 @@ CASES = [
     Case("threshold", [x, 0.5, -1.0], F.threshold),
     Case("threshold", [wide, 10.0, 0.0], F.threshold),
     Case("threshold", [i64(2, 3), 2, 100], F.threshold),
-    Case("threshold", [np.array([np.inf, -np.inf, 1.0, 0.2], np.float32), 0.5, 7.0], F.threshold),
+    Case("threshold", [np.array([np.inf, -np.inf, 1.0, 0.2, np.nan, 0.5], np.float32), 0.5, 7.0],
+         F.threshold),
     Case("log_sigmoid", [x], F.logsigmoid),
     Case("log_sigmoid", [wide], F.logsigmoid),
     # softmax / log_softmax: every dim, negative dims, a dtype, dynamic dims

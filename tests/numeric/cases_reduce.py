@@ -61,6 +61,8 @@ CASES = [
     Case("amax", [i64(3, 4), [-1], False], torch.amax),
     Case("amax", [bools(3, 4), [1], False], torch.amax),
     Case("amin", [x, [-1], True], torch.amin),
+    Case("amax", [np.array([[1.0, -np.inf, 2.0], [np.inf, -1.0, 0.0]], np.float32), [1], False],
+         torch.amax),
     Case("amin", [i32(3, 4), [0], False], torch.amin),
     Case("amin", [np.arange(12, dtype=np.uint8).reshape(3, 4), [1], False], torch.amin),
     # max / min: all, dim with indices (ties: the first), of two tensors
