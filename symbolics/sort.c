@@ -12,14 +12,23 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
-/* TopK takes float types only below 11: other types go through double (exact up to 2^53) and
- * come back. */
+/* The type TopK sorts t in, exactly: below 11 TopK takes float types only (other types go
+ * through double, exact up to 2^53); from 11 runtimes implement float, double, int32 and int64,
+ * so the narrower types (bool, 8/16-bit ints, half floats) are widened. */
+static olg_dtype topk_type(olg_dtype t, int opset) {
+  if (t == OLG_UNDEFINED || t == OLG_FLOAT || t == OLG_DOUBLE) return t;
+  if (t == OLG_FLOAT16 || t == OLG_BFLOAT16) return OLG_FLOAT;
+  if (opset < 11) return OLG_DOUBLE;
+  if (t == OLG_INT32 || t == OLG_INT64) return t;
+  return t == OLG_UINT64 ? OLG_DOUBLE : OLG_INT64;
+}
+
+/* TopK of x in a type it can sort exactly; the values come back in x's type. */
 static olg_status topk_cast(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, int64_t axis,
                             int largest, int want_values, olg_value *values, olg_value *indices) {
   olg_dtype t = olg__dtype(cx, x);
   olg_value xin = x, v = OLG_NO_VALUE, i = OLG_NO_VALUE;
-  if (olg__opset(cx) < 11 && t != OLG_UNDEFINED && !olg__is_float(t))
-    OLG_TRY(olg__emit_cast(cx, x, OLG_DOUBLE, &xin));
+  OLG_TRY(olg__emit_cast(cx, x, topk_type(t, olg__opset(cx)), &xin));
   OLG_TRY(olg__emit_topk(cx, xin, k_v, k, axis, largest, 1, &v, &i));
   if (want_values && xin != x) OLG_TRY(olg__emit_cast(cx, v, t, &v));
   if (values) *values = v;

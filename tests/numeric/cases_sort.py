@@ -52,6 +52,9 @@ CASES = [
          lambda x, st, d, desc: torch.sort(x, stable=st, dim=d, descending=desc)),
     Case("sort", [Dyn(x37, [3, "M"]), -1, False], lambda x, d, desc: torch.sort(x, d, desc),
          min_opset=10),
+    Case("sort", [np.array([[True, False, True], [False, False, True]]), 1, True],
+         lambda x, d, desc: torch.sort(x, dim=d, descending=desc, stable=True)),
+    Case("sort", [distinct_i64(7).astype(np.int8), 0, False], lambda x, d, desc: torch.sort(x, d, desc)),
     # argsort
     Case("argsort", [x37, -1, False], lambda x, d, desc: torch.argsort(x, d, desc)),
     Case("argsort", [distinct_i64(5, 2), 0, True], lambda x, d, desc: torch.argsort(x, d, desc)),
