@@ -936,6 +936,11 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
   cx->cur_node = nd;
   cx->cur_src_opset = olg_model_opset(cx->src_model, nd->domain);
   cx->name_base = *nd->name ? nd->name : NULL;
+  if (!cx->name_base && cx->scope) { /* unnamed, in a subgraph: "<scope>/<index>", unique */
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s/%d", cx->scope, (int)id);
+    if (!(cx->name_base = olg__strdup(cx->dst_model, buf))) return OLG_ERR_NOMEM;
+  }
   cx->n_emitted = 0;
   cx->n_op_uses = 0;
   cx->cur_reported = false;
@@ -962,10 +967,6 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
         if (a->u.vals.p[j] != OLG_NO_VALUE && cx->map[a->u.vals.p[j]] == OLG_NO_VALUE)
           return LOWER_SKIPPED;
   }
-  for (uint32_t i = 0; i < nd->n_attrs; i++)
-    if ((nd->attrs[i].type == OLG_ATTR_GRAPH || nd->attrs[i].type == OLG_ATTR_GRAPHS) &&
-        *nd->domain == 0 && fn == olg__sym_onnx_passthrough)
-      return olg_lower_unsupported(cx, "a node with subgraph attributes (If, Loop, Scan)", -1);
   s = fn(cx, id, ud);
   if (s == OLG_ERR_NOMEM) return s;
   if (s) {
@@ -1024,6 +1025,10 @@ static olg_status carry_inputs(olg_lower *cx) {
   return OLG_OK;
 }
 
+static bool is_protected(const olg_lower *cx, olg_value v) {
+  return cx->protect && v >= 0 && (uint32_t)v < cx->n_protect && cx->protect[v];
+}
+
 static olg_status bind_graph_outputs(olg_lower *cx) {
   const olg_graph *sg = cx->src;
   olg_graph *g = cx->dst;
@@ -1036,12 +1041,13 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "graph output '%s' has no lowered value", name);
     olg_value_rec *tr = &g->values[tv];
     if (strcmp(tr->name, name) != 0 || (tr->flags & OLG_VF_OUTPUT)) {
-      bool can_rename = tr->producer >= 0 &&
+      bool can_rename = tr->producer >= 0 && !is_protected(cx, tv) &&
                         !(tr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT));
       olg_value other = olg__graph_lookup(g, name);
       if (other >= 0 && other != tv) {
         const olg_value_rec *orr = &g->values[other];
-        if (orr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT))
+        if ((orr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT)) ||
+            is_protected(cx, other) || orr->producer < 0)
           return olg__errf(cx, OLG_ERR_DUPLICATE, "graph output '%s' clashes with an input or initializer of that name", name);
         const char *fresh = olg__graph_unique_name(g, name);
         if (!fresh) return OLG_ERR_NOMEM;
@@ -1115,6 +1121,7 @@ static olg_status rewrite_shape_gathers(olg_lower *cx, olg_value *subst) {
     olg_value data = nd->args[0].u.v, idx = nd->args[1].u.v;
     int32_t p = g->values[data].producer;
     if (p < 0 || strcmp(g->nodes[p].op, "Shape") != 0 || *g->nodes[p].domain) continue;
+    if (is_protected(cx, nd->outputs[0])) continue;
     const int64_t *iv;
     size_t ni;
     int32_t irank = olg__rank(cx, idx);
@@ -1224,13 +1231,14 @@ static olg_status fold_constants(olg_lower *cx) {
   return OLG_OK;
 }
 
-static void remove_identities(olg_graph *g, olg_value *subst) {
+static void remove_identities(const olg_lower *cx, olg_graph *g, olg_value *subst) {
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     olg_node *nd = &g->nodes[i];
     if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Identity") != 0) continue;
     if (nd->n_args != 1 || nd->args[0].kind != OLG_ARG_VALUE || nd->n_outputs != 1) continue;
     olg_value out = nd->outputs[0];
-    if (out == OLG_NO_VALUE || (g->values[out].flags & OLG_VF_OUTPUT)) continue;
+    if (out == OLG_NO_VALUE || (g->values[out].flags & OLG_VF_OUTPUT) || is_protected(cx, out))
+      continue;
     subst[out] = nd->args[0].u.v;
     nd->state = OLG_NODE_DEAD;
   }
@@ -1264,7 +1272,8 @@ static olg_status cse_constants(olg_lower *cx, olg_value *subst) {
       continue;
     const olg_tensor *t = nd->attrs[0].t;
     if (!t || t->dtype == OLG_STRING || (!t->data && t->nbytes)) continue;
-    if (g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) continue;
+    if ((g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) || is_protected(cx, nd->outputs[0]))
+      continue;
     uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
     h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
     h = hash_bytes(h, t->data, t->nbytes);
@@ -1310,6 +1319,123 @@ static void mark_subgraph_refs(olg_graph *g, const olg_graph *sub, uint8_t *live
   }
 }
 
+static bool is_outer_ref(const olg_value_rec *r) {
+  return r->producer < 0 && !(r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER));
+}
+
+/* The producers a node depends on: its value arguments' and, for a node with subgraphs, those
+ * of the values the subgraphs read by name from this graph (implicit inputs, which the graph's
+ * own topological order does not see). fn(ud, producer) for each, duplicates possible. */
+static void subgraph_producers(const olg_graph *g, const olg_graph *sub,
+                               void (*fn)(void *, int32_t), void *ud) {
+  for (uint32_t i = 0; i < sub->n_nodes; i++) {
+    const olg_node *nd = &sub->nodes[i];
+    if (nd->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < nd->n_args; j++) {
+      const olg_arg *a = &nd->args[j];
+      size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+      for (size_t k = 0; k < cnt; k++) {
+        olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
+        if (v < 0 || !is_outer_ref(&sub->values[v])) continue;
+        olg_value ov = olg__graph_lookup(g, sub->values[v].name);
+        if (ov >= 0 && g->values[ov].producer >= 0) fn(ud, g->values[ov].producer);
+      }
+    }
+    for (uint32_t j = 0; j < nd->n_attrs; j++) {
+      const olg_attr *a = &nd->attrs[j];
+      if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud);
+      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+        subgraph_producers(g, a->graphs[k], fn, ud);
+    }
+  }
+}
+
+static void node_producers(const olg_graph *g, const olg_node *nd, void (*fn)(void *, int32_t),
+                           void *ud) {
+  for (uint32_t j = 0; j < nd->n_args; j++) {
+    const olg_arg *a = &nd->args[j];
+    size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+    for (size_t k = 0; k < cnt; k++) {
+      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
+      if (v >= 0 && g->values[v].producer >= 0) fn(ud, g->values[v].producer);
+    }
+  }
+  for (uint32_t j = 0; j < nd->n_attrs; j++) {
+    const olg_attr *a = &nd->attrs[j];
+    if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud);
+    for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+      subgraph_producers(g, a->graphs[k], fn, ud);
+  }
+}
+
+struct topo {
+  const olg_graph *g;
+  uint32_t *indeg, *off;
+  int32_t *adj;
+  int32_t cur;
+  size_t n_edges;
+};
+
+static void topo_count(void *ud, int32_t p) {
+  struct topo *t = ud;
+  if (t->g->nodes[p].state != OLG_NODE_DONE) return;
+  t->indeg[t->cur]++;
+  t->off[p + 1]++;
+  t->n_edges++;
+}
+
+static void topo_fill(void *ud, int32_t p) {
+  struct topo *t = ud;
+  if (t->g->nodes[p].state == OLG_NODE_DONE) t->adj[t->off[p]++] = t->cur;
+}
+
+/* A topological order of g that counts subgraph reads as edges (Kahn, linear in nodes plus
+ * edges); order[k] = -1 past the last live node. */
+static olg_status graph_order(const olg_graph *g, const olg_allocator *al, olg_node_id *order) {
+  uint32_t n = g->n_nodes;
+  if (!n) return OLG_OK;
+  struct topo t = {g, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
+                   NULL, 0, 0};
+  olg_status s = OLG_OK;
+  if (!t.indeg || !t.off) { s = OLG_ERR_NOMEM; goto done; }
+  for (uint32_t i = 0; i < n; i++) {
+    if (g->nodes[i].state != OLG_NODE_DONE) continue;
+    t.cur = (int32_t)i;
+    node_producers(g, &g->nodes[i], topo_count, &t);
+  }
+  t.adj = olg__malloc(al, (t.n_edges ? t.n_edges : 1) * sizeof *t.adj);
+  if (!t.adj) { s = OLG_ERR_NOMEM; goto done; }
+  for (uint32_t i = 0; i < n; i++) t.off[i + 1] += t.off[i];
+  for (uint32_t i = 0; i < n; i++) {
+    if (g->nodes[i].state != OLG_NODE_DONE) continue;
+    t.cur = (int32_t)i;
+    node_producers(g, &g->nodes[i], topo_fill, &t);
+  }
+  uint32_t head = 0, tail = 0, live = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (g->nodes[i].state != OLG_NODE_DONE) continue;
+    live++;
+    if (!t.indeg[i]) order[tail++] = (olg_node_id)i;
+  }
+  while (head < tail) {
+    olg_node_id p = order[head++];
+    uint32_t b = p ? t.off[p - 1] : 0, e = t.off[p];
+    for (uint32_t k = b; k < e; k++)
+      if (--t.indeg[t.adj[k]] == 0) order[tail++] = t.adj[k];
+  }
+  if (tail < live)
+    for (uint32_t i = 0; i < n && !s; i++)
+      if (g->nodes[i].state == OLG_NODE_DONE && t.indeg[i])
+        s = olg__err(OLG_ERR_INVALID_MODEL, "graph '%s' has a cycle through node '%s' (%s)",
+                     g->name, g->nodes[i].name, g->nodes[i].op);
+  for (uint32_t i = tail; i < n; i++) order[i] = -1;
+done:
+  olg__free(al, t.indeg, (size_t)n * sizeof(uint32_t));
+  olg__free(al, t.off, ((size_t)n + 1) * sizeof(uint32_t));
+  olg__free(al, t.adj, (t.n_edges ? t.n_edges : 1) * sizeof *t.adj);
+  return s;
+}
+
 /* Removes dead nodes and rewrites the node array in topological order. */
 static olg_status dce_and_compact(olg_lower *cx) {
   olg_graph *g = cx->dst;
@@ -1325,7 +1451,7 @@ static olg_status dce_and_compact(olg_lower *cx) {
     s = OLG_ERR_NOMEM;
     goto done;
   }
-  s = olg_graph_topo_order(g, order);
+  s = graph_order(g, al, order);
   if (s) goto done;
   uint32_t n_live = 0;
   for (uint32_t i = 0; i < g->outputs.n; i++) live_val[g->outputs.p[i]] = 1;
@@ -1416,7 +1542,7 @@ static olg_status cleanup(olg_lower *cx, bool trt) {
     s = fold_constants(cx);
     if (s) goto done;
   }
-  remove_identities(g, subst);
+  remove_identities(cx, g, subst);
   s = cse_constants(cx, subst);
   if (s) goto done;
   apply_subst(g, subst);
@@ -1426,6 +1552,180 @@ done:
   return s;
 }
 
+
+/* ---- graphs and subgraphs ---- */
+
+/* Counts, for values of cx->src, the references by name from the subgraphs (at any depth) of
+ * graph `sub`, so that a value only a subgraph reads still counts as used. */
+static void count_subgraph_refs(olg_lower *cx, const olg_graph *sub) {
+  for (uint32_t i = 0; i < sub->n_nodes; i++) {
+    const olg_node *nd = &sub->nodes[i];
+    if (nd->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < nd->n_args; j++) {
+      const olg_arg *a = &nd->args[j];
+      size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+      for (size_t k = 0; k < cnt; k++) {
+        olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
+        if (v < 0 || !is_outer_ref(&sub->values[v])) continue;
+        olg_value sv = olg__graph_lookup(cx->src, sub->values[v].name);
+        if (sv >= 0) cx->uses[sv]++;
+      }
+    }
+    for (uint32_t j = 0; j < nd->n_attrs; j++) {
+      const olg_attr *a = &nd->attrs[j];
+      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g);
+      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+        count_subgraph_refs(cx, a->graphs[k]);
+    }
+  }
+}
+
+/* A subgraph's reference to an enclosing graph's value: found by name in the enclosing source
+ * graphs, it becomes a reference by the TARGET name of the value that stands for it (typed as
+ * that value, for the symbolics and inference of the subgraph). */
+static olg_status resolve_outer_ref(olg_lower *cx, olg_value sv) {
+  const char *name = cx->src->values[sv].name;
+  for (olg_lower *p = cx->parent; p; p = p->parent) {
+    olg_value psv = olg__graph_lookup(p->src, name);
+    if (psv < 0) continue;
+    olg_value ptv = p->map[psv];
+    if (ptv == OLG_NO_VALUE) return OLG_OK; /* not lowered: the node that reads it is skipped */
+    const olg_value_rec *pr = &p->dst->values[ptv];
+    olg_value tv = olg__graph_lookup(cx->dst, pr->name);
+    if (tv < 0) {
+      OLG_TRY(olg__graph_add_value(cx->dst, pr->name, false, &tv));
+      pr = &p->dst->values[ptv];
+      olg_value_rec *r = &cx->dst->values[tv];
+      r->type = pr->type; /* the arena's: shared, never changed in place */
+      r->known = pr->known;
+      r->flags |= OLG_VF_OUTER;
+    }
+    cx->map[sv] = tv;
+    return OLG_OK;
+  }
+  return OLG_OK;
+}
+
+/* Marks the values of the target graph that its subgraphs read by name. */
+static olg_status compute_protect(olg_lower *cx) {
+  olg_graph *g = cx->dst;
+  bool any = false;
+  for (uint32_t i = 0; i < g->n_nodes && !any; i++)
+    any = g->nodes[i].state == OLG_NODE_DONE && has_subgraph(&g->nodes[i]);
+  if (!any) return OLG_OK;
+  cx->n_protect = g->n_values;
+  cx->protect = olg__arena_alloc(cx->dst_model, g->n_values ? g->n_values : 1);
+  if (!cx->protect) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    const olg_node *nd = &g->nodes[i];
+    if (nd->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < nd->n_attrs; j++) {
+      const olg_attr *a = &nd->attrs[j];
+      if (a->type == OLG_ATTR_GRAPH && a->g) mark_subgraph_refs(g, a->g, cx->protect);
+      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+        mark_subgraph_refs(g, a->graphs[k], cx->protect);
+    }
+  }
+  return OLG_OK;
+}
+
+/* Lowers cx->src into cx->dst: inputs and initializers, every node in topological order, the
+ * outputs under their source names, the profile's rewrites and the cleanup. *n_failed counts
+ * the nodes that could not be lowered (each reported); the graph is unusable then. */
+static olg_status lower_graph(olg_lower *cx, bool trt, size_t *n_failed) {
+  const olg_graph *sg = cx->src;
+  const olg_allocator *al = &cx->dst_model->alloc;
+  size_t nv = sg->n_values ? sg->n_values : 1, nn = sg->n_nodes ? sg->n_nodes : 1;
+  olg_status s = OLG_OK;
+  *n_failed = 0;
+  cx->map = olg__malloc(al, nv * sizeof *cx->map);
+  cx->uses = olg__calloc(al, nv, sizeof *cx->uses);
+  olg_node_id *order = olg__malloc(al, nn * sizeof *order);
+  if (!cx->map || !cx->uses || !order) {
+    s = OLG_ERR_NOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < nv; i++) cx->map[i] = OLG_NO_VALUE;
+  for (uint32_t i = 0; i < sg->n_nodes; i++) {
+    const olg_node *nd = &sg->nodes[i];
+    if (nd->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < nd->n_args; j++) {
+      const olg_arg *a = &nd->args[j];
+      if (a->kind == OLG_ARG_VALUE) count_use(cx, a->u.v);
+      else if (a->kind == OLG_ARG_VALUES)
+        for (size_t k = 0; k < a->u.vals.n; k++) count_use(cx, a->u.vals.p[k]);
+    }
+    for (uint32_t j = 0; j < nd->n_attrs; j++) {
+      const olg_attr *a = &nd->attrs[j];
+      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g);
+      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+        count_subgraph_refs(cx, a->graphs[k]);
+    }
+  }
+  for (uint32_t i = 0; i < sg->outputs.n; i++) count_use(cx, sg->outputs.p[i]);
+  if ((s = carry_inputs(cx))) goto done;
+  if (cx->parent) /* the names a subgraph reads from enclosing graphs */
+    for (uint32_t v = 0; v < sg->n_values; v++)
+      if (cx->uses[v] && cx->map[v] == OLG_NO_VALUE && is_outer_ref(&sg->values[v]) &&
+          (s = resolve_outer_ref(cx, (olg_value)v)))
+        goto done;
+  if ((s = graph_order(sg, al, order))) goto done;
+  for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
+    s = lower_node(cx, order[k]);
+    if (s == OLG_ERR_NOMEM) goto done;
+    *n_failed += s != OLG_OK && s != LOWER_SKIPPED;
+  }
+  s = OLG_OK;
+  cx->cur_node = NULL;
+  cx->name_base = NULL;
+  if (*n_failed || cx->n_errors) goto done;
+  if ((s = compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
+  s = cleanup(cx, trt);
+done:
+  olg__free(al, cx->map, nv * sizeof *cx->map);
+  olg__free(al, cx->uses, nv * sizeof *cx->uses);
+  olg__free(al, order, nn * sizeof *order);
+  cx->map = NULL;
+  cx->uses = NULL;
+  return s;
+}
+
+olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const char *attr,
+                               olg_graph **out) {
+  olg_graph *g;
+  OLG_TRY(olg_model_new_subgraph(cx->dst_model, &g));
+  g->parent = cx->dst; /* for the inference of outer references; attaching sets it again */
+  if (src_sub->name && *src_sub->name) OLG_TRY(olg_graph_set_name(g, src_sub->name));
+  char buf[512];
+  const char *outer = cx->name_base && *cx->name_base ? cx->name_base : olg_lower_node_op(cx);
+  snprintf(buf, sizeof buf, "%s/%s", outer, attr);
+  const char *scope = olg__strdup(cx->dst_model, buf);
+  if (!scope) return OLG_ERR_NOMEM;
+  olg_lower sub = *cx; /* the setting; the per-graph state is reset */
+  sub.src = src_sub;
+  sub.dst = g;
+  sub.parent = cx;
+  sub.scope = scope;
+  sub.cur = -1;
+  sub.cur_node = NULL;
+  sub.name_base = NULL;
+  sub.n_errors = 0;
+  sub.protect = NULL;
+  sub.n_protect = 0;
+  size_t n_failed;
+  olg_status s = lower_graph(&sub, false, &n_failed);
+  cx->custom_domains = sub.custom_domains; /* the list may have grown */
+  cx->n_custom = sub.n_custom;
+  cx->cap_custom = sub.cap_custom;
+  cx->n_errors += sub.n_errors;
+  if (sub.n_errors) cx->cur_reported = true; /* the subgraph's nodes said what failed */
+  if (s) return s;
+  if (n_failed || sub.n_errors)
+    return olg__err(OLG_ERR_UNSUPPORTED, "%zu node(s) of subgraph '%s' could not be lowered",
+                    n_failed, attr);
+  *out = g;
+  return OLG_OK;
+}
 
 OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
                                 const olg_legalize_options *opts, olg_model **out,
@@ -1473,28 +1773,6 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   cx.profile = profile;
   cx.cur = -1;
   const olg_allocator *al = &dm->alloc;
-  size_t nv = sg->n_values ? sg->n_values : 1, nn = sg->n_nodes ? sg->n_nodes : 1;
-  olg_node_id *order = NULL;
-  cx.map = olg__malloc(al, nv * sizeof *cx.map);
-  cx.uses = olg__calloc(al, nv, sizeof *cx.uses);
-  order = olg__malloc(al, nn * sizeof *order);
-  if (!cx.map || !cx.uses || !order) {
-    s = OLG_ERR_NOMEM;
-    goto fail;
-  }
-  for (size_t i = 0; i < nv; i++) cx.map[i] = OLG_NO_VALUE;
-  for (uint32_t i = 0; i < sg->n_nodes; i++) {
-    const olg_node *nd = &sg->nodes[i];
-    if (nd->state != OLG_NODE_DONE) continue;
-    for (uint32_t j = 0; j < nd->n_args; j++) {
-      const olg_arg *a = &nd->args[j];
-      if (a->kind == OLG_ARG_VALUE) count_use(&cx, a->u.v);
-      else if (a->kind == OLG_ARG_VALUES)
-        for (size_t k = 0; k < a->u.vals.n; k++) count_use(&cx, a->u.vals.p[k]);
-    }
-  }
-  for (uint32_t i = 0; i < sg->outputs.n; i++) count_use(&cx, sg->outputs.p[i]);
-
   if ((s = olg_model_set_opset(dm, "", o.opset)) ||
       (s = olg_model_set_string(dm, OLG_MODEL_PRODUCER_NAME, "onnxlegal")) ||
       (s = olg_model_set_string(dm, OLG_MODEL_PRODUCER_VERSION, olg_version_string())) ||
@@ -1503,25 +1781,15 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   if (src->doc_string && *src->doc_string &&
       (s = olg_model_set_string(dm, OLG_MODEL_DOC_STRING, src->doc_string)))
     goto fail;
-  if ((s = carry_inputs(&cx))) goto fail;
-  if ((s = olg_graph_topo_order(sg, order))) goto fail;
-
-  size_t n_failed = 0; /* nodes, each reported at least once; those downstream are not counted */
-  for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
-    s = lower_node(&cx, order[k]);
-    if (s == OLG_ERR_NOMEM) goto fail;
-    n_failed += s != OLG_OK && s != LOWER_SKIPPED;
-  }
-  cx.cur_node = NULL;
-  cx.name_base = NULL;
+  size_t n_failed; /* nodes, each reported at least once; those downstream are not counted */
+  s = lower_graph(&cx, trt, &n_failed);
+  if (s) goto fail;
   if (n_failed || cx.n_errors) {
     s = olg__err(OLG_ERR_UNSUPPORTED,
                  "olg_legalize: %zu node(s) could not be lowered to opset %d%s", n_failed,
                  cx.opset, diags ? " (see the diagnostics)" : "");
     goto fail;
   }
-  if ((s = bind_graph_outputs(&cx))) goto fail;
-  if ((s = cleanup(&cx, trt))) goto fail;
   bool init_inputs = o.keep_initializers_as_inputs || ir < 4;
   if (init_inputs) {
     olg_graph *g = cx.dst;
@@ -1536,20 +1804,11 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
     if ((s = olg_model_set_opset(dm, cx.custom_domains[i],
                                  olg__registry_domain_version(r, cx.custom_domains[i]))))
       goto fail;
-  olg__free(al, cx.map, nv * sizeof *cx.map);
-  olg__free(al, cx.uses, nv * sizeof *cx.uses);
-  olg__free(al, order, nn * sizeof *order);
   olg__free(al, cx.custom_domains, (size_t)cx.cap_custom * sizeof *cx.custom_domains);
   *out = dm;
   return OLG_OK;
 fail:
-  {
-    /* keep the message: freeing does not touch it, but make sure one is set */
-    olg__free(al, cx.map, nv * sizeof *cx.map);
-    olg__free(al, cx.uses, nv * sizeof *cx.uses);
-    olg__free(al, order, nn * sizeof *order);
-    olg__free(al, cx.custom_domains, (size_t)cx.cap_custom * sizeof *cx.custom_domains);
-    olg_model_free(dm);
-  }
+  olg__free(al, cx.custom_domains, (size_t)cx.cap_custom * sizeof *cx.custom_domains);
+  olg_model_free(dm);
   return s;
 }

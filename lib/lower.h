@@ -38,7 +38,19 @@ struct olg_lower {
   /* custom domains the emitted nodes use, for opset_import */
   const char **custom_domains;
   uint32_t n_custom, cap_custom;
+
+  /* subgraphs (If, Loop, Scan bodies) are lowered by a context of their own */
+  struct olg_lower *parent; /* NULL for the main graph */
+  const char *scope;        /* name prefix for the unnamed nodes of a subgraph, or NULL */
+  uint8_t *protect;         /* target values that subgraphs read by name: never renamed or
+                               merged away (NULL: none) */
+  uint32_t n_protect;
 };
+
+/* legalize.c: lowers a subgraph of the source node being lowered (an attribute `attr` of an ONNX
+ * If/Loop/Scan) into a new subgraph of the target model, to be attached to the emitted node. */
+olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const char *attr,
+                               olg_graph **out);
 
 /* registry.c */
 /* The symbolic for (domain, op) at opset: OLG_OK with *fn; OLG_ERR_UNSUPPORTED for an explicit

@@ -860,6 +860,29 @@ olg_status olg__emit_softmax(olg_lower *cx, olg_softmax_kind kind, olg_value x, 
   return olg__emit_transpose(cx, y, perm, (size_t)rank, out); /* a swap is its own inverse */
 }
 
+olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
+                                 const char *padding, int align_corners, olg_value *out) {
+  int opset = olg__opset(cx);
+  bool v20 = opset >= 20;
+  if (!v20 && olg__rank(cx, x) != 4) /* N-D from 20 */
+    return olg_lower_unsupported(cx, "GridSample of an input that is not 4-D", 20);
+  if (opset < 16) return olg_lower_unsupported(cx, "GridSample", 16);
+  if (!mode || streq(mode, "bilinear") || streq(mode, "linear")) mode = v20 ? "linear" : "bilinear";
+  else if (streq(mode, "bicubic") || streq(mode, "cubic")) mode = v20 ? "cubic" : "bicubic";
+  else if (!streq(mode, "nearest")) return olg__errf(cx, OLG_ERR_INVALID_ARG, "GridSample: unknown mode '%s'", mode);
+  if (!padding) padding = "zeros";
+  if (!streq(padding, "zeros") && !streq(padding, "border") && !streq(padding, "reflection"))
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "GridSample: unknown padding mode '%s'", padding);
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "GridSample", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, grid));
+  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", mode));
+  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", padding));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", align_corners ? 1 : 0));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}
+
 olg_status olg__emit_cast(olg_lower *cx, olg_value x, olg_dtype to, olg_value *out) {
   if (olg__dtype(cx, x) == to) {
     *out = x;
@@ -1180,29 +1203,4 @@ OLG_API olg_status olg_lower_arg_as_tensor(olg_lower *cx, size_t i, olg_dtype dt
   default:
     return olg__errf(cx, OLG_ERR_TYPE, "argument %zu is none, not a tensor", i);
   }
-}
-
-/* ---- GridSample ---- */
-
-olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
-                                 const char *padding_mode, int align_corners, olg_value *out) {
-  int opset = olg__opset(cx);
-  bool v20 = opset >= 20;
-  const char *m;
-  if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) m = v20 ? "linear" : "bilinear";
-  else if (strcmp(mode, "cubic") == 0 || strcmp(mode, "bicubic") == 0) m = v20 ? "cubic" : "bicubic";
-  else if (strcmp(mode, "nearest") == 0) m = "nearest";
-  else return olg__errf(cx, OLG_ERR_INVALID_ARG, "GridSample: unknown mode '%s'", mode);
-  int32_t rank = olg__rank(cx, x);
-  if (opset < 16 || (!v20 && rank != 4))
-    return olg__unsupportedf(cx, rank == 4 ? 16 : 20, "GridSample of a %s input",
-                             rank == 4 ? "4-D" : "non-4-D");
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "GridSample", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, grid));
-  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", m));
-  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", padding_mode));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", align_corners));
-  return olg_lower_emit_end(cx, nd, 1, out);
 }

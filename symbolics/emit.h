@@ -260,6 +260,12 @@ typedef enum olg_softmax_kind { OLG_SOFTMAX, OLG_LOG_SOFTMAX, OLG_HARDMAX } olg_
 olg_status olg__emit_softmax(olg_lower *cx, olg_softmax_kind kind, olg_value x, int64_t axis,
                              olg_value *out);
 
+/* GridSample (16+). mode "linear"/"bilinear", "nearest", "cubic"/"bicubic" (either spelling:
+ * 16 says bilinear/bicubic, 20 renamed them linear/cubic); padding "zeros", "border",
+ * "reflection". Below 16: "needs opset >= 16"; an input that is not 4-D needs 20. */
+olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
+                                 const char *padding, int align_corners, olg_value *out);
+
 /* Cast to dtype; returns x itself (no node) when it already has that dtype. */
 olg_status olg__emit_cast(olg_lower *cx, olg_value x, olg_dtype to, olg_value *out);
 /* Cast to the dtype of like. */
@@ -309,13 +315,5 @@ const char *olg__src_attr_string(olg_lower *cx, const char *name, const char *df
 bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p, size_t *n);
 /* The source node's IR (read only). */
 const olg_node *olg__src_node(const olg_lower *cx);
-
-/* ------------------------------------------------------------------------------------------ */
-/* GridSample (16: 4-D only, modes "bilinear"/"nearest"/"bicubic"; 20: N-D, the modes renamed
- * "linear"/"nearest"/"cubic"). mode in either spelling; padding_mode "zeros", "border" or
- * "reflection". Below 16 (or below 20 for an input that is not 4-D) it adds a diagnostic
- * naming the opset that works and returns OLG_ERR_UNSUPPORTED. */
-olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
-                                 const char *padding_mode, int align_corners, olg_value *out);
 
 #endif

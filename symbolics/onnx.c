@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "lower.h"
 #include "schema.h"
 #include "symbolics.h"
 
@@ -71,6 +72,10 @@ OLG_SYMBOLIC(olg__sym_onnx_passthrough) {
                                nd->attrs[i].name);
     }
   }
+  if (strcmp(nd->op, "Scan") == 0 && (src_opset(cx) < 9) != (target < 9))
+    return olg__unsupportedf(cx, src_opset(cx) < 9 ? 8 : 9,
+                             "Scan-%d converted across opset 9 (Scan-8's batch axis and "
+                             "sequence_lens are gone at 9)", src_opset(cx) < 9 ? 8 : 9);
   int n_in = (int)nd->n_args;
   while (n_in > 0 && nd->args[n_in - 1].kind == OLG_ARG_NONE) n_in--;
   for (int i = 0; i < n_in; i++) { /* a type the op takes only from a later version */
@@ -100,8 +105,21 @@ OLG_SYMBOLIC(olg__sym_onnx_passthrough) {
     if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &v));
     OLG_TRY(olg_lower_emit_input(cx, n, v));
   }
-  for (uint32_t i = 0; i < nd->n_attrs; i++)
-    OLG_TRY(olg__node_add_attr(g, n, &nd->attrs[i])); /* borrowed from the source model */
+  for (uint32_t i = 0; i < nd->n_attrs; i++) {
+    const olg_attr *a = &nd->attrs[i];
+    if (a->type == OLG_ATTR_GRAPH) { /* a body: lowered to the target opset too */
+      olg_graph *sub;
+      OLG_TRY(olg__lower_subgraph(cx, a->g, a->name, &sub));
+      OLG_TRY(olg_node_attr_graph(g, n, a->name, sub));
+    } else if (a->type == OLG_ATTR_GRAPHS) {
+      olg_graph **subs = olg__lower_alloc(cx, (a->n ? a->n : 1) * sizeof *subs);
+      if (!subs) return OLG_ERR_NOMEM;
+      for (size_t k = 0; k < a->n; k++) OLG_TRY(olg__lower_subgraph(cx, a->graphs[k], a->name, &subs[k]));
+      OLG_TRY(olg_node_attr_graphs(g, n, a->name, subs, a->n));
+    } else {
+      OLG_TRY(olg__node_add_attr(g, n, a)); /* borrowed from the source model */
+    }
+  }
   size_t n_out = nd->n_outputs;
   while (n_out > 0 && nd->outputs[n_out - 1] == OLG_NO_VALUE) n_out--;
   olg_value outs[64];
@@ -597,21 +615,9 @@ OLG_SYMBOLIC(olg__sym_onnx_grid_sample) {
   olg_value x, grid, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &grid));
-  bool v20 = olg__opset(cx) >= 20;
-  const char *mode = olg__src_attr_string(cx, "mode", src_opset(cx) >= 20 ? "linear" : "bilinear");
-  if (strcmp(mode, "bilinear") == 0 || strcmp(mode, "linear") == 0) mode = v20 ? "linear" : "bilinear";
-  else if (strcmp(mode, "bicubic") == 0 || strcmp(mode, "cubic") == 0) mode = v20 ? "cubic" : "bicubic";
-  else if (strcmp(mode, "nearest") != 0) return olg__errf(cx, OLG_ERR_INVALID_MODEL, "GridSample: unknown mode '%s'", mode);
-  if (!v20 && olg__rank(cx, x) != 4)
-    return olg_lower_unsupported(cx, "GridSample of an input that is not 4-D", 20);
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "GridSample", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, grid));
-  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", mode));
-  OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", olg__src_attr_string(cx, "padding_mode", "zeros")));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", olg__src_attr_int(cx, "align_corners", 0)));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  OLG_TRY(olg__emit_grid_sample(cx, x, grid, olg__src_attr_string(cx, "mode", "linear"),
+                                olg__src_attr_string(cx, "padding_mode", "zeros"),
+                                (int)olg__src_attr_int(cx, "align_corners", 0), &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

@@ -17,11 +17,9 @@ NODE = "/usr/share/libonnx-testdata/data/node"
 TESTS = sorted(glob.glob(os.path.join(NODE, "*", "model.onnx")))
 TARGETS = (13, 17, 21)
 
-# Refused at their own opset, with the reason.
-SUBGRAPHS = "nodes with subgraphs (If, Loop, Scan) are not legalized yet"
-REFUSED_AT_OWN_OPSET = {t: SUBGRAPHS for t in (
-    "test_if", "test_loop11", "test_range_float_type_positive_delta_expanded",
-    "test_range_int32_type_negative_delta_expanded", "test_scan9_sum", "test_scan_sum")}
+# Refused at their own opset, with the reason (none: every node test with tensor inputs and
+# outputs legalizes at its own opset, If/Loop/Scan bodies included).
+REFUSED_AT_OWN_OPSET = {}
 
 pytestmark = pytest.mark.skipif(not TESTS, reason="libonnx-testdata is not installed")
 
