@@ -21,6 +21,7 @@ accessors.
 """
 import contextlib
 import functools
+import gc
 import time
 import warnings
 
@@ -527,6 +528,8 @@ class _Walker:
         e = self.env.get(tv)
         if e is None:
             raise TorchExportError("internal: value %s used before it is defined" % tv.debugName())
+        if isinstance(e, _Lazy):  # a parameter: an initializer on its first use
+            e = self.env[tv] = e.ref(self)
         if isinstance(e, _Ref):
             return self.current(e)
         if isinstance(e, _Lit):
@@ -612,14 +615,11 @@ class _Walker:
 
     def node(self, node):
         kind = node.kind()
+        if kind == "prim::Constant":  # a third of a trace's nodes: the short way
+            return self.constant(node, node.output())
         ns, _, op = kind.partition("::")
         outs = list(node.outputs())
         ins = list(node.inputs())
-        # Parameters: an initializer on first use.
-        for tv in ins:
-            e = self.env.get(tv)
-            if isinstance(e, _Lazy):
-                self.env[tv] = e.ref(self)
         if ns == "prim":
             return self.prim(node, op, ins, outs)
         if ns == "aten" and op in ("Int", "IntImplicit", "Float", "FloatImplicit", "Bool",
@@ -630,16 +630,20 @@ class _Walker:
         if fn is not None:
             return self.inplace(node, op, fn, ins, outs)
         args = [self.arg(tv) for tv in ins]
-        self.call(node, ns, op, args, outs)
+        self.call(node, ns, op, args, outs, ins)
 
-    def call(self, node, ns, op, args, outs):
+    def call(self, node, ns, op, args, outs, ins):
         """Emits node as a source node; registers its outputs (lists expanded, views noted)."""
         kinds = []
         layout = []  # per torch output: None (one value) or n (a list of n values)
+        unpack = None
         for o in outs:
             tk = o.type().kind()
             if tk == "ListType" and "Tensor" in str(o.type().getElementType()):
-                n = self.list_length(node, op, o)
+                unpack = next((u.user for u in o.uses() if u.user.kind() == "prim::ListUnpack"),
+                              None)
+                n = len(list(unpack.outputs())) if unpack is not None else \
+                    self.list_length(op, ins)
                 layout.append(n)
                 kinds.extend(["tensor"] * n)
             else:
@@ -659,22 +663,17 @@ class _Walker:
         for o, n in zip(outs, layout):
             if n is None:
                 sv = next(it)
-                dt, shape = _tensor_info(o)
-                sv.dtype, sv.shape = dt, shape
                 self.by_debug_name[o.debugName()] = sv
-                ref = self.view_ref(node, op, args, sv, o) if ns == "aten" else None
+                ref = self.view_ref(op, ins, args, sv, o) if ns == "aten" else None
                 self.env[o] = ref or _Ref(sv, o)
             else:
                 items = [next(it) for _ in range(n)]
-                refs = self.list_view_refs(node, op, args, items)
+                refs = self.list_view_refs(op, ins, args, items, unpack)
                 self.env[o] = _List(refs, "Tensor")
 
-    def list_length(self, node, op, o):
-        """How many tensors a list-valued output holds, from its ListUnpack or the op's meaning."""
-        for use in o.uses():
-            if use.user.kind() == "prim::ListUnpack":
-                return len(list(use.user.outputs()))
-        ins = list(node.inputs())
+    def list_length(self, op, ins):
+        """How many tensors a list-valued output holds when no ListUnpack says: from the op's
+        meaning and the trace's sizes."""
         dt, shape = _tensor_info(ins[0]) if ins else (None, None)
 
         def lit(i):
@@ -701,12 +700,11 @@ class _Walker:
                                "trace (at %s)" % (op, self.scope or "the top level"))
 
     # -- views
-    def view_ref(self, node, op, args, sv, o):
+    def view_ref(self, op, ins, args, sv, o):
         # contiguous() of a contiguous tensor returns the tensor itself: an alias
-        if op not in _VIEW_INV and not (op == "contiguous" and
-                                        _is_contiguous(list(node.inputs())[0])):
+        if op not in _VIEW_INV and not (op == "contiguous" and _is_contiguous(ins[0])):
             return None
-        base_e = self.env.get(list(node.inputs())[0])
+        base_e = self.env.get(ins[0])
         if not isinstance(base_e, _Ref):
             return None
         rest = list(args[1:])
@@ -717,14 +715,11 @@ class _Walker:
         inv = getattr(self, inv_name)(base_e, rest) if inv_name else None
         return _Ref(sv, o, base_e, lambda b, op=op: self.emit(op, [b] + rest), inv, op)
 
-    def list_view_refs(self, node, op, args, items):
+    def list_view_refs(self, op, ins, args, items, unpack):
         """Refs for the tensors of a list output; for split/chunk/unbind, views of the input."""
-        ins = list(node.inputs())
         base_e = self.env.get(ins[0]) if ins else None
         if op not in _LIST_VIEWS or not isinstance(base_e, _Ref):
             return [_Ref(v, None) for v in items]
-        uses = list(node.outputs())[0].uses()
-        unpack = next((u.user for u in uses if u.user.kind() == "prim::ListUnpack"), None)
         sizes = None
         if unpack is not None:
             sizes = [_tensor_info(o)[1] for o in unpack.outputs()]
@@ -868,7 +863,7 @@ class _Walker:
         if op in _NO_FUNCTIONAL:
             raise TorchExportError("aten::%s has no meaning in an exported inference graph (at %s)"
                                    % (op, self.scope or "the top level"))
-        self_e = self.env.get(ins[0])
+        self_e = self.env_item(ins[0])
         if not isinstance(self_e, _Ref):
             raise TorchExportError("aten::%s writes into a value that is not a tensor (at %s)"
                                    % (op, self.scope))
@@ -919,32 +914,34 @@ class _Walker:
             self.by_debug_name[o.debugName()] = new
 
     # -- prim and scalar conversions
+    def constant(self, node, o):
+        tk = o.type().kind()
+        if tk == "TensorType" or (node.hasAttribute("value") and node.kindOf("value") == "t"):
+            t = node.t("value")
+            if t.dim() == 0 and t.dtype == torch.float64:
+                # A Python float the trace wrapped as a 0-d double tensor (x + 0.5): it never
+                # widens a float32 computation in torch, so it is kept as float32, where plain
+                # type promotion gives torch's result dtype too.
+                t = t.to(torch.float32)
+            self.env[o] = _Ref(self.initializer(t, "const_" + o.debugName().replace(".", "_")),
+                               o)
+        elif tk == "DeviceObjType":
+            self.env[o] = _Lit(str(o.toIValue()))
+        else:
+            v = o.toIValue()
+            if isinstance(v, torch.device):
+                v = str(v)
+            elif isinstance(v, torch.dtype):
+                v = SCALAR_TYPE_NUMBER[v]
+            elif isinstance(v, list):
+                v = _List([_Lit(x) for x in v], str(o.type().getElementType()))
+                self.env[o] = v
+                return
+            self.env[o] = _Lit(v)
+
     def prim(self, node, op, ins, outs):
         if op == "Constant":
-            o = outs[0]
-            tk = o.type().kind()
-            if tk == "TensorType" or (node.hasAttribute("value") and node.kindOf("value") == "t"):
-                t = node.t("value")
-                if t.dim() == 0 and t.dtype == torch.float64:
-                    # A Python float the trace wrapped as a 0-d double tensor (x + 0.5): it never
-                    # widens a float32 computation in torch, so it is kept as float32, where plain
-                    # type promotion gives torch's result dtype too.
-                    t = t.to(torch.float32)
-                self.env[o] = _Ref(self.initializer(t, "const_" + o.debugName().replace(".", "_")),
-                                   o)
-            elif tk == "DeviceObjType":
-                self.env[o] = _Lit(str(o.toIValue()))
-            else:
-                v = o.toIValue()
-                if isinstance(v, torch.device):
-                    v = str(v)
-                elif isinstance(v, torch.dtype):
-                    v = SCALAR_TYPE_NUMBER[v]
-                elif isinstance(v, list):
-                    v = _List([_Lit(x) for x in v], str(o.type().getElementType()))
-                    self.env[o] = v
-                    return
-                self.env[o] = _Lit(v)
+            self.constant(node, outs[0])
         elif op == "ListConstruct":
             elem = str(outs[0].type().getElementType())
             self.env[outs[0]] = _List([self.env_item(tv) for tv in ins], elem)
@@ -1017,7 +1014,7 @@ class _Walker:
                 args.append(s)
             else:
                 args.append(self.arg(next(tensors)))
-        self.call(node, "autograd", name, args, outs)
+        self.call(node, "autograd", name, args, outs, ins)
 
 
 class _Lazy:
@@ -1081,10 +1078,30 @@ def normalize_dynamic_axes(dynamic_axes, names):
     return out
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """The tracer and the walk make hundreds of thousands of small objects (torch's Value
+    wrappers) that hold no cycles: the cyclic collector would run thousands of times for
+    nothing (a third of the walk's time). Paused, then restored as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def build_source_graph(model, args, input_names=None, output_names=None, dynamic_axes=None,
                        extra_outputs=None):
     """Traces model and walks the trace: returns a SourceGraph whose inputs, initializers, nodes
     and outputs are ready to hand to the library."""
+    with _gc_paused():
+        return _build_source_graph(model, args, input_names, output_names, dynamic_axes,
+                                   extra_outputs)
+
+
+def _build_source_graph(model, args, input_names, output_names, dynamic_axes, extra_outputs):
     t0 = time.perf_counter()
     extra_outputs = list(extra_outputs or ())
     tr = trace(model, args, extra_outputs)
