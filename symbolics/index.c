@@ -742,6 +742,9 @@ static olg_dtype matmul_type(olg_dtype t) {
   return t == OLG_FLOAT || t == OLG_DOUBLE ? t : olg__is_float(t) ? OLG_FLOAT : OLG_DOUBLE;
 }
 
+/* Scatter-9 (opsets 9, 10) takes numeric types only; ScatterElements-11 takes every type. */
+static bool scatter9_type(olg_dtype t) { return t != OLG_BOOL && t != OLG_STRING && t != OLG_UNDEFINED; }
+
 static olg_status scatter_rows(olg_lower *cx, olg_value data, olg_value lin, olg_value upd,
                                scatter_mode mode, int64_t p, olg_value *out) {
   int opset = olg__opset(cx);
@@ -752,7 +755,8 @@ static olg_status scatter_rows(olg_lower *cx, olg_value data, olg_value lin, olg
     OLG_TRY(olg__emit_unsqueeze(cx, lin, (const int64_t[]){1}, 1, &idx));
     return olg__emit_scatter_nd(cx, data, idx, upd, scatter_reduction[mode], out);
   }
-  if (mode == SCATTER_SET && opset >= 9) { /* Scatter-9: the row index repeated along the row */
+  if (mode == SCATTER_SET && opset >= 9 && scatter9_type(olg__dtype(cx, data))) {
+    /* Scatter-9: the row index repeated along the row */
     olg_value idx = lin, shape;
     if (ur > 1) {
       int64_t axes[OLG_MAX_RANK];
@@ -1061,11 +1065,13 @@ static olg_status scatter_common(olg_lower *cx, olg_value x, int64_t axis, olg_v
       OLG_TRY(olg__emit_slice_dyn(cx, upd, s, e, a, OLG_NO_VALUE, &upd));
     }
   }
-  if (opset >= native)
+  if (opset >= native && (opset >= 11 || scatter9_type(olg__dtype(cx, x))))
     return olg__emit_scatter_elements(cx, x, idx, upd, axis, scatter_reduction[mode], out);
   if (mode != SCATTER_SET)
     OLG_TRY(olg_lower_decompose(cx, mode == SCATTER_ADD ? "scatter with reduction 'add'"
                                                         : "scatter with reduction 'multiply'", 16));
+  else if (opset >= native) /* a bool tensor at 9, 10 */
+    OLG_TRY(olg_lower_decompose(cx, "scatter of a bool tensor (Scatter-9 takes numbers)", 11));
   if (!olg__static_shape(cx, x, xd, &xr) || !istat || ir != xr)
     return olg__unsupportedf(cx, native, "scatter%s of tensors whose shapes are not known",
                              mode == SCATTER_SET ? "" : " with a reduction");
