@@ -1175,14 +1175,20 @@ OLG_SYMBOLIC(olg__sym_bitwise_not) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* False in x's shape, whatever is known of it, at every opset: Not(x == x) for a tensor
+ * without NaN (integers, bools). */
+static olg_status all_false_like(olg_lower *cx, olg_value x, olg_value *out) {
+  OLG_TRY(olg__emit_math2(cx, "Equal", x, x, out));
+  return olg__emit1(cx, "Not", *out, out);
+}
+
 /* aten::isnan: IsNaN-9; false for integers */
 OLG_SYMBOLIC(olg__sym_isnan) {
   UNUSED_SRC;
-  olg_value x, y, shape;
+  olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg__is_float(olg__dtype(cx, x))) {
-    OLG_TRY(olg__shape(cx, x, &shape));
-    OLG_TRY(olg__emit_full(cx, shape, OLG_BOOL, 0, &y));
+    OLG_TRY(all_false_like(cx, x, &y));
   } else {
     OLG_TRY(olg__emit_isnan(cx, x, &y));
   }
@@ -1192,12 +1198,11 @@ OLG_SYMBOLIC(olg__sym_isnan) {
 /* aten::isinf: IsInf-10; below |x| > the largest finite value of the dtype */
 OLG_SYMBOLIC(olg__sym_isinf) {
   UNUSED_SRC;
-  olg_value x, y, shape;
+  olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype t = olg__dtype(cx, x);
   if (!olg__is_float(t)) {
-    OLG_TRY(olg__shape(cx, x, &shape));
-    OLG_TRY(olg__emit_full(cx, shape, OLG_BOOL, 0, &y));
+    OLG_TRY(all_false_like(cx, x, &y));
   } else if (olg__opset(cx) >= 10) {
     OLG_TRY(olg__emit_math1(cx, "IsInf", x, &y));
   } else {

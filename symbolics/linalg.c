@@ -49,7 +49,7 @@ static olg_status add_product(olg_lower *cx, bool batched) {
   OLG_TRY(olg__emit_cast(cx, a, t, &a));
   OLG_TRY(olg__emit_cast(cx, b, t, &b));
   if (!batched && beta != 0 && olg__is_float(t) && olg__rank(cx, a) == 2 && olg__rank(cx, b) == 2 &&
-      olg__rank(cx, s) <= 2 && olg__op_takes(cx, "Gemm", 0, t)) {
+      olg__rank(cx, s) >= 0 && olg__rank(cx, s) <= 2 && olg__op_takes(cx, "Gemm", 0, t)) {
     olg_value in[3] = {a, b, s};
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", "Gemm", &nd));
