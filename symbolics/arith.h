@@ -31,10 +31,10 @@ bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t);
  * accepts t, and OLG_ERR_UNSUPPORTED. */
 olg_status olg__compute_dtype(olg_lower *cx, const char *op, int input, olg_dtype t,
                               olg_dtype *out);
-/* Emits `op` (no attributes) on inputs that all have one dtype t (except where the schema fixes
- * an input's type, e.g. Where's condition, which is passed as is), computing through
- * olg__compute_dtype on input `typed` (the first input of the common type); the output is
- * cast back to t unless the op's output is bool. */
+/* Emits `op` (no attributes) on inputs that share one dtype t, computing in
+ * olg__compute_dtype(op, t): t is read from the first input whose type constraint has a choice
+ * (Where's bool condition is skipped), and only the inputs of that same constraint are cast to
+ * the carrier. The output is cast back to t unless it is bool. */
 olg_status olg__emit_math(olg_lower *cx, const char *op, const olg_value *in, size_t n,
                           olg_value *out);
 olg_status olg__emit_math1(olg_lower *cx, const char *op, olg_value x, olg_value *out);
