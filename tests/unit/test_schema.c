@@ -41,6 +41,60 @@ TEST(schema_domains) {
   CHECK_EQ(olg_schema_domain_find("")->max_defined, OLG_ONNX_OPSET_DEV);
 }
 
+TEST(schema_ai_onnx_ml) {
+  /* every version of ai.onnx.ml, 1..5, from tools/data/ai_onnx_ml_schemas.json */
+  const olg_schema_domain *d = olg_schema_domain_find("ai.onnx.ml");
+  CHECK(d != NULL);
+  CHECK_EQ(d->max_released, 5);
+  CHECK_EQ(d->max_defined, 5);
+  CHECK_EQ(d->n_ops, 19);
+  const olg_schema *s = olg_schema_find("ai.onnx.ml", "LabelEncoder", 2);
+  CHECK(s != NULL && s->since_version == 2 && !s->deprecated);
+  CHECK_EQ(olg_schema_find("ai.onnx.ml", "LabelEncoder", 3)->since_version, 2);
+  CHECK_EQ(olg_schema_find("ai.onnx.ml", "LabelEncoder", 1)->since_version, 1);
+  CHECK_EQ(olg_schema_find("ai.onnx.ml", "LabelEncoder", 5)->since_version, 4);
+  CHECK(olg_schema_attr(s, "keys_strings") != NULL);
+  CHECK(olg_schema_attr(olg_schema_find("ai.onnx.ml", "LabelEncoder", 1), "keys_strings") == NULL);
+  CHECK(olg_schema_attr(olg_schema_find("ai.onnx.ml", "LabelEncoder", 4), "keys_tensor") != NULL);
+  CHECK(olg_schema_attr(s, "keys_tensor") == NULL);
+  /* LabelEncoder-4 widened T1 to int16/int32/double */
+  CHECK(olg_schema_formal_allows_dtype(olg_schema_find("ai.onnx.ml", "LabelEncoder", 4)->inputs,
+                                       OLG_DOUBLE));
+  CHECK(!olg_schema_formal_allows_dtype(s->inputs, OLG_DOUBLE));
+
+  s = olg_schema_find("ai.onnx.ml", "TreeEnsembleClassifier", 3);
+  CHECK(s != NULL && s->since_version == 3 && !s->deprecated);
+  CHECK_EQ(s->n_outputs, 2);
+  CHECK_STR(s->outputs[1].type_str, "tensor(float)");
+  CHECK_EQ(olg_schema_attr(s, "nodes_values_as_tensor")->type, OLG_SCHEMA_ATTR_TENSOR);
+  CHECK_EQ(olg_schema_find("ai.onnx.ml", "TreeEnsembleClassifier", 2)->since_version, 1);
+  CHECK(olg_schema_find("ai.onnx.ml", "TreeEnsembleClassifier", 5)->deprecated);
+  CHECK(olg_schema_find("ai.onnx.ml", "TreeEnsembleRegressor", 5)->deprecated);
+  s = olg_schema_find("ai.onnx.ml", "TreeEnsemble", 5);
+  CHECK(s != NULL && s->since_version == 5);
+  CHECK(olg_schema_find("ai.onnx.ml", "TreeEnsemble", 4) == NULL);
+  CHECK(olg_schema_attr(s, "tree_roots")->required);
+  CHECK(olg_schema_formal_allows_dtype(s->inputs, OLG_FLOAT16));
+
+  /* required attribute, variadic input, map and seq(map) constraints */
+  CHECK(olg_schema_attr(olg_schema_find("ai.onnx.ml", "LinearClassifier", 1), "coefficients")->required);
+  s = olg_schema_find("ai.onnx.ml", "FeatureVectorizer", 1);
+  CHECK(s->inputs[0].option == OLG_FORMAL_VARIADIC && s->max_inputs == OLG_SCHEMA_UNBOUNDED);
+  CHECK_EQ(s->min_inputs, 1);
+  const olg_type_constraint *tc = olg_schema_constraint(olg_schema_find("ai.onnx.ml", "ZipMap", 1), "T");
+  CHECK(tc != NULL && tc->n_allowed == 2 && tc->tensor_dtypes == 0);
+  CHECK_STR(tc->allowed[1], "seq(map(int64, float))");
+  tc = olg_schema_constraint(olg_schema_find("ai.onnx.ml", "CastMap", 1), "T1");
+  CHECK_STR(tc->allowed[0], "map(int64, string)");
+
+  /* unknown ML ops, and ML ops looked up in another domain */
+  CHECK(olg_schema_find("ai.onnx.ml", "NoSuchMlOp", 3) == NULL);
+  CHECK(olg_schema_find("ai.onnx.ml", "labelEncoder", 3) == NULL);
+  CHECK(olg_schema_find("ai.onnx.ml", "Relu", 3) == NULL);
+  CHECK(olg_schema_find("", "LabelEncoder", 17) == NULL);
+  CHECK(olg_schema_find("ai.onnx.ml", "ZipMap", 0) == NULL);
+}
+
 TEST(schema_deprecated_rows) {
   const olg_schema *s = olg_schema_find("", "Upsample", 9);
   CHECK(s != NULL && s->since_version == 9 && !s->deprecated);
