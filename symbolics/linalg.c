@@ -260,7 +260,12 @@ static olg_status ein_pair(olg_lower *cx, ein_term *a, ein_term *b, const int *k
   OLG_TRY(ein_product(cx, b, right, nr, &R));
   /* [batch (copied: 0), L, C] @ [batch, C, R]; MatMul broadcasts batch dims of 1 */
   int64_t sa[OLG_MAX_RANK + 2], sb[OLG_MAX_RANK + 2], so[OLG_MAX_RANK * 2];
-  for (int i = 0; i < nb; i++) sa[i] = sb[i] = so[i] = 0;
+  for (int i = 0; i < nb; i++) { /* a known size (so that a no-op Reshape is seen), else copied */
+    int64_t da = ein_dim(cx, a, batch[i]), db = ein_dim(cx, b, batch[i]);
+    sa[i] = da >= 0 ? da : 0;
+    sb[i] = db >= 0 ? db : 0;
+    so[i] = da >= 0 && db >= 0 ? (da > db ? da : db) : 0;
+  }
   sa[nb] = L, sa[nb + 1] = C, sb[nb] = C, sb[nb + 1] = R;
   olg_value a3, b3, y;
   OLG_TRY(olg__emit_reshape_static(cx, a->v, sa, (size_t)nb + 2, &a3));
