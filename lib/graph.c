@@ -164,6 +164,7 @@ OLG_API olg_status olg_model_new(olg_model **out, const olg_model_options *opts)
   m->alloc = a;
   olg_arena_init(&m->arena, &m->alloc);
   m->ir_version = opts && opts->ir_version ? opts->ir_version : OLG_IR_VERSION_LATEST;
+  m->ir_version_auto = !(opts && opts->ir_version);
   m->producer_name = m->producer_version = m->domain = m->doc_string = "";
   s = graph_create(m, &m->graph);
   if (s) {
@@ -218,6 +219,7 @@ OLG_API const olg_graph *olg_model_graph_const(const olg_model *m) { return m ? 
 OLG_API olg_status olg_model_set_ir_version(olg_model *m, int64_t v) {
   if (!m || v < 1) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_ir_version: bad argument");
   m->ir_version = v;
+  m->ir_version_auto = false;
   return OLG_OK;
 }
 OLG_API int64_t olg_model_ir_version(const olg_model *m) { return m ? m->ir_version : 0; }
@@ -229,6 +231,8 @@ static const char *norm_domain(const char *d) {
 OLG_API olg_status olg_model_set_opset(olg_model *m, const char *domain, int64_t version) {
   if (!m || version < 1) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_opset: bad argument");
   const char *d = norm_domain(domain);
+  if (m->ir_version_auto && !*d && olg_ir_version_for_opset(version) > 0)
+    m->ir_version = olg_ir_version_for_opset(version);
   for (uint32_t i = 0; i < m->n_opsets; i++) {
     if (strcmp(norm_domain(m->opsets[i].domain), d) == 0) {
       m->opsets[i].version = version;

@@ -265,6 +265,9 @@ typedef struct olg_model {
   olg_allocator alloc;
   olg_arena arena;
   int64_t ir_version;
+  /* The caller set no IR version: it follows the default-domain opset as that is set (the IR
+   * version released with it), so that a built model pairs with what its opset's runtimes read. */
+  bool ir_version_auto;
   olg_opset *opsets;
   uint32_t n_opsets, cap_opsets;
   const char *producer_name, *producer_version, *domain, *doc_string;

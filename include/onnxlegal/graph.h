@@ -33,7 +33,9 @@ typedef int32_t olg_node_id; /* a node's id in its graph */
 typedef struct olg_model_options {
   size_t size;                     /* sizeof(olg_model_options) */
   const olg_allocator *allocator;  /* NULL: the C library's malloc; copied, must outlive the model */
-  int64_t ir_version;              /* 0: OLG_IR_VERSION_LATEST */
+  int64_t ir_version;              /* 0: the IR version released with the default-domain opset
+                                      set by olg_model_set_opset (opset 17: IR 8), and
+                                      OLG_IR_VERSION_LATEST while none is set */
 } olg_model_options;
 #define OLG_MODEL_OPTIONS_INIT {sizeof(olg_model_options), 0, 0}
 OLG_API void olg_model_options_init(olg_model_options *opts);

@@ -1925,6 +1925,7 @@ OLG_API olg_status olg_model_read_memory(olg_model **out, const void *data, size
   mo.allocator = o.allocator;
   olg_model *m;
   if ((s = olg_model_new(&m, &mo))) return s;
+  m->ir_version_auto = false; /* the file says which IR it is */
   s = decode(m, data, n, OLG_OWNER_BORROWED, &o, o.external_data_dir);
   if (s) {
     olg_model_free(m);
@@ -1946,6 +1947,7 @@ OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
   mo.allocator = o.allocator;
   olg_model *m;
   if ((s = olg_model_new(&m, &mo))) return s;
+  m->ir_version_auto = false; /* the file says which IR it is */
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     s = olg__err(errno == ENOENT ? OLG_ERR_NOT_FOUND : OLG_ERR_IO, "cannot open '%s': %s", path,

@@ -234,3 +234,25 @@ TEST(diags) {
   CHECK(olg_diag_code(d, 2) == NULL);
   olg_diags_free(d);
 }
+
+TEST(ir_version_follows_opset_unless_set) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_EQ(olg_model_ir_version(m), OLG_IR_VERSION_LATEST);
+  CHECK_OK(olg_model_set_opset(m, "", 17));
+  CHECK_EQ(olg_model_ir_version(m), 8);
+  CHECK_OK(olg_model_set_opset(m, "", 9));
+  CHECK_EQ(olg_model_ir_version(m), 4);
+  CHECK_OK(olg_model_set_opset(m, "com.example", 1)); /* other domains do not move it */
+  CHECK_EQ(olg_model_ir_version(m), 4);
+  CHECK_OK(olg_model_set_ir_version(m, 10));
+  CHECK_OK(olg_model_set_opset(m, "", 21));
+  CHECK_EQ(olg_model_ir_version(m), 10); /* set explicitly: kept */
+  olg_model_free(m);
+  olg_model_options o = OLG_MODEL_OPTIONS_INIT;
+  o.ir_version = 7;
+  CHECK_OK(olg_model_new(&m, &o));
+  CHECK_OK(olg_model_set_opset(m, "", 17));
+  CHECK_EQ(olg_model_ir_version(m), 7);
+  olg_model_free(m);
+}
