@@ -6,13 +6,17 @@ set -eu
 cd "$(dirname "$0")/.."
 
 DEBS="gcc clang make pkg-config binutils libprotobuf-c-dev protobuf-c-compiler python3 python3-numpy
-python3-onnx python3-torch python3-torchvision python3-pytest libonnx-testdata graphviz nodejs npm
+python3-onnx python3-torch python3-torchvision python3-pytest libonnx-testdata graphviz
 abigail-tools valgrind"
 
 missing=""
 for p in $DEBS; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# Node.js may come from elsewhere than Debian (with npm bundled): ask for the commands, and
+# install Debian's packages only when they are absent.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "deps: installing Debian packages:$missing"
