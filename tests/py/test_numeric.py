@@ -16,6 +16,7 @@ sys.path.insert(0, NUMERIC)
 import harness  # noqa: E402
 
 FAMILIES = harness.family_files()
+ALL_RESULTS = []  # every family's results, for the running total
 
 
 @pytest.mark.parametrize("path", FAMILIES, ids=[os.path.basename(p)[6:-3] for p in FAMILIES])
@@ -24,8 +25,10 @@ def test_family(path, capsys):
     assert cases, "%s has no CASES" % path
     results = harness.run_cases(cases)
     text, n_pass, _, failures = harness.summarize(results)
+    ALL_RESULTS.extend(results)
+    total = harness.summarize(ALL_RESULTS)[0]
     with capsys.disabled():
-        print("\n[%s] %s" % (os.path.basename(path), text))
+        print("\n[%s] %s\n[all families so far] %s" % (os.path.basename(path), text, total))
     assert not failures, "\n".join(map(repr, failures[:40]))
     assert n_pass > 0
 
