@@ -1112,8 +1112,21 @@ olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, doubl
       return olg__const_tensor(cx, dtype, (int32_t)n, d, buf, nb, out);
     }
   }
+  if (opset < 8) {
+    /* Tile-6 takes its repeats at run time: one element of the target rank, tiled by the shape */
+    int64_t len = olg__dim(cx, shape, 0), ones[OLG_MAX_RANK];
+    unsigned char one[8];
+    if (olg__rank(cx, shape) != 1 || len < 0 || len > OLG_MAX_RANK)
+      return olg_lower_unsupported(cx, "a filled tensor of a run-time shape of unknown rank", 8);
+    if (!put_scalar(dtype, v, one))
+      return olg__errf(cx, OLG_ERR_TYPE, "full: cannot make a %s tensor", olg_dtype_name(dtype));
+    for (int64_t i = 0; i < len; i++) ones[i] = 1;
+    olg_value c, reps;
+    OLG_TRY(olg__const_tensor(cx, dtype, (int32_t)len, ones, one, olg_dtype_nbytes(dtype, 1), &c));
+    OLG_TRY(olg__emit_cast(cx, shape, OLG_INT64, &reps));
+    return olg__emit2(cx, "Tile", c, reps, out);
+  }
   if (opset < 9) {
-    if (opset < 8) return olg_lower_unsupported(cx, "a filled tensor of a run-time shape", 8);
     olg_value s;
     OLG_TRY(olg__const_scalar(cx, dtype, v, &s));
     return olg__emit_expand(cx, s, shape, out);

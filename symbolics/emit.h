@@ -298,7 +298,8 @@ olg_status olg__emit_expand(olg_lower *cx, olg_value x, olg_value shape, olg_val
 /* Flatten to 2-D at axis (Flatten; axis may be negative >= 11 only: normalized here). */
 olg_status olg__emit_flatten(olg_lower *cx, olg_value x, int64_t axis, olg_value *out);
 /* A tensor of shape (1-D int64 tensor) filled with v of dtype: ConstantOfShape >= 9; a
- * Constant when the shape is known; below 9 with a dynamic shape, Expand of a scalar. */
+ * Constant when the shape is known; below 9 with a dynamic shape, Expand of a scalar (8) or
+ * Tile of a one-element tensor (7). */
 olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, double v,
                           olg_value *out);
 /* Identity (when a node is needed to carry a name; usually bind the input instead). */
