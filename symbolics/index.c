@@ -64,7 +64,7 @@ static olg_status dim_scalar(olg_lower *cx, olg_value x, int64_t axis, olg_value
   return olg__emit_reshape_static(cx, *out, NULL, 0, out);
 }
 
-/* Binds y to every output of the node (a one-output op may be bound directly). */
+/* Binds y to the node's (only) output. */
 static olg_status bind(olg_lower *cx, olg_value y) { return olg_lower_bind_output(cx, 0, y); }
 
 /* ------------------------------------------------------------------------------------------ */
