@@ -1500,6 +1500,21 @@ static olg_status dce_and_compact(olg_lower *cx) {
       else r->producer = nid;
     }
   }
+  /* initializers nothing reads any more (weights of folded nodes, unused parameters) go too */
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < g->n_inits; i++) {
+    olg_value v = g->inits[i].v;
+    olg_value_rec *r = &g->values[v];
+    if (!live_val[v] && !(r->flags & (OLG_VF_INPUT | OLG_VF_OUTPUT))) {
+      r->flags &= ~(uint32_t)OLG_VF_INITIALIZER;
+      r->init = -1;
+      r->known = NULL;
+      continue;
+    }
+    r->init = (int32_t)k;
+    g->inits[k++] = g->inits[i];
+  }
+  g->n_inits = k;
   (void)n_live;
 done:
   olg__free(al, order, (size_t)n * sizeof *order);

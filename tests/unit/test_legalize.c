@@ -419,6 +419,7 @@ TEST(legalize_initializers_borrowed) {
   CHECK_EQ(olg_model_opset(out, ""), 17);
   CHECK_EQ(olg_graph_node_count(og), 1);
   CHECK_STR(olg_node_op(og, 0), "Constant");
+  CHECK_EQ(olg_graph_initializer_count(og), 0); /* iw was folded away: not carried over */
   olg_model_free(out);
   olg_model_free(m);
   olg_registry_free(r);
