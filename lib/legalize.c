@@ -1728,7 +1728,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.protect = NULL;
   sub.n_protect = 0;
   size_t n_failed;
-  olg_status s = lower_graph(&sub, false, &n_failed);
+  olg_status s = lower_graph(&sub, strcmp(cx->profile, "tensorrt") == 0, &n_failed);
   cx->custom_domains = sub.custom_domains; /* the list may have grown */
   cx->n_custom = sub.n_custom;
   cx->cap_custom = sub.cap_custom;
