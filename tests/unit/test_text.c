@@ -93,7 +93,7 @@ TEST(print_text_shows_every_part) {
   membuf b = {0};
   CHECK_OK(olg_model_print_text(m, mem_write, &b));
   const char *want[] = {
-    "ir_version: 13", "opset_import: [\"\" : 17, \"com.microsoft\" : 1]",
+    "ir_version: 8", "opset_import: [\"\" : 17, \"com.microsoft\" : 1]",
     "producer_name: \"test \\\"q\\\"\"",
     "main (float[N,3] x, bool cond) => (y, a)",
     "float[2,3] w = {1, 2.5, -3, 3.9999999e-05, 5, 6}",
