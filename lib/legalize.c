@@ -297,6 +297,20 @@ static bool num_elem(const olg_tensor *t, size_t j, double *out) {
   }
 }
 
+bool olg__arg_values_known(olg_lower *cx, size_t i) {
+  const olg_value *vals;
+  size_t n;
+  if (olg_lower_arg_kind(cx, i) != OLG_ARGKIND_VALUES ||
+      olg_lower_arg_values(cx, i, &vals, &n) != OLG_OK)
+    return false;
+  for (size_t j = 0; j < n; j++) {
+    const int64_t *p;
+    size_t m;
+    if (vals[j] == OLG_NO_VALUE || !olg__known_ints(cx, vals[j], &p, &m) || m != 1) return false;
+  }
+  return true;
+}
+
 bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n) {
   const olg_tensor *t = olg__known(cx, v);
   size_t k;

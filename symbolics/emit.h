@@ -63,6 +63,10 @@ int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i);
 bool olg__static_shape(const olg_lower *cx, olg_value v, int64_t *dims, int32_t *rank);
 /* True when v's contents are known and integer/bool; *p valid until the legalize call ends. */
 bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n);
+/* True when argument i is a list of values whose items are all known scalars (an int[] with
+ * only export-time items). A probe: unlike olg_lower_arg_ints it records no diagnostic, so a
+ * symbolic can try the static path and fall back to the run-time one. */
+bool olg__arg_values_known(olg_lower *cx, size_t i);
 /* True when v is known and has exactly one element; its value converted to double. */
 bool olg__known_scalar(olg_lower *cx, olg_value v, double *out);
 /* The tensor behind a known value, or NULL. */

@@ -106,20 +106,6 @@ OLG_SYMBOLIC(olg__sym_unflatten) {
   return bind(cx, y);
 }
 
-/* True when argument i is a list of tensors whose contents are all known (a probe that, unlike
- * olg_lower_arg_ints, adds no diagnostic). */
-static bool all_known(olg_lower *cx, size_t i) {
-  const olg_value *vals;
-  size_t n;
-  if (olg_lower_arg_values(cx, i, &vals, &n) != OLG_OK) return false;
-  for (size_t j = 0; j < n; j++) {
-    const int64_t *p;
-    size_t m;
-    if (vals[j] == OLG_NO_VALUE || !olg__known_ints(cx, vals[j], &p, &m) || m != 1) return false;
-  }
-  return true;
-}
-
 /* Tile x by the repeats of argument i (a list at least as long as the rank, as PyTorch's
  * repeat wants; tile pads it with leading 1s first). */
 static olg_status tile_by(olg_lower *cx, bool pad_front, olg_value *out) {
@@ -129,7 +115,7 @@ static olg_status tile_by(olg_lower *cx, bool pad_front, olg_value *out) {
   OLG_TRY(input_rank(cx, x, &rank));
   int k = olg_lower_arg_kind(cx, 1);
   size_t n;
-  if (k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT || (k == OLG_ARGKIND_VALUES && all_known(cx, 1))) {
+  if (k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT || olg__arg_values_known(cx, 1)) {
     const int64_t *p;
     OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
     int64_t r[OLG_MAX_RANK];
@@ -1457,7 +1443,7 @@ static olg_status pad_dynamic(olg_lower *cx, olg_value x, size_t i, const char *
 /* pad / constant_pad_nd with their pad list at argument 1. */
 static olg_status pad_arg(olg_lower *cx, olg_value x, const char *mode, double value,
                           olg_value *out) {
-  if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUES && !all_known(cx, 1))
+  if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUES && !olg__arg_values_known(cx, 1))
     return pad_dynamic(cx, x, 1, mode, value, out);
   const int64_t *p;
   size_t n;

@@ -45,7 +45,7 @@ static olg_status reshape_to_arg(olg_lower *cx, olg_value x, size_t i, olg_value
   bool zero = false;
   olg_value shape;
   if (k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT ||
-      (k == OLG_ARGKIND_VALUES && olg_lower_arg_ints(cx, i, &dims, &n) == OLG_OK)) {
+      olg__arg_values_known(cx, i)) {
     OLG_TRY(olg_lower_arg_ints(cx, i, &dims, &n));
     for (size_t j = 0; j < n; j++) zero = zero || dims[j] == 0;
     if (!zero) return olg__emit_reshape_static(cx, x, dims, n, out);
@@ -270,7 +270,7 @@ OLG_SYMBOLIC(olg__sym_expand) {
   size_t n;
   int k = olg_lower_arg_kind(cx, 1);
   if (k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT ||
-      (k == OLG_ARGKIND_VALUES && olg_lower_arg_ints(cx, 1, &dims, &n) == OLG_OK)) {
+      olg__arg_values_known(cx, 1)) {
     OLG_TRY(olg_lower_arg_ints(cx, 1, &dims, &n));
     int64_t *t = olg__lower_alloc(cx, (n ? n : 1) * sizeof *t);
     if (!t) return OLG_ERR_NOMEM;
