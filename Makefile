@@ -5,6 +5,9 @@
 #   make install PREFIX=/usr/local DESTDIR=   |   make uninstall
 #   make check-exports  the dynamic symbol table holds olg_* names only
 #   make sanitize     the C tests under ASan and UBSan
+#   make NANOPB=1     also the small-footprint writer on nanopb (olg_model_write_nanopb, in
+#                     onnxlegal/nanopb.h), built in build/nanopb unless BUILD says otherwise
+#   make test-nanopb  that writer's tests: C unit tests and the testdata corpus, both writers
 #   make deps         installs the missing Debian and npm packages (as root), or says how
 
 VERSION_H := include/onnxlegal/version.h
@@ -23,6 +26,10 @@ BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 CC ?= cc
+NANOPB ?=
+ifeq ($(NANOPB),1)
+BUILD ?= build/nanopb
+endif
 BUILD ?= build
 CFLAGS ?= -O2 -g
 PYTHON ?= /usr/bin/python3
@@ -35,6 +42,19 @@ PROTO := $(wildcard lib/serialize/onnx.proto)
 GEN_C := $(if $(PROTO),$(BUILD)/gen/onnx.pb-c.c)
 GEN_H := $(if $(PROTO),$(BUILD)/gen/onnx.pb-c.h)
 SRCS := $(sort $(wildcard lib/*.c lib/*/*.c symbolics/*.c opsets/*.c))
+PUBLIC_HEADERS := $(wildcard include/onnxlegal/*.h)
+ifeq ($(NANOPB),1)
+# nanopb as Debian's libnanopb-dev ships it: headers in the system's include path and a static
+# library, whose pb_* symbols the version script keeps local to libonnxlegal.so. Elsewhere, point
+# NANOPB_CFLAGS at the headers (-I...) and NANOPB_LIBS at the library or its objects.
+NANOPB_CFLAGS ?=
+NANOPB_LIBS ?= -lprotobuf-nanopb
+OLG_CFLAGS += -DOLG_WITH_NANOPB $(NANOPB_CFLAGS)
+LIBS += $(NANOPB_LIBS)
+else
+SRCS := $(filter-out lib/serialize/nanopb_writer.c,$(SRCS))
+PUBLIC_HEADERS := $(filter-out include/onnxlegal/nanopb.h,$(PUBLIC_HEADERS))
+endif
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(if $(GEN_C),$(BUILD)/obj/gen/onnx.pb-c.o)
 TOOL_SRCS := $(sort $(wildcard tools/onnxlegal/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -47,7 +67,7 @@ STLIB := $(BUILD)/lib/libonnxlegal.a
 TOOL := $(BUILD)/bin/onnxlegal
 UNIT := $(BUILD)/tests/unit
 
-.PHONY: all lib tool test test-c test-py demo install uninstall check-exports check-abi update-abi \
+.PHONY: all lib tool test test-c test-py test-nanopb demo install uninstall check-exports check-abi update-abi \
 	sanitize deps clean
 all: lib tool
 
@@ -92,7 +112,8 @@ $(STLIB): $(OBJS)
 $(BUILD)/lib/pkgconfig/onnxlegal.pc: pkgconfig/onnxlegal.pc.in $(VERSION_H)
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-		-e 's|@VERSION@|$(VERSION)|g' $< > $@
+		-e 's|@VERSION@|$(VERSION)|g' $(if $(filter 1,$(NANOPB)),-e 's|^Libs.private:|Libs.private: $(NANOPB_LIBS)|') \
+		$< > $@
 
 $(TOOL): $(TOOL_OBJS) $(STLIB)
 	@mkdir -p $(dir $@)
@@ -109,13 +130,22 @@ test: deps all $(UNIT)
 test-c: $(UNIT)
 	$(UNIT)
 
+# The nanopb writer in its own build: its C unit tests, then every testdata model written by
+# both writers and compared byte for byte (tests/py/test_nanopb.py).
+NANOPB_BUILD := build/nanopb
+test-nanopb:
+	$(MAKE) NANOPB=1 BUILD=$(NANOPB_BUILD) $(NANOPB_BUILD)/lib/$(SONAME) $(NANOPB_BUILD)/tests/unit
+	$(NANOPB_BUILD)/tests/unit nanopb
+	ONNXLEGAL_NANOPB_BUILD=$(NANOPB_BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider -rs tests/py/test_nanopb.py
+
 demo: deps all
 	@$(PYTHON) tools/demo.py --build $(BUILD)
 
 check-exports: $(SHLIB)
 	@bad=$$(nm -D --defined-only $(SHLIB) | awk '{print $$3}' | grep -v '^olg_' | grep -v '^ONNXLEGAL_' || true); \
 	if [ -n "$$bad" ]; then echo "exported symbols outside olg_*:"; echo "$$bad"; exit 1; fi; \
-	nm -D --defined-only $(SHLIB) | awk '$$3 ~ /^olg_/ {print $$3}' | sed 's/@.*//' | sort > $(BUILD)/exports.txt; \
+	nm -D --defined-only $(SHLIB) | awk '$$3 ~ /^olg_/ {print $$3}' | sed 's/@.*//' \
+		$(if $(filter 1,$(NANOPB)),| grep -vx olg_model_write_nanopb) | sort > $(BUILD)/exports.txt; \
 	if ! diff -u abi/exports.txt $(BUILD)/exports.txt; then \
 		echo "the exported symbols differ from abi/exports.txt: a removal breaks the ABI; an addition needs abi/exports.txt and CHANGELOG.md updated"; exit 1; fi; \
 	echo "check-exports: $$(wc -l < $(BUILD)/exports.txt) symbols, all olg_*, as in abi/exports.txt"
@@ -154,7 +184,7 @@ deps:
 # ---- install ---------------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/onnxlegal $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 644 include/onnxlegal/*.h $(DESTDIR)$(INCLUDEDIR)/onnxlegal/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/onnxlegal/
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libonnxlegal.so
