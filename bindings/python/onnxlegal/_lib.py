@@ -138,6 +138,8 @@ SIGNATURES = {
     "olg_model_write_callback": (c_int, [c_void_p, WRITE_FN, c_void_p, c_void_p]),
     "olg_model_print_text": (c_int, [c_void_p, WRITE_FN, c_void_p]),
     "olg_model_print_dot": (c_int, [c_void_p, WRITE_FN, c_void_p]),
+    # nanopb.h (only in builds with nanopb: `make NANOPB=1`; missing elsewhere)
+    "olg_model_write_nanopb": (c_int, [c_void_p, WRITE_FN, c_void_p]),
     # legalize.h
     "olg_legalize_options_init": (None, [c_void_p]),
     "olg_legalize_options_new": (c_int, [P(c_void_p)]),
