@@ -23,8 +23,9 @@ extern "C" {
  * data option: tensors are written inline, unloaded external references are kept as they were.
  * The price of not allocating is time: a sub-message's length is computed by encoding it once
  * in counting mode before it is written, at every level of nesting, so the work is the output
- * size times the nesting depth (about 4 for a main graph, 3 more per level of subgraph), against
- * one counting pass for olg_model_write_callback.
+ * size times the nesting depth (5 encodings of each packed number of a main-graph tensor, 3
+ * more per level of subgraph; raw tensor bytes are counted without being read), against one
+ * counting pass for olg_model_write_callback.
  * fn returning non-zero stops the writer with OLG_ERR_CALLBACK; errors found in the model are
  * reported before the first byte reaches fn. */
 OLG_API olg_status olg_model_write_nanopb(const olg_model *m, olg_write_fn fn, void *ud);
