@@ -6,7 +6,8 @@
 #   make check-exports  the dynamic symbol table holds olg_* names only
 #   make sanitize     the C tests under ASan and UBSan
 #   make NANOPB=1     also the small-footprint writer on nanopb (olg_model_write_nanopb, in
-#                     onnxlegal/nanopb.h), built in build/nanopb unless BUILD says otherwise
+#                     onnxlegal/nanopb.h), built in build/nanopb unless BUILD says otherwise (a
+#                     BUILD directory must not be shared with builds without it: no flag tracking)
 #   make test-nanopb  that writer's tests: C unit tests and the testdata corpus, both writers
 #   make deps         installs the missing Debian and npm packages (as root), or says how
 
@@ -163,10 +164,12 @@ update-abi: $(SHLIB)
 	abidw --no-corpus-path --headers-dir include/onnxlegal $(SHLIB) > abi/onnxlegal.abi
 	@echo "update-abi: $$(wc -l < abi/exports.txt) symbols"
 
+# With NANOPB=1 in build/asan-nanopb: objects built with other flags are never mixed.
+ASAN_BUILD := build/asan$(if $(filter 1,$(NANOPB)),-nanopb)
 sanitize:
-	$(MAKE) BUILD=build/asan CC=$(CC) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined" build/asan/tests/unit
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/unit
+	$(MAKE) BUILD=$(ASAN_BUILD) CC=$(CC) CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" $(ASAN_BUILD)/tests/unit
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN_BUILD)/tests/unit
 
 # libFuzzer target of the protobuf reader and writer (clang); run e.g.
 #   build/fuzz/fuzz_reader -max_total_time=120 build/fuzz/corpus /usr/share/libonnx-testdata/data/node/test_if
@@ -200,6 +203,6 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/onnxlegal.pc $(DESTDIR)$(BINDIR)/onnxlegal
 
 clean:
-	rm -rf $(BUILD) build/asan
+	rm -rf $(BUILD) $(ASAN_BUILD)
 
 -include $(OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
