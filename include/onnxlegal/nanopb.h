@@ -19,7 +19,8 @@ extern "C" {
  * arguments, open nodes, nesting deeper than the reader's limit, more than 2 GiB). Nothing is
  * allocated on the heap: the only buffer is a small staging area on the stack (1 KiB unless the
  * library was built with another OLG_NANOPB_STAGE), so fn is called with runs of up to that size,
- * and longer runs (tensor bytes) go to fn straight from the tensor's memory. There is no external
+ * and longer runs (tensor bytes) go to fn straight from the tensor's memory; the stack holds about
+ * 1.5 KiB plus about 1 KiB per level of subgraph nesting. There is no external
  * data option: tensors are written inline, unloaded external references are kept as they were.
  * The price of not allocating is time: a sub-message's length is computed by encoding it once
  * in counting mode before it is written, at every level of nesting, so the work is the output

@@ -24,11 +24,19 @@
  * about 2.5 times the default writer's time. Recursion depth is bounded by OLG_PB_MAX_DEPTH.
  *
  * State: one context on the caller's stack (a staging buffer of OLG_NANOPB_STAGE bytes, the
- * status, the depth) and a pb_ostream_t per level of nesting being written. */
+ * status, the depth) and two pb_ostream_t per message level being written. Stack use, by gcc's
+ * -fstack-usage at -O2 on x86-64: about 1.5 KiB for the top, then about 0.9 KiB per level of
+ * subgraph (NodeProto > AttributeProto > GraphProto frames). */
 #include <inttypes.h>
 #include <string.h>
 
 #include <pb_encode.h>
+#if defined(PB_WITHOUT_64BIT)
+#error "the nanopb writer needs nanopb's 64-bit varints (ONNX has int64 fields): build nanopb without PB_WITHOUT_64BIT"
+#endif
+#if defined(PB_BUFFER_ONLY)
+#error "the nanopb writer streams through a callback: build nanopb without PB_BUFFER_ONLY"
+#endif
 
 #include "onnxlegal/nanopb.h"
 #include "serialize/pb.h"
