@@ -68,6 +68,7 @@ STLIB := $(BUILD)/lib/libonnxlegal.a
 TOOL := $(BUILD)/bin/onnxlegal
 UNIT := $(BUILD)/tests/unit
 
+.DELETE_ON_ERROR:
 .PHONY: all lib tool test test-c test-py test-nanopb demo install uninstall check-exports check-abi update-abi \
 	sanitize deps clean
 all: lib tool
