@@ -7,13 +7,7 @@
 #include <stdlib.h>
 
 #include "../harness.h"
-
-static olg_registry *builtin(void) {
-  olg_registry *r = NULL;
-  if (olg_registry_new_builtin(&r, NULL) != OLG_OK) return NULL;
-  olg_registry_freeze(r);
-  return r;
-}
+#include "../lowering_helpers.h"
 
 static const float WEIGHT[4 * 4 * 3 * 3] = {0.5f, -0.25f, 1.0f}; /* the rest zero */
 
@@ -89,13 +83,6 @@ static olg_status legalize_at(const olg_model *src, const olg_registry *r, int o
   o.opset = opset;
   o.no_decompositions = !decomp;
   return olg_legalize(src, r, &o, out, d);
-}
-
-static int count_op(const olg_graph *g, const char *op) {
-  int k = 0;
-  for (size_t i = 0; i < olg_graph_node_count(g); i++)
-    k += strcmp(olg_node_op(g, (olg_node_id)i), op) == 0;
-  return k;
 }
 
 TEST(family_legalizes_and_checks_at_every_opset) {

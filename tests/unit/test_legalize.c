@@ -4,13 +4,7 @@
 #include <stdlib.h>
 
 #include "../harness.h"
-
-static olg_registry *builtin(void) {
-  olg_registry *r = NULL;
-  if (olg_registry_new_builtin(&r, NULL) != OLG_OK) return NULL;
-  olg_registry_freeze(r);
-  return r;
-}
+#include "../lowering_helpers.h"
 
 static int find_node(const olg_graph *g, const char *op) {
   for (size_t i = 0; i < olg_graph_node_count(g); i++)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../harness.h"
+#include "../lowering_helpers.h"
 #include "../../symbolics/arith.h"
 
 TEST(math_promote_types_as_torch) {
@@ -18,20 +19,6 @@ TEST(math_promote_types_as_torch) {
   CHECK_EQ(olg__promote_types(OLG_INT32, OLG_INT64), OLG_INT64);
   CHECK_EQ(olg__promote_types(OLG_UNDEFINED, OLG_INT16), OLG_INT16);
   CHECK_EQ(olg__promote_types(OLG_BOOL, OLG_BOOL), OLG_BOOL);
-}
-
-static olg_registry *builtin(void) {
-  olg_registry *r = NULL;
-  if (olg_registry_new_builtin(&r, NULL) != OLG_OK) return NULL;
-  olg_registry_freeze(r);
-  return r;
-}
-
-static int count_op(const olg_graph *g, const char *op) {
-  int k = 0;
-  for (size_t i = 0; i < olg_graph_node_count(g); i++)
-    k += strcmp(olg_node_op(g, (olg_node_id)i), op) == 0;
-  return k;
 }
 
 /* x: float[2,3], xi: int32[2,3] ->

@@ -5,20 +5,7 @@
 #include <stdlib.h>
 
 #include "../harness.h"
-
-static olg_registry *builtin(void) {
-  olg_registry *r = NULL;
-  if (olg_registry_new_builtin(&r, NULL) != OLG_OK) return NULL;
-  olg_registry_freeze(r);
-  return r;
-}
-
-static int count_op(const olg_graph *g, const char *op) {
-  int n = 0;
-  for (size_t i = 0; i < olg_graph_node_count(g); i++)
-    n += strcmp(olg_node_op(g, (olg_node_id)i), op) == 0;
-  return n;
-}
+#include "../lowering_helpers.h"
 
 static olg_status legalize_at(const olg_model *src, const olg_registry *r, int opset,
                               int no_decompositions, olg_model **out, olg_diags *d) {
@@ -29,12 +16,6 @@ static olg_status legalize_at(const olg_model *src, const olg_registry *r, int o
 }
 
 /* Whether some error diagnostic mentions `text`. */
-static int diags_mention(const olg_diags *d, const char *text) {
-  for (size_t i = 0; i < olg_diags_count(d); i++)
-    if (strstr(olg_diag_message(d, i), text)) return 1;
-  return 0;
-}
-
 static olg_status new_model(olg_model **m, const olg_allocator *a) {
   olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
   mo.allocator = a;
