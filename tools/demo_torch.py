@@ -18,7 +18,7 @@ for sub in (("bindings", "python"), ("tests", "torch"), ("tests", "ort")):
 DEMO_MODELS = ["resnet18", "mobilenet_v3_small", "lraspp_mobilenet_v3_large",
                "bilinear_5_to_9_align", "adaptive_avg_7x11_to_3x5", "index_assign",
                "grid_sample_bilinear_zeros", "dynamic_batch_cnn"]
-DEMO_OPSETS = [11, 17]
+DEMO_OPSETS = [9, 17]  # 9: torch.onnx.export's old default, where the seeds failed
 
 
 def export_models(args=None, names=DEMO_MODELS, opsets=DEMO_OPSETS, out=sys.stdout):
