@@ -466,6 +466,22 @@ TORCHVISION_CASES = [
                                           weights_backbone=None)),
 ]
 
-ALL_CASES = SEED_CASES + TORCHVISION_CASES
+DYNAMIC_CASES = [
+    # batch and spatial dims symbolic: adaptive pooling and flatten must not bake the trace's
+    # sizes in
+    Case("resnet18_dynamic_batch_hw", _tv("resnet18"), "001, 003",
+         export_kwargs=dict(input_names=["image"], output_names=["logits"],
+                            dynamic_axes={"image": {0: "N", 2: "H", 3: "W"},
+                                          "logits": {0: "N"}}),
+         more_inputs=lambda: [(randn(3, 3, 96, 80, seed=21),)]),
+    # the head's output is resized to the input's run-time size (F.interpolate(size=x.shape[-2:]))
+    Case("deeplabv3_dynamic_hw", _tv("deeplabv3_mobilenet_v3_large", num_classes=5,
+                                     weights_backbone=None, aux_loss=False), "000 s7",
+         refused_below=(11, "aten::upsample_bilinear2d"),
+         export_kwargs=dict(input_names=["image"], dynamic_axes={"image": {2: "H", 3: "W"}}),
+         more_inputs=lambda: [(randn(1, 3, 80, 48, seed=22),)]),
+]
+
+ALL_CASES = SEED_CASES + TORCHVISION_CASES + DYNAMIC_CASES
 BY_NAME = {c.name: c for c in ALL_CASES}
 OPSETS = [9, 11, 13, 17, 18, 20, 23]
