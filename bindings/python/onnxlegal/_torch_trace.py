@@ -131,6 +131,9 @@ def _flatten(obj, out, path, names):
     if isinstance(obj, torch.Tensor):
         out.append(obj)
         names.append(path)
+    elif isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: its field names
+        for k, o in zip(obj._fields, obj):
+            _flatten(o, out, "%s_%s" % (path, k) if path else str(k), names)
     elif isinstance(obj, (list, tuple)):
         for i, o in enumerate(obj):
             _flatten(o, out, "%s_%d" % (path, i) if path else str(i), names)
