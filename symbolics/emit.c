@@ -411,6 +411,51 @@ olg_status olg__emit_reduce(olg_lower *cx, olg_reduce_kind kind, olg_value x,
   return olg_lower_emit_end(cx, nd, 1, out);
 }
 
+/* Slice-1 has no steps. Where an axis with a step has a size known at export time, the
+ * elements it keeps are known too: take them with a Gather of constant indices (exact, as
+ * Slice-10 would), after a Slice-1 of the unit-step axes. */
+static olg_status slice_steps_by_gather(olg_lower *cx, olg_value x, const int64_t *starts,
+                                        const int64_t *ends, const int64_t *ax,
+                                        const int64_t *steps, size_t n, olg_value *out) {
+  int64_t us[OLG_MAX_RANK], ue[OLG_MAX_RANK], ua[OLG_MAX_RANK];
+  size_t nu = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (steps[i] == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Slice: a step of 0");
+    if (steps[i] != 1) {
+      if (olg__dim(cx, x, (int32_t)ax[i]) < 0)
+        return olg_lower_unsupported(cx, "Slice with a step other than 1 on a dim whose size is "
+                                         "not known at export time", 10);
+      continue;
+    }
+    us[nu] = starts[i];
+    ue[nu] = ends[i];
+    ua[nu++] = ax[i];
+  }
+  olg_value y = x;
+  if (nu) OLG_TRY(olg__emit_slice(cx, x, us, ue, ua, NULL, nu, &y));
+  for (size_t i = 0; i < n; i++) {
+    if (steps[i] == 1) continue;
+    int64_t dim = olg__dim(cx, x, (int32_t)ax[i]), st = steps[i];
+    /* ONNX Slice's clamping: positive steps keep [0, dim], negative ones [-1, dim - 1] */
+    int64_t b = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
+    int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
+    b = b < 0 ? 0 : b > hi ? hi : b; /* a start clamps to [0, hi] either way */
+    e = e < lo ? lo : e > hi ? hi : e;
+    size_t k = 0;
+    for (int64_t j = b; st > 0 ? j < e : j > e; j += st) k++;
+    int64_t *idx = olg__lower_alloc(cx, (k ? k : 1) * sizeof *idx);
+    if (!idx) return OLG_ERR_NOMEM;
+    k = 0;
+    for (int64_t j = b; st > 0 ? j < e : j > e; j += st) idx[k++] = j;
+    olg_value iv;
+    OLG_TRY(olg__const_i64s(cx, idx, k, &iv));
+    OLG_TRY(olg__emit_gather(cx, y, iv, ax[i], &y));
+  }
+  *out = y;
+  return OLG_OK;
+}
+
 olg_status olg__emit_slice(olg_lower *cx, olg_value x, const int64_t *starts,
                            const int64_t *ends, const int64_t *axes, const int64_t *steps,
                            size_t n, olg_value *out) {
@@ -422,8 +467,8 @@ olg_status olg__emit_slice(olg_lower *cx, olg_value x, const int64_t *starts,
   if (!norm_axes(ax, n, rank, opset < 11, ax)) return axes_error(cx, "Slice", ax, n, rank);
   bool unit_steps = true;
   for (size_t i = 0; steps && i < n; i++) unit_steps = unit_steps && steps[i] == 1;
+  if (opset < 10 && !unit_steps) return slice_steps_by_gather(cx, x, starts, ends, ax, steps, n, out);
   if (opset < 10) {
-    if (!unit_steps) return olg_lower_unsupported(cx, "Slice with a step other than 1", 10);
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", "Slice", &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, x));

@@ -70,7 +70,12 @@ CASES = [
     Case("slice", [f32(5, 6), 1, 1, 4, 1], aten.slice),
     Case("slice", [f32(5, 6), 0, -3, 9223372036854775807, 1], aten.slice),
     Case("slice", [f32(5, 6), 0, None, 2, 1], aten.slice),
-    Case("slice", [f32(5, 6), 1, 0, 6, 2], aten.slice, min_opset=10),
+    # a step on a dim of known size: Gather of the kept indices below Slice-10
+    Case("slice", [f32(5, 6), 1, 0, 6, 2], aten.slice),
+    Case("slice", [f32(5, 7), 1, 1, 9223372036854775807, 3], aten.slice),
+    Case("slice", [f32(5, 7), 0, -4, -1, 2], aten.slice),
+    # ... on a dim known only at run time, a step needs Slice-10
+    Case("slice", [Dyn(f32(5, 6), ["N", 6]), 0, 0, 4, 2], aten.slice, min_opset=10),
     Case("slice", [Dyn(f32(5, 6), ["N", 6]), 0, 1, -1, 1], aten.slice),
     # select / narrow
     Case("select", [x234, 1, 2], aten.select),

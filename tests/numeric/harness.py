@@ -4,7 +4,7 @@ ONNX Runtime in one batch, compared with PyTorch (or NumPy).
 A case is one call of a source op with concrete arguments:
 
     Case("view", [x, [6, -1]], torch.ops.aten.view)
-    Case("slice", [x, 1, 0, 4, 2], torch.ops.aten.slice, min_opset=10)   # a step needs Slice-10
+    Case("slice", [Dyn(x, ["N", 4]), 0, 0, 4, 2], torch.ops.aten.slice, min_opset=10)   # needs Slice-10
     Case("squeeze", [Dyn(x, ["N", 3]), 1], ...)                          # a symbolic dim
 
 Positional arguments are as in PyTorch's op schema. Each argument is:
