@@ -41,7 +41,8 @@ def export_models(args=None, names=DEMO_MODELS, opsets=DEMO_OPSETS, out=sys.stdo
             model.eval()
             input_sets = [example] + (case.more_inputs()[:1] if case.more_inputs else [])
             with torch.no_grad():
-                wants = [[t.numpy() for t in flatten(model(*i))[0]] for i in input_sets]
+                wants = [[t.numpy() for t in flatten(models.call(model, i))[0]]
+                         for i in input_sets]
             for opset in opsets:
                 path = os.path.join(work, "%s.%d.onnx" % (name, opset))
                 row = {"model": name, "opset": opset, "nodes": "-", "time": "-", "diff": "-",

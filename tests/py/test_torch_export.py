@@ -81,7 +81,7 @@ class Run:
             wants = []
             with torch.no_grad():
                 for inputs in input_sets:
-                    wants.append([_np(t) for t in flatten(model(*inputs))[0]])
+                    wants.append([_np(t) for t in flatten(models.call(model, inputs))[0]])
             feeds = [{si.name: _np(t) for si, t in zip(sg.inputs, flatten(tuple(inputs))[0])}
                      for inputs in input_sets]
             for o in OPSETS:

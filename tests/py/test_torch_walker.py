@@ -284,33 +284,9 @@ def test_walk_is_fast_on_a_deep_transformer():
     check_same(model, (x,), sg=sg, exact=False)
 
 
-class Assorted(nn.Module):
-    """Factories sized at run time, advanced indexing with None dims and lists, writes through
-    masks and strided slices, a mutated buffer clone, and a namedtuple of a list as output."""
-    Out = __import__("collections").namedtuple("Out", "a b")
-
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("buf", torch.arange(6.).view(2, 3))
-
-    def forward(self, x, idx, flag=True):
-        z = torch.zeros(x.size(0), 3)
-        z[:, 1] = x[:, idx].sum(1)
-        r = torch.arange(x.size(1)).float()
-        y = x[..., None] * r[None, :, None]
-        w = x[:, [0, 2]]
-        b = self.buf.clone()
-        b[0] += x.sum()
-        m = x.clone()
-        m[m < 0] *= -1
-        q = x.clone()
-        q[1:, ::2] = q[1:, ::2] * 2
-        return self.Out(a=z + r.sum() if flag else z, b=[y.flatten(1), w, b, m, q])
-
-
 def test_assorted_patterns_and_namedtuple_output_names():
     x = torch.randn(4, 5, generator=torch.Generator().manual_seed(4))
-    sg = check_same(Assorted(), (x, torch.tensor([1, 3]), {"flag": True}))
+    sg = check_same(models.IndexingPatterns(), (x, torch.tensor([1, 3]), {"flag": True}))
     assert [n for _, n in sg.outputs] == ["output_a", "output_b_0", "output_b_1", "output_b_2",
                                           "output_b_3", "output_b_4"]
     # the keyword bool is a constant of the trace, not an input

@@ -5,6 +5,7 @@ Each case is a Case: a name, a builder returning the module, the example args, e
 arguments (dynamic_axes, input_names, ...), and optionally more input sets to run the exported
 model at (dynamic axes at a second size). Every builder seeds torch, so weights and inputs are the
 same in every run."""
+import collections
 import math
 
 import torch
@@ -23,6 +24,14 @@ class Case:
         self.export_kwargs = export_kwargs or {}
         self.more_inputs = more_inputs  # callable -> list of arg tuples (other sizes)
         self.atol, self.rtol, self.heavy = atol, rtol, heavy
+
+
+def call(model, args):
+    """model run on export-style args: a tuple whose last element may be a dict of keyword
+    arguments (torch.onnx.export's convention)."""
+    if args and isinstance(args[-1], dict):
+        return model(*args[:-1], **args[-1])
+    return model(*args)
 
 
 def _g(seed=0):
@@ -85,6 +94,30 @@ class SliceAssign(nn.Module):
         y[..., ::2, 0] = -1.0
         y.masked_fill_(y > 1.5, 1.5)
         return y
+
+
+class IndexingPatterns(nn.Module):
+    """Factories sized at run time, advanced indexing with None dims and lists, writes through
+    masks and strided slices, a mutated buffer clone, and a namedtuple of a list as output."""
+    Out = collections.namedtuple("Out", "a b")
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.arange(6.).view(2, 3))
+
+    def forward(self, x, idx, flag=True):
+        z = torch.zeros(x.size(0), 3)
+        z[:, 1] = x[:, idx].sum(1)
+        r = torch.arange(x.size(1)).float()
+        y = x[..., None] * r[None, :, None]
+        w = x[:, [0, 2]]
+        b = self.buf.clone()
+        b[0] += x.sum()
+        m = x.clone()
+        m[m < 0] *= -1
+        q = x.clone()
+        q[1:, ::2] = q[1:, ::2] * 2
+        return self.Out(a=z + r.sum() if flag else z, b=[y.flatten(1), w, b, m, q])
 
 
 class ThreeTokenInputs(nn.Module):
@@ -328,6 +361,8 @@ SEED_CASES = [
     Case("index_assign_scatter", lambda: _m(IndexAssignScatter(), randn(5, 4),
                                             torch.tensor([[3]]), randn(4, seed=1)), "000 s3"),
     Case("slice_assign", lambda: _m(SliceAssign(), randn(4, 5), randn(4, 2, seed=1)), "003"),
+    Case("indexing_patterns", lambda: _m(IndexingPatterns(), randn(4, 5), torch.tensor([1, 3]),
+                                         {"flag": True}), "000 s3, 003"),
     Case("three_int64_inputs", lambda: _m(ThreeTokenInputs(),
                                           torch.randint(0, 50, (2, 7), generator=_g(1)),
                                           torch.randint(0, 2, (2, 7), generator=_g(2)),
