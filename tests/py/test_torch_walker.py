@@ -12,9 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchvision")
-import numpy as np  # noqa: E402
 import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))

@@ -25,7 +25,6 @@ import gc
 import time
 import warnings
 
-import numpy as np
 import torch
 
 INT64_MAX = 9223372036854775807
