@@ -368,5 +368,7 @@ def test_bad_arguments_are_refused_clearly(work):
         olt.export(Shapes(), (x4(),), work / "k.onnx", custom_symbolics={"twice": sym_twice})
     with pytest.raises(olt.ExportError, match="f must be a path or a binary file object"):
         olt.export(Shapes(), (x4(),), 42)
+    with pytest.raises(olt.ExportError, match="writing the model to .*no/such/dir.* failed"):
+        olt.export(Shapes(), (x4(),), work / "no" / "such" / "dir" / "m.onnx")
     with pytest.raises(olt.ExportError, match="external data needs a model file with a name"):
         olt.export(Shapes(), (x4(),), io.BytesIO(), external_data_threshold=16)

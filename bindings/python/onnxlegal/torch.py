@@ -435,7 +435,12 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
             hist[key] = hist.get(key, 0) + 1
         rep["onnx_ops"] = dict(sorted(hist.items()))
         t = time.perf_counter()
-        rep["bytes_written"] = _write(out, f, external_data_threshold)
+        from . import Error
+        try:
+            rep["bytes_written"] = _write(out, f, external_data_threshold)
+        except Error as e:
+            raise ExportError("writing the model to %r failed: %s"
+                              % (getattr(f, "name", f), e), diags, rep) from e
         times["write"] = time.perf_counter() - t
         times["total"] = time.perf_counter() - t_start
     finally:
