@@ -439,8 +439,10 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
         try:
             rep["bytes_written"] = _write(out, f, external_data_threshold)
         except Error as e:
-            raise ExportError("writing the model to %r failed: %s"
-                              % (getattr(f, "name", f), e), diags, rep) from e
+            where = os.fspath(f) if isinstance(f, (str, bytes, os.PathLike)) else \
+                getattr(f, "name", f)
+            raise ExportError("writing the model to %r failed: %s" % (where, e), diags,
+                              rep) from e
         times["write"] = time.perf_counter() - t
         times["total"] = time.perf_counter() - t_start
     finally:
