@@ -289,3 +289,43 @@ def test_assorted_patterns_and_namedtuple_output_names():
                                           "output_b_3", "output_b_4"]
     # the keyword bool is a constant of the trace, not an input
     assert [i.name for i in sg.inputs] == ["input_0", "input_1"]
+
+
+@torch.jit.script
+def _scripted_scale(x, double: bool):
+    if double:
+        return x * 2.0
+    return x + 1.0
+
+
+@torch.jit.script
+def _scripted_data_dependent(x):
+    if x.sum() > 0:
+        return x * 2.0
+    return x
+
+
+class CallsScripted(nn.Module):
+    def forward(self, x):
+        return _scripted_scale(x, True) + _scripted_scale(x, False)
+
+
+class CallsDataDependent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Identity()
+
+    def forward(self, x):
+        return _scripted_data_dependent(self.inner(x))
+
+
+def test_scripted_functions_are_inlined_and_fixed_branches_taken():
+    x = torch.randn(2, 3, generator=torch.Generator().manual_seed(5))
+    sg = check_same(CallsScripted(), (x,))
+    assert sorted(n.op for n in sg.nodes) == ["add", "add", "mul"]
+
+
+def test_data_dependent_control_flow_is_refused_with_the_line():
+    with pytest.raises(TorchExportError, match=r"prim::If: control flow that depends on the "
+                       r"data.*test_torch_walker.py\", line \d+: if x.sum\(\) > 0:"):
+        walk(CallsDataDependent(), (torch.randn(2, 3),))

@@ -306,6 +306,9 @@ def trace(model, args, extra_outputs=()):
                 traced, list(flat_in) + [v for _, v in params],
                 torch.jit._trace._create_interpreter_name_lookup_fn(), False, False)
         outs = result[0]
+        # functions and modules compiled with torch.jit.script that the model calls are
+        # prim::CallFunction / prim::CallMethod nodes of the trace: inline their graphs
+        torch._C._jit_pass_inline(graph)
     finally:
         torch.jit._trace._trace_module_map = old_map
         for h in hooks:
@@ -371,6 +374,22 @@ SCALAR_TYPE_NUMBER = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32
                       torch.int64: 4, torch.float16: 5, torch.float32: 6, torch.float64: 7,
                       torch.complex64: 9, torch.complex128: 10, torch.bool: 11,
                       torch.bfloat16: 15}
+
+
+def _source_line(node):
+    """'File "f.py", line 89: if boxes.numel() == 0:' from a node's source range, or ''."""
+    try:
+        lines = node.sourceRange().splitlines()
+    except RuntimeError:
+        return ""
+    if not lines:
+        return ""
+    code = ""
+    for prev, line in zip(lines, lines[1:]):
+        if line.strip() and set(line.strip()) <= {"~"}:
+            code = prev.strip()
+            break
+    return lines[0].strip() + (": " + code if code else "")
 
 
 def _tensor_info(tv):
@@ -590,14 +609,17 @@ class _Walker:
             self.env[tv] = _Ref(v, tv)
         for tv, (name, t) in zip(ginputs[n_user:], tr["params"]):
             self.env[tv] = _Lazy(name, t)  # an initializer only when some node uses it
-        for node in g.nodes():
-            self.scope = node.scopeName().rsplit("/", 1)[-1]
-            self.node(node)
+        self.walk(g.nodes())
         self.scope = ""
         outs = []
         for r in g.outputs():  # one tuple, or the tensors themselves
             outs.extend(self.flat_outputs(self.env.get(r)))
         return outs
+
+    def walk(self, nodes):
+        for node in nodes:
+            self.scope = node.scopeName().rsplit("/", 1)[-1]
+            self.node(node)
 
     def flat_outputs(self, e):
         if isinstance(e, _Lazy):
@@ -969,6 +991,21 @@ class _Walker:
             self.env[outs[0]] = _Lit(SCALAR_TYPE_NUMBER.get(dt, 6))
         elif op == "PythonOp":
             self.python_op(node, ins, outs)
+        elif op == "If" and isinstance(self.env_item(ins[0]), _Lit):
+            # a branch of scripted code whose condition the trace fixed: the taken block inline
+            then_block, else_block = list(node.blocks())
+            block = then_block if self.env_item(ins[0]).v else else_block
+            scope = self.scope
+            self.walk(block.nodes())
+            self.scope = scope
+            for o, r in zip(outs, block.outputs()):
+                self.env[o] = self.env_item(r)
+        elif op in ("If", "Loop"):
+            raise TorchExportError(
+                "prim::%s: control flow that depends on the data, from code compiled with "
+                "torch.jit.script (tracing keeps it as it is), is not supported by the torch "
+                "front end (module %s, %s)" % (op, self.scope or "(top level)",
+                                               _source_line(node)))
         else:
             raise TorchExportError("prim::%s is not supported (at %s)" % (op, self.scope))
 
