@@ -277,7 +277,7 @@ def test_an_op_that_needs_a_higher_opset_names_the_lowest_that_works(work):
         olt.export(Custom(), (x4(),), p, opset_version=17, custom_symbolics=later)
     assert not p.exists()
     assert ei.value.unsupported["olgtest::twice"]["min_opset"] == 20
-    assert "olgtest::twice needs opset >= 20; 2 node(s): (top level), (top level)" in \
+    assert "olgtest::twice needs opset >= 20; 2 node(s): olgtest::twice, olgtest::twice#2" in \
         str(ei.value)
     olt.export(Custom(), (x4(),), p, opset_version=20, custom_symbolics=later)
     assert onnx.load(str(p)).opset_import[0].version == 20
@@ -300,8 +300,12 @@ def test_report_as_dict_and_as_json(work):
     ret = olt.export(Shapes(), (x4(),), work / "r.onnx", report=rep, opset_version=13)
     assert ret == rep
     assert rep["opset"] == 13 and rep["outputs"] == ["output"]
-    assert rep["ops"]["aten::view"] == {"count": 1, "lowering": "native", "since": 7}
+    assert rep["ops"]["aten::view"] == {"count": 1, "lowering": "native", "since": 7,
+                                        "onnx_ops": {"Constant": 1, "Reshape": 1}}
     assert rep["ops"]["aten::cat"]["count"] == 1
+    # what each source op became, traced through the node names ("<source node>/<Op>")
+    assert rep["ops"]["aten::cat"]["onnx_ops"] == {"Concat": 1}
+    assert rep["ops"]["aten::transpose"]["onnx_ops"] == {"Transpose": 1}
     assert set(rep["times"]) >= {"trace", "walk", "build", "preflight", "legalize", "write",
                                  "total"}
     assert rep["bytes_written"] == os.path.getsize(work / "r.onnx")

@@ -64,9 +64,9 @@ class Values(list):
 
 
 class SNode:
-    """scope: the module path of the node ("layer1.0.relu", "" at the top level); name: the
-    scope made unique, "layer1.0.relu#2" for the second node of that module (a module called
-    twice), so that names of the nodes lowered from it stay unique too; "" at the top level."""
+    """scope: the module path of the node ("layer1.0.relu", "" at the top level); name: unique,
+    the scope ("layer1.0.relu#2" for the second node of that module, a module called twice), or
+    the op outside every module ("aten::add#2"); see _name_nodes."""
     __slots__ = ("domain", "op", "args", "outputs", "scope", "schema", "name")
 
     def __init__(self, domain, op, args, outputs, scope, schema=None):
@@ -1091,15 +1091,16 @@ def _prune(sg, outputs):
 
 
 def _name_nodes(sg):
-    """Unique node names from the scopes: the k-th node (k >= 2) of a module is "<scope>#k"."""
+    """Unique node names from the scopes: the k-th node (k >= 2) of a module is "<scope>#k"; a
+    node outside every module is named after its op, "aten::add", "aten::add#2" ("::" is in no
+    module path). The library names what it lowers a node into after it ("layer1.0.conv1/Conv"),
+    so every node of the written model leads back to one node of the trace."""
     seen = {}
     for n in sg.nodes:
-        if not n.scope:
-            n.name = ""
-            continue
-        k = seen.get(n.scope, 0) + 1
-        seen[n.scope] = k
-        n.name = n.scope if k == 1 else "%s#%d" % (n.scope, k)
+        base = n.scope or "%s::%s" % (n.domain, n.op)
+        k = seen.get(base, 0) + 1
+        seen[base] = k
+        n.name = base if k == 1 else "%s#%d" % (base, k)
 
 
 def normalize_dynamic_axes(dynamic_axes, names):

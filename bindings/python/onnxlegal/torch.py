@@ -207,7 +207,7 @@ def _preflight(registry, sg, opset):
         if registry.lowering(domain, op, opset):
             continue
         lowest = registry.min_opset(domain, op)
-        missing[key] = {"nodes": [s or "(top level)" for s in scopes],
+        missing[key] = {"nodes": list(scopes),
                         "min_opset": lowest if lowest is not None and lowest >= 0 else None}
     return missing
 
@@ -350,9 +350,10 @@ def export(model, args, f, *, opset_version=17, input_names=None, output_names=N
     external_data_threshold: when not None, tensors of at least this many bytes are written to
       "<f>.data" beside the model instead of inside it.
     report: a dict to fill, or a path to write the report to as JSON: the source ops seen (count,
-      lowering "native" or "decomposed" at this opset and the opset its symbolic is registered
-      from, and the library's notes about it), the ONNX ops written, diagnostics, node counts,
-      bytes, and the time of each stage (trace, walk, build, preflight, legalize, write).
+      lowering "native" or "decomposed" at this opset, the opset its symbolic is registered
+      from, the ONNX ops its nodes became, and the library's notes about it), the ONNX ops
+      written, diagnostics, node counts, bytes, and the time of each stage (trace, walk, build,
+      preflight, legalize, write).
 
     Returns the report (a dict). Raises UnsupportedOpsError listing every op without a symbolic
     and every node where it occurs (and, for an op that needs a higher opset, the lowest that
@@ -427,12 +428,18 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
         from ._lib import dec, lib
         gp = out.graph._ptr
         rep["nodes"] = int(lib.olg_graph_node_count(gp))
+        source_op = {n.name: "%s::%s" % (n.domain, n.op) for n in sg.nodes}
         hist = {}
         for i in range(rep["nodes"]):
             key = dec(lib.olg_node_op(gp, i))
             dom = dec(lib.olg_node_domain(gp, i))
             key = "%s::%s" % (dom, key) if dom else key
             hist[key] = hist.get(key, 0) + 1
+            # "<source node name>/<Op>[_k]": what each source op was lowered into
+            src = source_op.get(dec(lib.olg_node_name(gp, i)).rpartition("/")[0])
+            if src in ops:
+                into = ops[src].setdefault("onnx_ops", {})
+                into[key] = into.get(key, 0) + 1
         rep["onnx_ops"] = dict(sorted(hist.items()))
         t = time.perf_counter()
         from . import Error
