@@ -148,6 +148,7 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->dups.p, (size_t)g->dups.cap * sizeof(int32_t));
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
   namemap_free(a, &g->names);
+  namemap_free(a, &g->node_names);
   olg__free(a, g, sizeof *g);
 }
 
@@ -414,6 +415,21 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
     memcpy(p, b, bl);
     memcpy(p + bl, buf, (size_t)k + 1);
     if (namemap_get(&g->names, p) < 0) return p;
+  }
+}
+
+const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
+  if (!want) want = "";
+  if (*want && namemap_get(&g->node_names, want) < 0) return olg__strdup(g->model, want);
+  size_t wl = strlen(want);
+  for (uint64_t k = 2;; k++) {
+    char suffix[32];
+    int sl = snprintf(suffix, sizeof suffix, "#%llu", (unsigned long long)k);
+    char *p = olg__arena_alloc(g->model, wl + (size_t)sl + 1);
+    if (!p) return NULL;
+    memcpy(p, want, wl);
+    memcpy(p + wl, suffix, (size_t)sl + 1);
+    if (namemap_get(&g->node_names, p) < 0) return p;
   }
 }
 
@@ -785,6 +801,10 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
   const char *o = olg__strdup(m, op);
   const char *nm = olg__strdup(m, name ? name : "");
   if (!d || !o || !nm) return OLG_ERR_NOMEM;
+  if (*nm && namemap_get(&g->node_names, nm) < 0) {
+    s = namemap_put(&m->alloc, &g->node_names, nm, (int32_t)g->n_nodes);
+    if (s) return s;
+  }
   olg_node *nd = &g->nodes[g->n_nodes];
   memset(nd, 0, sizeof *nd);
   nd->domain = d;

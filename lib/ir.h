@@ -240,6 +240,7 @@ typedef struct olg_graph {
   struct olg_init { olg_value v; olg_tensor *t; } *inits;
   uint32_t n_inits, cap_inits;
   olg_namemap names;
+  olg_namemap node_names; /* non-empty node names, first node of each (names may repeat) */
   uint64_t next_auto; /* counter for generated names */
   /* Opaque repeated fields kept for the writer: sparse_initializer, quantization_annotation,
    * metadata_props, unknown fields. */
@@ -305,6 +306,9 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
 const char *olg__graph_unique_name(olg_graph *g, const char *base);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
+/* want, or want#2, want#3 ... : a node name no node of g has yet (ONNX Runtime refuses a graph
+ * whose node names repeat). NULL when memory fails. */
+const char *olg__graph_fresh_node_name(olg_graph *g, const char *want);
 /* Looks a name up in g only (not enclosing graphs); -1 when absent. */
 olg_value olg__graph_lookup(const olg_graph *g, const char *name);
 

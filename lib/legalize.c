@@ -668,7 +668,10 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   else
     snprintf(buf, sizeof buf, "%s_%u", op, cx->dst->n_nodes);
   cx->n_emitted++;
-  return olg_node_begin(cx->dst, domain ? domain : "", op, buf, out);
+  /* two source nodes may share a name (a module called twice): keep emitted names unique */
+  const char *name = olg__graph_fresh_node_name(cx->dst, buf);
+  if (!name) return OLG_ERR_NOMEM;
+  return olg_node_begin(cx->dst, domain ? domain : "", op, name, out);
 }
 
 OLG_API olg_status olg_lower_emit_input(olg_lower *cx, olg_node_id n, olg_value v) {

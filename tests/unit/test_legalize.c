@@ -486,3 +486,35 @@ TEST(legalize_frozen_registry_shared_by_threads) {
   olg_model_free(src);
   olg_registry_free(r);
 }
+
+/* A module called twice gives two source nodes with one name; ONNX Runtime refuses a graph whose
+ * node names repeat, so the emitted names must differ. */
+TEST(legalize_node_names_unique_when_source_names_repeat) {
+  olg_model *src, *out = NULL;
+  CHECK_OK(olg_model_new(&src, NULL));
+  olg_graph *g = olg_model_graph(src);
+  const int64_t dims[1] = {4};
+  olg_value v;
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 1, dims, NULL, &v));
+  for (int i = 0; i < 3; i++) {
+    olg_node_id n;
+    CHECK_OK(olg_node_begin(g, "aten", "relu", "layer1.relu", &n));
+    CHECK_OK(olg_node_arg_value(g, n, v));
+    CHECK_OK(olg_node_end(g, n, 1, NULL, &v));
+  }
+  CHECK_OK(olg_graph_add_output(g, v));
+  olg_registry *r = builtin();
+  CHECK(r);
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_OK(olg_legalize(src, r, NULL, &out, d));
+  const olg_graph *og = olg_model_graph_const(out);
+  CHECK_EQ(olg_graph_node_count(og), 3);
+  CHECK_STR(olg_node_name(og, 0), "layer1.relu/Relu");
+  CHECK_STR(olg_node_name(og, 1), "layer1.relu/Relu#2");
+  CHECK_STR(olg_node_name(og, 2), "layer1.relu/Relu#3");
+  olg_model_free(out);
+  olg_diags_free(d);
+  olg_registry_free(r);
+  olg_model_free(src);
+}
