@@ -13,73 +13,7 @@
 #include "ir.h"
 #include "onnxlegal/nanopb.h"
 #include "serialize/pb.h"
-
-/* ---------------------------------------------------------------------------------------- */
-/* A growable byte buffer: a sink, and hand-made protobuf */
-
-typedef struct nbuf {
-  uint8_t *p;
-  size_t n, cap;
-  long calls, fail_at;    /* the sink fails its fail_at-th call (0: never) */
-  size_t largest;         /* the longest run given in one call */
-  const void *saw;        /* a pointer the sink watches for (see nanopb_large_runs_not_copied) */
-  size_t saw_n;
-  bool saw_direct;
-} nbuf;
-
-static void nb_add(nbuf *b, const void *p, size_t n) {
-  if (b->n + n > b->cap) {
-    size_t c = b->cap ? b->cap : 256;
-    while (c < b->n + n) c *= 2;
-    b->p = realloc(b->p, c);
-    if (!b->p) abort();
-    b->cap = c;
-  }
-  if (n) memcpy(b->p + b->n, p, n);
-  b->n += n;
-}
-
-static void nb_free(nbuf *b) {
-  free(b->p);
-  memset(b, 0, sizeof *b);
-}
-
-static int nb_sink(void *ud, const void *p, size_t n) {
-  nbuf *b = ud;
-  b->calls++;
-  if (b->fail_at && b->calls >= b->fail_at) return 1;
-  if (n > b->largest) b->largest = n;
-  if (b->saw && p == b->saw && n == b->saw_n) b->saw_direct = true;
-  nb_add(b, p, n);
-  return 0;
-}
-
-static void pv(nbuf *b, uint64_t v) {
-  uint8_t t[10];
-  int n = 0;
-  while (v >= 0x80) {
-    t[n++] = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  t[n++] = (uint8_t)v;
-  nb_add(b, t, (size_t)n);
-}
-static void ptag(nbuf *b, uint32_t no, int wt) { pv(b, (uint64_t)no << 3 | (unsigned)wt); }
-static void pint(nbuf *b, uint32_t no, uint64_t v) {
-  ptag(b, no, 0);
-  pv(b, v);
-}
-static void pbytes(nbuf *b, uint32_t no, const void *p, size_t n) {
-  ptag(b, no, 2);
-  pv(b, n);
-  nb_add(b, p, n);
-}
-static void pstr(nbuf *b, uint32_t no, const char *s) { pbytes(b, no, s, strlen(s)); }
-/* appends sub as field no, and frees sub */
-static void pmsg(nbuf *b, uint32_t no, nbuf *sub) {
-  pbytes(b, no, sub->p, sub->n);
-  nb_free(sub);
-}
+#include "../pb_bytes.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* The comparison */
@@ -88,15 +22,15 @@ static char why[512];
 
 /* Writes m with both writers; true when both succeed with the same bytes (the default writer's
  * output in *out when given). */
-static bool writers_agree(const olg_model *m, nbuf *out) {
-  nbuf a = {0}, b = {0};
-  olg_status sa = olg_model_write_callback(m, nb_sink, &a, NULL);
+static bool writers_agree(const olg_model *m, pbuf *out) {
+  pbuf a = {0}, b = {0};
+  olg_status sa = olg_model_write_callback(m, pbuf_sink, &a, NULL);
   if (sa) {
     snprintf(why, sizeof why, "default writer: %s: %s", olg_status_name(sa), olg_last_error());
-    nb_free(&a);
+    pbuf_free(&a);
     return false;
   }
-  olg_status sb = olg_model_write_nanopb(m, nb_sink, &b);
+  olg_status sb = olg_model_write_nanopb(m, pbuf_sink, &b);
   bool ok = false;
   if (sb) {
     snprintf(why, sizeof why, "nanopb writer: %s: %s", olg_status_name(sb), olg_last_error());
@@ -113,8 +47,8 @@ static bool writers_agree(const olg_model *m, nbuf *out) {
     *out = a;
     a.p = NULL;
   }
-  nb_free(&a);
-  nb_free(&b);
+  pbuf_free(&a);
+  pbuf_free(&b);
   return ok;
 }
 
@@ -127,7 +61,7 @@ static bool writers_agree(const olg_model *m, nbuf *out) {
   } while (0)
 
 /* Reads bytes, and checks both writers agree on the model read (and its default output). */
-static bool read_and_agree(const nbuf *in, nbuf *out, const olg_read_options *ro) {
+static bool read_and_agree(const pbuf *in, pbuf *out, const olg_read_options *ro) {
   olg_model *m;
   olg_status s = olg_model_read_memory(&m, in->p, in->n, ro);
   if (s) {
@@ -364,7 +298,7 @@ static olg_status build_everything(olg_model *m) {
   a = (olg_attr){.name = "tps", .type = OLG_ATTR_TYPE_PROTOS, .n = 4, .tps = tps};
   if ((s = olg__node_add_attr(g, n, &a))) return s;
   /* sparse tensors are kept as SparseTensorProto bytes */
-  nbuf sb = {0}, vals = {0};
+  pbuf sb = {0}, vals = {0};
   pint(&vals, 1, 2);
   pint(&vals, 2, OLG_FLOAT);
   pbytes(&vals, 9, "\0\0\200\77\0\0\0\100", 8);
@@ -374,7 +308,7 @@ static olg_status build_everything(olg_model *m) {
   const void **sps = olg__arena_alloc(m, 2 * sizeof *sps);
   uint8_t *copy = olg__arena_dup(m, sb.p, sb.n);
   size_t sbn = sb.n;
-  nb_free(&sb);
+  pbuf_free(&sb);
   if (!span || !sps || !copy) return OLG_ERR_NOMEM;
   *span = (olg_pb_span){copy, sbn};
   sps[0] = sps[1] = span;
@@ -459,18 +393,18 @@ TEST(nanopb_built_model_same_bytes) {
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_everything(m));
-  nbuf out;
+  pbuf out;
   CHECK_AGREE(m, &out);
   /* the model read back carries the reader's extras (kept TypeProtos, presence flags): the
    * writers agree on it too, and it is the same bytes again */
-  nbuf again;
+  pbuf again;
   olg_read_options ro = OLG_READ_OPTIONS_INIT;
   ro.load_external_data = 0; /* "ext" is a reference to a file that is not there */
   CHECK_READ_AGREE(&out, &again, &ro);
   CHECK_EQ(again.n, out.n);
   CHECK(memcmp(again.p, out.p, out.n) == 0);
-  nb_free(&again);
-  nb_free(&out);
+  pbuf_free(&again);
+  pbuf_free(&out);
   olg_model_free(m);
 }
 
@@ -479,14 +413,14 @@ TEST(nanopb_built_model_same_bytes) {
 
 /* Unknown fields of every wire type; groups only when `group` (the writers re-read a kept
  * key/value or opset entry to check it, and take one with a group for stale). */
-static nbuf unknown_fields(bool group) {
-  nbuf u = {0};
+static pbuf unknown_fields(bool group) {
+  pbuf u = {0};
   pint(&u, 100, 5);
   pstr(&u, 101, "opaque");
   ptag(&u, 102, 5);
-  nb_add(&u, "\1\2\3\4", 4);
+  pbuf_add(&u, "\1\2\3\4", 4);
   ptag(&u, 103, 1);
-  nb_add(&u, "\1\2\3\4\5\6\7\10", 8);
+  pbuf_add(&u, "\1\2\3\4\5\6\7\10", 8);
   if (group) {
     ptag(&u, 104, 3); /* a group with a varint inside */
     pint(&u, 1, 9);
@@ -495,47 +429,47 @@ static nbuf unknown_fields(bool group) {
   return u;
 }
 
-static void vi_tensor(nbuf *vi, const char *name, int dt, const int64_t *dims, int rank,
-                      const nbuf *unk) {
-  nbuf ty = {0}, tt = {0}, sh = {0};
+static void vi_tensor(pbuf *vi, const char *name, int dt, const int64_t *dims, int rank,
+                      const pbuf *unk) {
+  pbuf ty = {0}, tt = {0}, sh = {0};
   for (int i = 0; i < rank; i++) {
-    nbuf d = {0};
+    pbuf d = {0};
     pint(&d, 1, (uint64_t)dims[i]);
-    if (unk) nb_add(&d, unk->p, unk->n);
+    if (unk) pbuf_add(&d, unk->p, unk->n);
     pmsg(&sh, 1, &d);
   }
   pint(&tt, 1, (uint64_t)dt);
   pmsg(&tt, 2, &sh);
   pmsg(&ty, 1, &tt);
-  if (unk) nb_add(&ty, unk->p, unk->n);
+  if (unk) pbuf_add(&ty, unk->p, unk->n);
   pstr(vi, 1, name);
   pmsg(vi, 2, &ty);
 }
 
-static void model_of(nbuf *model, nbuf *head, nbuf *graph, nbuf *tail) {
-  nbuf os = {0};
+static void model_of(pbuf *model, pbuf *head, pbuf *graph, pbuf *tail) {
+  pbuf os = {0};
   pint(model, 1, 8);
   if (head) {
-    nb_add(model, head->p, head->n);
-    nb_free(head);
+    pbuf_add(model, head->p, head->n);
+    pbuf_free(head);
   }
   pmsg(model, 7, graph);
   pstr(&os, 1, "");
   pint(&os, 2, 17);
   pmsg(model, 8, &os);
   if (tail) {
-    nb_add(model, tail->p, tail->n);
-    nb_free(tail);
+    pbuf_add(model, tail->p, tail->n);
+    pbuf_free(tail);
   }
 }
 
 /* A model with unknown fields at every level, the known fields the IR does not interpret, the
  * presence quirks the IR's conventions cannot tell, typed data fields as read, kept key/value
  * and opset entries with unknown fields, and an output listed twice with different contents. */
-static void kept_model(nbuf *model) {
-  nbuf unk = unknown_fields(true), flat = unknown_fields(false);
-#define UNK(b) nb_add((b), unk.p, unk.n)
-  nbuf g = {0}, node = {0}, attr = {0}, t = {0}, seg = {0}, kv = {0};
+static void kept_model(pbuf *model) {
+  pbuf unk = unknown_fields(true), flat = unknown_fields(false);
+#define UNK(b) pbuf_add((b), unk.p, unk.n)
+  pbuf g = {0}, node = {0}, attr = {0}, t = {0}, seg = {0}, kv = {0};
   pstr(&node, 1, "x");
   pstr(&node, 1, "w");
   pstr(&node, 2, "y");
@@ -561,10 +495,10 @@ static void kept_model(nbuf *model) {
   pmsg(&node, 5, &attr);
   /* an attribute without a type, one whose fields disagree with its type, one whose type is not
    * an AttributeType, one with several list fields */
-  nbuf a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0};
+  pbuf a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0};
   pstr(&a1, 1, "alpha");
   ptag(&a1, 2, 5);
-  nb_add(&a1, "\0\0\200\77", 4);
+  pbuf_add(&a1, "\0\0\200\77", 4);
   pmsg(&node, 5, &a1);
   pstr(&a2, 1, "mixed");
   pint(&a2, 3, 0);
@@ -582,22 +516,22 @@ static void kept_model(nbuf *model) {
   pint(&a4, 20, OLG_ATTR_INTS);
   pmsg(&node, 5, &a4);
   pstr(&node, 7, "");
-  nbuf dc = {0}, nkv = {0};
+  pbuf dc = {0}, nkv = {0};
   pstr(&nkv, 1, "nk"); /* a key/value entry the IR's strings cannot hold exactly */
-  nb_add(&nkv, flat.p, flat.n);
+  pbuf_add(&nkv, flat.p, flat.n);
   pmsg(&node, 9, &nkv);
   pstr(&dc, 1, "cfg");
   pint(&dc, 3, 1);
   pmsg(&node, 10, &dc);
   UNK(&node);
   pmsg(&g, 1, &node);
-  nbuf n2 = {0}; /* no op_type */
+  pbuf n2 = {0}; /* no op_type */
   pstr(&n2, 1, "y");
   pstr(&n2, 2, "z");
   pmsg(&g, 1, &n2);
   pstr(&g, 2, "");
   /* typed data fields as read */
-  nbuf ti = {0}, pk = {0}, t64 = {0}, pk64 = {0}, tu = {0}, pku = {0}, tdd = {0}, ts = {0};
+  pbuf ti = {0}, pk = {0}, t64 = {0}, pk64 = {0}, tu = {0}, pku = {0}, tdd = {0}, ts = {0};
   pint(&ti, 1, 3);
   pint(&ti, 2, OLG_INT8);
   pv(&pk, (uint64_t)-1);
@@ -630,7 +564,7 @@ static void kept_model(nbuf *model) {
   pstr(&ts, 6, "");
   pstr(&ts, 8, "s");
   pmsg(&g, 5, &ts);
-  nbuf w = {0};
+  pbuf w = {0};
   pint(&w, 1, 2);
   pint(&w, 2, OLG_FLOAT);
   pstr(&w, 8, "w");
@@ -638,7 +572,7 @@ static void kept_model(nbuf *model) {
   UNK(&w);
   pmsg(&g, 5, &w);
   /* an external reference with data not loaded */
-  nbuf te = {0}, e1 = {0}, e2 = {0};
+  pbuf te = {0}, e1 = {0}, e2 = {0};
   pint(&te, 1, 2);
   pint(&te, 2, OLG_FLOAT);
   pstr(&te, 8, "ext");
@@ -651,7 +585,7 @@ static void kept_model(nbuf *model) {
   pint(&te, 14, 1);
   pmsg(&g, 5, &te);
   pstr(&g, 10, "doc");
-  nbuf vx = {0}, vz1 = {0}, vz2 = {0}, vy = {0};
+  pbuf vx = {0}, vz1 = {0}, vz2 = {0}, vy = {0};
   const int64_t d2[1] = {2};
   vi_tensor(&vx, "x", OLG_FLOAT, d2, 1, &unk);
   UNK(&vx);
@@ -663,20 +597,20 @@ static void kept_model(nbuf *model) {
   pmsg(&g, 12, &vz2);
   pstr(&vy, 1, "y");
   pmsg(&g, 13, &vy);
-  nbuf qa = {0}, qkv = {0};
+  pbuf qa = {0}, qkv = {0};
   pstr(&qa, 1, "w");
   pstr(&qkv, 1, "SCALE_TENSOR");
   pstr(&qkv, 2, "w_scale");
   pmsg(&qa, 2, &qkv);
   pmsg(&g, 14, &qa);
-  nbuf gkv = {0};
+  pbuf gkv = {0};
   pstr(&gkv, 1, "gk");
   pstr(&gkv, 2, "gv");
   pmsg(&g, 16, &gkv);
   UNK(&g);
   /* model level: functions, training_info, configuration, metadata, an opset entry with an
    * unknown field, present-but-empty strings */
-  nbuf head = {0}, tail = {0}, fn = {0}, fnode = {0}, tinfo = {0}, tg = {0}, cfg = {0}, os = {0},
+  pbuf head = {0}, tail = {0}, fn = {0}, fnode = {0}, tinfo = {0}, tg = {0}, cfg = {0}, os = {0},
        mkv = {0};
   pstr(&head, 2, "");
   pstr(&head, 3, "");
@@ -692,7 +626,7 @@ static void kept_model(nbuf *model) {
   pint(&cfg, 2, 2);
   pstr(&os, 1, "com.x");
   pint(&os, 2, 3);
-  nb_add(&os, flat.p, flat.n);
+  pbuf_add(&os, flat.p, flat.n);
   pmsg(&tail, 8, &os);
   pstr(&mkv, 1, "author");
   pstr(&mkv, 2, "me");
@@ -703,13 +637,13 @@ static void kept_model(nbuf *model) {
   UNK(&tail);
   memset(model, 0, sizeof *model);
   model_of(model, &head, &g, &tail);
-  nb_free(&unk);
-  nb_free(&flat);
+  pbuf_free(&unk);
+  pbuf_free(&flat);
 #undef UNK
 }
 
 TEST(nanopb_kept_fields_same_bytes) {
-  nbuf in, out;
+  pbuf in, out;
   kept_model(&in);
   /* the external data file: loaded, its tensor is written inline by both */
   const char *data = test_tmp_path("data.bin");
@@ -723,14 +657,14 @@ TEST(nanopb_kept_fields_same_bytes) {
   olg_read_options ro = OLG_READ_OPTIONS_INIT;
   ro.external_data_dir = dir;
   CHECK_READ_AGREE(&in, &out, &ro);
-  nb_free(&out);
+  pbuf_free(&out);
   /* not loaded: the references are kept, and the default writer gives the input back, so both
    * writers give the file byte for byte */
   ro.load_external_data = 0;
   CHECK_READ_AGREE(&in, &out, &ro);
   CHECK_EQ(out.n, in.n);
   CHECK(memcmp(out.p, in.p, in.n) == 0);
-  nb_free(&out);
+  pbuf_free(&out);
   /* edits win over what was kept: a changed type, metadata, opset and data */
   olg_model *m;
   CHECK_OK(olg_model_read_memory(&m, in.p, in.n, &ro));
@@ -747,7 +681,7 @@ TEST(nanopb_kept_fields_same_bytes) {
   g->inits[5].t->data = other; /* "w": its kept raw_data is stale now */
   CHECK_AGREE(m, NULL);
   olg_model_free(m);
-  nb_free(&in);
+  pbuf_free(&in);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -762,24 +696,24 @@ TEST(nanopb_allocates_nothing) {
   CHECK_OK(olg_model_new(&m, &mo));
   CHECK_OK(build_everything(m));
   long calls = ta.calls, blocks = ta.live_blocks;
-  nbuf b = {0};
-  CHECK_OK(olg_model_write_nanopb(m, nb_sink, &b));
+  pbuf b = {0};
+  CHECK_OK(olg_model_write_nanopb(m, pbuf_sink, &b));
   CHECK(b.n > 1000);
   CHECK_EQ(ta.calls, calls);
   CHECK_EQ(ta.live_blocks, blocks);
-  nb_free(&b);
+  pbuf_free(&b);
   /* the counter does see a writer that allocates: the default one (its length vector and
    * staging buffer come from the model's allocator) */
-  CHECK_OK(olg_model_write_callback(m, nb_sink, &b, NULL));
+  CHECK_OK(olg_model_write_callback(m, pbuf_sink, &b, NULL));
   CHECK(ta.calls > calls);
-  nb_free(&b);
+  pbuf_free(&b);
   /* and an allocator that fails every call changes nothing for the nanopb writer */
   ta.fail_at = ta.calls + 1;
   calls = ta.calls;
-  CHECK_OK(olg_model_write_nanopb(m, nb_sink, &b));
+  CHECK_OK(olg_model_write_nanopb(m, pbuf_sink, &b));
   CHECK_EQ(ta.calls, calls);
   CHECK(!ta.failed);
-  nb_free(&b);
+  pbuf_free(&b);
   ta.fail_at = 0;
   olg_model_free(m);
   CHECK_EQ(ta.live_blocks, 0);
@@ -792,23 +726,23 @@ TEST(nanopb_sink_failure_stops_the_writer) {
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_everything(m));
-  nbuf full = {0};
-  CHECK_OK(olg_model_write_nanopb(m, nb_sink, &full));
+  pbuf full = {0};
+  CHECK_OK(olg_model_write_nanopb(m, pbuf_sink, &full));
   long total_calls = full.calls;
   CHECK(total_calls >= 2);
   CHECK(full.largest <= 1024); /* no tensor reaches the staging size: every run was staged */
   for (long k = 1; k <= total_calls; k++) {
-    nbuf b = {0};
+    pbuf b = {0};
     b.fail_at = k;
     olg_clear_error();
-    CHECK_STATUS(olg_model_write_nanopb(m, nb_sink, &b), OLG_ERR_CALLBACK);
+    CHECK_STATUS(olg_model_write_nanopb(m, pbuf_sink, &b), OLG_ERR_CALLBACK);
     CHECK_EQ(b.calls, k); /* not called again after it failed */
     CHECK(strstr(olg_last_error(), "write callback failed") != NULL);
     /* what it took before failing is the start of the model */
     CHECK(b.n < full.n && (b.n == 0 || memcmp(b.p, full.p, b.n) == 0));
-    nb_free(&b);
+    pbuf_free(&b);
   }
-  nb_free(&full);
+  pbuf_free(&full);
   olg_model_free(m);
 }
 
@@ -825,13 +759,13 @@ TEST(nanopb_large_runs_not_copied) {
                                      sizeof big, OLG_DATA_BORROW, NULL, NULL, &w));
   CHECK_OK(olg_graph_add_output(g, w));
   CHECK_AGREE(m, NULL);
-  nbuf b = {0};
+  pbuf b = {0};
   b.saw = big;
   b.saw_n = sizeof big;
-  CHECK_OK(olg_model_write_nanopb(m, nb_sink, &b));
+  CHECK_OK(olg_model_write_nanopb(m, pbuf_sink, &b));
   CHECK(b.saw_direct);
   CHECK(b.calls < 10);
-  nb_free(&b);
+  pbuf_free(&b);
   olg_model_free(m);
 }
 
@@ -840,9 +774,9 @@ TEST(nanopb_large_runs_not_copied) {
 
 static void expect_refused(const char *file, int line, const olg_model *m, olg_status want,
                            const char *msg) {
-  nbuf a = {0}, b = {0};
-  olg_status sa = olg_model_write_callback(m, nb_sink, &a, NULL);
-  olg_status sb = olg_model_write_nanopb(m, nb_sink, &b);
+  pbuf a = {0}, b = {0};
+  olg_status sa = olg_model_write_callback(m, pbuf_sink, &a, NULL);
+  olg_status sb = olg_model_write_nanopb(m, pbuf_sink, &b);
   if (sa != want || sb != want)
     olg_test_fail(file, line, "default writer %s, nanopb writer %s, wanted %s",
                   olg_status_name(sa), olg_status_name(sb), olg_status_name(want));
@@ -850,8 +784,8 @@ static void expect_refused(const char *file, int line, const olg_model *m, olg_s
     olg_test_fail(file, line, "the sink was called %ld times before the refusal", b.calls);
   else if (!strstr(olg_last_error(), msg))
     olg_test_fail(file, line, "message \"%s\" lacks \"%s\"", olg_last_error(), msg);
-  nb_free(&a);
-  nb_free(&b);
+  pbuf_free(&a);
+  pbuf_free(&b);
 }
 #define EXPECT_REFUSED(m, want, msg) expect_refused(__FILE__, __LINE__, (m), (want), (msg))
 
@@ -869,7 +803,7 @@ static olg_status nest(olg_model *m, olg_graph *g, int levels) {
 }
 
 TEST(nanopb_refusals) {
-  CHECK_STATUS(olg_model_write_nanopb(NULL, nb_sink, NULL), OLG_ERR_INVALID_ARG);
+  CHECK_STATUS(olg_model_write_nanopb(NULL, pbuf_sink, NULL), OLG_ERR_INVALID_ARG);
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_STATUS(olg_model_write_nanopb(m, NULL, NULL), OLG_ERR_INVALID_ARG);

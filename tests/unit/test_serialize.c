@@ -12,76 +12,20 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 #include "serialize/pb.h"
+#include "../pb_bytes.h"
 
 /* ---------------------------------------------------------------------------------------- */
-/* A growable byte buffer: the writer's sink, and hand-made protobuf. */
+/* The writer to memory and back (tests/pb_bytes.h has the buffer and hand-made protobuf) */
 
-typedef struct buf {
-  uint8_t *p;
-  size_t n, cap;
-  long calls, fail_at; /* the sink fails its fail_at-th call (0: never) */
-} buf;
-
-static void buf_add(buf *b, const void *p, size_t n) {
-  if (b->n + n > b->cap) {
-    size_t c = b->cap ? b->cap : 256;
-    while (c < b->n + n) c *= 2;
-    b->p = realloc(b->p, c);
-    if (!b->p) abort();
-    b->cap = c;
-  }
-  if (n) memcpy(b->p + b->n, p, n);
-  b->n += n;
-}
-
-static void buf_free(buf *b) {
-  free(b->p);
-  memset(b, 0, sizeof *b);
-}
-
-static int buf_sink(void *ud, const void *p, size_t n) {
-  buf *b = ud;
-  if (b->fail_at && ++b->calls >= b->fail_at) return 1;
-  buf_add(b, p, n);
-  return 0;
-}
-
-static void pv(buf *b, uint64_t v) {
-  uint8_t t[10];
-  int n = 0;
-  while (v >= 0x80) {
-    t[n++] = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  t[n++] = (uint8_t)v;
-  buf_add(b, t, (size_t)n);
-}
-static void ptag(buf *b, uint32_t no, int wt) { pv(b, (uint64_t)no << 3 | (unsigned)wt); }
-static void pint(buf *b, uint32_t no, uint64_t v) { ptag(b, no, 0); pv(b, v); }
-static void pbytes(buf *b, uint32_t no, const void *p, size_t n) {
-  ptag(b, no, 2);
-  pv(b, n);
-  buf_add(b, p, n);
-}
-static void pstr(buf *b, uint32_t no, const char *s) { pbytes(b, no, s, strlen(s)); }
-/* appends sub as field no, and frees sub */
-static void pmsg(buf *b, uint32_t no, buf *sub) {
-  pbytes(b, no, sub->p, sub->n);
-  buf_free(sub);
-}
-
-static olg_status write_mem(const olg_model *m, buf *out) {
+static olg_status write_mem(const olg_model *m, pbuf *out) {
   memset(out, 0, sizeof *out);
-  return olg_model_write_callback(m, buf_sink, out, NULL);
+  return olg_model_write_callback(m, pbuf_sink, out, NULL);
 }
 
-static olg_status read_mem(olg_model **m, const buf *b) {
+static olg_status read_mem(olg_model **m, const pbuf *b) {
   return olg_model_read_memory(m, b->p, b->n, NULL);
 }
 
-static bool same_bytes(const buf *a, const buf *b) {
-  return a->n == b->n && (a->n == 0 || memcmp(a->p, b->p, a->n) == 0);
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Comparing two models' IR */
@@ -267,8 +211,8 @@ static bool same_model(const olg_model *a, const olg_model *b) {
 static float f32_data[6] = {1.5f, -2.0f, 0.0f, -0.0f, 3.25f, 1e-30f};
 
 /* SparseTensorProto bytes: values float [2] at indices [1, 4] of a [5] tensor */
-static void sparse_bytes(buf *b, const char *name) {
-  buf v = {0}, ix = {0};
+static void sparse_bytes(pbuf *b, const char *name) {
+  pbuf v = {0}, ix = {0};
   float vals[2] = {7, 8};
   int64_t idx[2] = {1, 4};
   pint(&v, 1, 2);
@@ -455,13 +399,13 @@ static olg_status build_rich(olg_model *m) {
   a.tps = tps;
   if ((s = olg__node_add_attr(g, n, &a))) return s;
   /* sparse tensors are kept as SparseTensorProto bytes */
-  buf sb = {0};
+  pbuf sb = {0};
   sparse_bytes(&sb, "sv");
   olg_pb_span *span = olg__arena_alloc(m, 2 * sizeof *span);
   const void **sps = olg__arena_alloc(m, 2 * sizeof *sps);
   uint8_t *copy = olg__arena_dup(m, sb.p, sb.n);
   size_t sbn = sb.n;
-  buf_free(&sb);
+  pbuf_free(&sb);
   if (!span || !sps || !copy) return OLG_ERR_NOMEM;
   span[0] = span[1] = (olg_pb_span){copy, sbn};
   sps[0] = &span[0];
@@ -536,14 +480,14 @@ TEST(serialize_round_trip_rich_model) {
   olg_model *m, *m2, *m3;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_rich(m));
-  buf b1, b2;
+  pbuf b1, b2;
   CHECK_OK(write_mem(m, &b1));
   CHECK_OK(read_mem(&m2, &b1));
   bool same = same_model(m, m2);
   if (!same) olg_test_fail(__FILE__, __LINE__, "read back differs: %s", why);
   /* a second round gives the same bytes */
   CHECK_OK(write_mem(m2, &b2));
-  CHECK(same_bytes(&b1, &b2));
+  CHECK(pbuf_same(&b1, &b2));
   /* and the bytes are a ModelProto for protobuf-c's own parser too */
   Onnx__ModelProto *pm = onnx__model_proto__unpack(NULL, b1.n, b1.p);
   CHECK(pm != NULL);
@@ -598,25 +542,25 @@ TEST(serialize_round_trip_rich_model) {
   if (!same) olg_test_fail(__FILE__, __LINE__, "second read differs: %s", why);
   olg_model_free(m3);
   olg_model_free(m);
-  buf_free(&b1);
-  buf_free(&b2);
+  pbuf_free(&b1);
+  pbuf_free(&b2);
 }
 
 TEST(serialize_write_fd_and_file) {
   olg_model *m, *m2;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_rich(m));
-  buf b;
+  pbuf b;
   CHECK_OK(write_mem(m, &b));
   const char *path = test_tmp_path("ser_rich.onnx");
   CHECK_OK(olg_model_write_file(m, path, NULL));
   CHECK_OK(olg_model_read_file(&m2, path, NULL));
   CHECK(same_model(m, m2));
-  buf b2;
+  pbuf b2;
   CHECK_OK(write_mem(m2, &b2));
-  CHECK(same_bytes(&b, &b2));
+  CHECK(pbuf_same(&b, &b2));
   olg_model_free(m2);
-  buf_free(&b2);
+  pbuf_free(&b2);
   int fd = open(test_tmp_path("ser_rich_fd.onnx"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   CHECK(fd >= 0);
   CHECK_OK(olg_model_write_fd(m, fd, NULL));
@@ -633,7 +577,7 @@ TEST(serialize_write_fd_and_file) {
   CHECK_STATUS(olg_model_read_file(&m2, "/nonexistent-dir/x.onnx", NULL), OLG_ERR_NOT_FOUND);
   CHECK(m2 == NULL);
   olg_model_free(m);
-  buf_free(&b);
+  pbuf_free(&b);
 }
 
 TEST(serialize_refuses_unlowered_nodes) {
@@ -647,19 +591,19 @@ TEST(serialize_refuses_unlowered_nodes) {
   CHECK_OK(olg_node_arg_value(g, n, x));
   CHECK_OK(olg_node_arg_int(g, n, -1));
   CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
-  buf b;
+  pbuf b;
   CHECK_STATUS(write_mem(m, &b), OLG_ERR_UNSUPPORTED);
   CHECK(strstr(olg_last_error(), "layer1.softmax") != NULL);
   CHECK(strstr(olg_last_error(), "aten::softmax") != NULL);
   CHECK(strstr(olg_last_error(), "#1 (int)") != NULL);
   CHECK_EQ(b.n, 0); /* nothing written: the first run found it */
-  buf_free(&b);
+  pbuf_free(&b);
   /* an open node */
   CHECK_OK(olg_node_begin(g, "", "Relu", "open", &n));
   g->nodes[0].state = OLG_NODE_DEAD;
   CHECK_STATUS(write_mem(m, &b), OLG_ERR_STATE);
   CHECK(strstr(olg_last_error(), "open") != NULL);
-  buf_free(&b);
+  pbuf_free(&b);
   olg_model_free(m);
 }
 
@@ -673,25 +617,25 @@ static olg_status build_write_scenario(void *ud, const olg_allocator *a) {
   olg_model *m;
   olg_status s = olg_model_new(&m, &mo);
   if (s) return s;
-  buf b = {0};
+  pbuf b = {0};
   s = build_rich(m);
-  if (!s) s = olg_model_write_callback(m, buf_sink, &b, NULL);
-  buf_free(&b);
+  if (!s) s = olg_model_write_callback(m, pbuf_sink, &b, NULL);
+  pbuf_free(&b);
   olg_model_free(m);
   return s;
 }
 
 static olg_status read_scenario(void *ud, const olg_allocator *a) {
-  const buf *b = ud;
+  const pbuf *b = ud;
   olg_read_options o = OLG_READ_OPTIONS_INIT;
   o.allocator = a;
   olg_model *m;
   olg_status s = olg_model_read_memory(&m, b->p, b->n, &o);
   if (s) return s;
-  buf out = {0};
-  s = olg_model_write_callback(m, buf_sink, &out, NULL);
-  if (!s && !same_bytes(&out, b)) s = olg__err(OLG_ERR_STATE, "round trip differs");
-  buf_free(&out);
+  pbuf out = {0};
+  s = olg_model_write_callback(m, pbuf_sink, &out, NULL);
+  if (!s && !pbuf_same(&out, b)) s = olg__err(OLG_ERR_STATE, "round trip differs");
+  pbuf_free(&out);
   olg_model_free(m);
   return s;
 }
@@ -701,11 +645,11 @@ TEST(serialize_every_allocation_failure_reported) {
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_rich(m));
-  buf b;
+  pbuf b;
   CHECK_OK(write_mem(m, &b));
   olg_model_free(m);
   CHECK_FAIL_EACH_ALLOCATION(read_scenario, &b);
-  buf_free(&b);
+  pbuf_free(&b);
 }
 
 TEST(serialize_sink_failure_at_every_call) {
@@ -714,10 +658,10 @@ TEST(serialize_sink_failure_at_every_call) {
   CHECK_OK(build_rich(m));
   long calls = 0;
   for (long k = 1;; k++) {
-    buf b = {0};
+    pbuf b = {0};
     b.fail_at = k;
-    olg_status s = olg_model_write_callback(m, buf_sink, &b, NULL);
-    buf_free(&b);
+    olg_status s = olg_model_write_callback(m, pbuf_sink, &b, NULL);
+    pbuf_free(&b);
     if (s == OLG_OK) {
       calls = k - 1;
       break;
@@ -733,7 +677,7 @@ TEST(serialize_sink_failure_at_every_call) {
 /* Hand-made input: what the IR does not hold is kept, byte for byte */
 
 /* A TensorProto for an initializer: dims, data_type, name, raw_data (canonical order). */
-static void tensor_raw(buf *t, const char *name, int dt, const int64_t *dims, int rank,
+static void tensor_raw(pbuf *t, const char *name, int dt, const int64_t *dims, int rank,
                        const void *raw, size_t n) {
   for (int i = 0; i < rank; i++) pint(t, 1, (uint64_t)dims[i]);
   pint(t, 2, (uint64_t)dt);
@@ -741,10 +685,10 @@ static void tensor_raw(buf *t, const char *name, int dt, const int64_t *dims, in
   pbytes(t, 9, raw, n);
 }
 
-static void vi_tensor(buf *vi, const char *name, int dt, const int64_t *dims, int rank) {
-  buf ty = {0}, tt = {0}, sh = {0};
+static void vi_tensor(pbuf *vi, const char *name, int dt, const int64_t *dims, int rank) {
+  pbuf ty = {0}, tt = {0}, sh = {0};
   for (int i = 0; i < rank; i++) {
-    buf d = {0};
+    pbuf d = {0};
     pint(&d, 1, (uint64_t)dims[i]);
     pmsg(&sh, 1, &d);
   }
@@ -756,35 +700,35 @@ static void vi_tensor(buf *vi, const char *name, int dt, const int64_t *dims, in
 }
 
 /* Wraps a graph into a model: ir_version 8, the graph, opset 17. */
-static void model_of(buf *model, buf *graph, buf *model_tail) {
-  buf os = {0};
+static void model_of(pbuf *model, pbuf *graph, pbuf *model_tail) {
+  pbuf os = {0};
   pint(model, 1, 8);
   pmsg(model, 7, graph);
   pstr(&os, 1, "");
   pint(&os, 2, 17);
   pmsg(model, 8, &os);
   if (model_tail) {
-    buf_add(model, model_tail->p, model_tail->n);
-    buf_free(model_tail);
+    pbuf_add(model, model_tail->p, model_tail->n);
+    pbuf_free(model_tail);
   }
 }
 
 /* read + write must give the same bytes back */
-static bool round_trips(const buf *in) {
+static bool round_trips(const pbuf *in) {
   olg_model *m;
   olg_status s = olg_model_read_memory(&m, in->p, in->n, NULL);
   if (s) return differ("read: %s: %s", olg_status_name(s), olg_last_error());
-  buf out;
+  pbuf out;
   s = write_mem(m, &out);
   olg_model_free(m);
   if (s) return differ("write: %s", olg_last_error());
-  bool ok = same_bytes(in, &out);
+  bool ok = pbuf_same(in, &out);
   if (!ok) {
     size_t i = 0;
     while (i < in->n && i < out.n && in->p[i] == out.p[i]) i++;
     differ("bytes differ at %zu (in %zu bytes, out %zu)", i, in->n, out.n);
   }
-  buf_free(&out);
+  pbuf_free(&out);
   return ok;
 }
 
@@ -797,18 +741,18 @@ TEST(serialize_keeps_unknown_and_uninterpreted_fields) {
   /* unknown fields (numbers 100+, every wire type) at every level, and the known fields the IR
    * does not interpret: functions, training_info, configuration, sparse_initializer,
    * quantization_annotation, device_configurations, segment, tensor metadata_props */
-  buf unk = {0};
+  pbuf unk = {0};
   pint(&unk, 100, 5);
   pstr(&unk, 101, "opaque");
   ptag(&unk, 102, 5);
-  buf_add(&unk, "\1\2\3\4", 4);
+  pbuf_add(&unk, "\1\2\3\4", 4);
   ptag(&unk, 103, 1);
-  buf_add(&unk, "\1\2\3\4\5\6\7\10", 8);
+  pbuf_add(&unk, "\1\2\3\4\5\6\7\10", 8);
   ptag(&unk, 104, 3); /* a group with a varint inside */
   pint(&unk, 1, 9);
   ptag(&unk, 104, 4);
-#define UNK(b) buf_add((b), unk.p, unk.n)
-  buf g = {0}, node = {0}, attr = {0}, t = {0}, vi = {0}, vo = {0}, seg = {0}, kv = {0};
+#define UNK(b) pbuf_add((b), unk.p, unk.n)
+  pbuf g = {0}, node = {0}, attr = {0}, t = {0}, vi = {0}, vo = {0}, seg = {0}, kv = {0};
   /* node with an attribute carrying a tensor with a segment */
   pstr(&node, 1, "x");
   pstr(&node, 1, "w");
@@ -834,7 +778,7 @@ TEST(serialize_keeps_unknown_and_uninterpreted_fields) {
   UNK(&attr);
   pmsg(&node, 5, &attr);
   pstr(&node, 7, "com.x");
-  buf dc = {0}, shs = {0};
+  pbuf dc = {0}, shs = {0};
   pstr(&dc, 1, "cfg");
   pstr(&shs, 1, "y");
   pint(&shs, 2, 0);
@@ -845,7 +789,7 @@ TEST(serialize_keeps_unknown_and_uninterpreted_fields) {
   UNK(&node);
   pmsg(&g, 1, &node);
   pstr(&g, 2, "g");
-  buf w = {0};
+  pbuf w = {0};
   tensor_raw(&w, "w", OLG_FLOAT, d2, 1, two, 8);
   UNK(&w);
   pmsg(&g, 5, &w);
@@ -854,18 +798,18 @@ TEST(serialize_keeps_unknown_and_uninterpreted_fields) {
   pmsg(&g, 11, &vi);
   vi_tensor(&vo, "y", OLG_FLOAT, d2, 1);
   pmsg(&g, 12, &vo);
-  buf qa = {0}, qkv = {0};
+  pbuf qa = {0}, qkv = {0};
   pstr(&qa, 1, "w");
   pstr(&qkv, 1, "SCALE_TENSOR");
   pstr(&qkv, 2, "w_scale");
   pmsg(&qa, 2, &qkv);
   pmsg(&g, 14, &qa);
-  buf sp = {0};
+  pbuf sp = {0};
   sparse_bytes(&sp, "sp");
   pmsg(&g, 15, &sp);
   UNK(&g);
   /* model-level: functions, training_info, configuration */
-  buf tail = {0}, fn = {0}, fnode = {0}, tinfo = {0}, tg = {0}, cfg = {0};
+  pbuf tail = {0}, fn = {0}, fnode = {0}, tinfo = {0}, tg = {0}, cfg = {0};
   pstr(&fn, 1, "MyFn");
   pstr(&fn, 4, "a");
   pstr(&fn, 5, "b");
@@ -884,7 +828,7 @@ TEST(serialize_keeps_unknown_and_uninterpreted_fields) {
   pmsg(&tail, 25, &fn);
   pmsg(&tail, 26, &cfg);
   UNK(&tail);
-  buf model = {0};
+  pbuf model = {0};
   model_of(&model, &g, &tail);
   CHECK_ROUND_TRIP(&model);
   /* the interpreted part is still interpreted */
@@ -899,13 +843,13 @@ TEST(serialize_keeps_unknown_and_uninterpreted_fields) {
   olg_value spv = olg__graph_lookup(gr, "sp");
   CHECK(spv >= 0 && gr->values[spv].type.kind == OLG_TYPE_SPARSE_TENSOR);
   olg_model_free(m);
-  buf_free(&model);
-  buf_free(&unk);
+  pbuf_free(&model);
+  pbuf_free(&unk);
 #undef UNK
 }
 
 TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
-  buf g = {0}, n1 = {0}, n2 = {0}, a = {0}, a2 = {0}, a3 = {0};
+  pbuf g = {0}, n1 = {0}, n2 = {0}, a = {0}, a2 = {0}, a3 = {0};
   /* a node with present-but-empty name and domain; one without op_type */
   pstr(&n1, 1, "x");
   pstr(&n1, 2, "y");
@@ -919,7 +863,7 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
    * with a type that is not an AttributeType */
   pstr(&a, 1, "alpha");
   ptag(&a, 2, 5);
-  buf_add(&a, "\0\0\200\77", 4);
+  pbuf_add(&a, "\0\0\200\77", 4);
   pmsg(&n2, 5, &a);
   pstr(&a2, 1, "mixed");
   pint(&a2, 3, 0);
@@ -935,7 +879,7 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   pstr(&g, 2, "");
   /* input x; output z twice with different descriptions; a value_info without a type for y; a
    * TypeProto with a negative dim and one with a dim_param and denotation */
-  buf vx = {0}, vz1 = {0}, vz2 = {0}, vy = {0};
+  pbuf vx = {0}, vz1 = {0}, vz2 = {0}, vy = {0};
   int64_t neg[2] = {-1, 4};
   vi_tensor(&vx, "x", OLG_FLOAT, neg, 2);
   pmsg(&g, 11, &vx);
@@ -946,7 +890,7 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   pmsg(&g, 12, &vz2);
   pstr(&vy, 1, "y");
   pmsg(&g, 13, &vy);
-  buf model = {0};
+  pbuf model = {0};
   model_of(&model, &g, NULL);
   CHECK_ROUND_TRIP(&model);
   olg_model *m;
@@ -964,7 +908,7 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   const void *kept = gr->values[x].type.extra;
   CHECK_OK(olg_value_set_type(gr, x, OLG_FLOAT16, 2, (const int64_t[]){5, 4}, NULL));
   gr->values[x].type.extra = kept;
-  buf out;
+  pbuf out;
   CHECK_OK(write_mem(m, &out));
   Onnx__ModelProto *pm = onnx__model_proto__unpack(NULL, out.n, out.p);
   CHECK(pm != NULL);
@@ -972,15 +916,15 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   CHECK_EQ(tt->elem_type, OLG_FLOAT16);
   CHECK_EQ(tt->shape->dim[0]->dim_value, 5);
   onnx__model_proto__free_unpacked(pm, NULL);
-  buf_free(&out);
+  pbuf_free(&out);
   olg_model_free(m);
-  buf_free(&model);
+  pbuf_free(&model);
 }
 
 TEST(serialize_typed_data_fields) {
   /* int32_data for int8/uint16/float16/bool/int4, int64_data, uint64_data for uint32,
    * double_data, float_data written unpacked: decoded into native little-endian bytes */
-  buf g = {0};
+  pbuf g = {0};
   struct { const char *name; int dt; int64_t n; int field; int64_t vals[4]; int nv; uint8_t want[8]; size_t nb; } cases[] = {
     {"i8", OLG_INT8, 3, 5, {-1, 5, -128}, 3, {0xff, 5, 0x80}, 3},
     {"u16", OLG_UINT16, 2, 5, {65535, 2}, 2, {0xff, 0xff, 2, 0}, 4},
@@ -993,7 +937,7 @@ TEST(serialize_typed_data_fields) {
   };
   size_t nc = sizeof cases / sizeof cases[0];
   for (size_t i = 0; i < nc; i++) {
-    buf t = {0}, pk = {0};
+    pbuf t = {0}, pk = {0};
     pint(&t, 1, (uint64_t)cases[i].n);
     pint(&t, 2, (uint64_t)cases[i].dt);
     for (int k = 0; k < cases[i].nv; k++) pv(&pk, (uint64_t)cases[i].vals[k]);
@@ -1002,7 +946,7 @@ TEST(serialize_typed_data_fields) {
     pmsg(&g, 5, &t);
   }
   /* double_data packed, float_data as separate fixed32 fields (unpacked) */
-  buf td = {0}, tf = {0};
+  pbuf td = {0}, tf = {0};
   double dv[2] = {1.5, -2.25};
   pint(&td, 1, 2);
   pint(&td, 2, OLG_DOUBLE);
@@ -1014,11 +958,11 @@ TEST(serialize_typed_data_fields) {
   pint(&tf, 2, OLG_FLOAT);
   for (int k = 0; k < 2; k++) {
     ptag(&tf, 4, 5);
-    buf_add(&tf, &fv[k], 4);
+    pbuf_add(&tf, &fv[k], 4);
   }
   pstr(&tf, 8, "f");
   pmsg(&g, 5, &tf);
-  buf model = {0};
+  pbuf model = {0};
   model_of(&model, &g, NULL);
   olg_model *m;
   CHECK_OK(read_mem(&m, &model));
@@ -1035,7 +979,7 @@ TEST(serialize_typed_data_fields) {
   CHECK(memcmp(gr->inits[nc].t->data, dv, 16) == 0);
   CHECK(memcmp(gr->inits[nc + 1].t->data, fv, 8) == 0);
   /* written back in the same fields (float_data packed now: the same message) */
-  buf out;
+  pbuf out;
   CHECK_OK(write_mem(m, &out));
   olg_model *m2;
   CHECK_OK(read_mem(&m2, &out));
@@ -1051,10 +995,10 @@ TEST(serialize_typed_data_fields) {
   onnx__model_proto__free_unpacked(pm, NULL);
   olg_model_free(m2);
   olg_model_free(m);
-  buf_free(&out);
-  buf_free(&model);
+  pbuf_free(&out);
+  pbuf_free(&model);
   /* a value the canonical form would change (int8 held as 300) is kept as it was */
-  buf g2 = {0}, t = {0}, pk = {0};
+  pbuf g2 = {0}, t = {0}, pk = {0};
   pint(&t, 1, 1);
   pint(&t, 2, OLG_INT8);
   pv(&pk, 300);
@@ -1063,13 +1007,13 @@ TEST(serialize_typed_data_fields) {
   pmsg(&g2, 5, &t);
   model_of(&model, &g2, NULL);
   CHECK_ROUND_TRIP(&model);
-  buf_free(&model);
+  pbuf_free(&model);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Malformed input */
 
-static void expect_refused(const char *file, int line, const buf *b, olg_status want,
+static void expect_refused(const char *file, int line, const pbuf *b, olg_status want,
                            const char *needle) {
   olg_model *m = (olg_model *)1;
   olg_status s = olg_model_read_memory(&m, b->p, b->n, NULL);
@@ -1091,7 +1035,7 @@ TEST(serialize_refuses_every_truncation) {
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_rich(m));
-  buf b;
+  pbuf b;
   CHECK_OK(write_mem(m, &b));
   olg_model_free(m);
   /* the top-level field boundaries: a cut there leaves a well-formed (shorter) ModelProto */
@@ -1115,7 +1059,7 @@ TEST(serialize_refuses_every_truncation) {
   }
   size_t accepted = 0;
   for (size_t len = 0; len < b.n; len++) {
-    buf cut = {b.p, len, len, 0, 0};
+    pbuf cut = {.p = b.p, .n = len, .cap = len};
     olg_status s = olg_model_read_memory(&m, cut.p, cut.n, NULL);
     if (s == OLG_OK) {
       olg_model_free(m);
@@ -1131,81 +1075,81 @@ TEST(serialize_refuses_every_truncation) {
   }
   free(boundary);
   CHECK(accepted >= 1); /* after the graph: opset_import, metadata_props */
-  buf_free(&b);
+  pbuf_free(&b);
 }
 
 TEST(serialize_refuses_malformed_wire_format) {
-  buf b = {0};
+  pbuf b = {0};
   /* a varint of 11 bytes */
   ptag(&b, 1, 0);
-  for (int i = 0; i < 10; i++) buf_add(&b, "\xff", 1);
-  buf_add(&b, "\x01", 1);
+  for (int i = 0; i < 10; i++) pbuf_add(&b, "\xff", 1);
+  pbuf_add(&b, "\x01", 1);
   REFUSED(&b, OLG_ERR_PARSE, "longer than 10 bytes");
-  buf_free(&b);
+  pbuf_free(&b);
   /* a length past the end */
   ptag(&b, 7, 2);
   pv(&b, 100);
-  buf_add(&b, "\x0a\x00\x12\x00\x00", 5);
+  pbuf_add(&b, "\x0a\x00\x12\x00\x00", 5);
   REFUSED(&b, OLG_ERR_PARSE, "past the end");
-  buf_free(&b);
+  pbuf_free(&b);
   /* wire types 7 and 6 */
   pint(&b, 1, 8);
   ptag(&b, 3, 7);
   REFUSED(&b, OLG_ERR_PARSE, "wire type 7");
-  buf_free(&b);
+  pbuf_free(&b);
   ptag(&b, 200, 6);
   REFUSED(&b, OLG_ERR_PARSE, "wire type 6");
-  buf_free(&b);
+  pbuf_free(&b);
   /* a known field with the wrong wire type: ir_version as bytes, NodeProto.input as a varint */
   pstr(&b, 1, "8");
   REFUSED(&b, OLG_ERR_PARSE, "ModelProto.ir_version (field 1): wire type length-delimited, expected varint");
-  buf_free(&b);
-  buf g = {0}, n = {0};
+  pbuf_free(&b);
+  pbuf g = {0}, n = {0};
   pint(&n, 1, 3);
   pmsg(&g, 1, &n);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_PARSE, "NodeProto.input");
-  buf_free(&b);
+  pbuf_free(&b);
   /* field number 0; an end-group without a group; a group never closed */
   ptag(&b, 0, 0);
   pv(&b, 1);
   REFUSED(&b, OLG_ERR_PARSE, "field number 0");
-  buf_free(&b);
+  pbuf_free(&b);
   ptag(&b, 300, 4);
   REFUSED(&b, OLG_ERR_PARSE, "end-group");
-  buf_free(&b);
+  pbuf_free(&b);
   ptag(&b, 300, 3);
   pint(&b, 1, 1);
   REFUSED(&b, OLG_ERR_PARSE, "not closed");
-  buf_free(&b);
+  pbuf_free(&b);
   /* a bad varint inside a packed field */
-  buf t = {0};
+  pbuf t = {0};
   pint(&t, 2, OLG_INT64);
   ptag(&t, 7, 2);
   pv(&t, 2);
-  buf_add(&t, "\x81\x81", 2);
+  pbuf_add(&t, "\x81\x81", 2);
   pmsg(&g, 5, &t);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_PARSE, "int64_data: packed varint truncated");
-  buf_free(&b);
+  pbuf_free(&b);
   /* an empty input, and no graph */
   REFUSED(&b, OLG_ERR_PARSE, "no graph");
   pint(&b, 1, 8);
   REFUSED(&b, OLG_ERR_PARSE, "no graph");
-  buf_free(&b);
+  pbuf_free(&b);
   /* a malformed part the IR keeps uninterpreted (a function's node) is refused too */
-  buf fn = {0}, fnode = {0}, tail = {0};
+  pbuf fn = {0}, fnode = {0}, tail = {0};
   pstr(&fn, 1, "F");
   pint(&fnode, 4, 1); /* op_type as a varint */
   pmsg(&fn, 7, &fnode);
   pmsg(&tail, 25, &fn);
   model_of(&b, &g, &tail);
   REFUSED(&b, OLG_ERR_PARSE, "NodeProto.op_type");
-  buf_free(&b);
+  pbuf_free(&b);
 }
 
 TEST(serialize_refuses_bad_tensors) {
-  buf b = {0}, g = {0}, t = {0};
+  pbuf b = {0}, g = {0}, t = {0};
   /* dims whose product overflows */
   pint(&t, 1, (uint64_t)1 << 62);
   pint(&t, 1, (uint64_t)1 << 62);
@@ -1214,7 +1158,7 @@ TEST(serialize_refuses_bad_tensors) {
   pmsg(&g, 5, &t);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_LIMIT, "huge");
-  buf_free(&b);
+  pbuf_free(&b);
   /* a negative dim */
   pint(&t, 1, (uint64_t)-3);
   pint(&t, 2, OLG_FLOAT);
@@ -1222,16 +1166,16 @@ TEST(serialize_refuses_bad_tensors) {
   pmsg(&g, 5, &t);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_PARSE, "dims[0] is -3");
-  buf_free(&b);
+  pbuf_free(&b);
   /* raw_data of the wrong size */
   float six[5] = {0};
   tensor_raw(&t, "short", OLG_FLOAT, (int64_t[]){2, 3}, 2, six, sizeof six);
   pmsg(&g, 5, &t);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_PARSE, "raw_data is 20 bytes, float of 6 elements needs 24");
-  buf_free(&b);
+  pbuf_free(&b);
   /* a typed field with the wrong count */
-  buf pk = {0};
+  pbuf pk = {0};
   pint(&t, 1, 3);
   pint(&t, 2, OLG_INT64);
   pv(&pk, 1);
@@ -1241,9 +1185,9 @@ TEST(serialize_refuses_bad_tensors) {
   pmsg(&g, 5, &t);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_PARSE, "int64_data has 2 values");
-  buf_free(&b);
+  pbuf_free(&b);
   /* an attribute with two tensors (protobuf would merge them: not supported) */
-  buf n = {0}, a = {0}, t1 = {0}, t2 = {0};
+  pbuf n = {0}, a = {0}, t1 = {0}, t2 = {0};
   pstr(&a, 1, "value");
   pint(&t1, 2, OLG_FLOAT);
   pint(&t2, 2, OLG_FLOAT);
@@ -1254,15 +1198,15 @@ TEST(serialize_refuses_bad_tensors) {
   pmsg(&g, 1, &n);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_UNSUPPORTED, "AttributeProto.t appears twice");
-  buf_free(&b);
+  pbuf_free(&b);
 }
 
 /* A model of `levels` nested subgraphs: each graph has one Loop whose body is the next. */
-static void nested_model(buf *model, int levels) {
-  buf g = {0};
+static void nested_model(pbuf *model, int levels) {
+  pbuf g = {0};
   pstr(&g, 2, "innermost");
   for (int i = 0; i < levels; i++) {
-    buf a = {0}, n = {0}, outer = {0};
+    pbuf a = {0}, n = {0}, outer = {0};
     pstr(&a, 1, "body");
     pmsg(&a, 6, &g);
     pint(&a, 20, OLG_ATTR_GRAPH);
@@ -1289,52 +1233,52 @@ static olg_status nest_api(olg_model *m, olg_graph *g, int levels) {
 }
 
 TEST(serialize_nesting_limits) {
-  buf b;
+  pbuf b;
   nested_model(&b, 200);
   REFUSED(&b, OLG_ERR_LIMIT, "nested deeper than");
-  buf_free(&b);
+  pbuf_free(&b);
   nested_model(&b, 50);
   CHECK_ROUND_TRIP(&b);
-  buf_free(&b);
+  pbuf_free(&b);
   /* deep TypeProto nesting: sequence of sequence of ... */
-  buf ty = {0};
+  pbuf ty = {0};
   pint(&ty, 6, 0); /* placeholder replaced below */
-  buf_free(&ty);
-  buf inner = {0}, tt = {0};
+  pbuf_free(&ty);
+  pbuf inner = {0}, tt = {0};
   pint(&tt, 1, OLG_FLOAT);
   pmsg(&inner, 1, &tt);
   for (int i = 0; i < 300; i++) {
-    buf seq = {0}, outer = {0};
+    pbuf seq = {0}, outer = {0};
     pmsg(&seq, 1, &inner);
     pmsg(&outer, 4, &seq);
     inner = outer;
   }
-  buf vi = {0}, g = {0};
+  pbuf vi = {0}, g = {0};
   pstr(&vi, 1, "x");
   pmsg(&vi, 2, &inner);
   pmsg(&g, 11, &vi);
   model_of(&b, &g, NULL);
   REFUSED(&b, OLG_ERR_LIMIT, "TypeProto");
-  buf_free(&b);
+  pbuf_free(&b);
   /* the writer refuses what it could not read back */
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(nest_api(m, olg_model_graph(m), 70));
   CHECK_STATUS(write_mem(m, &b), OLG_ERR_LIMIT);
-  buf_free(&b);
+  pbuf_free(&b);
   olg_model_free(m);
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(nest_api(m, olg_model_graph(m), 40));
   CHECK_OK(write_mem(m, &b));
   CHECK_ROUND_TRIP(&b);
-  buf_free(&b);
+  pbuf_free(&b);
   olg_model_free(m);
 }
 
 TEST(serialize_names_and_values) {
   /* a node input used before the node that makes it, a name defined twice, an outer capture,
    * an input that is also an initializer (old IR) */
-  buf g = {0}, n1 = {0}, n2 = {0}, n3 = {0}, vx = {0}, vz = {0}, w = {0};
+  pbuf g = {0}, n1 = {0}, n2 = {0}, n3 = {0}, vx = {0}, vz = {0}, w = {0};
   pstr(&n1, 1, "later");
   pstr(&n1, 2, "z");
   pstr(&n1, 4, "Relu");
@@ -1352,17 +1296,17 @@ TEST(serialize_names_and_values) {
   tensor_raw(&w, "x", OLG_FLOAT, (int64_t[]){2}, 1, two, 8);
   pmsg(&g, 5, &w);
   /* an initializer described in value_info by its name alone: no type is added on write */
-  buf k = {0};
+  pbuf k = {0};
   tensor_raw(&k, "k", OLG_FLOAT, (int64_t[]){2}, 1, two, 8);
   pmsg(&g, 5, &k);
   vi_tensor(&vx, "x", OLG_FLOAT, (int64_t[]){2}, 1);
   pmsg(&g, 11, &vx);
   vi_tensor(&vz, "z", OLG_FLOAT, (int64_t[]){2}, 1);
   pmsg(&g, 12, &vz);
-  buf vk = {0};
+  pbuf vk = {0};
   pstr(&vk, 1, "k");
   pmsg(&g, 13, &vk);
-  buf b = {0};
+  pbuf b = {0};
   model_of(&b, &g, NULL);
   CHECK_ROUND_TRIP(&b);
   olg_model *m;
@@ -1379,7 +1323,7 @@ TEST(serialize_names_and_values) {
   olg_value w_ = olg__graph_lookup(gr, "w");
   CHECK(w_ >= 0 && !(gr->values[w_].flags & OLG_VF_OUTER)); /* main graph: just undefined */
   olg_model_free(m);
-  buf_free(&b);
+  pbuf_free(&b);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1452,10 +1396,10 @@ TEST(serialize_external_data_round_trip) {
   CHECK(!m2->graph->inits[3].t->external_loaded); /* 8 bytes: below the threshold */
   CHECK(m2->graph->nodes[0].attrs[0].t->external_loaded); /* a Constant's 1200 bytes */
   /* written without the option: inline again, equal to the model without external data */
-  buf inline_from_ext, inline_direct;
+  pbuf inline_from_ext, inline_direct;
   CHECK_OK(write_mem(m2, &inline_from_ext));
   CHECK_OK(write_mem(m, &inline_direct));
-  CHECK(same_bytes(&inline_from_ext, &inline_direct));
+  CHECK(pbuf_same(&inline_from_ext, &inline_direct));
   olg_model_free(m2);
   /* references only: kept as they are, and written back as references */
   olg_read_options ro = OLG_READ_OPTIONS_INIT;
@@ -1464,7 +1408,7 @@ TEST(serialize_external_data_round_trip) {
   t = m2->graph->inits[0].t;
   CHECK_EQ(t->encoding, OLG_ENC_EXTERNAL);
   CHECK(t->data == NULL && !t->external_loaded);
-  buf refs;
+  pbuf refs;
   CHECK_OK(write_mem(m2, &refs));
   olg_model_free(m2);
   int fd = open(path, O_RDONLY);
@@ -1473,10 +1417,10 @@ TEST(serialize_external_data_round_trip) {
   ssize_t k = read(fd, file, sizeof file);
   close(fd);
   CHECK(k > 0 && (size_t)k == refs.n && memcmp(file, refs.p, refs.n) == 0);
-  buf_free(&refs);
+  pbuf_free(&refs);
   /* from memory: refused without a directory, found with one */
   CHECK_OK(olg_model_read_file(&m2, path, &ro));
-  buf mem;
+  pbuf mem;
   CHECK_OK(write_mem(m2, &mem));
   olg_model_free(m2);
   REFUSED(&mem, OLG_ERR_INVALID_ARG, "no directory");
@@ -1486,18 +1430,18 @@ TEST(serialize_external_data_round_trip) {
   CHECK(same_model(m, m2));
   olg_model_free(m2);
   /* write_callback with external data needs the directory */
-  buf cb = {0};
-  CHECK_STATUS(olg_model_write_callback(m, buf_sink, &cb, &wo), OLG_ERR_INVALID_ARG);
+  pbuf cb = {0};
+  CHECK_STATUS(olg_model_write_callback(m, pbuf_sink, &cb, &wo), OLG_ERR_INVALID_ARG);
   wo.external_data_dir = dir;
   wo.external_data = "cb.data";
-  CHECK_OK(olg_model_write_callback(m, buf_sink, &cb, &wo));
+  CHECK_OK(olg_model_write_callback(m, pbuf_sink, &cb, &wo));
   CHECK_OK(olg_model_read_memory(&m2, cb.p, cb.n, &ro));
   CHECK(same_model(m, m2));
   olg_model_free(m2);
-  buf_free(&cb);
-  buf_free(&mem);
-  buf_free(&inline_from_ext);
-  buf_free(&inline_direct);
+  pbuf_free(&cb);
+  pbuf_free(&mem);
+  pbuf_free(&inline_from_ext);
+  pbuf_free(&inline_direct);
   olg_model_free(m);
 }
 
@@ -1574,15 +1518,15 @@ TEST(serialize_external_data_allocation_failures) {
 }
 
 /* A model whose one initializer points at external data with the given entries. */
-static void ext_ref_model(buf *b, const char *location, const char *offset, const char *length) {
-  buf g = {0}, t = {0};
+static void ext_ref_model(pbuf *b, const char *location, const char *offset, const char *length) {
+  pbuf g = {0}, t = {0};
   pint(&t, 1, 4);
   pint(&t, 2, OLG_UINT8);
   pstr(&t, 8, "e");
   const char *keys[3] = {"location", "offset", "length"}, *vals[3] = {location, offset, length};
   for (int i = 0; i < 3; i++) {
     if (!vals[i]) continue;
-    buf kv = {0};
+    pbuf kv = {0};
     pstr(&kv, 1, keys[i]);
     pstr(&kv, 2, vals[i]);
     pmsg(&t, 13, &kv);
@@ -1595,7 +1539,7 @@ static void ext_ref_model(buf *b, const char *location, const char *offset, cons
 
 static void expect_ext(const char *file, int line, const char *dir, const char *loc,
                        const char *offset, const char *length, olg_status want, const char *needle) {
-  buf b;
+  pbuf b;
   ext_ref_model(&b, loc, offset, length);
   olg_read_options ro = OLG_READ_OPTIONS_INIT;
   ro.external_data_dir = dir;
@@ -1607,7 +1551,7 @@ static void expect_ext(const char *file, int line, const char *dir, const char *
   else if (needle && !strstr(olg_last_error(), needle))
     olg_test_fail(file, line, "location '%s': message '%s' lacks '%s'", loc, olg_last_error(), needle);
   if (!s) olg_model_free(m);
-  buf_free(&b);
+  pbuf_free(&b);
 }
 #define EXT(loc, off, len, want, needle)                                                 \
   do {                                                                                   \
@@ -1665,12 +1609,12 @@ TEST(serialize_external_data_refusals) {
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(build_ext_model(m));
   olg_write_options wo = OLG_WRITE_OPTIONS_INIT;
-  buf b = {0};
+  pbuf b = {0};
   wo.external_data_dir = dir;
   const char *bad[4] = {"../x.bin", "/tmp/abs.bin", "a/../b.bin", "linkdir/x.bin"};
   for (int i = 0; i < 4; i++) {
     wo.external_data = bad[i];
-    CHECK_STATUS(olg_model_write_callback(m, buf_sink, &b, &wo), OLG_ERR_INVALID_ARG);
+    CHECK_STATUS(olg_model_write_callback(m, pbuf_sink, &b, &wo), OLG_ERR_INVALID_ARG);
   }
   CHECK_EQ(b.n, 0);
   olg_model_free(m);
@@ -1679,7 +1623,7 @@ TEST(serialize_external_data_refusals) {
 TEST(serialize_external_references_kept_with_odd_inline_data) {
   /* found by fuzzing: an external tensor that also carries raw_data, read without loading, lost
    * its references when written */
-  buf b, g = {0}, t = {0}, kv = {0};
+  pbuf b, g = {0}, t = {0}, kv = {0};
   pint(&t, 1, 4);
   pint(&t, 2, OLG_UINT8);
   pstr(&t, 8, "e");
@@ -1696,12 +1640,12 @@ TEST(serialize_external_references_kept_with_odd_inline_data) {
   olg_model *m;
   CHECK_OK(olg_model_read_memory(&m, b.p, b.n, &ro));
   CHECK_EQ(m->graph->inits[0].t->encoding, OLG_ENC_EXTERNAL);
-  buf out;
+  pbuf out;
   CHECK_OK(write_mem(m, &out));
-  CHECK(same_bytes(&b, &out));
+  CHECK(pbuf_same(&b, &out));
   olg_model_free(m);
-  buf_free(&out);
-  buf_free(&b);
+  pbuf_free(&out);
+  pbuf_free(&b);
 }
 
 /* ---------------------------------------------------------------------------------------- */
