@@ -845,13 +845,13 @@ OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out
 
 olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
                                   const int64_t *dims, const void *data, size_t nbytes,
-                                  olg_value *out) {
+                                  olg_data_mode mode, olg_value *out) {
   char buf[512];
   snprintf(buf, sizeof buf, "%s/Constant", cx->name_base && *cx->name_base ? cx->name_base : "const");
   const char *name = olg__graph_unique_name(cx->dst, buf);
   if (!name) return OLG_ERR_NOMEM;
-  return olg_graph_add_initializer(cx->dst, name, dtype, rank, dims, data, nbytes, OLG_DATA_COPY,
-                                   NULL, NULL, out);
+  return olg_graph_add_initializer(cx->dst, name, dtype, rank, dims, data, nbytes, mode, NULL,
+                                   NULL, out);
 }
 
 OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v) {

@@ -103,7 +103,7 @@ static olg_status causal_bias(olg_lower *cx, const sdpa *a, olg_value *out) {
         else ((float *)buf)[i * S + j] = (float)v;
       }
     int64_t dims[2] = {L, S};
-    return olg__const_tensor(cx, a->dt == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT, 2, dims, buf,
+    return olg__const_tensor_kept(cx, a->dt == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT, 2, dims, buf,
                              n * esz, out);
   }
   if (olg__opset(cx) < 14)

@@ -72,7 +72,7 @@ olg_status olg__const_real(olg_lower *cx, olg_dtype t, int32_t rank, const int64
   float *f = olg__lower_alloc(cx, (count ? count : 1) * sizeof *f);
   if (!f) return OLG_ERR_NOMEM;
   for (size_t i = 0; i < count; i++) f[i] = (float)v[i];
-  OLG_TRY(olg__const_tensor(cx, OLG_FLOAT, rank, dims, f, count * sizeof *f, out));
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_FLOAT, rank, dims, f, count * sizeof *f, out));
   if (t == OLG_FLOAT || t == OLG_UNDEFINED) return OLG_OK;
   return olg__emit_cast(cx, *out, t, out);
 }
@@ -409,7 +409,7 @@ OLG_SYMBOLIC(olg__sym_im2col) {
       for (int64_t o = 0; o < out[i]; o++) idx[a * out[i] + o] = a * f.d[i] + o * f.s[i];
     int64_t dims[2] = {f.k[i], out[i]};
     olg_value iv;
-    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, dims, idx, (size_t)n * sizeof *idx, &iv));
+    OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, dims, idx, (size_t)n * sizeof *idx, &iv));
     /* axis 2 (H) gives [N, C, kh, oh, W]; then axis 4 (W) gives [N, C, kh, oh, kw, ow] */
     OLG_TRY(olg__emit_gather(cx, t, iv, i == 0 ? 2 : 4, &t));
   }

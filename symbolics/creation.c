@@ -224,7 +224,7 @@ static olg_status const_vector(olg_lower *cx, olg_dtype t, const double *vals, i
     }
   }
   int64_t dims[1] = {n};
-  return olg__const_tensor(cx, t, 1, dims, buf, (size_t)n * es, out);
+  return olg__const_tensor_kept(cx, t, 1, dims, buf, (size_t)n * es, out);
 }
 
 /* aten::arange(Scalar end, *, dtype, layout, device, pin_memory),

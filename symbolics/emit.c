@@ -189,19 +189,38 @@ static bool put_scalar(olg_dtype t, double v, void *p) {
   }
 }
 
-olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
-                             const void *data, size_t nbytes, olg_value *out) {
+static olg_status const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
+                               const void *data, size_t nbytes, olg_data_mode mode,
+                               olg_value *out) {
   if (olg__opset(cx) < 9 && dtype != OLG_FLOAT && dtype != OLG_DOUBLE && dtype != OLG_FLOAT16)
-    return olg__lower_initializer(cx, dtype, rank, dims, data, nbytes, out); /* Constant-1 */
+    return olg__lower_initializer(cx, dtype, rank, dims, data, nbytes, mode, out); /* Constant-1 */
   olg_node_id n;
   OLG_TRY(olg_lower_emit_begin(cx, "", "Constant", &n));
-  OLG_TRY(olg_lower_emit_attr_tensor(cx, n, "value", dtype, rank, dims, data, nbytes));
+  if (mode == OLG_DATA_COPY) {
+    OLG_TRY(olg_lower_emit_attr_tensor(cx, n, "value", dtype, rank, dims, data, nbytes));
+  } else {
+    olg_attr a = {.name = "value", .type = OLG_ATTR_TENSOR};
+    OLG_TRY(olg__tensor_new(olg_lower_target(cx)->model, NULL, dtype, rank, dims, data, nbytes,
+                            OLG_DATA_BORROW, NULL, NULL, &a.t));
+    OLG_TRY(olg__node_add_attr(olg_lower_target(cx), n, &a));
+  }
   OLG_TRY(olg_lower_emit_end(cx, n, 1, out));
   /* the contents are known whatever inference does with a Constant */
   olg_graph *g = olg_lower_target(cx);
   olg_value_rec *r = &g->values[*out];
   if (!r->known) r->known = g->nodes[n].attrs[0].t;
   return OLG_OK;
+}
+
+olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
+                             const void *data, size_t nbytes, olg_value *out) {
+  return const_tensor(cx, dtype, rank, dims, data, nbytes, OLG_DATA_COPY, out);
+}
+
+olg_status olg__const_tensor_kept(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const void *data, size_t nbytes,
+                                  olg_value *out) {
+  return const_tensor(cx, dtype, rank, dims, data, nbytes, OLG_DATA_BORROW, out);
 }
 
 OLG_API olg_status olg_lower_emit_const(olg_lower *cx, olg_dtype dtype, int32_t rank,
@@ -1154,7 +1173,7 @@ olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, doubl
       unsigned char *buf = olg__lower_alloc(cx, nb ? nb : 1);
       if (!buf) return OLG_ERR_NOMEM;
       for (uint64_t i = 0; i < numel; i++) memcpy(buf + i * es, one, es);
-      return olg__const_tensor(cx, dtype, (int32_t)n, d, buf, nb, out);
+      return olg__const_tensor_kept(cx, dtype, (int32_t)n, d, buf, nb, out);
     }
   }
   if (opset < 8) {
@@ -1236,7 +1255,7 @@ OLG_API olg_status olg_lower_arg_as_tensor(olg_lower *cx, size_t i, olg_dtype dt
       if (!put_scalar(t, p[j], buf + j * es))
         return olg__errf(cx, OLG_ERR_TYPE, "cannot make a %s constant", olg_dtype_name(t));
     int64_t dims[1] = {(int64_t)n};
-    return olg__const_tensor(cx, t, 1, dims, buf, n * es, out);
+    return olg__const_tensor_kept(cx, t, 1, dims, buf, n * es, out);
   }
   case OLG_ARGKIND_VALUES: {
     const olg_value *vals;

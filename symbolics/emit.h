@@ -131,11 +131,19 @@ olg_status olg__const_like(olg_lower *cx, olg_value x, double v, olg_value *out)
  * only, other types become initializers (olg__lower_initializer). */
 olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
                              const void *data, size_t nbytes, olg_value *out);
-
-/* An initializer of the target graph (data copied), named after the source node. */
-olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
+/* The same for data that lives as long as the target model — memory from olg__lower_alloc, or a
+ * tensor of the source model (which must outlive the target): borrowed, not copied, so a
+ * constant computed at export time (reordered RNN weights, interpolation matrices) or read from
+ * the source is held once. The data must not change afterwards. */
+olg_status olg__const_tensor_kept(olg_lower *cx, olg_dtype dtype, int32_t rank,
                                   const int64_t *dims, const void *data, size_t nbytes,
                                   olg_value *out);
+
+/* An initializer of the target graph, named after the source node; mode says whether the data
+ * is copied (OLG_DATA_COPY) or borrowed (OLG_DATA_BORROW, data outliving the target model). */
+olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const void *data, size_t nbytes,
+                                  olg_data_mode mode, olg_value *out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes as tensors (int64, 1-D). Static parts become constants; dynamic parts use Shape. */

@@ -544,7 +544,7 @@ static olg_status wrap_index(olg_lower *cx, olg_value x, int64_t axis, olg_value
       int64_t *q = alloc_ints(cx, n);
       if (!q) return OLG_ERR_NOMEM;
       for (size_t i = 0; i < n; i++) q[i] = p[i] < 0 ? p[i] + size : p[i];
-      return olg__const_tensor(cx, OLG_INT64, r, dims, q, n * sizeof *q, out);
+      return olg__const_tensor_kept(cx, OLG_INT64, r, dims, q, n * sizeof *q, out);
     }
   }
   olg_value sz, zero, neg, negi, add;
@@ -984,7 +984,7 @@ static olg_status elements_linear(olg_lower *cx, const int64_t *xd, const int64_
     OLG_TRY(olg__const_i64(cx, stride[axis], &s));
     OLG_TRY(olg__emit2(cx, "Mul", idx, s, &idx));
   }
-  OLG_TRY(olg__const_tensor(cx, OLG_INT64, r, id, base, (size_t)n * sizeof *base, &bv));
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, r, id, base, (size_t)n * sizeof *base, &bv));
   return olg__emit2(cx, "Add", idx, bv, out);
 }
 
@@ -1236,7 +1236,7 @@ static olg_status trilu(olg_lower *cx, int upper) {
     for (int64_t i = 0; i < rows; i++)
       for (int64_t j = 0; j < cols; j++) m[i * cols + j] = keep_tri(i, j, k, upper);
     int64_t dims[2] = {rows, cols};
-    OLG_TRY(olg__const_tensor(cx, OLG_BOOL, 2, dims, m, (size_t)(rows * cols), &mask));
+    OLG_TRY(olg__const_tensor_kept(cx, OLG_BOOL, 2, dims, m, (size_t)(rows * cols), &mask));
   } else {
     /* [..., rows * cols + 1] with a zero last; map each position to itself or to the zero */
     int64_t lead[OLG_MAX_RANK + 1], n = rows * cols, xd[OLG_MAX_RANK];

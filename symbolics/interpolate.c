@@ -357,7 +357,7 @@ static olg_status axis_matrix(olg_lower *cx, const axis_table *t, olg_dtype dtyp
       else ((float *)m)[at] += (float)w; /* taps clamped onto one input add up, as PyTorch's sum */
     }
   int64_t dims[2] = {transposed ? t->in : t->out, transposed ? t->out : t->in};
-  return olg__const_tensor(cx, dtype, 2, dims, m, n * esz, out);
+  return olg__const_tensor_kept(cx, dtype, 2, dims, m, n * esz, out);
 }
 
 /* Linear / cubic below opset 11: y = x multiplied along each spatial axis by its interpolation

@@ -573,7 +573,7 @@ OLG_SYMBOLIC(olg__sym_onnx_constant) {
   const olg_attr *a = &nd->attrs[0];
   if (strcmp(a->name, "value") == 0 && a->type == OLG_ATTR_TENSOR && a->t->dtype != OLG_STRING) {
     if (!a->t->data && a->t->nbytes) return olg_lower_unsupported(cx, "a Constant with unloaded external data", -1);
-    OLG_TRY(olg__const_tensor(cx, a->t->dtype, a->t->rank, a->t->dims, a->t->data, a->t->nbytes, &y));
+    OLG_TRY(olg__const_tensor_kept(cx, a->t->dtype, a->t->rank, a->t->dims, a->t->data, a->t->nbytes, &y));
   } else if (strcmp(a->name, "value_float") == 0) {
     OLG_TRY(olg__const_scalar(cx, OLG_FLOAT, a->f, &y));
   } else if (strcmp(a->name, "value_int") == 0) {

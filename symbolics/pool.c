@@ -184,8 +184,8 @@ static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *
     for (int64_t q = 0; q < a->k[j]; q++)
       for (int64_t o = 0; o < a->out[j]; o++) grid[q * a->out[j] + o] = o * a->s[j] + q * a->d[j];
     olg_value gv;
-    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, (const int64_t[]){a->k[j], a->out[j]}, grid,
-                              cnt * sizeof *grid, &gv));
+    OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, (const int64_t[]){a->k[j], a->out[j]}, grid,
+                                   cnt * sizeof *grid, &gv));
     kaxes[j] = 2 + 2 * j;
     OLG_TRY(olg__emit_gather(cx, t, gv, kaxes[j], &t));
   }
@@ -229,7 +229,7 @@ static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *
     }
   }
   olg_value bv;
-  OLG_TRY(olg__const_tensor(cx, OLG_INT64, n, a->out, base, total * sizeof *base, &bv));
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, n, a->out, base, total * sizeof *base, &bv));
   return weigh_coords(cx, local, a->k, weight, n, bv, indices);
 }
 

@@ -512,7 +512,7 @@ OLG_SYMBOLIC(olg__sym_cumsum) {
     }
   olg_value u, xin;
   int64_t dims[2] = {size, size};
-  OLG_TRY(olg__const_tensor(cx, ct, 2, dims, tri, (size_t)(size * size) * es, &u));
+  OLG_TRY(olg__const_tensor_kept(cx, ct, 2, dims, tri, (size_t)(size * size) * es, &u));
   int64_t perm[OLG_MAX_RANK];
   for (int32_t i = 0; i < rank; i++) perm[i] = i;
   perm[d] = rank - 1;

@@ -92,7 +92,7 @@ static olg_status pack(olg_lower *cx, const rnn *r, const olg_value *srcs, int k
     dims[0] = r->dirs;
     dims[1] = k_per_dir * gh;
     for (int32_t d = 1; d < rank; d++) dims[d + 1] = olg__dim(cx, srcs[0], d);
-    return olg__const_tensor(cx, dt, rank + 1, dims, buf, total, out);
+    return olg__const_tensor_kept(cx, dt, rank + 1, dims, buf, total, out);
   }
   /* in the graph: Split into gate blocks, Concat reordered, then the directions stacked */
   olg_value per_dir[2];

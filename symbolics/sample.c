@@ -180,7 +180,7 @@ static olg_status make_table(olg_lower *cx, const gs *g, gs_table *t) {
     if (!off) return OLG_ERR_NOMEM;
     for (int64_t i = 0; i < g->n; i++) off[i] = i * plane;
     shape[0] = g->n;
-    return olg__const_tensor(cx, OLG_INT64, r + 1, shape, off, (size_t)g->n * sizeof *off,
+    return olg__const_tensor_kept(cx, OLG_INT64, r + 1, shape, off, (size_t)g->n * sizeof *off,
                              &t->batch_off);
   }
   if (olg__opset(cx) < 11)
@@ -536,7 +536,7 @@ static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_
   }
   olg_value bg, tt, g;
   int64_t bdims[2] = {pts, (int64_t)cols};
-  OLG_TRY(olg__const_tensor(cx, dbl ? OLG_DOUBLE : OLG_FLOAT, 2, bdims, base, cnt * esz, &bg));
+  OLG_TRY(olg__const_tensor_kept(cx, dbl ? OLG_DOUBLE : OLG_FLOAT, 2, bdims, base, cnt * esz, &bg));
   OLG_TRY(olg__emit_transpose(cx, theta, (const int64_t[]){0, 2, 1}, 3, &tt));
   OLG_TRY(olg__emit2(cx, "MatMul", bg, tt, &g)); /* [N, prod, r] */
   int64_t out_dims[5] = {-1, 0, 0, 0, 0};
