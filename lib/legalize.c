@@ -716,9 +716,11 @@ OLG_API olg_status olg_lower_emit_subgraph(olg_lower *cx, olg_graph **out) {
   return cx ? olg_model_new_subgraph(cx->dst_model, out) : OLG_ERR_INVALID_ARG;
 }
 
-/* Checks an emitted ONNX node against the schema of the target opset. */
-static olg_status check_schema(olg_lower *cx, const olg_node *nd) {
+/* Checks an emitted ONNX node against the schema of the target opset, which it gives back for
+ * the output check after inference. */
+static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_schema **found) {
   const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
+  *found = s;
   if (!s || s->deprecated) {
     size_t nv;
     const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
@@ -803,9 +805,7 @@ static olg_status note_custom_domain(olg_lower *cx, const char *domain) {
 }
 
 /* After inference: every output's dtype must be one the schema allows at the target opset. */
-static olg_status check_outputs(olg_lower *cx, const olg_node *nd) {
-  const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
-  if (!s) return OLG_OK;
+static olg_status check_outputs(olg_lower *cx, const olg_node *nd, const olg_schema *s) {
   for (uint32_t i = 0; i < nd->n_outputs; i++) {
     if (nd->outputs[i] == OLG_NO_VALUE) continue;
     olg_dtype t = olg__dtype(cx, nd->outputs[i]);
@@ -827,12 +827,13 @@ OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out
   if (s) return s;
   const olg_node *nd = &cx->dst->nodes[n];
   if (!*nd->domain) {
-    OLG_TRY(check_schema(cx, nd));
+    const olg_schema *schema;
+    OLG_TRY(check_schema(cx, nd, &schema));
     s = olg__infer_node(cx->dst, n, cx->opset, NULL); /* reported below, once, as the lowering's */
     if (s == OLG_ERR_NOMEM) return s;
     if (s)
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s: %s", nd->op, olg_last_error());
-    return check_outputs(cx, &cx->dst->nodes[n]);
+    return check_outputs(cx, &cx->dst->nodes[n], schema);
   }
   OLG_TRY(note_custom_domain(cx, nd->domain));
   void *ud;
