@@ -34,6 +34,12 @@ typedef struct ext_file {
   struct ext_file *next;
 } ext_file;
 
+/* Where the reader is, for messages about what a message carries: the graph, the node and
+ * the attribute being read (NULL: not in one). */
+typedef struct rpos {
+  const char *graph, *node, *op, *attr;
+} rpos;
+
 typedef struct rd {
   olg_model *m;
   const uint8_t *base; /* the whole input, for byte offsets */
@@ -45,6 +51,7 @@ typedef struct rd {
   int depth;
   char *scratch; /* NUL-terminated copy of a name, for lookups */
   size_t scratch_cap;
+  rpos at;
 } rd;
 
 /* One field as read. */
@@ -71,6 +78,33 @@ static olg_status perr(rd *r, const uint8_t *at, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return olg__err(OLG_ERR_PARSE, "byte %zu: %s", off(r, at), msg);
+}
+
+static const char *nn(const char *s) { return s ? s : ""; }
+
+/* "attribute 'a' of node 'n' (Op) in graph 'g'", "node 'n' (Op) in graph 'g'" or
+ * "graph 'g'": where the reader is. */
+static const char *where(const rd *r, char *buf, size_t cap) {
+  if (r->at.attr)
+    snprintf(buf, cap, "attribute '%s' of node '%s' (%s) in graph '%s'", r->at.attr,
+             nn(r->at.node), nn(r->at.op), nn(r->at.graph));
+  else if (r->at.node)
+    snprintf(buf, cap, "node '%s' (%s) in graph '%s'", r->at.node, nn(r->at.op), nn(r->at.graph));
+  else
+    snprintf(buf, cap, "graph '%s'", nn(r->at.graph));
+  return buf;
+}
+
+/* The tensor being read, named for a message: "initializer 'w' of graph 'g'", or "tensor 't'
+ * of attribute 'value' of node 'n' (Constant) in graph 'g'". */
+static const char *twhere(const rd *r, const char *tname, char *buf, size_t cap) {
+  char w[600];
+  if (r->at.attr || r->at.node)
+    snprintf(buf, cap, "tensor%s%s%s of %s", *tname ? " '" : "", tname, *tname ? "'" : "",
+             where(r, w, sizeof w));
+  else
+    snprintf(buf, cap, "initializer '%s' of graph '%s'", tname, nn(r->at.graph));
+  return buf;
 }
 
 static const char *fname(msgdesc *md, uint32_t no) {
@@ -739,6 +773,15 @@ static bool parse_u64(const char *s, uint64_t *out) {
   return true;
 }
 
+/* Why a file that is not a regular one is refused. */
+static const char *file_kind(mode_t m) {
+  return S_ISFIFO(m) ? "is not a regular file (a FIFO)"
+         : S_ISDIR(m) ? "is not a regular file (a directory)"
+         : S_ISSOCK(m) ? "is not a regular file (a socket)"
+         : S_ISCHR(m) || S_ISBLK(m) ? "is not a regular file (a device)"
+         : "is not a regular file";
+}
+
 int olg__pb_open_beneath(const char *dir, const char *location, int flags, mode_t mode,
                          const char **why) {
   *why = NULL;
@@ -757,18 +800,49 @@ int olg__pb_open_beneath(const char *dir, const char *location, int flags, mode_
     comp[len] = 0;
     if (strcmp(comp, "..") == 0) { *why = "contains '..'"; errno = EINVAL; break; }
     if (!slash) {
-      int fd = openat(dfd, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+      /* A file to read must be a regular one: a FIFO would block the open (and every read) until
+       * a writer comes, a device may act on being opened. So: refused before opening when it is
+       * already something else, opened without blocking, and checked again on the descriptor
+       * (the name may have changed in between). */
+      bool want_file = !(flags & O_DIRECTORY);
+      struct stat st;
+      if (want_file && fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
+          !S_ISREG(st.st_mode)) {
+        *why = file_kind(st.st_mode);
+        close(dfd);
+        errno = EINVAL;
+        return -1;
+      }
+      int fd = openat(dfd, comp, flags | O_NOFOLLOW | O_CLOEXEC | (want_file ? O_NONBLOCK : 0), mode);
       if (fd < 0) {
         /* O_NOFOLLOW gives ELOOP, or ENOTDIR with O_DIRECTORY */
         int e = errno;
-        struct stat st;
         if (e == ELOOP || (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)))
           *why = "is a symbolic link";
+        else if (e == ENXIO && want_file)
+          *why = "is not a regular file (a socket or a device)";
         close(dfd);
         errno = e;
         return -1;
       }
       close(dfd);
+      if (want_file) {
+        int fl;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+          int e = errno;
+          *why = fstat(fd, &st) == 0 ? file_kind(st.st_mode) : NULL;
+          close(fd);
+          errno = *why ? EINVAL : e;
+          return -1;
+        }
+        /* a regular file never blocks; the flag is cleared all the same, for whoever reads */
+        if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+          int e = errno;
+          close(fd);
+          errno = e;
+          return -1;
+        }
+      }
       return fd;
     }
     int nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -795,20 +869,23 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
       return OLG_OK;
     }
   const char *why;
+  char tw[800];
+  twhere(r, tname, tw, sizeof tw);
+  /* opened without blocking, and only if it is a regular file (see olg__pb_open_beneath) */
   int fd = olg__pb_open_beneath(r->ext_dir, location, O_RDONLY, 0, &why);
   if (fd < 0) {
     if (why)
       return olg__err(OLG_ERR_INVALID_MODEL,
-                      "tensor '%s': external data location '%s' %s (refused: it must name a "
-                      "file beneath '%s')", tname, location, why, r->ext_dir);
-    return olg__err(OLG_ERR_IO, "tensor '%s': external data '%s' in '%s': %s", tname, location,
+                      "%s: external data location '%s' %s (refused: it must name a regular "
+                      "file beneath '%s')", tw, location, why, r->ext_dir);
+    return olg__err(OLG_ERR_IO, "%s: external data '%s' in '%s': %s", tw, location,
                     r->ext_dir, strerror(errno));
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return olg__err(OLG_ERR_INVALID_MODEL, "tensor '%s': external data '%s' is not a regular file",
-                    tname, location);
+    return olg__err(OLG_ERR_INVALID_MODEL, "%s: external data '%s' is not a regular file", tw,
+                    location);
   }
   ext_file *e = olg__arena_alloc(r->m, sizeof *e);
   const char *loc = olg__strdup(r->m, location);
@@ -824,7 +901,7 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
     if (a == MAP_FAILED) {
       int er = errno;
       close(fd);
-      return olg__err(OLG_ERR_IO, "tensor '%s': cannot map external data '%s': %s", tname,
+      return olg__err(OLG_ERR_IO, "%s: cannot map external data '%s': %s", tw,
                       location, strerror(er));
     }
     olg_status s = olg__model_add_mapping(r->m, a, e->size);
@@ -843,8 +920,10 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
 }
 
 static olg_status load_external(rd *r, const uint8_t *at, olg_tensor *t, bool exact_kvs,
-                                bool has_segment, uint64_t numel) {
+                                uint64_t numel) {
   const char *tname = t->name ? t->name : "";
+  char tw[800];
+  twhere(r, tname, tw, sizeof tw);
   const char *loc = NULL, *soff = NULL, *slen = NULL;
   for (size_t i = 0; i < t->n_external; i++) {
     const char *k = t->external[i].key;
@@ -854,36 +933,38 @@ static olg_status load_external(rd *r, const uint8_t *at, olg_tensor *t, bool ex
   }
   if (!r->ext_dir)
     return olg__err(OLG_ERR_INVALID_ARG,
-                    "tensor '%s' has external data and there is no directory to find it in "
-                    "(set olg_read_options.external_data_dir, or load_external_data = 0)", tname);
-  if (t->dtype == OLG_STRING)
-    return perr(r, at, "TensorProto '%s': external data for a string tensor", tname);
-  if (!loc || !*loc) return perr(r, at, "TensorProto '%s': external data without a location", tname);
+                    "%s has external data and there is no directory to find it in "
+                    "(set olg_read_options.external_data_dir, or load_external_data = 0)", tw);
+  if (t->dtype == OLG_STRING) return perr(r, at, "%s: external data for a string tensor", tw);
+  if (!loc || !*loc) return perr(r, at, "%s: external data without a location", tw);
   if (!exact_kvs)
-    return olg__err(OLG_ERR_INVALID_MODEL, "tensor '%s': external data entries hold NUL bytes "
-                    "or unknown fields", tname);
+    return olg__err(OLG_ERR_INVALID_MODEL, "%s: external data entries hold NUL bytes "
+                    "or unknown fields", tw);
   uint64_t o = 0, len = 0;
   if (soff && !parse_u64(soff, &o))
-    return perr(r, at, "TensorProto '%s': external data offset '%s' is not a non-negative integer",
-                tname, soff);
+    return perr(r, at, "%s: external data offset '%s' is not a non-negative integer", tw, soff);
   if (slen && !parse_u64(slen, &len))
-    return perr(r, at, "TensorProto '%s': external data length '%s' is not a non-negative integer",
-                tname, slen);
+    return perr(r, at, "%s: external data length '%s' is not a non-negative integer", tw, slen);
   ext_file *e = NULL;
   olg_status s = ext_map(r, tname, loc, &e);
   if (s) return s;
-  if (o > e->size) return perr(r, at, "TensorProto '%s': external data offset %llu is past the end of '%s' (%zu bytes)", tname, (unsigned long long)o, loc, e->size);
+  if (o > e->size)
+    return perr(r, at, "%s: external data offset %llu is past the end of '%s' (%zu bytes)", tw,
+                (unsigned long long)o, loc, e->size);
   if (!slen) len = e->size - o;
   if (len > e->size - o)
-    return perr(r, at, "TensorProto '%s': external data [%llu, +%llu) is past the end of '%s' (%zu bytes)",
-                tname, (unsigned long long)o, (unsigned long long)len, loc, e->size);
-  int bits = olg_dtype_bits(t->dtype);
-  if (bits && !has_segment) {
-    size_t need = olg_dtype_nbytes(t->dtype, numel);
-    if (need != len)
-      return perr(r, at, "TensorProto '%s': external data holds %llu bytes, %s of %llu elements needs %zu",
-                  tname, (unsigned long long)len, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
-  }
+    return perr(r, at, "%s: external data [%llu, +%llu) is past the end of '%s' (%zu bytes)", tw,
+                (unsigned long long)o, (unsigned long long)len, loc, e->size);
+  /* the data must be the whole tensor: later stages read every element (a segment, which would
+   * make it a part, is not interpreted) */
+  size_t need = olg_dtype_nbytes(t->dtype, numel);
+  if (!olg_dtype_bits(t->dtype)) {
+    if (numel)
+      return perr(r, at, "%s: external data for element type %d, whose size is unknown", tw,
+                  (int)t->dtype);
+  } else if (need != len)
+    return perr(r, at, "%s: external data holds %llu bytes, %s of %llu elements needs %zu", tw,
+                (unsigned long long)len, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
   t->data = e->addr + o;
   t->nbytes = (size_t)len;
   t->encoding = OLG_ENC_RAW;
@@ -947,6 +1028,14 @@ static unsigned df_width(int df, olg_dtype dt, uint64_t numel, uint64_t *entries
   }
 }
 
+/* The element type's name, or its number when it has none. */
+static const char *dtype_label(const olg_tensor *t, char buf[32]) {
+  const char *n = olg_dtype_name(t->dtype);
+  if (n && t->has_dtype) return n;
+  snprintf(buf, 32, "element type %d", (int)t->dtype);
+  return buf;
+}
+
 static olg_status keep_data_verbatim(rd *r, olg_tensor *t, const uint8_t *p, const uint8_t *end) {
   olg_pbx *x = pbx(r, &t->extra);
   if (!x) return OLG_ERR_NOMEM;
@@ -969,7 +1058,7 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   olg_tensor *t = olg__arena_alloc(r->m, sizeof *t);
   if (!t) return OLG_ERR_NOMEM;
   size_t n_dims = 0, cnt[DF_COUNT] = {0}, n_ext = 0;
-  bool has_segment = false, single_chunk[DF_COUNT] = {0};
+  bool single_chunk[DF_COUNT] = {0};
   int chunks[DF_COUNT] = {0};
   pbf raw = {0}, loc = {0}, chunk[DF_COUNT];
   memset(chunk, 0, sizeof chunk);
@@ -987,7 +1076,7 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     switch (f.no) {
     case 1: if ((s = rep_count(r, md, &f, &n_dims))) return s; break;
     case 2: t->dtype = (int32_t)(uint32_t)f.v; t->has_dtype = true; break;
-    case 3: has_segment = true; if ((s = keep_validated(r, &t->extra, &f))) return s; break;
+    case 3: if ((s = keep_validated(r, &t->extra, &f))) return s; break;
     case 6: cnt[DF_STR]++; break;
     case 8: if (!(t->name = sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 9: raw = f; cnt[DF_RAW] = 1; break;
@@ -1000,9 +1089,11 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   }
   for (int i = 0; i < DF_COUNT; i++) single_chunk[i] = chunks[i] == 1 && chunk[i].wt == PB_LEN;
   const char *tname = t->name ? t->name : "";
+  char tw[800], dl[32];
+  twhere(r, tname, tw, sizeof tw);
 
   /* dims */
-  if (n_dims > INT32_MAX) return perr(r, ft->p, "TensorProto '%s': too many dims", tname);
+  if (n_dims > INT32_MAX) return perr(r, ft->p, "%s: too many dims", tw);
   t->rank = (int32_t)n_dims;
   if (n_dims) {
     uint64_t *d = aalloc(r, n_dims, sizeof *d);
@@ -1011,13 +1102,13 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     t->dims = (int64_t *)d; /* same size and representation: reinterpret in place */
     for (size_t i = 0; i < n_dims; i++) {
       if (t->dims[i] < 0)
-        return perr(r, ft->p, "TensorProto '%s': dims[%zu] is %lld", tname, i, (long long)t->dims[i]);
+        return perr(r, ft->p, "%s: dims[%zu] is %lld", tw, i, (long long)t->dims[i]);
     }
   }
   uint64_t numel;
   if (!olg__shape_numel(t->rank, t->dims, &numel) || olg_dtype_nbytes(OLG_COMPLEX128, numel) == SIZE_MAX)
-    return olg__err(OLG_ERR_LIMIT, "byte %zu: TensorProto '%s': the product of its dims overflows",
-                    off(r, ft->p), tname);
+    return olg__err(OLG_ERR_LIMIT, "byte %zu: %s: the product of its dims overflows",
+                    off(r, ft->p), tw);
 
   /* data_location */
   int64_t location = 0;
@@ -1060,27 +1151,46 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   if (external) {
     t->encoding = OLG_ENC_EXTERNAL;
     if (present && (s = keep_data_verbatim(r, t, ft->p, end))) return s;
-    if (r->load_ext && (s = load_external(r, ft->p, t, kvs_exact, has_segment, numel))) return s;
+    if (r->load_ext && (s = load_external(r, ft->p, t, kvs_exact, numel))) return s;
     *out = t;
     r->depth--;
     return OLG_OK;
   }
+  /* Every element a later stage may read must be there: data that is absent, or that the IR
+   * cannot hold (several data fields, a field the element type does not go in), is refused
+   * unless the tensor has no elements. A segment (a part of a larger tensor) does not excuse
+   * data shorter than the dims: segments are not interpreted. */
   if (present == 0) {
+    if (numel)
+      return perr(r, ft->p, "%s: %llu element%s of %s declared and no data (no raw_data, typed "
+                  "data field or external data)", tw, (unsigned long long)numel,
+                  numel == 1 ? "" : "s", dtype_label(t, dl));
     *out = t;
     r->depth--;
     return OLG_OK;
   }
   bool verbatim = present > 1;
+  if (verbatim && numel) {
+    int a = -1, b = -1;
+    for (int i = 0; i < DF_COUNT; i++)
+      if (cnt[i]) { if (a < 0) a = i; else if (b < 0) b = i; }
+    return perr(r, ft->p, "%s: data in both %s and %s (a tensor has one data field)", tw,
+                df_name[a], df_name[b]);
+  }
   if (!verbatim && which == DF_RAW) {
     int bits = olg_dtype_bits(t->dtype);
     if (t->dtype == OLG_STRING) {
+      if (numel) return perr(r, raw.start, "%s: raw_data for a string tensor (strings go in string_data)", tw);
       verbatim = true;
     } else {
-      if (bits && !has_segment) {
+      if (bits) {
         size_t need = olg_dtype_nbytes(t->dtype, numel);
         if (need != raw.n)
-          return perr(r, raw.start, "TensorProto '%s': raw_data is %zu bytes, %s of %llu elements needs %zu",
-                      tname, raw.n, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
+          return perr(r, raw.start, "%s: raw_data is %zu bytes, %s of %llu elements needs %zu",
+                      tw, raw.n, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
+      } else if (numel) {
+        return perr(r, raw.start, "%s: raw_data for element type %d, whose size is unknown", tw,
+                    (int)t->dtype);
       }
       t->data = raw.p;
       t->nbytes = raw.n;
@@ -1089,11 +1199,12 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     }
   } else if (!verbatim && which == DF_STR) {
     if (t->dtype != OLG_STRING) {
+      if (numel) return perr(r, ft->p, "%s: string_data cannot hold %s", tw, dtype_label(t, dl));
       verbatim = true;
     } else {
-      if (!has_segment && cnt[DF_STR] != numel)
-        return perr(r, ft->p, "TensorProto '%s': string_data has %zu strings, %llu elements needed",
-                    tname, cnt[DF_STR], (unsigned long long)numel);
+      if (cnt[DF_STR] != numel)
+        return perr(r, ft->p, "%s: string_data has %zu strings, %llu elements needed",
+                    tw, cnt[DF_STR], (unsigned long long)numel);
       olg_bytes *str = aalloc(r, cnt[DF_STR], sizeof *str);
       if (!str) return OLG_ERR_NOMEM;
       size_t i = 0;
@@ -1109,11 +1220,12 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     uint64_t entries;
     unsigned w = df_width(which, t->dtype, numel, &entries);
     if (!w) {
-      verbatim = true; /* a field that does not fit the dtype */
+      if (numel) return perr(r, ft->p, "%s: %s cannot hold %s", tw, df_name[which], dtype_label(t, dl));
+      verbatim = true; /* a field that does not fit the dtype, and no elements */
     } else {
-      if (!has_segment && cnt[which] != entries)
-        return perr(r, ft->p, "TensorProto '%s': %s has %zu values, %s of %llu elements needs %llu",
-                    tname, df_name[which], cnt[which], olg_dtype_name(t->dtype),
+      if (cnt[which] != entries)
+        return perr(r, ft->p, "%s: %s has %zu values, %s of %llu elements needs %llu",
+                    tw, df_name[which], cnt[which], olg_dtype_name(t->dtype),
                     (unsigned long long)numel, (unsigned long long)entries);
       size_t n = cnt[which];
       bool lossy = false;
@@ -1344,6 +1456,14 @@ int olg__pb_attr_list(int type) {
   }
 }
 
+static const char *attr_type_name(int type) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                      "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
+                                      "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO",
+                                      "TYPE_PROTOS"};
+  return type >= 0 && type <= OLG_ATTR_TYPE_PROTOS ? names[type] : "?";
+}
+
 static olg_status dup_singular(rd *r, const pbf *f, msgdesc *md) {
   return olg__err(OLG_ERR_UNSUPPORTED, "byte %zu: %s.%s appears twice (merging sub-messages is "
                   "not supported)", off(r, f->start), md->short_name, f->fd->name);
@@ -1395,6 +1515,7 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
     }
   }
   if (!has_name && (s = set_flag(r, &a->extra, PBX_NO_NAME))) return s;
+  r->at.attr = a->name;
   if (has_t && (s = rd_tensor(r, &ft, &a->t))) return s;
   if (has_g) {
     olg_graph *sub;
@@ -1504,6 +1625,24 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
     x->flags |= PBX_ATTR_TYPE_RAW;
     x->attr_type = type_v;
   }
+  /* The payload the type names must be there: later stages take it without looking. (Lists
+   * may be empty; a FLOAT or INT left out reads as 0, as protobuf has it.) */
+  const char *missing = NULL;
+  switch (a->type) {
+  case OLG_ATTR_STRING: if (!has_s) missing = "s (a string)"; break;
+  case OLG_ATTR_TENSOR: if (!has_t) missing = "t (a tensor)"; break;
+  case OLG_ATTR_GRAPH: if (!has_g) missing = "g (a graph)"; break;
+  case OLG_ATTR_SPARSE_TENSOR: if (!has_sp) missing = "sparse_tensor"; break;
+  case OLG_ATTR_TYPE_PROTO: if (!has_tp) missing = "tp (a type)"; break;
+  default: break;
+  }
+  if (missing) {
+    char w[700];
+    return perr(r, fa->p, "%s has type %s and no %s%s", where(r, w, sizeof w),
+                attr_type_name(a->type), missing,
+                a->ref_attr_name ? " (a reference to a function's attribute, ref_attr_name, "
+                                   "is only valid inside a function)" : "");
+  }
   int tl = olg__pb_attr_list(a->type);
   a->n = tl >= 0 ? lists[tl] : 0;
   bool want_f = a->type == OLG_ATTR_FLOAT, want_i = a->type == OLG_ATTR_INT,
@@ -1526,6 +1665,7 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
       x->list_n[k] = (uint32_t)lists[k];
     }
   }
+  r->at.attr = NULL;
   r->depth--;
   return OLG_OK;
 }
@@ -1565,6 +1705,9 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     }
   }
   if (!has_op && (s = set_flag(r, &extra, PBX_NO_OP_TYPE))) return s;
+  r->at.node = name;
+  r->at.op = op;
+  r->at.attr = NULL;
   if (n_in > UINT32_MAX / 2 || n_out > UINT32_MAX / 2 || n_attr > UINT32_MAX / 2)
     return perr(r, fn->p, "NodeProto '%s': too many inputs, outputs or attributes", name);
   if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
@@ -1647,6 +1790,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     nd->n_metadata = (uint32_t)n_meta;
   }
   nd->state = OLG_NODE_DONE;
+  r->at.node = r->at.op = NULL;
   r->depth--;
   return OLG_OK;
 }
@@ -1720,6 +1864,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   if (n[1] > UINT32_MAX / 2 || n[5] > UINT32_MAX / 2 || n[11] > UINT32_MAX / 2 ||
       n[12] > UINT32_MAX / 2 || n[13] > UINT32_MAX / 2)
     return perr(r, fg->p, "GraphProto '%s': too many nodes, initializers or values", g->name);
+  r->at = (rpos){g->name ? g->name : "", NULL, NULL, NULL};
   gs->list_n[L_INPUT] = (uint32_t)n[11];
   gs->list_n[L_OUTPUT] = (uint32_t)n[12];
   gs->list_n[L_VALUE_INFO] = (uint32_t)n[13];
@@ -1794,9 +1939,13 @@ static olg_status rd_graph(rd *r, const pbf *fg, olg_graph *g) {
   olg_status s = enter(r, fg->p, DESC(graph_proto));
   if (s) return s;
   gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
+  rpos outer = r->at; /* a subgraph's messages name it; its parent's resume after it */
   s = rd_graph_body(r, &gs, fg);
   gs_free(r, &gs);
-  if (!s) r->depth--;
+  if (!s) {
+    r->depth--;
+    r->at = outer;
+  }
   return s;
 }
 
@@ -1948,14 +2097,22 @@ OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
   olg_model *m;
   if ((s = olg_model_new(&m, &mo))) return s;
   m->ir_version_auto = false; /* the file says which IR it is */
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Only a regular file is read: a FIFO would block the open until a writer comes, a device may
+   * act on being opened. Refused before opening when it is something else already, opened
+   * without blocking, and checked again on the descriptor. */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    s = olg__err(OLG_ERR_IO, "'%s' %s", path, file_kind(st.st_mode));
+    olg_model_free(m);
+    return s;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     s = olg__err(errno == ENOENT ? OLG_ERR_NOT_FOUND : OLG_ERR_IO, "cannot open '%s': %s", path,
                  strerror(errno));
     olg_model_free(m);
     return s;
   }
-  struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     s = olg__err(OLG_ERR_IO, "'%s' is not a regular file", path);
     close(fd);
