@@ -42,7 +42,7 @@ LIBS := -lprotobuf-c -lm -lpthread
 PROTO := $(wildcard lib/serialize/onnx.proto)
 GEN_C := $(if $(PROTO),$(BUILD)/gen/onnx.pb-c.c)
 GEN_H := $(if $(PROTO),$(BUILD)/gen/onnx.pb-c.h)
-SRCS := $(sort $(wildcard lib/*.c lib/*/*.c symbolics/*.c opsets/*.c))
+SRCS := $(sort $(wildcard lib/*.c lib/*/*.c symbolics/*.c opsets/*.c profiles/*.c))
 PUBLIC_HEADERS := $(wildcard include/onnxlegal/*.h)
 ifeq ($(NANOPB),1)
 # nanopb as Debian's libnanopb-dev ships it: headers in the system's include path and a static

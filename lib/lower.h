@@ -1,5 +1,6 @@
 /* onnxlegal — the lowering context and the registry's internal interface (internal).
- * Only lib/legalize.c, lib/registry.c and symbolics/emit.c look inside struct olg_lower;
+ * Only the lowering context (lib/lower.c, lib/lower_emit.c), the driver (lib/legalize.c), the
+ * passes (lib/passes/), lib/registry.c and symbolics/emit.c look inside struct olg_lower;
  * symbolic functions use legalize.h and symbolics/emit.h. */
 #ifndef OLG_LOWER_H
 #define OLG_LOWER_H
@@ -62,7 +63,7 @@ olg_shape_fn olg__registry_shape_fn(const olg_registry *r, const char *domain, c
                                     void **ud);
 int64_t olg__registry_domain_version(const olg_registry *r, const char *domain);
 
-/* legalize.c: the diagnostic machinery shared with emit.c */
+/* lower.c: the diagnostic machinery shared with emit.c */
 olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, olg_status status,
                            const char *message);
 

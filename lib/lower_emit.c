@@ -1,0 +1,236 @@
+/* onnxlegal — the lowering context's emission (olg_lower_emit_*, olg_lower_bind_output): every
+ * emitted ONNX node is checked against the target opset's schema and inferred at once. */
+#include <stdio.h>
+#include <string.h>
+
+#include "infer.h"
+#include "lower.h"
+#include "schema.h"
+#include "../symbolics/emit.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Emission */
+
+OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const char *op,
+                                        olg_node_id *out) {
+  if (!cx || !op || !*op || !out)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_begin: NULL argument");
+  if (domain && strcmp(domain, "ai.onnx") == 0) domain = "";
+  char buf[512];
+  const char *base = cx->name_base && *cx->name_base ? cx->name_base : NULL;
+  /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>" */
+  uint32_t k = 0, j = 0;
+  while (j < cx->n_op_uses && strcmp(cx->op_uses[j].op, op) != 0) j++;
+  if (j < cx->n_op_uses) k = cx->op_uses[j].n++;
+  else if (j < 16 && strlen(op) < sizeof cx->op_uses[0].op) {
+    strcpy(cx->op_uses[j].op, op);
+    cx->op_uses[j].n = 1;
+    cx->n_op_uses++;
+  } else {
+    k = cx->n_emitted;
+  }
+  if (base && k == 0)
+    snprintf(buf, sizeof buf, "%s/%s", base, op);
+  else if (base)
+    snprintf(buf, sizeof buf, "%s/%s_%u", base, op, k);
+  else
+    snprintf(buf, sizeof buf, "%s_%u", op, cx->dst->n_nodes);
+  cx->n_emitted++;
+  /* two source nodes may share a name (a module called twice): keep emitted names unique */
+  const char *name = olg__graph_fresh_node_name(cx->dst, buf);
+  if (!name) return OLG_ERR_NOMEM;
+  return olg_node_begin(cx->dst, domain ? domain : "", op, name, out);
+}
+
+OLG_API olg_status olg_lower_emit_input(olg_lower *cx, olg_node_id n, olg_value v) {
+  if (!cx) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_input: cx is NULL");
+  return v == OLG_NO_VALUE ? olg_node_arg_none(cx->dst, n) : olg_node_arg_value(cx->dst, n, v);
+}
+OLG_API olg_status olg_lower_emit_attr_int(olg_lower *cx, olg_node_id n, const char *name,
+                                           int64_t v) {
+  return cx ? olg_node_attr_int(cx->dst, n, name, v) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_float(olg_lower *cx, olg_node_id n, const char *name,
+                                             double v) {
+  return cx ? olg_node_attr_float(cx->dst, n, name, (float)v) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_string(olg_lower *cx, olg_node_id n, const char *name,
+                                              const char *s) {
+  return cx ? olg_node_attr_string(cx->dst, n, name, s) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_ints(olg_lower *cx, olg_node_id n, const char *name,
+                                            const int64_t *v, size_t len) {
+  return cx ? olg_node_attr_ints(cx->dst, n, name, v, len) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_floats(olg_lower *cx, olg_node_id n, const char *name,
+                                              const float *v, size_t len) {
+  return cx ? olg_node_attr_floats(cx->dst, n, name, v, len) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_strings(olg_lower *cx, olg_node_id n, const char *name,
+                                               const char *const *v, size_t len) {
+  return cx ? olg_node_attr_strings(cx->dst, n, name, v, len) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_tensor(olg_lower *cx, olg_node_id n, const char *name,
+                                              olg_dtype dtype, int32_t rank, const int64_t *dims,
+                                              const void *data, size_t nbytes) {
+  return cx ? olg_node_attr_tensor(cx->dst, n, name, dtype, rank, dims, data, nbytes)
+            : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_attr_graph(olg_lower *cx, olg_node_id n, const char *name,
+                                             olg_graph *sub) {
+  return cx ? olg_node_attr_graph(cx->dst, n, name, sub) : OLG_ERR_INVALID_ARG;
+}
+OLG_API olg_status olg_lower_emit_subgraph(olg_lower *cx, olg_graph **out) {
+  return cx ? olg_model_new_subgraph(cx->dst_model, out) : OLG_ERR_INVALID_ARG;
+}
+
+/* Checks an emitted ONNX node against the schema of the target opset, which it gives back for
+ * the output check after inference. */
+static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_schema **found) {
+  const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
+  *found = s;
+  if (!s || s->deprecated) {
+    size_t nv;
+    const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
+    int first = -1;
+    for (size_t i = 0; vs && i < nv; i++)
+      if (!vs[i].deprecated) { first = vs[i].since_version; break; }
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                     "emitted %s, which does not exist at opset %d (first version: %d; a bug in "
+                     "the symbolic)",
+                     nd->op, cx->opset, first);
+  }
+  int n_in = (int)nd->n_args;
+  while (n_in > 0 && nd->args[n_in - 1].kind == OLG_ARG_NONE) n_in--; /* trailing omitted */
+  if (n_in < s->min_inputs || (s->max_inputs != OLG_SCHEMA_UNBOUNDED && n_in > s->max_inputs))
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                     "emitted %s-%d with %d inputs; it takes %d to %d (a bug in the symbolic)",
+                     nd->op, s->since_version, n_in, s->min_inputs, s->max_inputs);
+  int n_out = (int)nd->n_outputs;
+  if (n_out < s->min_outputs || (s->max_outputs != OLG_SCHEMA_UNBOUNDED && n_out > s->max_outputs))
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                     "emitted %s-%d with %d outputs; it has %d to %d (a bug in the symbolic)",
+                     nd->op, s->since_version, n_out, s->min_outputs, s->max_outputs);
+  for (uint32_t i = 0; i < nd->n_attrs; i++) {
+    const olg_attr_schema *as = olg_schema_attr(s, nd->attrs[i].name);
+    if (!as)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d with attribute '%s', which it does not have at opset %d",
+                       nd->op, s->since_version, nd->attrs[i].name, cx->opset);
+    if (as->type != nd->attrs[i].type)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d with attribute '%s' of type %d; the schema wants %d",
+                       nd->op, s->since_version, nd->attrs[i].name, nd->attrs[i].type, as->type);
+  }
+  for (int i = 0; i < s->n_attrs; i++)
+    if (s->attrs[i].required && !olg__node_attr(nd, s->attrs[i].name))
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d without its required attribute '%s'", nd->op,
+                       s->since_version, s->attrs[i].name);
+  /* input dtypes: allowed by the formal, and equal across inputs bound to one constraint */
+  struct seen_t { const char *c; olg_dtype t; int at; } seen[8];
+  int n_seen = 0;
+  for (int i = 0; i < (int)nd->n_args; i++) {
+    const olg_arg *a = &nd->args[i];
+    if (a->kind == OLG_ARG_NONE) {
+      const olg_formal *f = olg_schema_input_formal(s, i);
+      if (f && f->option == OLG_FORMAL_SINGLE)
+        return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s-%d with required input %d ('%s') omitted",
+                         nd->op, s->since_version, i, f->name);
+      continue;
+    }
+    if (a->kind != OLG_ARG_VALUE) continue;
+    olg_dtype t = olg__dtype(cx, a->u.v);
+    const olg_formal *f = olg_schema_input_formal(s, i);
+    if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
+    if (!olg_schema_formal_allows_dtype(f, t))
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d with input %d ('%s') of type %s, which it does not accept "
+                       "at opset %d",
+                       nd->op, s->since_version, i, f->name, olg_dtype_name(t), cx->opset);
+    if (!f->homogeneous || olg_schema_tensor_type_dtype(f->type_str) != OLG_UNDEFINED) continue;
+    int k = 0;
+    while (k < n_seen && strcmp(seen[k].c, f->type_str) != 0) k++;
+    if (k < n_seen && seen[k].t != t)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d with inputs %d and %d of types %s and %s, bound to the "
+                       "same type constraint %s",
+                       nd->op, s->since_version, seen[k].at, i, olg_dtype_name(seen[k].t),
+                       olg_dtype_name(t), f->type_str);
+    if (k == n_seen && n_seen < 8) seen[n_seen++] = (struct seen_t){f->type_str, t, i};
+  }
+  return OLG_OK;
+}
+
+static olg_status note_custom_domain(olg_lower *cx, const char *domain) {
+  for (uint32_t i = 0; i < cx->n_custom; i++)
+    if (strcmp(cx->custom_domains[i], domain) == 0) return OLG_OK;
+  olg_status s = olg__grow(&cx->dst_model->alloc, (void **)&cx->custom_domains, &cx->cap_custom,
+                           (size_t)cx->n_custom + 1, sizeof *cx->custom_domains);
+  if (s) return s;
+  cx->custom_domains[cx->n_custom++] = domain;
+  return OLG_OK;
+}
+
+/* After inference: every output's dtype must be one the schema allows at the target opset. */
+static olg_status check_outputs(olg_lower *cx, const olg_node *nd, const olg_schema *s) {
+  for (uint32_t i = 0; i < nd->n_outputs; i++) {
+    if (nd->outputs[i] == OLG_NO_VALUE) continue;
+    olg_dtype t = olg__dtype(cx, nd->outputs[i]);
+    const olg_formal *f = olg_schema_output_formal(s, (int)i);
+    if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
+    if (!olg_schema_formal_allows_dtype(f, t))
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "emitted %s-%d with output %u ('%s') of type %s, which it does not allow "
+                       "at opset %d",
+                       nd->op, s->since_version, i, f->name, olg_dtype_name(t), cx->opset);
+  }
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out,
+                                      olg_value *outs) {
+  if (!cx) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_end: cx is NULL");
+  olg_status s = olg_node_end(cx->dst, n, n_out, NULL, outs);
+  if (s) return s;
+  const olg_node *nd = &cx->dst->nodes[n];
+  if (!*nd->domain) {
+    const olg_schema *schema;
+    OLG_TRY(check_schema(cx, nd, &schema));
+    s = olg__infer_node(cx->dst, n, cx->opset, NULL); /* reported below, once, as the lowering's */
+    if (s == OLG_ERR_NOMEM) return s;
+    if (s)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s: %s", nd->op, olg_last_error());
+    return check_outputs(cx, &cx->dst->nodes[n], schema);
+  }
+  OLG_TRY(note_custom_domain(cx, nd->domain));
+  void *ud;
+  olg_shape_fn fn = olg__registry_shape_fn(cx->reg, nd->domain, nd->op, &ud);
+  if (fn && fn(cx->dst, n, ud) != OLG_OK)
+    return olg__errf(cx, OLG_ERR_CALLBACK, "the shape function of %s::%s failed: %s", nd->domain,
+                     nd->op, olg_last_error());
+  return OLG_OK;
+}
+
+olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const void *data, size_t nbytes,
+                                  olg_data_mode mode, olg_value *out) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s/Constant", cx->name_base && *cx->name_base ? cx->name_base : "const");
+  const char *name = olg__graph_unique_name(cx->dst, buf);
+  if (!name) return OLG_ERR_NOMEM;
+  return olg_graph_add_initializer(cx->dst, name, dtype, rank, dims, data, nbytes, mode, NULL,
+                                   NULL, out);
+}
+
+OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v) {
+  if (!cx || !cx->cur_node) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_bind_output: no node is being lowered");
+  if (i >= cx->cur_node->n_outputs)
+    return olg__errf(cx, OLG_ERR_RANGE, "bind_output: output %zu out of range (the node has %u)",
+                     i, cx->cur_node->n_outputs);
+  if (v < 0 || (uint32_t)v >= cx->dst->n_values)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "bind_output: output %zu bound to no value", i);
+  olg_value sv = cx->cur_node->outputs[i];
+  if (sv != OLG_NO_VALUE) cx->map[sv] = v;
+  return OLG_OK;
+}

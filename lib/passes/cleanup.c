@@ -1,0 +1,273 @@
+/* onnxlegal — the cleanup after lowering: the target profile's rewrites, constant folding,
+ * identity removal, CSE of Constants, dead nodes and the final topological order. */
+#include <string.h>
+
+#include "lower.h"
+#include "passes/passes.h"
+#include "../symbolics/emit.h"
+
+/* ---- olg__cleanup ---- */
+
+static olg_value resolve(const olg_value *subst, olg_value v) {
+  while (v >= 0 && subst[v] != v) v = subst[v];
+  return v;
+}
+
+static void apply_subst(olg_graph *g, const olg_value *subst) {
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    olg_node *nd = &g->nodes[i];
+    if (nd->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < nd->n_args; j++) {
+      olg_arg *a = &nd->args[j];
+      if (a->kind == OLG_ARG_VALUE) a->u.v = resolve(subst, a->u.v);
+      else if (a->kind == OLG_ARG_VALUES)
+        for (size_t k = 0; k < a->u.vals.n; k++)
+          ((olg_value *)a->u.vals.p)[k] = resolve(subst, a->u.vals.p[k]);
+    }
+  }
+}
+
+/* Folds single-output nodes whose output inference made known (and small) into Constants, in
+ * place (the node keeps its id and output). */
+static olg_status fold_constants(olg_lower *cx) {
+  olg_graph *g = cx->dst;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    olg_node *nd = &g->nodes[i];
+    if (nd->state != OLG_NODE_DONE || *nd->domain || nd->n_outputs != 1 ||
+        strcmp(nd->op, "Constant") == 0 || olg__has_subgraph(nd))
+      continue;
+    olg_value out = nd->outputs[0];
+    if (out == OLG_NO_VALUE) continue;
+    const olg_tensor *t = olg__known(cx, out);
+    if (!t || t->dtype == OLG_STRING || t->nbytes > 4096 * 8) continue;
+    if (cx->opset < 9 && t->dtype != OLG_FLOAT && t->dtype != OLG_DOUBLE && t->dtype != OLG_FLOAT16) {
+      /* Constant-1 takes float types only: the folded value becomes an initializer, which
+       * takes over the output's value (and name) */
+      if (g->values[out].flags & OLG_VF_OUTPUT) continue;
+      olg_tensor *it = olg__arena_dup(cx->dst_model, t, sizeof *it);
+      if (!it) return OLG_ERR_NOMEM;
+      it->owner = OLG_OWNER_BORROWED; /* the bytes live in this model's arena or source */
+      it->name = g->values[out].name;
+      olg_value_rec *r = &g->values[out];
+      OLG_TRY(olg__grow(&cx->dst_model->alloc, (void **)&g->inits, &g->cap_inits,
+                        (size_t)g->n_inits + 1, sizeof *g->inits));
+      r = &g->values[out];
+      r->producer = -1;
+      r->flags |= OLG_VF_INITIALIZER;
+      r->known = it;
+      r->init = (int32_t)g->n_inits;
+      g->inits[g->n_inits++] = (struct olg_init){out, it};
+      nd = &g->nodes[i];
+      nd->state = OLG_NODE_DEAD;
+      continue;
+    }
+    olg_attr a = {0};
+    a.name = "value";
+    a.type = OLG_ATTR_TENSOR;
+    a.t = (olg_tensor *)t;
+    olg_attr *attrs = olg__arena_dup(cx->dst_model, &a, sizeof a);
+    if (!attrs) return OLG_ERR_NOMEM;
+    nd->op = "Constant";
+    nd->args = NULL;
+    nd->n_args = nd->cap_args = 0;
+    nd->attrs = attrs;
+    nd->n_attrs = nd->cap_attrs = 1;
+  }
+  return OLG_OK;
+}
+
+static void remove_identities(const olg_lower *cx, olg_graph *g, olg_value *subst) {
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    olg_node *nd = &g->nodes[i];
+    if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Identity") != 0) continue;
+    if (nd->n_args != 1 || nd->args[0].kind != OLG_ARG_VALUE || nd->n_outputs != 1) continue;
+    olg_value out = nd->outputs[0];
+    if (out == OLG_NO_VALUE || (g->values[out].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, out))
+      continue;
+    subst[out] = nd->args[0].u.v;
+    nd->state = OLG_NODE_DEAD;
+  }
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+static bool same_tensor(const olg_tensor *a, const olg_tensor *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes) return false;
+  if (a->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims)) return false;
+  return a->nbytes == 0 || (a->data && b->data && memcmp(a->data, b->data, a->nbytes) == 0);
+}
+
+/* Merges Constant nodes with identical tensors (hash table over the Constants). */
+static olg_status cse_constants(olg_lower *cx, olg_value *subst) {
+  olg_graph *g = cx->dst;
+  const olg_allocator *al = &cx->dst_model->alloc;
+  uint32_t cap = 16;
+  while (cap < g->n_nodes * 2u) cap *= 2;
+  int32_t *tab = olg__malloc(al, (size_t)cap * sizeof *tab);
+  if (!tab) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < cap; i++) tab[i] = -1;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    olg_node *nd = &g->nodes[i];
+    if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Constant") != 0 ||
+        nd->n_attrs != 1 || nd->attrs[0].type != OLG_ATTR_TENSOR || nd->n_outputs != 1)
+      continue;
+    const olg_tensor *t = nd->attrs[0].t;
+    if (!t || t->dtype == OLG_STRING || (!t->data && t->nbytes)) continue;
+    if ((g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, nd->outputs[0]))
+      continue;
+    uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
+    h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
+    h = hash_bytes(h, t->data, t->nbytes);
+    for (uint32_t k = (uint32_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
+      if (tab[k] < 0) {
+        tab[k] = (int32_t)i;
+        break;
+      }
+      const olg_node *o = &g->nodes[tab[k]];
+      if (same_tensor(o->attrs[0].t, t)) {
+        subst[nd->outputs[0]] = o->outputs[0];
+        nd->state = OLG_NODE_DEAD;
+        break;
+      }
+    }
+  }
+  olg__free(al, tab, (size_t)cap * sizeof *tab);
+  return OLG_OK;
+}
+
+
+/* Removes dead nodes and rewrites the node array in topological order. */
+static olg_status dce_and_compact(olg_lower *cx) {
+  olg_graph *g = cx->dst;
+  const olg_allocator *al = &cx->dst_model->alloc;
+  uint32_t n = g->n_nodes;
+  if (!n) return OLG_OK;
+  olg_node_id *order = olg__malloc(al, (size_t)n * sizeof *order);
+  uint8_t *live_val = olg__calloc(al, g->n_values ? g->n_values : 1, 1);
+  int32_t *newid = olg__malloc(al, (size_t)n * sizeof *newid);
+  olg_node *nodes = olg__malloc(al, (size_t)n * sizeof *nodes);
+  olg_status s = OLG_OK;
+  if (!order || !live_val || !newid || !nodes) {
+    s = OLG_ERR_NOMEM;
+    goto done;
+  }
+  s = olg__graph_order(g, al, order);
+  if (s) goto done;
+  uint32_t n_live = 0;
+  for (uint32_t i = 0; i < g->outputs.n; i++) live_val[g->outputs.p[i]] = 1;
+  for (uint32_t i = 0; i < n; i++) newid[i] = -1;
+  uint32_t n_order = 0;
+  while (n_order < n && order[n_order] >= 0) n_order++;
+  for (uint32_t k = n_order; k-- > 0;) {
+    olg_node *nd = &g->nodes[order[k]];
+    bool live = false;
+    for (uint32_t j = 0; j < nd->n_outputs && !live; j++)
+      live = nd->outputs[j] != OLG_NO_VALUE && live_val[nd->outputs[j]];
+    if (!live) {
+      nd->state = OLG_NODE_DEAD;
+      continue;
+    }
+    newid[order[k]] = 0;
+    n_live++;
+    for (uint32_t j = 0; j < nd->n_args; j++) {
+      const olg_arg *a = &nd->args[j];
+      if (a->kind == OLG_ARG_VALUE) live_val[a->u.v] = 1;
+      else if (a->kind == OLG_ARG_VALUES)
+        for (size_t q = 0; q < a->u.vals.n; q++)
+          if (a->u.vals.p[q] >= 0) live_val[a->u.vals.p[q]] = 1;
+    }
+    for (uint32_t j = 0; j < nd->n_attrs; j++) {
+      const olg_attr *a = &nd->attrs[j];
+      if (a->type == OLG_ATTR_GRAPH && a->g) olg__mark_subgraph_refs(g, a->g, live_val);
+      for (size_t q = 0; a->type == OLG_ATTR_GRAPHS && q < a->n; q++)
+        olg__mark_subgraph_refs(g, a->graphs[q], live_val);
+    }
+  }
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < n_order; k++) {
+    olg_node_id id = order[k];
+    if (newid[id] < 0) continue;
+    newid[id] = (int32_t)m;
+    nodes[m++] = g->nodes[id];
+  }
+  memcpy(g->nodes, nodes, (size_t)m * sizeof *nodes);
+  g->n_nodes = m;
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    olg_value_rec *r = &g->values[v];
+    if (r->producer >= 0) {
+      int32_t nid = newid[r->producer];
+      if (nid < 0) r->producer = -1;
+      else r->producer = nid;
+    }
+  }
+  /* initializers nothing reads any more (weights of folded nodes, unused parameters) go too */
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < g->n_inits; i++) {
+    olg_value v = g->inits[i].v;
+    olg_value_rec *r = &g->values[v];
+    if (!live_val[v] && !(r->flags & (OLG_VF_INPUT | OLG_VF_OUTPUT))) {
+      r->flags &= ~(uint32_t)OLG_VF_INITIALIZER;
+      r->init = -1;
+      r->known = NULL;
+      continue;
+    }
+    r->init = (int32_t)k;
+    g->inits[k++] = g->inits[i];
+  }
+  g->n_inits = k;
+  (void)n_live;
+done:
+  olg__free(al, order, (size_t)n * sizeof *order);
+  olg__free(al, live_val, g->n_values ? g->n_values : 1);
+  olg__free(al, newid, (size_t)n * sizeof *newid);
+  olg__free(al, nodes, (size_t)n * sizeof *nodes);
+  return s;
+}
+
+olg_status olg__cleanup(olg_lower *cx, bool trt) {
+  olg_graph *g = cx->dst;
+  const olg_allocator *al = &cx->dst_model->alloc;
+  cx->cur_node = NULL;
+  olg_value *subst = olg__malloc(al, (g->n_values ? g->n_values : 1) * sizeof *subst);
+  if (!subst) return OLG_ERR_NOMEM;
+  uint32_t n_vals = g->n_values;
+  for (uint32_t v = 0; v < n_vals; v++) subst[v] = (olg_value)v;
+  olg_status s = OLG_OK;
+  if (trt) {
+    /* the rewrite emits nodes (new values): give it room for them */
+    olg_value *big = olg__realloc(al, subst, n_vals * sizeof *subst,
+                                  ((size_t)n_vals * 2 + 64) * sizeof *subst);
+    if (!big) { s = OLG_ERR_NOMEM; goto done; }
+    subst = big;
+    uint32_t cap = n_vals * 2 + 64;
+    for (uint32_t v = n_vals; v < cap; v++) subst[v] = (olg_value)v;
+    uint32_t before = g->n_values;
+    s = olg__tensorrt_rewrite_shape_gathers(cx, subst);
+    if (s) { n_vals = cap; goto done; }
+    if (g->n_values > cap) { /* each rewrite adds at most 3 values per Gather: cannot happen */
+      n_vals = cap;
+      s = olg__err(OLG_ERR_LIMIT, "tensorrt rewrite: too many new values");
+      goto done;
+    }
+    (void)before;
+    n_vals = cap;
+    apply_subst(g, subst);
+  }
+  if (cx->fold) {
+    s = fold_constants(cx);
+    if (s) goto done;
+  }
+  remove_identities(cx, g, subst);
+  s = cse_constants(cx, subst);
+  if (s) goto done;
+  apply_subst(g, subst);
+  s = dce_and_compact(cx);
+done:
+  olg__free(al, subst, (size_t)n_vals * sizeof *subst);
+  return s;
+}
+
