@@ -20,8 +20,9 @@
 #include "ir.h"
 #include "printer.h"
 
-/* Subgraphs nest through attributes; the reader bounds nesting, this guards the stack for a
- * model built by hand. */
+/* Subgraphs nest through attributes, and are printed by recursion: the reader bounds nesting
+ * (about 60 levels, see OLG_PB_MAX_DEPTH), this bounds it for a model built through the API,
+ * with an error. Types nest too, but as a chain: printed by a loop, to any depth. */
 #define TEXT_MAX_DEPTH 64
 
 /* ---------------------------------------------------------------------------------------- */
@@ -115,6 +116,7 @@ static bool is_plain_id(const char *s) {
 
 /* A string literal: the syntax's only escape is a backslash before the next byte. */
 static void put_quoted(olg_out *o, const char *p, size_t n) {
+  if (!p) n = 0; /* no bytes (a string left unset) */
   olg__out_char(o, '"');
   size_t run = 0;
   for (size_t i = 0; i < n; i++) {
@@ -144,8 +146,6 @@ static const char *dtype_name(olg_dtype t) {
 /* ---------------------------------------------------------------------------------------- */
 /* Types */
 
-static void put_type(olg_out *o, const olg_type *t, int depth);
-
 static void put_dims(olg_out *o, const olg_type *t) {
   if (!t->has_shape) {
     olg__out_str(o, "[]"); /* the syntax's "rank unknown" */
@@ -154,8 +154,12 @@ static void put_dims(olg_out *o, const olg_type *t) {
   if (t->rank <= 0) return; /* a bare element type is a scalar */
   olg__out_char(o, '[');
   for (int32_t i = 0; i < t->rank; i++) {
-    const olg_dim *d = &t->dims[i];
     if (i) olg__out_char(o, ',');
+    if (!t->dims) {
+      olg__out_char(o, '?');
+      continue;
+    }
+    const olg_dim *d = &t->dims[i];
     if (d->value >= 0) olg__out_fmt(o, "%lld", (long long)d->value);
     else if (d->param && *d->param) put_id(o, d->param);
     else olg__out_char(o, '?');
@@ -163,51 +167,51 @@ static void put_dims(olg_out *o, const olg_type *t) {
   olg__out_char(o, ']');
 }
 
-static void put_type(olg_out *o, const olg_type *t, int depth) {
-  if (!t || depth > TEXT_MAX_DEPTH) {
-    olg__out_str(o, "undefined");
-    return;
-  }
-  switch (t->kind) {
-  case OLG_TYPE_TENSOR:
-    olg__out_str(o, dtype_name(t->elem));
-    put_dims(o, t);
-    break;
-  case OLG_TYPE_SPARSE_TENSOR:
-    olg__out_str(o, "sparse_tensor(");
-    olg__out_str(o, dtype_name(t->elem));
-    put_dims(o, t);
-    olg__out_char(o, ')');
-    break;
-  case OLG_TYPE_SEQUENCE:
-    olg__out_str(o, "seq(");
-    put_type(o, t->inner, depth + 1);
-    olg__out_char(o, ')');
-    break;
-  case OLG_TYPE_OPTIONAL:
-    olg__out_str(o, "optional(");
-    put_type(o, t->inner, depth + 1);
-    olg__out_char(o, ')');
-    break;
-  case OLG_TYPE_MAP:
-    olg__out_str(o, "map(");
-    olg__out_str(o, dtype_name(t->key));
-    olg__out_str(o, ", ");
-    put_type(o, t->inner, depth + 1);
-    olg__out_char(o, ')');
-    break;
-  case OLG_TYPE_OPAQUE:
-    olg__out_str(o, "opaque(");
-    if (t->opaque_domain && *t->opaque_domain) {
-      olg__out_str(o, t->opaque_domain);
-      olg__out_str(o, ", ");
+static void put_type(olg_out *o, const olg_type *t) {
+  /* seq(...), optional(...) and map(k, ...) wrap one inner type each: the chain is walked with
+   * a count of the parentheses to close */
+  uint64_t open = 0;
+  for (;;) {
+    if (!t) {
+      olg__out_str(o, "undefined");
+      break;
     }
-    if (t->opaque_name) olg__out_str(o, t->opaque_name);
-    olg__out_char(o, ')');
-    break;
-  default:
+    if (t->kind == OLG_TYPE_SEQUENCE || t->kind == OLG_TYPE_OPTIONAL || t->kind == OLG_TYPE_MAP) {
+      olg__out_str(o, t->kind == OLG_TYPE_SEQUENCE ? "seq(" : t->kind == OLG_TYPE_OPTIONAL ? "optional(" : "map(");
+      if (t->kind == OLG_TYPE_MAP) {
+        olg__out_str(o, dtype_name(t->key));
+        olg__out_str(o, ", ");
+      }
+      open++;
+      t = t->inner;
+      continue;
+    }
+    switch (t->kind) {
+    case OLG_TYPE_TENSOR:
+      olg__out_str(o, dtype_name(t->elem));
+      put_dims(o, t);
+      break;
+    case OLG_TYPE_SPARSE_TENSOR:
+      olg__out_str(o, "sparse_tensor(");
+      olg__out_str(o, dtype_name(t->elem));
+      put_dims(o, t);
+      olg__out_char(o, ')');
+      break;
+    case OLG_TYPE_OPAQUE:
+      olg__out_str(o, "opaque(");
+      if (t->opaque_domain && *t->opaque_domain) {
+        olg__out_str(o, t->opaque_domain);
+        olg__out_str(o, ", ");
+      }
+      if (t->opaque_name) olg__out_str(o, t->opaque_name);
+      olg__out_char(o, ')');
+      break;
+    default:
+      break;
+    }
     break;
   }
+  for (; open && !o->status; open--) olg__out_char(o, ')');
 }
 
 /* The type as the syntax writes it, into buf (cut with "..." when it does not fit). */
@@ -229,7 +233,7 @@ size_t olg__type_str(char *buf, size_t cap, const olg_type *t) {
   struct strbuf b = {buf, cap, 0, false};
   olg_out o;
   olg__out_init(&o, strbuf_write, &b, "olg__type_str");
-  put_type(&o, t, 0);
+  put_type(&o, t);
   olg__out_finish(&o);
   if (b.cut && cap > 4) {
     memcpy(buf + cap - 4, "...", 3);
@@ -243,7 +247,7 @@ size_t olg__type_str(char *buf, size_t cap, const olg_type *t) {
 static void put_value_info(olg_out *o, const olg_graph *g, olg_value v) {
   const olg_value_rec *r = &g->values[v];
   if (r->type.kind != OLG_TYPE_NONE) {
-    put_type(o, &r->type, 0);
+    put_type(o, &r->type);
     olg__out_char(o, ' ');
   }
   put_id(o, r->name);
@@ -325,7 +329,7 @@ static void put_tensor_data(olg_out *o, const olg_tensor *t) {
   }
   olg__out_char(o, '{');
   if (t->dtype == OLG_STRING) {
-    for (size_t i = 0; i < t->n_strings; i++) {
+    for (size_t i = 0; i < t->n_strings && t->strings; i++) {
       if (i) olg__out_str(o, ", ");
       put_quoted(o, t->strings[i].p, t->strings[i].n);
     }
@@ -350,7 +354,9 @@ static void put_tensor_type(olg_out *o, const olg_tensor *t) {
   olg__out_str(o, dtype_name(t->dtype));
   if (t->rank > 0) {
     olg__out_char(o, '[');
-    for (int32_t i = 0; i < t->rank; i++) olg__out_fmt(o, i ? ",%lld" : "%lld", (long long)t->dims[i]);
+    for (int32_t i = 0; i < t->rank; i++)
+      if (t->dims) olg__out_fmt(o, i ? ",%lld" : "%lld", (long long)t->dims[i]);
+      else olg__out_str(o, i ? ",?" : "?");
     olg__out_char(o, ']');
   }
 }
@@ -431,10 +437,55 @@ static bool attr_printable(const olg_attr *a) {
          a->type != OLG_ATTR_UNDEFINED;
 }
 
-static olg_status put_attr(text_cx *cx, const olg_attr *a, int indent, int depth) {
+static const char *attr_type_name(uint8_t type) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                      "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
+                                      "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO",
+                                      "TYPE_PROTOS"};
+  return type <= OLG_ATTR_TYPE_PROTOS ? names[type] : "?";
+}
+
+/* What an attribute lacks of the payload its type names, or NULL. The reader refuses such
+ * attributes; a model built or edited in memory is checked here all the same, since the
+ * printer must not follow a NULL. */
+static const char *attr_missing(const olg_attr *a) {
+  switch (a->type) {
+  case OLG_ATTR_TENSOR: return a->t ? NULL : "no tensor";
+  case OLG_ATTR_GRAPH: return a->g ? NULL : "no graph";
+  case OLG_ATTR_TYPE_PROTO: return a->tp ? NULL : "no type";
+  case OLG_ATTR_FLOATS: return a->n && !a->floats ? "no values" : NULL;
+  case OLG_ATTR_INTS: return a->n && !a->ints ? "no values" : NULL;
+  case OLG_ATTR_STRINGS: return a->n && !a->strings ? "no values" : NULL;
+  case OLG_ATTR_TENSORS:
+    if (a->n && !a->tensors) return "no values";
+    for (size_t i = 0; i < a->n; i++)
+      if (!a->tensors[i]) return "a NULL tensor in its list";
+    return NULL;
+  case OLG_ATTR_GRAPHS:
+    if (a->n && !a->graphs) return "no values";
+    for (size_t i = 0; i < a->n; i++)
+      if (!a->graphs[i]) return "a NULL graph in its list";
+    return NULL;
+  case OLG_ATTR_TYPE_PROTOS:
+    if (a->n && !a->tps) return "no values";
+    for (size_t i = 0; i < a->n; i++)
+      if (!a->tps[i]) return "a NULL type in its list";
+    return NULL;
+  default: return NULL;
+  }
+}
+
+static olg_status put_attr(text_cx *cx, const olg_graph *g, const olg_node *nd,
+                           const olg_attr *a, int indent, int depth) {
   olg_out *o = &cx->out;
   char buf[40];
-  olg__out_str(o, a->name);
+  const char *missing = a->ref_attr_name ? NULL : attr_missing(a);
+  if (missing)
+    return olg__err(OLG_ERR_INVALID_MODEL,
+                    "olg_model_print_text: attribute '%s' of node '%s' (%s) in graph '%s' has "
+                    "type %s and %s", a->name ? a->name : "", nd->name ? nd->name : "",
+                    nd->op ? nd->op : "", g->name ? g->name : "", attr_type_name(a->type), missing);
+  olg__out_str(o, a->name ? a->name : "");
   if (a->ref_attr_name) {
     olg__out_str(o, " = @");
     olg__out_str(o, a->ref_attr_name);
@@ -461,7 +512,7 @@ static olg_status put_attr(text_cx *cx, const olg_attr *a, int indent, int depth
                   indent, depth + 1);
     break;
   }
-  case OLG_ATTR_TYPE_PROTO: put_type(o, a->tp, 0); break;
+  case OLG_ATTR_TYPE_PROTO: put_type(o, a->tp); break;
   case OLG_ATTR_FLOATS: case OLG_ATTR_INTS: case OLG_ATTR_STRINGS: case OLG_ATTR_TENSORS:
   case OLG_ATTR_GRAPHS: case OLG_ATTR_TYPE_PROTOS:
     olg__out_char(o, '[');
@@ -477,7 +528,7 @@ static olg_status put_attr(text_cx *cx, const olg_attr *a, int indent, int depth
       } else if (a->type == OLG_ATTR_TENSORS) {
         put_tensor_constant(o, a->tensors[i]);
       } else if (a->type == OLG_ATTR_TYPE_PROTOS) {
-        put_type(o, a->tps[i], 0);
+        put_type(o, a->tps[i]);
       } else {
         char nb[128];
         s = put_graph(cx, a->graphs[i],
@@ -570,7 +621,7 @@ static olg_status put_node(text_cx *cx, const olg_graph *g, const olg_node *nd, 
     const olg_attr *a = &nd->attrs[i];
     if (!attr_printable(a)) continue;
     olg__out_str(o, shown++ ? ", " : " <");
-    s = put_attr(cx, a, indent + 1, depth);
+    s = put_attr(cx, g, nd, a, indent + 1, depth);
   }
   if (shown) olg__out_char(o, '>');
   /* ONNX nodes have values and omitted inputs only; a literal makes it a source node, whose
@@ -611,7 +662,7 @@ static olg_status put_graph(text_cx *cx, const olg_graph *g, const char *name, b
   olg_out *o = &cx->out;
   if (depth > TEXT_MAX_DEPTH)
     return olg__err(OLG_ERR_LIMIT, "olg_model_print_text: subgraphs nest deeper than %d (graph '%s')",
-                    TEXT_MAX_DEPTH, g->name);
+                    TEXT_MAX_DEPTH, g->name ? g->name : "");
   if (is_main) put_id(o, name);
   else olg__out_str(o, name);
   olg__out_str(o, " (");
