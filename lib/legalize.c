@@ -15,7 +15,7 @@
 #include "infer.h"
 #include "lower.h"
 #include "passes/passes.h"
-#include "../symbolics/emit.h"
+#include "profile.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The driver */
@@ -318,9 +318,9 @@ static olg_status compute_protect(olg_lower *cx) {
 }
 
 /* Lowers cx->src into cx->dst: inputs and initializers, every node in topological order, the
- * outputs under their source names, the profile's rewrites and the olg__cleanup. *n_failed counts
+ * outputs under their source names, the profile's rewrites and the cleanup. *n_failed counts
  * the nodes that could not be lowered (each reported); the graph is unusable then. */
-static olg_status lower_graph(olg_lower *cx, bool trt, size_t *n_failed) {
+static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   const olg_graph *sg = cx->src;
   const olg_allocator *al = &cx->dst_model->alloc;
   size_t nv = sg->n_values ? sg->n_values : 1, nn = sg->n_nodes ? sg->n_nodes : 1;
@@ -368,7 +368,7 @@ static olg_status lower_graph(olg_lower *cx, bool trt, size_t *n_failed) {
   cx->name_base = NULL;
   if (*n_failed || cx->n_errors) goto done;
   if ((s = compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
-  s = olg__cleanup(cx, trt);
+  s = olg__cleanup(cx);
 done:
   olg__free(al, cx->map, nv * sizeof *cx->map);
   olg__free(al, cx->uses, nv * sizeof *cx->uses);
@@ -401,7 +401,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.protect = NULL;
   sub.n_protect = 0;
   size_t n_failed;
-  olg_status s = lower_graph(&sub, strcmp(cx->profile, "tensorrt") == 0, &n_failed);
+  olg_status s = lower_graph(&sub, &n_failed);
   cx->custom_domains = sub.custom_domains; /* the list may have grown */
   cx->n_custom = sub.n_custom;
   cx->cap_custom = sub.cap_custom;
@@ -437,9 +437,15 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
     return olg__err(OLG_ERR_UNSUPPORTED, "olg_legalize: IR version %lld is outside 3..%d",
                     (long long)ir, OLG_IR_VERSION_LATEST);
   const char *profile = o.profile ? o.profile : "";
-  bool trt = strcmp(profile, "tensorrt") == 0;
-  if (*profile && !trt)
-    return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: unknown target profile '%s' (known: tensorrt)", profile);
+  const olg_profile *prof = *profile ? olg__profile_find(profile) : NULL;
+  if (*profile && !prof) {
+    char known[256] = "";
+    for (const olg_profile *p = olg__profiles; p->name; p++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+               p == olg__profiles ? "" : ", ", p->name);
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: unknown target profile '%s' (known: %s)",
+                    profile, known);
+  }
 
   olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
   mo.allocator = o.allocator ? o.allocator : &src->alloc;
@@ -459,6 +465,7 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   cx.allow_decompositions = !o.no_decompositions;
   cx.fold = !o.no_constant_folding;
   cx.profile = profile;
+  cx.prof = prof;
   cx.cur = -1;
   const olg_allocator *al = &dm->alloc;
   if ((s = olg_model_set_opset(dm, "", o.opset)) ||
@@ -470,7 +477,7 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
       (s = olg_model_set_string(dm, OLG_MODEL_DOC_STRING, src->doc_string)))
     goto fail;
   size_t n_failed; /* nodes, each reported at least once; those downstream are not counted */
-  s = lower_graph(&cx, trt, &n_failed);
+  s = lower_graph(&cx, &n_failed);
   if (s) goto fail;
   if (n_failed || cx.n_errors) {
     s = olg__err(OLG_ERR_UNSUPPORTED,

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "lower.h"
-#include "../symbolics/emit.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Diagnostics */

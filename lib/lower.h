@@ -1,14 +1,83 @@
 /* onnxlegal — the lowering context and the registry's internal interface (internal).
- * Only the lowering context (lib/lower.c, lib/lower_emit.c), the driver (lib/legalize.c), the
- * passes (lib/passes/), lib/registry.c and symbolics/emit.c look inside struct olg_lower;
- * symbolic functions use legalize.h and symbolics/emit.h. */
+ *
+ * The core's side of lowering, for the layers above it (symbolics/, opsets/, profiles/), which
+ * include it as "../lib/lower.h" (docs/architecture.md: what each part may include):
+ * - the lowering context's internal accessors (defined in lib/lower.c, next to the public
+ *   olg_lower_* of onnxlegal/legalize.h) and OLG_TRY / OLG_MAX_RANK;
+ * - struct olg_lower, which only the lowering context (lib/lower.c, lib/lower_emit.c), the
+ *   driver (lib/legalize.c), the passes (lib/passes/) and the emit helpers (symbolics/emit*.c)
+ *   look inside; symbolic functions use the accessors and the emit helpers;
+ * - the registry's internal interface (lib/registry.c), for the driver and the built-in
+ *   registry (opsets/builtin.c). */
 #ifndef OLG_LOWER_H
 #define OLG_LOWER_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "ir.h"
 #include "onnxlegal/legalize.h"
 #include "onnxlegal/registry.h"
+
+/* Returns from the enclosing function when expr is not OLG_OK. */
+#define OLG_TRY(expr)                  \
+  do {                                 \
+    olg_status olg_try_s_ = (expr);    \
+    if (olg_try_s_) return olg_try_s_; \
+  } while (0)
+
+/* The most dimensions the helpers handle in stack buffers. */
+#define OLG_MAX_RANK 16
+
+/* ------------------------------------------------------------------------------------------ */
+/* What is known about target values (never fail; no diagnostic). lib/lower.c */
+
+olg_dtype olg__dtype(const olg_lower *cx, olg_value v);  /* OLG_UNDEFINED when unknown */
+int32_t olg__rank(const olg_lower *cx, olg_value v);     /* OLG_RANK_UNKNOWN when unknown */
+/* Dim i (negative i counts from the end); OLG_DIM_UNKNOWN when unknown or out of range. */
+int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i);
+/* True when the rank and every dim are known; fills dims[0..rank) (cap OLG_MAX_RANK). */
+bool olg__static_shape(const olg_lower *cx, olg_value v, int64_t *dims, int32_t *rank);
+/* True when v's contents are known and integer/bool; *p valid until the legalize call ends. */
+bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n);
+/* True when argument i is a list of values whose items are all known scalars (an int[] with
+ * only export-time items). A probe: unlike olg_lower_arg_ints it records no diagnostic, so a
+ * symbolic can try the static path and fall back to the run-time one. */
+bool olg__arg_values_known(olg_lower *cx, size_t i);
+/* True when v is known and has exactly one element; its value converted to double. */
+bool olg__known_scalar(olg_lower *cx, olg_value v, double *out);
+/* The tensor behind a known value, or NULL. */
+const olg_tensor *olg__known(const olg_lower *cx, olg_value v);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The source node (ONNX-domain symbolics read its attributes; a missing one gives dflt). */
+
+int64_t olg__src_attr_int(const olg_lower *cx, const char *name, int64_t dflt);
+double olg__src_attr_float(const olg_lower *cx, const char *name, double dflt);
+const char *olg__src_attr_string(olg_lower *cx, const char *name, const char *dflt);
+/* false when absent. */
+bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p, size_t *n);
+/* The source node's IR (read only). */
+const olg_node *olg__src_node(const olg_lower *cx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Diagnostics, printf-style (see olg_lower_error / olg_lower_unsupported), and memory. */
+
+olg_status olg__errf(olg_lower *cx, olg_status code, const char *fmt, ...) OLG_PRINTF(3, 4);
+olg_status olg__unsupportedf(olg_lower *cx, int min_opset, const char *fmt, ...) OLG_PRINTF(3, 4);
+/* Allocation from the target model's arena (zeroed; error set on failure). */
+void *olg__lower_alloc(olg_lower *cx, size_t n);
+/* An initializer of the target graph, named after the source node; mode says whether the data
+ * is copied (OLG_DATA_COPY) or borrowed (OLG_DATA_BORROW, data outliving the target model).
+ * lib/lower_emit.c */
+olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                  const int64_t *dims, const void *data, size_t nbytes,
+                                  olg_data_mode mode, olg_value *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The context */
+
+struct olg_profile;
 
 struct olg_lower {
   const olg_model *src_model;
@@ -21,6 +90,7 @@ struct olg_lower {
   bool allow_decompositions;
   bool fold;
   const char *profile; /* never NULL */
+  const struct olg_profile *prof; /* the profile's rewrites (lib/profile.h); NULL: none */
 
   olg_value *map;   /* source value -> target value (OLG_NO_VALUE: not lowered) */
   uint32_t *uses;   /* source value -> consumers + graph-output listings */
@@ -53,7 +123,9 @@ struct olg_lower {
 olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const char *attr,
                                olg_graph **out);
 
-/* registry.c */
+/* ------------------------------------------------------------------------------------------ */
+/* The registry (lib/registry.c) */
+
 /* The symbolic for (domain, op) at opset: OLG_OK with *fn; OLG_ERR_UNSUPPORTED for an explicit
  * "not expressible" row; OLG_ERR_NOT_FOUND when nothing is registered (ONNX ops fall back on
  * the pass-through in a built-in registry). No message is set. */
@@ -62,6 +134,9 @@ olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, con
 olg_shape_fn olg__registry_shape_fn(const olg_registry *r, const char *domain, const char *op,
                                     void **ud);
 int64_t olg__registry_domain_version(const olg_registry *r, const char *domain);
+/* The function every ONNX op without a registration of its own dispatches to (a built-in
+ * registry's pass-through, set by olg_registry_new_builtin in opsets/builtin.c). */
+void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn);
 
 /* lower.c: the diagnostic machinery shared with emit.c */
 olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, olg_status status,

@@ -6,7 +6,6 @@
 #include "infer.h"
 #include "lower.h"
 #include "schema.h"
-#include "../symbolics/emit.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Emission */

@@ -4,12 +4,12 @@
  * in sorted order is free. Each op holds its registrations in insertion order; the one used at
  * opset T is the last inserted among those with the highest since <= T, which makes every
  * (op, since) key a stack (a caller's add shadows the built-in; remove pops it). An op has a
- * handful of registrations, so scanning them is O(1) in practice. */
+ * handful of registrations, so scanning them is O(1) in practice. The built-in registry (the
+ * opsets/ tables and the ONNX pass-through) is made in opsets/builtin.c: the core names no
+ * symbolic. */
 #include <string.h>
 
 #include "lower.h"
-#include "../opsets/opsets.h"
-#include "../symbolics/symbolics.h"
 #include "util.h"
 
 typedef struct reg_entry {
@@ -302,27 +302,9 @@ OLG_API olg_status olg_registry_op_at(const olg_registry *r, size_t i, const cha
   return OLG_OK;
 }
 
-/* ---- built-ins ---- */
+/* ---- for the driver and the built-in registry (lower.h) ---- */
 
-OLG_API olg_status olg_registry_new_builtin(olg_registry **out, const olg_allocator *allocator) {
-  olg_registry *r;
-  olg_status s = olg_registry_new(&r, allocator);
-  if (s) return s;
-  for (const olg_opset_table *t = olg__opset_tables; t->regs; t++) {
-    for (const olg_symbolic_reg *e = t->regs; e->op; e++) {
-      s = add_entry(r, e->domain, e->op, t->opset, e->lowering, e->fn, NULL);
-      if (s) {
-        olg_registry_free(r);
-        return s;
-      }
-    }
-  }
-  r->onnx_fallback = olg__sym_onnx_passthrough;
-  *out = r;
-  return OLG_OK;
-}
-
-/* ---- for the driver (lower.h) ---- */
+void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn) { r->onnx_fallback = fn; }
 
 olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, const char *op,
                                   int opset, olg_symbolic_fn *fn, void **ud, int *lowering) {

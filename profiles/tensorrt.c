@@ -2,43 +2,12 @@
  * so Gather(Shape(x), i) becomes a slice of the shape. */
 #include <string.h>
 
-#include "lower.h"
-#include "passes/passes.h"
+#include "profiles.h"
+#include "../lib/passes/passes.h"
 #include "../symbolics/emit.h"
 
-/* ---- target profile: tensorrt ---- */
-
-/* Makes `by` stand for `old` everywhere: uses through subst, and, when old is a graph output,
- * the output list under old's name (by takes the name, or an Identity carries it). */
-static olg_status replace_value(olg_lower *cx, olg_value old, olg_value by, olg_value *subst) {
-  olg_graph *g = cx->dst;
-  subst[old] = by;
-  if (!(g->values[old].flags & OLG_VF_OUTPUT)) return OLG_OK;
-  const char *name = g->values[old].name;
-  const char *tmp = olg__graph_unique_name(g, name);
-  if (!tmp) return OLG_ERR_NOMEM;
-  OLG_TRY(olg__value_rename(g, old, tmp));
-  olg_value_rec *br = &g->values[by];
-  if (br->producer < 0 || (br->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT))) {
-    olg_node_id n;
-    OLG_TRY(olg_node_begin(g, "", "Identity", name, &n));
-    OLG_TRY(olg_node_arg_value(g, n, by));
-    olg_value nv;
-    OLG_TRY(olg_node_end(g, n, 1, (const char *const[]){name}, &nv));
-    g->values[nv].type = g->values[by].type;
-    by = nv;
-  } else {
-    OLG_TRY(olg__value_rename(g, by, name));
-  }
-  g->values[old].flags &= ~(uint32_t)OLG_VF_OUTPUT;
-  g->values[by].flags |= OLG_VF_OUTPUT;
-  for (uint32_t i = 0; i < g->outputs.n; i++)
-    if (g->outputs.p[i] == old) g->outputs.p[i] = by;
-  return OLG_OK;
-}
-
 /* Gather(Shape(x), i) with a known scalar or one-element i becomes a Shape slice. */
-olg_status olg__tensorrt_rewrite_shape_gathers(olg_lower *cx, olg_value *subst) {
+olg_status olg__tensorrt_rewrite(olg_lower *cx, olg_value *subst) {
   olg_graph *g = cx->dst;
   uint32_t n_nodes = g->n_nodes; /* nodes added here are Shape/Slice/Squeeze: no Gathers */
   for (uint32_t i = 0; i < n_nodes; i++) {
@@ -78,7 +47,7 @@ olg_status olg__tensorrt_rewrite_shape_gathers(olg_lower *cx, olg_value *subst) 
     olg_value r;
     OLG_TRY(olg__shape_range(cx, sh->args[0].u.v, start + at, start + at + 1, &r));
     if (irank == 0) OLG_TRY(olg__emit_squeeze(cx, r, (const int64_t[]){0}, 1, &r));
-    OLG_TRY(replace_value(cx, g->nodes[i].outputs[0], r, subst));
+    OLG_TRY(olg__replace_value(cx, g->nodes[i].outputs[0], r, subst));
     g->nodes[i].state = OLG_NODE_DEAD; /* emitting may have moved the node array */
   }
   return OLG_OK;

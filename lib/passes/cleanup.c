@@ -2,11 +2,10 @@
  * identity removal, CSE of Constants, dead nodes and the final topological order. */
 #include <string.h>
 
-#include "lower.h"
 #include "passes/passes.h"
-#include "../symbolics/emit.h"
+#include "profile.h"
 
-/* ---- olg__cleanup ---- */
+/* ---- cleanup ---- */
 
 static olg_value resolve(const olg_value *subst, olg_value v) {
   while (v >= 0 && subst[v] != v) v = subst[v];
@@ -228,7 +227,7 @@ done:
   return s;
 }
 
-olg_status olg__cleanup(olg_lower *cx, bool trt) {
+olg_status olg__cleanup(olg_lower *cx) {
   olg_graph *g = cx->dst;
   const olg_allocator *al = &cx->dst_model->alloc;
   cx->cur_node = NULL;
@@ -237,23 +236,21 @@ olg_status olg__cleanup(olg_lower *cx, bool trt) {
   uint32_t n_vals = g->n_values;
   for (uint32_t v = 0; v < n_vals; v++) subst[v] = (olg_value)v;
   olg_status s = OLG_OK;
-  if (trt) {
-    /* the rewrite emits nodes (new values): give it room for them */
+  if (cx->prof && cx->prof->rewrite) {
+    /* the rewrite emits nodes (new values): give it room for them (lib/profile.h) */
     olg_value *big = olg__realloc(al, subst, n_vals * sizeof *subst,
                                   ((size_t)n_vals * 2 + 64) * sizeof *subst);
     if (!big) { s = OLG_ERR_NOMEM; goto done; }
     subst = big;
     uint32_t cap = n_vals * 2 + 64;
     for (uint32_t v = n_vals; v < cap; v++) subst[v] = (olg_value)v;
-    uint32_t before = g->n_values;
-    s = olg__tensorrt_rewrite_shape_gathers(cx, subst);
+    s = cx->prof->rewrite(cx, subst);
     if (s) { n_vals = cap; goto done; }
-    if (g->n_values > cap) { /* each rewrite adds at most 3 values per Gather: cannot happen */
+    if (g->n_values > cap) { /* tensorrt adds at most 3 values per Gather: cannot happen */
       n_vals = cap;
-      s = olg__err(OLG_ERR_LIMIT, "tensorrt rewrite: too many new values");
+      s = olg__err(OLG_ERR_LIMIT, "%s rewrite: too many new values", cx->prof->name);
       goto done;
     }
-    (void)before;
     n_vals = cap;
     apply_subst(g, subst);
   }

@@ -1,5 +1,6 @@
 /* onnxlegal — the passes over a target graph after lowering (internal): shared by the driver
- * (legalize.c), the cleanup (passes/cleanup.c) and the profiles' rewrites. */
+ * (legalize.c), the cleanup (passes/cleanup.c) and the profiles' rewrites (profiles/), which
+ * include it as "../lib/passes/passes.h". */
 #ifndef OLG_PASSES_H
 #define OLG_PASSES_H
 #include <stdbool.h>
@@ -21,10 +22,12 @@ bool olg__reads_by_name(const olg_value_rec *r);
  * live node. */
 olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_node_id *order);
 
-/* passes/cleanup.c: the profile's rewrites (trt: tensorrt), then the cleanup. */
-olg_status olg__cleanup(olg_lower *cx, bool trt);
+/* passes/cleanup.c: the profile's rewrites (cx->prof; lib/profile.h), then the cleanup. */
+olg_status olg__cleanup(olg_lower *cx);
 
-/* profiles/tensorrt.c */
-olg_status olg__tensorrt_rewrite_shape_gathers(olg_lower *cx, olg_value *subst);
+/* passes/rewrite.c: makes `by` stand for `old` everywhere: uses through subst, and, when old is
+ * a graph output, the output list under old's name (by takes the name, or an Identity carries
+ * it). For the profiles' rewrites. */
+olg_status olg__replace_value(olg_lower *cx, olg_value old, olg_value by, olg_value *subst);
 
 #endif
