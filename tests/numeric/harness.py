@@ -364,7 +364,32 @@ def family_files():
                   if f.startswith("cases_") and f.endswith(".py"))
 
 
+def dump_references(out_path, files=None):
+    """Pickles {(family file name, case index): reference outputs or the error's repr} of every
+    case, for comparing references computed in another process (tests/py/test_numeric.py)."""
+    import pickle
+    refs = {}
+    for f in files or family_files():
+        for i, case in enumerate(load_family(f)):
+            try:
+                refs[(os.path.basename(f), i)] = reference(case)
+            except Exception as e:  # noqa: BLE001
+                refs[(os.path.basename(f), i)] = repr(e)
+    # what a fresh malloc block holds here (all 0xff under tests/numeric/junk_malloc.c)
+    libc = ctypes.CDLL(None)  # the process's malloc, as a preloaded one interposes it
+    libc.malloc.restype, libc.malloc.argtypes = c_void_p, [ctypes.c_size_t]
+    libc.free.argtypes = [c_void_p]
+    p = libc.malloc(64)
+    fresh = ctypes.string_at(p, 64)
+    libc.free(p)
+    with open(out_path, "wb") as f:
+        pickle.dump({"references": refs, "fresh_malloc": fresh}, f)
+
+
 def main(argv):
+    if argv[:1] == ["--references"]:
+        dump_references(argv[1], argv[2:])
+        return 0
     files = argv or family_files()
     all_results = []
     for f in files:

@@ -41,3 +41,31 @@ def test_every_registered_op_has_cases():
     missing = sorted("%s::%s" % k for k in default_registry().ops()
                      if k[0] == "aten" and k not in covered)
     assert not missing, "registered without numeric cases: %s" % ", ".join(missing)
+
+
+def test_references_do_not_read_uninitialized_memory(tmp_path):
+    """Every case's reference is the same when every fresh heap block holds NaN bytes
+    (tests/numeric/junk_malloc.c, preloaded into a second process): a reference that reads
+    memory it never wrote would otherwise flake with whatever an earlier case left in the heap.
+    PyTorch 1.13's baddbmm with beta=0 did (cases_linalg.py gives it a zeroed out=)."""
+    import pickle
+    import subprocess
+    shim = tmp_path / "junk_malloc.so"
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", "-o", str(shim),
+                    os.path.join(NUMERIC, "junk_malloc.c")], check=True)
+    out = tmp_path / "refs.pkl"
+    env = dict(os.environ, LD_PRELOAD=str(shim))
+    subprocess.run([sys.executable, os.path.join(NUMERIC, "harness.py"), "--references", str(out)],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    with open(out, "rb") as f:
+        junk = pickle.load(f)
+    assert junk["fresh_malloc"] == b"\xff" * 64, "the shim was not in effect"
+    problems = []
+    for path in FAMILIES:
+        for i, case in enumerate(harness.load_family(path)):
+            want = harness.reference(case)
+            got = junk["references"][(os.path.basename(path), i)]
+            problem = got if isinstance(got, str) else harness.compare(case, want, got)
+            if problem:
+                problems.append("%s: %s" % (case.name, problem))
+    assert not problems, "\n".join(problems)
