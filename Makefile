@@ -18,6 +18,7 @@ MINOR := $(call vfield,OLG_VERSION_MINOR)
 PATCH := $(call vfield,OLG_VERSION_PATCH)
 ABI := $(call vfield,OLG_ABI_VERSION)
 VERSION := $(MAJOR).$(MINOR).$(PATCH)
+space := $(subst ,, )
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -25,6 +26,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/onnxlegal
 
 CC ?= cc
 NANOPB ?=
@@ -67,6 +69,8 @@ SHLIB := $(BUILD)/lib/libonnxlegal.so.$(VERSION)
 STLIB := $(BUILD)/lib/libonnxlegal.a
 TOOL := $(BUILD)/bin/onnxlegal
 UNIT := $(BUILD)/tests/unit
+CMAKE_CONFIG := $(BUILD)/lib/cmake/onnxlegal/onnxlegalConfig.cmake \
+	$(BUILD)/lib/cmake/onnxlegal/onnxlegalConfigVersion.cmake
 
 .DELETE_ON_ERROR:
 .PHONY: all lib tool test test-c test-py test-nanopb demo install uninstall check-exports check-abi update-abi \
@@ -74,7 +78,7 @@ UNIT := $(BUILD)/tests/unit
 all: lib tool
 
 lib: $(SHLIB) $(BUILD)/lib/$(SONAME) $(BUILD)/lib/libonnxlegal.so $(STLIB) \
-	$(BUILD)/lib/pkgconfig/onnxlegal.pc python-lib-link
+	$(BUILD)/lib/pkgconfig/onnxlegal.pc $(CMAKE_CONFIG) python-lib-link
 tool: $(TOOL)
 
 # The Python package (bindings/python/onnxlegal) loads the library from beside itself: point it
@@ -116,6 +120,14 @@ $(BUILD)/lib/pkgconfig/onnxlegal.pc: pkgconfig/onnxlegal.pc.in $(VERSION_H)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 		-e 's|@VERSION@|$(VERSION)|g' $(if $(filter 1,$(NANOPB)),-e 's|^Libs.private:|Libs.private: $(NANOPB_LIBS)|') \
 		$< > $@
+
+# The CMake package: paths relative to CMAKEDIR, so that DESTDIR staging and moved trees work.
+relto = $(shell realpath -m --relative-to=$(CMAKEDIR) $(1))
+$(BUILD)/lib/cmake/onnxlegal/%.cmake: cmake/%.cmake.in $(VERSION_H) Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@REL_LIBDIR@|$(call relto,$(LIBDIR))|g' -e 's|@REL_INCLUDEDIR@|$(call relto,$(INCLUDEDIR))|g' \
+		-e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' -e 's|@MINOR@|$(MINOR)|g' \
+		-e 's|@SONAME@|$(SONAME)|g' -e 's|@STATIC_LIBS@|$(subst $(space),;,$(strip $(LIBS)))|g' $< > $@
 
 $(TOOL): $(TOOL_OBJS) $(STLIB)
 	@mkdir -p $(dir $@)
@@ -187,8 +199,10 @@ deps:
 
 # ---- install ---------------------------------------------------------------------------
 install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/onnxlegal $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/onnxlegal/
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/onnxlegal $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(CMAKEDIR)
+	install -m 644 $(PUBLIC_HEADERS) bindings/cpp/onnxlegal.hpp $(DESTDIR)$(INCLUDEDIR)/onnxlegal/
+	install -m 644 $(CMAKE_CONFIG) $(DESTDIR)$(CMAKEDIR)/
 	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libonnxlegal.so
@@ -197,8 +211,10 @@ install: all
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/onnxlegal/,$(notdir $(wildcard include/onnxlegal/*.h)))
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/onnxlegal/,$(notdir $(wildcard include/onnxlegal/*.h)) onnxlegal.hpp)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/onnxlegal
+	rm -f $(DESTDIR)$(CMAKEDIR)/onnxlegalConfig.cmake $(DESTDIR)$(CMAKEDIR)/onnxlegalConfigVersion.cmake
+	-rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(LIBDIR)/cmake
 	rm -f $(DESTDIR)$(LIBDIR)/libonnxlegal.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 		$(DESTDIR)$(LIBDIR)/libonnxlegal.so $(DESTDIR)$(LIBDIR)/libonnxlegal.a \
 		$(DESTDIR)$(PKGCONFIGDIR)/onnxlegal.pc $(DESTDIR)$(BINDIR)/onnxlegal

@@ -93,6 +93,13 @@ typedef struct olg_check_options {
 } olg_check_options;
 #define OLG_CHECK_OPTIONS_INIT {sizeof(olg_check_options), 0, 0, 0, 1}
 OLG_API void olg_check_options_init(olg_check_options *opts);
+/* Check options on the heap, for bindings that do not lay out C structs (ctypes): _new gives
+ * the defaults, _set sets every member (flags: 1 on, 0 off), _free releases (NULL is a no-op).
+ * Only pointers from olg_check_options_new may be given to _free. */
+OLG_API olg_status olg_check_options_new(olg_check_options **out);
+OLG_API void olg_check_options_free(olg_check_options *opts);
+OLG_API olg_status olg_check_options_set(olg_check_options *opts, int full, int allow_unlowered,
+                                         size_t max_errors, int notes);
 
 /* Validates the model. Returns OLG_OK when it is valid (warnings and notes may be in diags),
  * OLG_ERR_INVALID_MODEL when it found errors (all of them are in diags, not only the first),

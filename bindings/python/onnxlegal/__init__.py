@@ -19,7 +19,7 @@ from ._lib import (CallbackError, DuplicateError, Error, InvalidArgumentError,
                    InvalidModelError, IOFailureError, LimitError, NoMemoryError, NotFoundError,
                    ParseError, RangeError, StateError, TypeMismatchError, UnsupportedError,
                    last_error, lib)
-from ._model import Diags, Graph, Model, Node, Value
+from ._model import Diag, Diags, Graph, Model, Node, Value
 
 
 def version():
@@ -30,7 +30,7 @@ def version():
 __version__ = version()
 
 __all__ = [
-    "Model", "Graph", "Value", "Node", "Diags", "dtypes", "version", "last_error", "lib",
+    "Model", "Graph", "Value", "Node", "Diags", "Diag", "dtypes", "version", "last_error", "lib",
     "Error", "NoMemoryError", "InvalidArgumentError", "IOFailureError", "ParseError",
     "NotFoundError", "DuplicateError", "UnsupportedError", "InvalidModelError", "RangeError",
     "StateError", "LimitError", "CallbackError", "TypeMismatchError",

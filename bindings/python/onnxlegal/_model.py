@@ -190,23 +190,43 @@ class Model:
         """The main graph as a Graphviz digraph."""
         return _collect("olg_model_print_dot", self.handle).decode("utf-8", "replace")
 
-    def check(self):
-        """Validates the model with olg_check at its default options and returns a Diags with
-        every finding (`diags.error_count` is the verdict). Non-default check options would need
-        a C setter API (no C struct is laid out here)."""
+    def check(self, full=False, allow_unlowered=False, max_errors=0, notes=True):
+        """Validates the model with olg_check and returns a Diags with every finding:
+        `diags.errors` empty means valid (`bool(diags)` is True when it holds anything).
+        full=True also runs shape and type inference and reports contradictions (OLG-INFER-*);
+        allow_unlowered reports source-framework nodes as warnings; max_errors (0: all) stops
+        early; notes=False leaves notes out."""
         diags = Diags()
-        status = lib.olg_check(self.handle, None, diags.handle)
+        with _CheckOptions(full, allow_unlowered, max_errors, notes) as opts:
+            status = lib.olg_check(self.handle, opts, diags.handle)
         if status not in (0, ERR_INVALID_MODEL):
-            check(status, "olg_check")
+            _raise_with(status, "olg_check", diags)
         return diags
 
-    def infer_shapes(self):
+    def infer_shapes(self, value_info=True):
         """Fills in the dtype and shape of every value that inference can determine (graph
-        outputs included, so that a model built without declaring them is complete). Returns a
-        Diags with any contradiction found; raises on a model inference cannot accept."""
+        outputs included, so that a model built without declaring them is complete) and, with
+        value_info (the default), lists every inferred node output of the main graph that is not
+        a graph output in value_info, as onnx.shape_inference does, so that a written model
+        carries the shapes. Returns a Diags with the warnings; raises an Error whose .diags
+        holds every finding when inference cannot accept the model."""
         diags = Diags()
-        check(lib.olg_infer_shapes(self.handle, None, diags.handle), "olg_infer_shapes")
+        status = lib.olg_infer_shapes(self.handle, None, diags.handle)
+        if status != 0:
+            _raise_with(status, "olg_infer_shapes", diags)
+        if value_info:
+            self._list_value_info()
         return diags
+
+    def _list_value_info(self):
+        g = lib.olg_model_graph(self.handle)
+        outputs = {lib.olg_graph_output_at(g, i) for i in range(lib.olg_graph_output_count(g))}
+        for n in range(lib.olg_graph_node_count(g)):
+            for i in range(lib.olg_node_output_count(g, n)):
+                v = lib.olg_node_output_at(g, n, i)
+                if v == NO_VALUE or v in outputs or lib.olg_value_dtype(g, v) == 0:
+                    continue
+                call("olg_graph_add_value_info", g, v)
 
     # ---- graphs ----
     # Graph objects are made on demand and not cached, so that a Model holds no reference to
@@ -699,8 +719,66 @@ class Graph:
         return "<onnxlegal.Graph %r>" % self.name
 
 
+def _raise_with(status, function, diags):
+    """Raises the Error for status with the diagnostics attached (.diags) and in its message."""
+    try:
+        check(status, function)
+    except Error as e:
+        e.diags = diags
+        if len(diags):
+            e.message = (e.message + "\n" if e.message else "") + str(diags).rstrip("\n")
+        raise
+
+
+class _CheckOptions:
+    """olg_check_options on the C heap (no struct laid out here), as a context manager."""
+
+    def __init__(self, full, allow_unlowered, max_errors, notes):
+        self.args = (int(bool(full)), int(bool(allow_unlowered)), int(max_errors), int(bool(notes)))
+
+    def __enter__(self):
+        h = c_void_p()
+        call("olg_check_options_new", byref(h))
+        self._h = h.value
+        try:
+            call("olg_check_options_set", self._h, *self.args)
+        except BaseException:
+            lib.olg_check_options_free(self._h)
+            raise
+        return self._h
+
+    def __exit__(self, *exc):
+        lib.olg_check_options_free(self._h)
+        return False
+
+
+class Diag(dict):
+    """One diagnostic: severity ("note", "warning", "error"), code, node, domain, op, opset (-1
+    when it does not apply) and message, as keys and as attributes."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __str__(self):
+        s = "%s %s" % (self["severity"], self["code"])
+        if self["node"]:
+            s += " node '%s'" % self["node"]
+        if self["op"]:
+            s += " op %s" % ("%s::%s" % (self["domain"], self["op"]) if self["domain"] else self["op"])
+        if self["opset"] >= 0:
+            s += " opset %d" % self["opset"]
+        return s + ": " + self["message"]
+
+
 class Diags:
-    """A list of diagnostics (olg_diags), freed on close() or collection."""
+    """A list of diagnostics (olg_diags), freed on close() or collection. Iterable (Diag items),
+    indexable, len(); bool(diags) is True when it holds anything; .errors and .warnings are the
+    lists of each; str() is one line per diagnostic (severity, code, node, op, opset, message)."""
 
     def __init__(self):
         h = c_void_p()
@@ -721,22 +799,64 @@ class Diags:
     def __len__(self):
         return lib.olg_diags_count(self.handle)
 
+    def __bool__(self):
+        return len(self) > 0
+
     @property
     def error_count(self):
         return lib.olg_diags_error_count(self.handle)
 
+    @property
+    def lost(self):
+        """Diagnostics that could not be recorded for want of memory."""
+        return lib.olg_diags_lost(self.handle)
+
+    def _at(self, h, i):
+        return Diag(
+            severity=("note", "warning", "error")[lib.olg_diag_severity(h, i)],
+            code=dec(lib.olg_diag_code(h, i)),
+            node=dec(lib.olg_diag_node(h, i)),
+            domain=dec(lib.olg_diag_domain(h, i)),
+            op=dec(lib.olg_diag_op(h, i)),
+            opset=lib.olg_diag_opset(h, i),
+            message=dec(lib.olg_diag_message(h, i)),
+        )
+
+    def __getitem__(self, i):
+        n = len(self)
+        if isinstance(i, slice):
+            return [self._at(self.handle, j) for j in range(n)[i]]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("diagnostic index out of range")
+        return self._at(self.handle, i)
+
     def __iter__(self):
         h = self.handle
         for i in range(lib.olg_diags_count(h)):
-            yield {
-                "severity": ("note", "warning", "error")[lib.olg_diag_severity(h, i)],
-                "code": dec(lib.olg_diag_code(h, i)),
-                "node": dec(lib.olg_diag_node(h, i)),
-                "domain": dec(lib.olg_diag_domain(h, i)),
-                "op": dec(lib.olg_diag_op(h, i)),
-                "opset": lib.olg_diag_opset(h, i),
-                "message": dec(lib.olg_diag_message(h, i)),
-            }
+            yield self._at(h, i)
+
+    @property
+    def errors(self):
+        return [d for d in self if d.severity == "error"]
+
+    @property
+    def warnings(self):
+        return [d for d in self if d.severity == "warning"]
+
+    @property
+    def notes(self):
+        return [d for d in self if d.severity == "note"]
+
+    def __str__(self):
+        return "".join(str(d) + "\n" for d in self)
+
+    def __repr__(self):
+        if self._h is None:
+            return "<onnxlegal.Diags closed>"
+        return "<onnxlegal.Diags: %d errors, %d warnings, %d notes>" % (
+            len(self.errors), len(self.warnings), len(self.notes))
 
     def add(self, severity, code, message, node=None, domain=None, op=None, opset=-1):
         sev = {"note": 0, "warning": 1, "error": 2}[severity]
@@ -744,4 +864,4 @@ class Diags:
              int(opset), enc(message))
 
 
-__all__ = ["Model", "Graph", "Value", "Node", "Diags", "Error"]
+__all__ = ["Model", "Graph", "Value", "Node", "Diags", "Diag", "Error"]
