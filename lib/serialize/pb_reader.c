@@ -38,6 +38,7 @@ typedef struct ext_file {
  * the attribute being read (NULL: not in one). */
 typedef struct rpos {
   const char *graph, *node, *op, *attr;
+  uint32_t node_index; /* the node's place in its graph, to name a node without a name */
 } rpos;
 
 typedef struct rd {
@@ -83,13 +84,18 @@ static olg_status perr(rd *r, const uint8_t *at, const char *fmt, ...) {
 static const char *nn(const char *s) { return s ? s : ""; }
 
 /* "attribute 'a' of node 'n' (Op) in graph 'g'", "node 'n' (Op) in graph 'g'" or
- * "graph 'g'": where the reader is. */
+ * "graph 'g'": where the reader is. A node without a name is "node #3" (its place in the
+ * graph, from 0). */
 static const char *where(const rd *r, char *buf, size_t cap) {
+  char node[300];
+  if (r->at.node && *r->at.node)
+    snprintf(node, sizeof node, "node '%s' (%s)", r->at.node, nn(r->at.op));
+  else
+    snprintf(node, sizeof node, "node #%u (%s)", (unsigned)r->at.node_index, nn(r->at.op));
   if (r->at.attr)
-    snprintf(buf, cap, "attribute '%s' of node '%s' (%s) in graph '%s'", r->at.attr,
-             nn(r->at.node), nn(r->at.op), nn(r->at.graph));
+    snprintf(buf, cap, "attribute '%s' of %s in graph '%s'", r->at.attr, node, nn(r->at.graph));
   else if (r->at.node)
-    snprintf(buf, cap, "node '%s' (%s) in graph '%s'", r->at.node, nn(r->at.op), nn(r->at.graph));
+    snprintf(buf, cap, "%s in graph '%s'", node, nn(r->at.graph));
   else
     snprintf(buf, cap, "graph '%s'", nn(r->at.graph));
   return buf;
@@ -1708,6 +1714,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   r->at.node = name;
   r->at.op = op;
   r->at.attr = NULL;
+  r->at.node_index = g->n_nodes;
   if (n_in > UINT32_MAX / 2 || n_out > UINT32_MAX / 2 || n_attr > UINT32_MAX / 2)
     return perr(r, fn->p, "NodeProto '%s': too many inputs, outputs or attributes", name);
   if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
@@ -1864,7 +1871,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   if (n[1] > UINT32_MAX / 2 || n[5] > UINT32_MAX / 2 || n[11] > UINT32_MAX / 2 ||
       n[12] > UINT32_MAX / 2 || n[13] > UINT32_MAX / 2)
     return perr(r, fg->p, "GraphProto '%s': too many nodes, initializers or values", g->name);
-  r->at = (rpos){g->name ? g->name : "", NULL, NULL, NULL};
+  r->at = (rpos){g->name ? g->name : "", NULL, NULL, NULL, 0};
   gs->list_n[L_INPUT] = (uint32_t)n[11];
   gs->list_n[L_OUTPUT] = (uint32_t)n[12];
   gs->list_n[L_VALUE_INFO] = (uint32_t)n[13];

@@ -205,6 +205,19 @@ TEST(reader_names_the_graph_node_and_attribute) {
   pstr(&outer, 2, "outer");
   model_of(&b, &outer);
   READ_AS(&b, OLG_ERR_PARSE, "initializer 'w' of graph 'inner': 3 elements of int64 declared and no data");
+
+  /* a node without a name is named by its place in the graph */
+  pbuf n0 = {0}, n1 = {0}, g = {0};
+  pstr(&n0, 4, "Relu");
+  pmsg(&g, 1, &n0);
+  pstr(&a, 1, "to");
+  pint(&a, 20, OLG_ATTR_STRING);
+  pstr(&n1, 4, "Cast");
+  pmsg(&n1, 5, &a);
+  pmsg(&g, 1, &n1);
+  pstr(&g, 2, "g");
+  model_of(&b, &g);
+  READ_AS(&b, OLG_ERR_PARSE, "attribute 'to' of node #1 (Cast) in graph 'g' has type STRING");
 }
 
 /* ---------------------------------------------------------------------------------------- */
