@@ -7,6 +7,7 @@
 typedef struct olg_diag {
   int severity;
   int64_t opset;
+  int64_t min_opset; /* the lowest opset that works, for a lowering refusal; -1 otherwise */
   const char *code, *node, *domain, *op, *message;
 } olg_diag;
 
@@ -64,7 +65,7 @@ OLG_API olg_status olg_diags_add(olg_diags *d, olg_severity sev, const char *cod
                                  int64_t opset, const char *message) {
   if (!d) return olg__err(OLG_ERR_INVALID_ARG, "olg_diags_add: diags is NULL");
   if (sev == OLG_ERROR) d->errors++; /* counted even when it cannot be stored */
-  olg_diag g = {(int)sev, opset, dup(d, code), dup(d, node), dup(d, domain), dup(d, op),
+  olg_diag g = {(int)sev, opset, -1, dup(d, code), dup(d, node), dup(d, domain), dup(d, op),
                 dup(d, message)};
   if (!g.code || !g.node || !g.domain || !g.op || !g.message ||
       olg__grow(&d->alloc, (void **)&d->items, &d->cap, (size_t)d->n + 1, sizeof *d->items)) {
@@ -85,3 +86,8 @@ OLG_API const char *olg_diag_domain(const olg_diags *d, size_t i) { return at(d,
 OLG_API const char *olg_diag_op(const olg_diags *d, size_t i) { return at(d, i) ? at(d, i)->op : NULL; }
 OLG_API int64_t olg_diag_opset(const olg_diags *d, size_t i) { return at(d, i) ? at(d, i)->opset : -1; }
 OLG_API const char *olg_diag_message(const olg_diags *d, size_t i) { return at(d, i) ? at(d, i)->message : NULL; }
+OLG_API int64_t olg_diag_min_opset(const olg_diags *d, size_t i) { return at(d, i) ? at(d, i)->min_opset : -1; }
+
+void olg__diags_set_last_min_opset(olg_diags *d, size_t count_before, int64_t min_opset) {
+  if (d && d->n > count_before) d->items[d->n - 1].min_opset = min_opset;
+}

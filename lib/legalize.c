@@ -51,7 +51,7 @@ static void report_no_symbolic(olg_lower *cx, const olg_node *nd, olg_status why
   else
     snprintf(buf, sizeof buf, "no symbolic is registered for %s::%s at any opset from %d to %d", dom,
              nd->op, OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
-  olg__lower_diag(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED-OP", OLG_ERR_UNSUPPORTED, buf);
+  olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED-OP", OLG_ERR_UNSUPPORTED, buf, lo);
 }
 
 /* Copies the declared type of the source value onto the target value when inference left it
@@ -121,6 +121,7 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
     report_no_symbolic(cx, nd, s);
     return OLG_ERR_UNSUPPORTED;
   }
+  cx->cur_decomposed = lowering == OLG_LOWERING_DECOMPOSED;
   if (lowering == OLG_LOWERING_DECOMPOSED && !cx->allow_decompositions) {
     char what[256];
     snprintf(what, sizeof what, "%s::%s", *nd->domain ? nd->domain : "onnx", nd->op);
@@ -359,8 +360,10 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
         goto done;
   if ((s = olg__graph_order(sg, al, order))) goto done;
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
+    uint32_t first = cx->dst->n_nodes;
     s = lower_node(cx, order[k]);
     if (s == OLG_ERR_NOMEM) goto done;
+    if (s == OLG_OK && cx->report && cx->diags) olg__lower_report_node(cx, order[k], first);
     *n_failed += s != OLG_OK && s != LOWER_SKIPPED;
   }
   s = OLG_OK;
@@ -464,6 +467,7 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   cx.opset = (int)o.opset;
   cx.allow_decompositions = !o.no_decompositions;
   cx.fold = !o.no_constant_folding;
+  cx.report = o.report != 0; /* an older, shorter struct leaves it 0 */
   cx.profile = profile;
   cx.prof = prof;
   cx.cur = -1;

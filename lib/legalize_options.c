@@ -66,6 +66,12 @@ OLG_API olg_status olg_legalize_options_set_flags(olg_legalize_options *opts,
   return OLG_OK;
 }
 
+OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, int report) {
+  if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize_options_set_report: options are NULL");
+  opts->report = report != 0;
+  return OLG_OK;
+}
+
 OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
                                                     const char *profile) {
   if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize_options_set_profile: options are NULL");

@@ -14,13 +14,17 @@ static const char *src_domain_label(const olg_lower *cx) {
   return cx->cur_node ? (*cx->cur_node->domain ? cx->cur_node->domain : "onnx") : "";
 }
 
-olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, olg_status status,
-                           const char *message) {
+/* A diagnostic about the current node; min_opset (-1: none) is the lowest opset that works. */
+olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code,
+                               olg_status status, const char *message, int min_opset) {
   const olg_node *nd = cx->cur_node;
   char buf[1024];
-  if (nd)
+  if (nd && *nd->name)
     snprintf(buf, sizeof buf, "%s::%s (node '%s') at opset %d: %s", src_domain_label(cx), nd->op,
              nd->name, cx->opset, message);
+  else if (nd) /* unnamed: its index in the graph says which */
+    snprintf(buf, sizeof buf, "%s::%s (unnamed node #%d) at opset %d: %s", src_domain_label(cx),
+             nd->op, (int)cx->cur, cx->opset, message);
   else
     snprintf(buf, sizeof buf, "at opset %d: %s", cx->opset, message);
   if (sev == OLG_ERROR) {
@@ -28,10 +32,18 @@ olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, ol
     cx->n_errors++; /* counts every error of the call */
     olg__err(status, "%s", buf);
   }
-  if (cx->diags)
+  if (cx->diags) {
+    size_t before = olg_diags_count(cx->diags);
     olg_diags_add(cx->diags, sev, code, nd ? nd->name : "", nd ? nd->domain : "",
                   nd ? nd->op : "", cx->opset, buf); /* a failure is counted by diags as lost */
+    if (min_opset > 0) olg__diags_set_last_min_opset(cx->diags, before, min_opset);
+  }
   return status;
+}
+
+olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, olg_status status,
+                           const char *message) {
+  return olg__lower_diag_min(cx, sev, code, status, message, -1);
 }
 
 OLG_API olg_status olg_lower_error(olg_lower *cx, olg_status code, const char *message) {
@@ -59,12 +71,16 @@ OLG_API olg_status olg_lower_unsupported(olg_lower *cx, const char *what, int mi
   else
     snprintf(buf, sizeof buf, "%s is not supported at opset %d, nor at any opset from %d to %d",
              what, cx->opset, OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
-  return olg__lower_diag(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED", OLG_ERR_UNSUPPORTED, buf);
+  return olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED", OLG_ERR_UNSUPPORTED, buf,
+                             min_opset);
 }
 
 OLG_API olg_status olg_lower_decompose(olg_lower *cx, const char *what, int native_opset) {
   if (!cx) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_decompose: cx is NULL");
-  if (cx->allow_decompositions) return OLG_OK;
+  if (cx->allow_decompositions) {
+    cx->cur_decomposed = true;
+    return OLG_OK;
+  }
   char buf[768];
   if (native_opset > 0)
     snprintf(buf, sizeof buf,
@@ -76,7 +92,8 @@ OLG_API olg_status olg_lower_decompose(olg_lower *cx, const char *what, int nati
              "%s needs a decomposition at opset %d, and decompositions are turned off; no opset "
              "has it natively",
              what, cx->opset);
-  return olg__lower_diag(cx, OLG_ERROR, "OLG-LOWER-DECOMPOSITION", OLG_ERR_UNSUPPORTED, buf);
+  return olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-DECOMPOSITION", OLG_ERR_UNSUPPORTED, buf,
+                             native_opset);
 }
 
 olg_status olg__errf(olg_lower *cx, olg_status code, const char *fmt, ...) {

@@ -89,6 +89,7 @@ struct olg_lower {
   int opset;
   bool allow_decompositions;
   bool fold;
+  bool report;         /* a note per lowered source node (olg_legalize_options.report) */
   const char *profile; /* never NULL */
   const struct olg_profile *prof; /* the profile's rewrites (lib/profile.h); NULL: none */
 
@@ -105,6 +106,7 @@ struct olg_lower {
   uint32_t n_op_uses;
   size_t n_errors;        /* error diagnostics added during the call */
   bool cur_reported;      /* the current symbolic added an error diagnostic */
+  bool cur_decomposed;    /* the current node's lowering is a decomposition */
 
   /* custom domains the emitted nodes use, for opset_import */
   const char **custom_domains;
@@ -138,8 +140,15 @@ int64_t olg__registry_domain_version(const olg_registry *r, const char *domain);
  * registry's pass-through, set by olg_registry_new_builtin in opsets/builtin.c). */
 void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn);
 
-/* lower.c: the diagnostic machinery shared with emit.c */
+/* legalize_report.c: the report note of source node id, whose emitted nodes are the target
+ * graph's from index first_emitted on. */
+void olg__lower_report_node(olg_lower *cx, olg_node_id id, uint32_t first_emitted);
+
+/* lower.c: the diagnostic machinery shared with emit.c; _min also records the lowest opset
+ * that works (-1: none) */
 olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, olg_status status,
                            const char *message);
+olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code,
+                               olg_status status, const char *message, int min_opset);
 
 #endif

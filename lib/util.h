@@ -17,6 +17,11 @@
 #define OLG_UNUSED
 #endif
 
+/* diag.c: sets the lowest working opset of the diagnostic added last, if the list grew past
+ * count_before (a diagnostic lost for want of memory is left alone). */
+struct olg_diags;
+void olg__diags_set_last_min_opset(struct olg_diags *d, size_t count_before, int64_t min_opset);
+
 /* Sets the thread-local error message and returns the status, so that `return olg__err(...)`. */
 olg_status olg__err(olg_status s, const char *fmt, ...) OLG_PRINTF(2, 3);
 olg_status olg__verr(olg_status s, const char *fmt, va_list ap);

@@ -46,9 +46,14 @@ typedef struct olg_legalize_options {
                                       (Shape->Gather becomes Shape(start,end) at 15+, else
                                       Shape->Slice). Copied during the call only. */
   const olg_allocator *allocator;  /* for the output model; NULL: the source model's */
+  int report;                      /* add one OLG_NOTE per lowered source node to diags, saying
+                                      how it was lowered: code OLG-LOWER-KEPT (the same op, as
+                                      it was), OLG-LOWER-REENCODED ("as: Op, Op" -- other ops or
+                                      attributes, no decomposition) or OLG-LOWER-DECOMPOSED
+                                      ("into: Op, Op"); "as: -" when no node was emitted */
 } olg_legalize_options;
 #define OLG_LEGALIZE_DEFAULT_OPSET 17
-#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0}
+#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0, 0}
 OLG_API void olg_legalize_options_init(olg_legalize_options *opts);
 
 /* Options on the heap, for bindings that do not lay out C structs (ctypes): new gives the
@@ -63,6 +68,8 @@ OLG_API olg_status olg_legalize_options_set_ir_version(olg_legalize_options *opt
 OLG_API olg_status olg_legalize_options_set_flags(olg_legalize_options *opts,
                                                   int keep_initializers_as_inputs,
                                                   int constant_folding, int decompositions);
+/* 1: the per-node report notes (the report member above); 0: none (the default). */
+OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, int report);
 /* NULL or "" clears the profile. */
 OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
                                                     const char *profile);

@@ -14,6 +14,7 @@
   X(dot, "print a model's main graph as a Graphviz digraph")                                \
   X(copy, "read a model and write it again (optionally with external data)")                \
   X(check, "validate a model against ONNX's rules at its opsets; print every finding")       \
+  X(convert, "convert a model to another opset, up or down, node by node")                  \
   X(ops, "the coverage matrix: where each op lowers natively, by decomposition, or not")
 
 typedef struct cli_command {

@@ -20,6 +20,7 @@ from ._lib import (CallbackError, DuplicateError, Error, InvalidArgumentError,
                    ParseError, RangeError, StateError, TypeMismatchError, UnsupportedError,
                    last_error, lib)
 from ._model import Diag, Diags, Graph, Model, Node, Value
+from ._convert import convert
 
 
 def version():
@@ -30,7 +31,7 @@ def version():
 __version__ = version()
 
 __all__ = [
-    "Model", "Graph", "Value", "Node", "Diags", "Diag", "dtypes", "version", "last_error", "lib",
+    "Model", "Graph", "Value", "Node", "Diags", "Diag", "dtypes", "version", "last_error", "lib", "convert",
     "Error", "NoMemoryError", "InvalidArgumentError", "IOFailureError", "ParseError",
     "NotFoundError", "DuplicateError", "UnsupportedError", "InvalidModelError", "RangeError",
     "StateError", "LimitError", "CallbackError", "TypeMismatchError",

@@ -43,6 +43,7 @@ SIGNATURES = {
     "olg_diag_op": (c_char_p, [c_void_p, c_size_t]),
     "olg_diag_opset": (c_int64, [c_void_p, c_size_t]),
     "olg_diag_message": (c_char_p, [c_void_p, c_size_t]),
+    "olg_diag_min_opset": (c_int64, [c_void_p, c_size_t]),
     # dtype.h
     "olg_dtype_name": (c_char_p, [c_int]),
     "olg_dtype_from_name": (c_int, [c_char_p]),
@@ -151,6 +152,7 @@ SIGNATURES = {
     "olg_legalize_options_set_ir_version": (c_int, [c_void_p, c_int64]),
     "olg_legalize_options_set_flags": (c_int, [c_void_p, c_int, c_int, c_int]),
     "olg_legalize_options_set_profile": (c_int, [c_void_p, c_char_p]),
+    "olg_legalize_options_set_report": (c_int, [c_void_p, c_int]),
     "olg_ir_version_for_opset": (c_int64, [c_int64]),
     "olg_legalize": (c_int, [c_void_p, c_void_p, c_void_p, P(c_void_p), c_void_p]),
     "olg_lower_opset": (c_int64, [c_void_p]),

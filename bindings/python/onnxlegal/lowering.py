@@ -428,11 +428,55 @@ class Registry:
         return {(d, o): {v: self.lowering(d, o, v) for v in opsets} for d, o in self.ops()}
 
 
+def diagnostic_records(diags):
+    """The diagnostics of an onnxlegal.Diags as dicts: severity, code, node, domain, op, opset
+    (the target), min_opset (the lowest opset that works, None when none does or it does not
+    apply), message."""
+    h = diags.handle
+    out = []
+    for i in range(lib.olg_diags_count(h)):
+        lo = lib.olg_diag_min_opset(h, i)
+        out.append({
+            "severity": ("note", "warning", "error")[lib.olg_diag_severity(h, i)],
+            "code": dec(lib.olg_diag_code(h, i)), "node": dec(lib.olg_diag_node(h, i)),
+            "domain": dec(lib.olg_diag_domain(h, i)), "op": dec(lib.olg_diag_op(h, i)),
+            "opset": lib.olg_diag_opset(h, i), "min_opset": lo if lo > 0 else None,
+            "message": dec(lib.olg_diag_message(h, i)),
+        })
+    return out
+
+
+def format_diagnostic(d):
+    """One line: the message (it names the node, op and target opset) and the lowest opset."""
+    lo = d.get("min_opset")
+    tail = "" if d["severity"] != "error" else (
+        " [lowest opset that works: %d]" % lo if lo else " [no opset from %d to %d works]" % (OPSET_MIN, OPSET_MAX))
+    return "%s %s: %s%s" % (d["severity"], d["code"], d["message"], tail)
+
+
+def _with_diagnostics(err, diags):
+    """err (an onnxlegal.Error from olg_legalize) with every error and warning of diags listed
+    in its message, and kept as err.diagnostics."""
+    records = [d for d in diagnostic_records(diags) if d["severity"] != "note"]
+    if not records:
+        return err
+    msg = (err.message or "") + "".join("\n  " + format_diagnostic(d) for d in records)
+    new = type(err)(err.status, msg, err.function)
+    new.diagnostics = records
+    return new
+
+
 def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_as_inputs=False,
-             constant_folding=True, decompositions=True, profile=None, diags=None):
+             constant_folding=True, decompositions=True, profile=None, diags=None, report=False):
     """Legalizes `model` (an onnxlegal.Model) at `opset`; returns a new Model that keeps `model`
-    alive (its initializer data is borrowed). diags: an onnxlegal.Diags to collect findings."""
+    alive (its initializer data is borrowed). diags: an onnxlegal.Diags to collect findings
+    (with report=True also a note per node saying how it was lowered). On failure the raised
+    onnxlegal.Error lists every diagnostic (node, op, target opset, lowest opset that works) in
+    its message and as .diagnostics."""
+    from ._model import Diags
     reg = registry if registry is not None else default_registry()
+    own = diags is None
+    d = Diags() if own else diags
     o = c_void_p()
     call("olg_legalize_options_new", byref(o))
     try:
@@ -443,11 +487,17 @@ def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_
              int(bool(constant_folding)), int(bool(decompositions)))
         if profile:
             call("olg_legalize_options_set_profile", o, enc(profile))
+        if report:
+            call("olg_legalize_options_set_report", o, 1)
         out = c_void_p()
-        call("olg_legalize", model.handle, reg.handle, o, byref(out),
-             diags.handle if diags is not None else None)
+        try:
+            call("olg_legalize", model.handle, reg.handle, o, byref(out), d.handle)
+        except Error as e:
+            raise _with_diagnostics(e, d) from None
     finally:
         lib.olg_legalize_options_free(o)
+        if own:
+            d.close()
     result = Model(opset=None, name=None, _handle=out.value)
     result._borrow(model)
     result._borrow(reg)
@@ -466,4 +516,4 @@ def default_registry():
 
 
 __all__ = ["Registry", "Lower", "ShapeContext", "LoweringError", "UnsupportedOp", "legalize",
-           "default_registry", "NO_VALUE"]
+           "default_registry", "diagnostic_records", "format_diagnostic", "NO_VALUE"]

@@ -1,0 +1,211 @@
+"""`onnxlegal convert` and onnxlegal.convert: the options, exit statuses (0 converted, 1 bad
+model or refused, 2 usage or I/O), every refusal listed (node, op, target opset, lowest opset
+that works) on stderr, in the JSON report and in the Python exception, `-` for standard
+input/output, and converted models that ONNX reads and ONNX Runtime runs to the same numbers."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for p in ("bindings/python", "tests/ort"):
+    sys.path.insert(0, os.path.join(ROOT, p))
+BUILD = os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build"))
+TOOL = os.path.join(BUILD, "bin", "onnxlegal")
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not os.path.exists(TOOL), reason="%s is not built" % TOOL)
+
+
+def run(*args, input=None):
+    return subprocess.run([TOOL, *map(str, args)], capture_output=True, input=input)
+
+
+def _model(nodes, opset, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7 if opset < 15 else 8
+    return m
+
+
+def _vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+@pytest.fixture
+def two_refusals(tmp_path):
+    """Two Unique nodes (a data-dependent output shape: nothing expresses it below 11)."""
+    nodes = [helper.make_node("Unique", ["x"], ["u1"], name="first_unique", sorted=1),
+             helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Unique", ["r"], ["u2"], name="second_unique", sorted=1)]
+    m = _model(nodes, 11, [_vi("x", TensorProto.FLOAT, [6])],
+               [_vi("u1", TensorProto.FLOAT, None), _vi("u2", TensorProto.FLOAT, None)])
+    p = tmp_path / "unique.onnx"
+    onnx.save(m, str(p))
+    return p
+
+
+@pytest.fixture
+def opset11_model(tmp_path):
+    """Unsqueeze (axes an attribute below 13), Relu, ReduceSum (axes an attribute below 13)."""
+    nodes = [helper.make_node("Unsqueeze", ["x"], ["u"], name="unsq", axes=[0]),
+             helper.make_node("Relu", ["u"], ["r"], name="relu"),
+             helper.make_node("ReduceSum", ["r"], ["y"], name="sum", axes=[2], keepdims=0)]
+    m = _model(nodes, 11, [_vi("x", TensorProto.FLOAT, [2, 3])], [_vi("y", TensorProto.FLOAT, [1, 2])])
+    p = tmp_path / "m11.onnx"
+    onnx.save(m, str(p))
+    return p
+
+
+def test_every_refusal_on_stderr_and_in_the_report(two_refusals, tmp_path):
+    rep = tmp_path / "r.json"
+    r = run("convert", two_refusals, tmp_path / "out.onnx", "--opset", 9, "--report", rep)
+    assert r.returncode == 1, r.stderr
+    err = r.stderr.decode()
+    for name in ("first_unique", "second_unique"):
+        line = [x for x in err.splitlines() if name in x]
+        assert len(line) == 1, err
+        assert "Unique" in line[0] and "opset 9" in line[0] and "lowest opset that works: 11" in line[0]
+    assert not (tmp_path / "out.onnx").exists()
+    report = json.loads(rep.read_text())
+    assert report["ok"] is False and report["target_opset"] == 9 and report["source_opset"] == 11
+    refused = {x["node"]: x for x in report["refusals"]}
+    assert set(refused) == {"first_unique", "second_unique"}
+    for x in refused.values():
+        assert x["op"] == "Unique" and x["target_opset"] == 9 and x["lowest_opset"] == 11
+    assert report["counts"]["refused"] == 2
+    assert [n["node"] for n in report["nodes"]] == ["relu"]  # lowered, then the others refused
+
+
+def test_python_exception_lists_every_refusal(two_refusals):
+    import onnxlegal
+    with pytest.raises(onnxlegal.UnsupportedError) as ei:
+        onnxlegal.convert(two_refusals, 9)
+    text = str(ei.value)
+    for name in ("first_unique", "second_unique"):
+        assert name in text
+    assert text.count("lowest opset that works: 11") == 2
+    assert [(d["node"], d["op"], d["opset"], d["min_opset"]) for d in ei.value.diagnostics] == [
+        ("first_unique", "Unique", 9, 11), ("second_unique", "Unique", 9, 11)]
+
+
+def test_report_says_what_became_of_each_node(opset11_model, tmp_path):
+    rep = tmp_path / "r.json"
+    out = tmp_path / "m13.onnx"
+    r = run("convert", opset11_model, out, "--opset", 13, "--report", rep)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(rep.read_text())
+    nodes = {n["node"]: n for n in report["nodes"]}
+    assert nodes["relu"]["result"] == "kept" and nodes["relu"]["ops"] == ["Relu"]
+    assert nodes["unsq"]["result"] == "re-encoded" and "Unsqueeze" in nodes["unsq"]["ops"]
+    assert nodes["sum"]["result"] == "re-encoded" and "ReduceSum" in nodes["sum"]["ops"]
+    assert report["counts"] == {"kept": 1, "re-encoded": 2, "decomposed": 0, "refused": 0}
+    m = onnx.load(str(out))
+    onnx.checker.check_model(m, full_check=True)
+    assert [i.version for i in m.opset_import if i.domain in ("", "ai.onnx")] == [13]
+    from ortrun import run_one
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    got = run_one(str(out), {"x": x})["y"]
+    np.testing.assert_array_equal(got, np.maximum(x[None], 0).sum(axis=2))
+
+
+def test_decomposition_reported_and_refused_with_no_decompose(tmp_path):
+    m = _model([helper.make_node("HardSwish", ["x"], ["y"], name="hs")], 14,
+               [_vi("x", TensorProto.FLOAT, [4])], [_vi("y", TensorProto.FLOAT, [4])])
+    src = tmp_path / "hs.onnx"
+    onnx.save(m, str(src))
+    rep = tmp_path / "r.json"
+    r = run("convert", src, tmp_path / "o.onnx", "--opset", 13, "--report", rep)
+    assert r.returncode == 0, r.stderr
+    (node,) = json.loads(rep.read_text())["nodes"]
+    assert node["result"] == "decomposed" and "HardSigmoid" in node["ops"] and "Mul" in node["ops"]
+    r = run("convert", src, tmp_path / "o2.onnx", "--opset", 13, "--no-decompose")
+    assert r.returncode == 1
+    assert "hs" in r.stderr.decode() and "lowest opset that works: 14" in r.stderr.decode()
+
+
+def test_stdin_stdout_same_bytes_as_files(opset11_model, tmp_path):
+    out = tmp_path / "f.onnx"
+    assert run("convert", opset11_model, out, "--opset", 17).returncode == 0
+    r = run("convert", "-", "-", "--opset", 17, input=opset11_model.read_bytes())
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == out.read_bytes()
+    assert r.stderr == b""  # no progress line when stderr is not a terminal
+
+
+def test_external_data_default_name(tmp_path):
+    w = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    m = _model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], 13,
+               [_vi("x", TensorProto.FLOAT, [1, 64])], [_vi("y", TensorProto.FLOAT, [1, 64])],
+               [numpy_helper.from_array(w, "w")])
+    src = tmp_path / "mm.onnx"
+    onnx.save(m, str(src))
+    out = tmp_path / "sub" / "mm9.onnx"
+    out.parent.mkdir()
+    r = run("convert", src, out, "--opset", 9, "--external-data")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "sub" / "mm9.onnx.data").stat().st_size >= w.nbytes
+    back = onnx.load(str(out))
+    np.testing.assert_array_equal(numpy_helper.to_array(back.graph.initializer[0]), w)
+    r = run("convert", src, tmp_path / "mm9b.onnx", "--opset", 9, "--external-data=w.bin",
+            "--threshold", 100000)
+    assert r.returncode == 0, r.stderr
+    init = onnx.load(str(tmp_path / "mm9b.onnx"), load_external_data=False).graph.initializer[0]
+    assert init.data_location != TensorProto.EXTERNAL  # under the threshold: inline
+
+
+@pytest.mark.parametrize("args, says", [
+    ([], "--opset N is required"),
+    (["--opset", "6"], "from 7 to 27"),
+    (["--opset", "x"], "from 7 to 27"),
+    (["--opset", "13", "--profile", "jetson"], "known profiles are: none, tensorrt"),
+    (["--opset", "13", "--ir-version", "2"], "--ir-version"),
+    (["--opset", "13", "--threshold", "5"], "--threshold needs --external-data"),
+    (["--opset", "13", "--frobnicate"], "unknown option"),
+])
+def test_usage_errors(opset11_model, tmp_path, args, says):
+    r = run("convert", opset11_model, tmp_path / "o.onnx", *args)
+    assert r.returncode == 2
+    assert says in r.stderr.decode()
+
+
+def test_io_and_bad_model_statuses(opset11_model, tmp_path):
+    assert run("convert", tmp_path / "missing.onnx", tmp_path / "o.onnx", "--opset", 13).returncode == 2
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x0a\xff\xff\xff")
+    r = run("convert", bad, tmp_path / "o.onnx", "--opset", 13)
+    assert r.returncode == 1 and r.stderr
+    r = run("convert", opset11_model, "-", "--opset", 13, "--external-data")
+    assert r.returncode == 2
+    r = run("convert", opset11_model, tmp_path / "no" / "dir" / "o.onnx", "--opset", 13)
+    assert r.returncode == 2
+    assert run("convert", "--help").returncode == 0
+    assert b"convert" in run("--help").stdout
+
+
+def test_profiles_and_ir_version(opset11_model, tmp_path):
+    for prof in ("none", "tensorrt"):
+        out = tmp_path / ("%s.onnx" % prof)
+        r = run("convert", opset11_model, out, "--opset", 13, "--profile", prof, "--ir-version", 8)
+        assert r.returncode == 0, r.stderr
+        assert onnx.load(str(out)).ir_version == 8
+
+
+def test_python_convert_path_model_and_output(opset11_model, tmp_path):
+    import onnxlegal
+    m = onnxlegal.convert(opset11_model, 17)
+    assert m.opset("") == 17
+    src = onnxlegal.Model.read(opset11_model)
+    out = tmp_path / "p.onnx"
+    m2, report = onnxlegal.convert(src, 9, out, report=True, profile="none")
+    assert m2.opset("") == 9 and out.exists()
+    onnx.checker.check_model(onnx.load(str(out)))
+    assert report["ok"] and report["target_opset"] == 9 and report["source_opset"] == 11
+    assert {n["node"] for n in report["nodes"]} == {"unsq", "relu", "sum"}
+    with pytest.raises(ValueError, match="known profiles are: none, tensorrt"):
+        onnxlegal.convert(src, 9, profile="jetson")
