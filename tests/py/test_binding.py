@@ -298,6 +298,34 @@ def test_initializer_array_kept_alive_until_the_model_is_freed():
     assert ref() is None, "closing the model must release the array"
 
 
+def test_closing_the_source_of_a_legalized_model_keeps_what_the_result_borrows():
+    # legalize's result points into the source's initializer data (and its Constant tensors):
+    # closing the source, here by leaving its `with` block, must not free that memory while the
+    # result can still read it; it goes with the result.
+    from onnxlegal.lowering import legalize
+    arr = np.arange(1000, dtype=np.float32)
+    ptr, ref = arr.ctypes.data, weakref.ref(arr)
+    with onnxlegal.Model() as src:
+        g = src.graph
+        x = g.add_input("x", np.float32, [1000])
+        g.add_output(g.node("Add", [x, g.add_initializer("w", arr)], outputs=["y"]))
+        out = legalize(src, opset=13)
+        fin = src._finalizer
+    del arr, g, x
+    gc.collect()
+    assert src.closed and ref() is not None and fin.alive, "the result's borrowed data was freed"
+    # whatever reuses freed memory now must not show through the result
+    junk = [np.full(1000, np.nan, np.float32) for _ in range(64)]
+    (w,) = out.graph.initializers
+    assert w.data_pointer == ptr and np.array_equal(w.numpy(), np.arange(1000, dtype=np.float32))
+    del junk, w
+    out.close()
+    gc.collect()
+    assert ref() is None and not fin.alive, "freeing the result must release the source"
+    with pytest.raises(onnxlegal.StateError):
+        legalize(src, opset=13)
+
+
 def test_garbage_collection_frees_model_and_arrays():
     arr = np.ones(16, np.float32)
     ref_arr = weakref.ref(arr)

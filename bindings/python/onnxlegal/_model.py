@@ -19,10 +19,22 @@ _FIELDS = {"producer_name": 1, "producer_version": 2, "domain": 3, "doc_string":
 
 
 def _free_model(handle, keep):
-    # Runs once, on close() or when the Model is collected: the C model goes first, then the
-    # arrays and bytes it borrowed.
+    # Runs once, when the last holder of the _Owned lets go: the C model goes first, then the
+    # arrays, bytes and models it borrowed.
     lib.olg_model_free(handle)
     keep.clear()
+
+
+class _Owned:
+    """A C model and everything it points into (numpy arrays, bytes, the _Owned of the models it
+    borrows from, registries). Its Model holds it until close() or collection; a model that
+    borrows from it (legalize's result) holds it too, so that closing the source cannot free
+    memory the result still reads."""
+    __slots__ = ("keep", "finalizer", "__weakref__")
+
+    def __init__(self, handle):
+        self.keep = []
+        self.finalizer = weakref.finalize(self, _free_model, handle, self.keep)
 
 
 def _array(ctype, items):
@@ -88,19 +100,22 @@ def _ir_version_for(opset):
 class Model:
     """An ONNX model being built or read. Frees its C handle on close(), at the end of a `with`
     block, or when garbage-collected; arrays given as initializers are kept alive until then.
+    A model that borrows from this one (legalize's result) keeps that memory alive: closing this
+    one then only closes the Python object, and the C model is freed with the last borrower.
 
     opset: the default domain's version, or {domain: version}. ir_version: None picks the IR
     version released with that opset (e.g. 8 for opset 17)."""
 
     def __init__(self, opset=17, ir_version=None, name="main", *, _handle=None):
-        self._keep = []  # borrowed buffers (numpy arrays, bytes) the C model points into
         created = _handle is None
         if created:
             h = c_void_p()
             call("olg_model_new", byref(h), None)
             _handle = h.value
         self._h = _handle
-        self._finalizer = weakref.finalize(self, _free_model, _handle, self._keep)
+        self._own = _Owned(_handle)
+        self._keep = self._own.keep  # borrowed buffers (numpy arrays, bytes) the C model points into
+        self._finalizer = self._own.finalizer
         try:
             if isinstance(opset, dict):
                 for domain, version in opset.items():
@@ -130,9 +145,10 @@ class Model:
         return self._h is None
 
     def close(self):
-        """Frees the C model now. Idempotent; the object is unusable afterwards."""
+        """Frees the C model now, or, while a model made from it (legalize's result) borrows its
+        data, when the last such model is freed. Idempotent; the object is unusable afterwards."""
         self._h = None
-        self._finalizer()
+        self._own = None  # the last reference unless a borrower holds one: freed here
 
     def __enter__(self):
         return self
@@ -142,6 +158,12 @@ class Model:
         return False
 
     def _borrow(self, obj):
+        """Keeps obj alive as long as the C model; for a Model, its C model and what it borrows
+        (holding the Model object itself would not survive its close())."""
+        if isinstance(obj, Model):
+            if obj._own is None:
+                raise StateError(ERR_STATE, "the model is closed")
+            obj = obj._own
         self._keep.append(obj)
 
     # ---- reading and writing ----
