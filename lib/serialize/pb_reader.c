@@ -1158,6 +1158,10 @@ static olg_status rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     t->encoding = OLG_ENC_EXTERNAL;
     if (present && (s = keep_data_verbatim(r, t, ft->p, end))) return s;
     if (r->load_ext && (s = load_external(r, ft->p, t, kvs_exact, numel))) return s;
+    /* not loaded: data stays NULL and nbytes says how much it would be, which is how every
+     * later stage tells an unloaded external tensor (olg__known: contents not known) */
+    if (!r->load_ext && t->dtype != OLG_STRING && olg_dtype_bits(t->dtype))
+      t->nbytes = olg_dtype_nbytes(t->dtype, numel);
     *out = t;
     r->depth--;
     return OLG_OK;

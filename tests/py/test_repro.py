@@ -159,7 +159,7 @@ for opset in map(int, sys.argv[3:]):
         res = legalize(m, opset=opset)
         d = res.check()
         out[opset] = {"ok": True, "errors": d.error_count,
-                      "diags": [x["message"] for x in d],
+                      "diags": str(d),
                       "outputs": [v.name for v in res.graph.outputs]}
     except onnxlegal.Error as e:
         out[opset] = {"ok": False, "error": str(e)}

@@ -593,3 +593,73 @@ TEST(printers_bound_their_depth) {
   pbuf_free(&out);
   olg_model_free(m);
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* External data left unloaded (load_external_data = 0): contents unknown, never a NULL read */
+
+TEST(unloaded_external_data_is_unknown_to_later_stages) {
+  /* Reshape(x, shape) with `shape` (int64[2]) in an external file that is not loaded */
+  pbuf g = {0}, t = {0}, kv = {0}, n = {0}, vx = {0}, ty = {0}, tt = {0}, sh = {0}, b;
+  pint(&t, 1, 2);
+  pint(&t, 2, OLG_INT64);
+  pstr(&t, 8, "shape");
+  pstr(&kv, 1, "location");
+  pstr(&kv, 2, "nowhere.bin");
+  pmsg(&t, 13, &kv);
+  pint(&t, 14, 1);
+  pstr(&n, 1, "x");
+  pstr(&n, 1, "shape");
+  pstr(&n, 2, "y");
+  pstr(&n, 3, "r");
+  pstr(&n, 4, "Reshape");
+  pmsg(&g, 1, &n);
+  pstr(&g, 2, "g");
+  pmsg(&g, 5, &t);
+  for (int i = 0; i < 2; i++) {
+    pbuf d = {0};
+    pint(&d, 1, (uint64_t)(2 + i));
+    pmsg(&sh, 1, &d);
+  }
+  pint(&tt, 1, OLG_FLOAT);
+  pmsg(&tt, 2, &sh);
+  pmsg(&ty, 1, &tt);
+  pstr(&vx, 1, "x");
+  pmsg(&vx, 2, &ty);
+  pmsg(&g, 11, &vx);
+  pbuf vy = {0};
+  pstr(&vy, 1, "y");
+  pmsg(&g, 12, &vy);
+  model_of(&b, &g);
+  olg_read_options ro = OLG_READ_OPTIONS_INIT;
+  ro.load_external_data = 0;
+  olg_model *m;
+  CHECK_OK(olg_model_read_memory(&m, b.p, b.n, &ro));
+  pbuf_free(&b);
+  const olg_tensor *st = m->graph->inits[0].t;
+  CHECK(st->data == NULL && st->encoding == OLG_ENC_EXTERNAL);
+  CHECK_EQ(st->nbytes, 16); /* what it would hold: how later stages tell it is not loaded */
+  olg_check_options co = OLG_CHECK_OPTIONS_INIT;
+  co.full = 1;
+  olg_status s = olg_check(m, &co, NULL);
+  CHECK(s == OLG_OK || s == OLG_ERR_INVALID_MODEL);
+  CHECK_OK(olg_infer_shapes(m, NULL, NULL));
+  olg_registry *reg;
+  CHECK_OK(olg_registry_new_builtin(&reg, NULL));
+  olg_legalize_options lo = OLG_LEGALIZE_OPTIONS_INIT;
+  lo.opset = 13;
+  olg_model *out = NULL;
+  s = olg_legalize(m, reg, &lo, &out, NULL);
+  if (!s) {
+    /* the reference is carried, still unloaded */
+    pbuf w = {0};
+    CHECK_OK(olg_model_write_callback(out, pbuf_sink, &w, NULL));
+    CHECK(w.n > 0);
+    pbuf_free(&w);
+    olg_model_free(out);
+  }
+  olg_registry_free(reg);
+  pbuf p = {0};
+  CHECK_OK(olg_model_print_text(m, pbuf_sink, &p));
+  pbuf_free(&p);
+  olg_model_free(m);
+}
