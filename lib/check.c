@@ -21,6 +21,7 @@ typedef struct scope {
   const olg_graph *g;
   olg_node_id limit; /* names of g are visible when defined before this node */
   const struct scope *up;
+  int depth; /* 1 for a subgraph of the main graph */
 } scope;
 
 typedef struct ck {
@@ -99,7 +100,7 @@ static int64_t ir_for_onnx_opset(int64_t v) {
   return 13;
 }
 
-static int64_t ir_for_ml_opset(int64_t v) {
+int64_t olg__ir_for_ml_opset(int64_t v) {
   if (v <= 1) return 3;
   if (v == 2) return 6;
   if (v == 3) return 8;
@@ -145,10 +146,12 @@ static void check_model_header(ck *c) {
       report(c, OLG_WARNING, "OLG-CHECK-OPSET-VERSION", NULL, -1,
              "opset %lld of %s is still in development (the newest released is %d); runtimes may refuse it",
              (long long)v, shown, sd->max_released);
-    int64_t need = is_default_domain(dom) ? ir_for_onnx_opset(v) : ml ? ir_for_ml_opset(v) : 7;
+    int64_t need = is_default_domain(dom) ? ir_for_onnx_opset(v) : ml ? olg__ir_for_ml_opset(v) : 7;
+    /* an IR older than the opset's cannot express what the opset's ops may carry (IR.md
+       pairs each opset with the IR released with it): runtimes refuse such models */
     if (ir >= 3 && ir < need)
-      report(c, OLG_WARNING, "OLG-CHECK-IR-VERSION", NULL, -1,
-             "ir_version %lld is older than IR %lld, which was released with opset %lld of %s; runtimes may refuse the pairing (set ir_version to %lld)",
+      report(c, OLG_ERROR, "OLG-CHECK-IR-VERSION", NULL, -1,
+             "ir_version %lld is older than IR %lld, which was released with opset %lld of %s; set ir_version to %lld or more",
              (long long)ir, (long long)need, (long long)v, shown, (long long)need);
   }
 }
@@ -416,11 +419,11 @@ static void check_initializers(ck *c, const olg_graph *g) {
              "initializer '%s' of graph '%s' has negative dims or too many elements", r->name, g->name);
       continue;
     }
-    if (t->encoding != OLG_ENC_EXTERNAL && t->dtype != OLG_STRING && t->data &&
-        olg_dtype_nbytes(t->dtype, numel) != t->nbytes)
+    if (t->encoding != OLG_ENC_EXTERNAL && t->dtype != OLG_STRING &&
+        (t->data || numel) && olg_dtype_nbytes(t->dtype, numel) != (t->data ? t->nbytes : 0))
       report(c, OLG_ERROR, "OLG-CHECK-INIT-DATA", NULL, -1,
              "initializer '%s' of graph '%s' holds %zu bytes; %s with %llu elements needs %zu",
-             r->name, g->name, t->nbytes, olg_dtype_name(t->dtype), (unsigned long long)numel,
+             r->name, g->name, t->data ? t->nbytes : 0, olg_dtype_name(t->dtype), (unsigned long long)numel,
              olg_dtype_nbytes(t->dtype, numel));
     else if (t->dtype == OLG_STRING && t->n_strings != numel && t->encoding != OLG_ENC_EXTERNAL)
       report(c, OLG_ERROR, "OLG-CHECK-INIT-DATA", NULL, -1,
@@ -672,6 +675,34 @@ static void check_type_constraints(ck *c, const olg_graph *g, const olg_node *nd
       check_formal_type(c, g, nd, opset, s, false, (int)i, nd->outputs[i], bound);
 }
 
+/* Whether an attribute carries the payload its type names (a graph for GRAPH, ...); an API-built
+ * or hand-made model can lack it, and every later stage would trip on the NULL. */
+static bool attr_has_payload(const olg_attr *a) {
+  switch (a->type) {
+  case OLG_ATTR_GRAPH: return a->g != NULL;
+  case OLG_ATTR_TENSOR: {
+    if (!a->t) return false;
+    /* the data must cover the dims (or be external) */
+    const olg_tensor *t = a->t;
+    uint64_t ne;
+    if (t->encoding == OLG_ENC_EXTERNAL || t->dtype == OLG_STRING || t->dtype <= 0 ||
+        t->dtype > OLG_DTYPE_MAX || !olg__shape_numel(t->rank, t->dims, &ne))
+      return true;
+    return !ne || (t->data && t->nbytes >= olg_dtype_nbytes(t->dtype, ne));
+  }
+  case OLG_ATTR_TYPE_PROTO: return a->tp != NULL;
+  case OLG_ATTR_SPARSE_TENSOR: return a->sparse != NULL;
+  case OLG_ATTR_GRAPHS:
+    for (size_t k = 0; k < a->n; k++)
+      if (!a->graphs || !a->graphs[k]) return false;
+    return true;
+  default: return true;
+  }
+}
+
+static void check_attr_value(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s,
+                             const olg_attr *a);
+
 /* Arity, omitted inputs, attributes. */
 static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
   char lab[200];
@@ -729,6 +760,14 @@ static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_
       report(c, OLG_ERROR, "OLG-CHECK-ATTR-TYPE", nd, opset,
              "attribute '%s' of %s has type %s; it must be %s", a->name, op_label(nd, s->since_version, lab, sizeof lab),
              attr_type_name(a->type), attr_type_name(as->type));
+    else if (!attr_has_payload(a))
+      report(c, OLG_ERROR, "OLG-CHECK-ATTR-PAYLOAD", nd, opset,
+             "attribute '%s' of %s has type %s but carries no %s", a->name,
+             op_label(nd, s->since_version, lab, sizeof lab), attr_type_name(a->type),
+             a->type == OLG_ATTR_GRAPH ? "graph" : a->type == OLG_ATTR_TENSOR ? (a->t ? "data for its dims" : "tensor")
+             : a->type == OLG_ATTR_TYPE_PROTO ? "type" : "sparse tensor");
+    else
+      check_attr_value(c, nd, opset, s, a);
   }
   for (int i = 0; i < s->n_attrs; i++) {
     const olg_attr_schema *as = &s->attrs[i];
@@ -736,6 +775,114 @@ static void check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_
       report(c, OLG_ERROR, "OLG-CHECK-ATTR-MISSING", nd, opset,
              "%s requires attribute '%s' (%s), which is missing", op_label(nd, s->since_version, lab, sizeof lab), as->name,
              attr_type_name(as->type));
+  }
+}
+
+/* Attribute values whose allowed range changes with the op's version (Changelog.md): one row
+ * per (op, versions, attribute, rule). Versions are the schema's since_version: a row holds for
+ * since <= v < until (until 0: no end). Negative axes, for one, came with the version-11
+ * redefinitions of these ops; before them an axis counts from the front only. */
+enum { RANGE_NONNEG = 1, RANGE_ONE_OF = 2 };
+
+typedef struct attr_range {
+  const char *op;
+  int since, until;
+  const char *attr;
+  int rule;
+  const char *const *allowed; /* RANGE_ONE_OF: NULL-terminated */
+  int neg_from;               /* RANGE_NONNEG: the version that allows negative values */
+} attr_range;
+
+static const char *const pad_modes_2[] = {"constant", "reflect", "edge", NULL};
+static const char *const pad_modes_19[] = {"constant", "reflect", "edge", "wrap", NULL};
+static const char *const upsample_modes_1[] = {"nearest", "bilinear", NULL};
+static const char *const upsample_modes_7[] = {"nearest", "linear", NULL};
+static const char *const resize_modes_10[] = {"nearest", "linear", NULL};
+static const char *const resize_modes_11[] = {"nearest", "linear", "cubic", NULL};
+static const char *const resize_ctm_11[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                            "asymmetric", "tf_half_pixel_for_nn",
+                                            "tf_crop_and_resize", NULL};
+static const char *const resize_ctm_13[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                            "asymmetric", "tf_crop_and_resize", NULL};
+static const char *const resize_ctm_19[] = {"half_pixel", "half_pixel_symmetric",
+                                            "pytorch_half_pixel", "align_corners", "asymmetric",
+                                            "tf_crop_and_resize", NULL};
+
+#define NONNEG_BELOW_11(op, attr) {op, 1, 11, attr, RANGE_NONNEG, NULL, 11}
+static const attr_range attr_ranges[] = {
+  NONNEG_BELOW_11("ArgMax", "axis"), NONNEG_BELOW_11("ArgMin", "axis"),
+  NONNEG_BELOW_11("Compress", "axis"), NONNEG_BELOW_11("Concat", "axis"),
+  NONNEG_BELOW_11("Flatten", "axis"), NONNEG_BELOW_11("Hardmax", "axis"),
+  NONNEG_BELOW_11("LogSoftmax", "axis"), NONNEG_BELOW_11("Softmax", "axis"),
+  NONNEG_BELOW_11("ReduceL1", "axes"), NONNEG_BELOW_11("ReduceL2", "axes"),
+  NONNEG_BELOW_11("ReduceLogSum", "axes"), NONNEG_BELOW_11("ReduceLogSumExp", "axes"),
+  NONNEG_BELOW_11("ReduceMax", "axes"), NONNEG_BELOW_11("ReduceMean", "axes"),
+  NONNEG_BELOW_11("ReduceMin", "axes"), NONNEG_BELOW_11("ReduceProd", "axes"),
+  NONNEG_BELOW_11("ReduceSum", "axes"), NONNEG_BELOW_11("ReduceSumSquare", "axes"),
+  NONNEG_BELOW_11("Scan", "scan_input_axes"), NONNEG_BELOW_11("Scan", "scan_output_axes"),
+  NONNEG_BELOW_11("Slice", "axes"), /* the attribute of Slice-1 (an input from Slice-10) */
+  NONNEG_BELOW_11("Split", "axis"), NONNEG_BELOW_11("Squeeze", "axes"),
+  NONNEG_BELOW_11("Unsqueeze", "axes"),
+  {"Pad", 1, 19, "mode", RANGE_ONE_OF, pad_modes_2, 0},
+  {"Pad", 19, 0, "mode", RANGE_ONE_OF, pad_modes_19, 0},
+  {"Upsample", 1, 7, "mode", RANGE_ONE_OF, upsample_modes_1, 0},
+  {"Upsample", 7, 0, "mode", RANGE_ONE_OF, upsample_modes_7, 0},
+  {"Resize", 10, 11, "mode", RANGE_ONE_OF, resize_modes_10, 0},
+  {"Resize", 11, 0, "mode", RANGE_ONE_OF, resize_modes_11, 0},
+  {"Resize", 11, 13, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_11, 0},
+  {"Resize", 13, 19, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_13, 0},
+  {"Resize", 19, 0, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_19, 0},
+};
+#undef NONNEG_BELOW_11
+
+/* The first version of the op at or after `from` whose row (if any) allows string v. */
+static int string_allowed_from(const char *op, const char *attr, int from, const char *v, size_t n) {
+  for (size_t i = 0; i < sizeof attr_ranges / sizeof *attr_ranges; i++) {
+    const attr_range *r = &attr_ranges[i];
+    if (r->rule != RANGE_ONE_OF || r->since < from || strcmp(r->op, op) || strcmp(r->attr, attr)) continue;
+    for (const char *const *p = r->allowed; *p; p++)
+      if (strlen(*p) == n && memcmp(*p, v, n) == 0) return r->since;
+  }
+  return 0;
+}
+
+static void check_attr_value(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s,
+                             const olg_attr *a) {
+  if (!is_default_domain(nd->domain)) return;
+  char lab[200];
+  for (size_t i = 0; i < sizeof attr_ranges / sizeof *attr_ranges; i++) {
+    const attr_range *r = &attr_ranges[i];
+    if (s->since_version < r->since || (r->until && s->since_version >= r->until)) continue;
+    if (strcmp(r->op, s->name) != 0 || strcmp(r->attr, a->name) != 0) continue;
+    if (r->rule == RANGE_NONNEG) {
+      size_t n = a->type == OLG_ATTR_INT ? 1 : a->type == OLG_ATTR_INTS ? a->n : 0;
+      for (size_t k = 0; k < n; k++) {
+        int64_t v = a->type == OLG_ATTR_INT ? a->i : a->ints[k];
+        if (v >= 0) continue;
+        report(c, OLG_ERROR, "OLG-CHECK-ATTR-VALUE", nd, opset,
+               "attribute '%s' of %s is %lld; a negative %s is allowed from %s-%d (opset >= %d), below it count from the front (0 .. rank-1)",
+               a->name, op_label(nd, s->since_version, lab, sizeof lab), (long long)v, a->name,
+               s->name, r->neg_from, r->neg_from);
+        break;
+      }
+    } else if (r->rule == RANGE_ONE_OF && a->type == OLG_ATTR_STRING) {
+      bool ok = false;
+      for (const char *const *p = r->allowed; *p && !ok; p++)
+        ok = strlen(*p) == a->s.n && memcmp(*p, a->s.p ? a->s.p : "", a->s.n) == 0;
+      if (ok) continue;
+      char list[300];
+      size_t at = 0;
+      list[0] = 0;
+      for (const char *const *p = r->allowed; *p && at < sizeof list - 40; p++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", p == r->allowed ? "" : ", ", *p);
+      int later = string_allowed_from(s->name, a->name, s->since_version + 1, a->s.p ? a->s.p : "", a->s.n);
+      char hint[96] = "";
+      if (later) snprintf(hint, sizeof hint, "; it is allowed from %s-%d (opset >= %d)", s->name, later, later);
+      report(c, OLG_ERROR, "OLG-CHECK-ATTR-VALUE", nd, opset,
+             "attribute '%s' of %s is '%.*s'; it must be one of %s%s", a->name,
+             op_label(nd, s->since_version, lab, sizeof lab), (int)(a->s.n > 64 ? 64 : a->s.n),
+             a->s.p ? a->s.p : "", list, hint);
+    }
   }
 }
 
@@ -797,7 +944,17 @@ static void check_graph(ck *c, olg_graph *g, const scope *sc, bool infer_nodes);
 
 static void check_subgraphs(ck *c, olg_graph *g, const scope *sc, olg_node_id n, bool infer_nodes) {
   const olg_node *nd = &g->nodes[n];
-  scope inner = {g, n, sc};
+  scope inner = {g, n, sc, sc ? sc->depth + 1 : 1};
+  if (inner.depth > OLG_MAX_GRAPH_DEPTH) {
+    /* checking recurses into subgraphs: bounded here rather than by the stack */
+    int64_t opset = olg__domain_opset(c->m, nd->domain ? nd->domain : "");
+    report(c, OLG_ERROR, "OLG-CHECK-DEPTH", nd, opset,
+           "the subgraphs of this node are nested more than %d graphs deep; the library follows at most %d",
+           OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
+    if (!c->fatal) c->fatal = OLG_ERR_LIMIT;
+    c->stop = true;
+    return;
+  }
   for (uint32_t i = 0; i < nd->n_attrs && !c->stop; i++) {
     const olg_attr *a = &nd->attrs[i];
     if (a->type == OLG_ATTR_GRAPH && a->g) check_graph(c, a->g, &inner, infer_nodes);
@@ -1077,7 +1234,11 @@ OLG_API olg_status olg_check(const olg_model *cm, const olg_check_options *opts,
   if (c.full) snapshot_restore(m, &sn);
   olg_diags_free(own);
   if (own) diags = NULL;
-  if (c.fatal) return olg__err(c.fatal, "olg_check: out of memory (%zu errors found so far)", c.errors);
+  if (c.fatal == OLG_ERR_LIMIT)
+    return olg__err(c.fatal, "olg_check: the model goes beyond a limit of the library (%zu errors found so far%s)",
+                    c.errors, diags ? "; see the diagnostics" : "");
+  if (c.fatal == OLG_ERR_NOMEM) return olg__err(c.fatal, "olg_check: out of memory (%zu errors found so far)", c.errors);
+  if (c.fatal) return c.fatal; /* the message is the failing stage's */
   if (c.errors)
     return olg__err(OLG_ERR_INVALID_MODEL, "the model is not valid: %zu error%s%s", c.errors,
                     c.errors == 1 ? "" : "s", diags ? " (see the diagnostics)" : "");

@@ -234,6 +234,11 @@ OLG_API olg_status olg_model_set_opset(olg_model *m, const char *domain, int64_t
   const char *d = norm_domain(domain);
   if (m->ir_version_auto && !*d && olg_ir_version_for_opset(version) > 0)
     m->ir_version = olg_ir_version_for_opset(version);
+  /* the IR must be as new as every imported opset needs (ai.onnx.ml's too; the checker
+     refuses an older one) */
+  int64_t ml = strcmp(d, "ai.onnx.ml") == 0 ? version : olg_model_opset(m, "ai.onnx.ml");
+  if (m->ir_version_auto && ml > 0 && olg__ir_for_ml_opset(ml) > m->ir_version)
+    m->ir_version = olg__ir_for_ml_opset(ml);
   for (uint32_t i = 0; i < m->n_opsets; i++) {
     if (strcmp(norm_domain(m->opsets[i].domain), d) == 0) {
       m->opsets[i].version = version;

@@ -177,6 +177,12 @@ const olg_tensor *olg__in_known(const olg_icx *cx, int i) {
   if (!r || !r->known) return NULL;
   const olg_tensor *t = r->known;
   if (t->dtype != OLG_STRING && !t->data && t->nbytes) return NULL; /* external, not loaded */
+  /* contents count only when the data covers the dims: an API-built initializer may declare
+     elements it has no bytes for (the reader refuses such a tensor, the checker reports it) */
+  uint64_t ne;
+  if (!olg__shape_numel(t->rank, t->dims, &ne)) return NULL;
+  if (t->dtype == OLG_STRING) return t->n_strings >= ne ? t : NULL;
+  if (ne && (!t->data || t->nbytes < olg_dtype_nbytes(t->dtype, ne))) return NULL;
   return t;
 }
 
@@ -815,6 +821,21 @@ const olg_type *olg__graph_output_type(const olg_graph *sub, int i) {
 }
 
 olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
+  if (!sub) return OLG_OK; /* no body (the checker reports it): nothing to infer from */
+  /* inference recurses through the bodies: bounded by the nesting, not the stack */
+  int depth = 0;
+  for (const olg_graph *p = sub; p->parent && depth <= OLG_MAX_GRAPH_DEPTH; p = p->parent) depth++;
+  if (depth > OLG_MAX_GRAPH_DEPTH) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "the subgraphs of this node are nested more than %d graphs deep; the library follows at most %d",
+             OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
+    if (cx->diags) {
+      olg_status ds = olg_diags_add(cx->diags, OLG_ERROR, "OLG-CHECK-DEPTH", cx->nd->name,
+                                    cx->nd->domain, cx->nd->op, cx->opset, msg);
+      if (ds) return ds;
+    }
+    return olg__err(OLG_ERR_LIMIT, "node '%s' (%s): %s", cx->nd->name, cx->nd->op, msg);
+  }
   olg_status s = olg__infer_graph_ex(sub, cx->m, cx->diags, cx->notes, cx->max_errors);
   /* an impossible node inside the body was reported there; the outer node is not impossible
      by itself, so only memory failures propagate */
@@ -969,7 +990,14 @@ static olg_status infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_dia
   const rule *r = find_rule(nd->domain, nd->op);
   if (!r) return OLG_OK;
   olg_icx cx = {g, g->model, nd, n, opset, diags, max_errors, notes};
-  return r->fn(&cx);
+  /* a rule's helpers return NULL both for "not known" and for a refused allocation (a type
+     union, a wrapped type): the arena's failure count tells them apart, so that no failure
+     passes for an unknown type */
+  uint32_t failures = g->model->arena.failures;
+  olg_status s = r->fn(&cx);
+  if (!s && g->model->arena.failures != failures)
+    s = olg__err(OLG_ERR_NOMEM, "out of memory inferring node '%s' (%s)", nd->name, nd->op);
+  return s;
 }
 
 olg_status olg__infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags) {

@@ -286,7 +286,15 @@ typedef struct olg_model {
   const void *extra; /* serializer's: functions, training_info, configuration, unknown fields */
 } olg_model;
 
+/* How deep subgraphs may nest (a subgraph of a subgraph ... of the main graph) for the passes
+ * that recurse into them (check, inference, legalize): deeper is refused with OLG_ERR_LIMIT, so
+ * that no input can exhaust the stack. The reader refuses far shallower files already. */
+#define OLG_MAX_GRAPH_DEPTH 1000
+
 /* ---- internal helpers shared by the library ---- */
+
+/* The IR version released with opset v of ai.onnx.ml (lib/check.c). */
+int64_t olg__ir_for_ml_opset(int64_t v);
 
 /* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */
 const char *olg__strdup(olg_model *m, const char *s);

@@ -204,6 +204,13 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
     olg_value tv = cx->map[sv];
     if (tv == OLG_NO_VALUE)
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "graph output '%s' has no lowered value", name);
+    /* a value listed again as an output (IR.md asks names to be defined once, and an output
+       entry defines nothing: ONNX allows it): the same target value, listed again */
+    olg_value prev = olg__graph_lookup(g, name);
+    if (prev >= 0 && (g->values[prev].flags & OLG_VF_OUTPUT)) {
+      OLG_TRY(olg__idvec_push(cx->dst_model, &g->outputs, prev));
+      continue;
+    }
     olg_value_rec *tr = &g->values[tv];
     if (strcmp(tr->name, name) != 0 || (tr->flags & OLG_VF_OUTPUT)) {
       bool can_rename = tr->producer >= 0 && !olg__is_protected(cx, tv) &&
@@ -321,6 +328,34 @@ static olg_status compute_protect(olg_lower *cx) {
 /* Lowers cx->src into cx->dst: inputs and initializers, every node in topological order, the
  * outputs under their source names, the profile's rewrites and the cleanup. *n_failed counts
  * the nodes that could not be lowered (each reported); the graph is unusable then. */
+/* A name defined twice in the source (a reader keeps both, see olg_graph.dups): which node's
+ * value a use means is ambiguous, so the graph is refused, naming the second definition, as
+ * olg_check does. A graph input with an initializer of the same name (its default) is fine. */
+static olg_status refuse_duplicates(olg_lower *cx) {
+  const olg_graph *sg = cx->src;
+  for (uint32_t i = 0; i < sg->dups.n; i++) {
+    const olg_value_rec *second = &sg->values[sg->dups.p[i]];
+    olg_value fv = olg__graph_lookup(sg, second->name);
+    const olg_value_rec *first = fv >= 0 ? &sg->values[fv] : NULL;
+    bool in_init = first && first->producer < 0 && second->producer < 0 &&
+                   ((first->flags | second->flags) & OLG_VF_INPUT) &&
+                   ((first->flags | second->flags) & OLG_VF_INITIALIZER);
+    if (in_init) continue;
+    cx->cur_node = second->producer >= 0 ? &sg->nodes[second->producer] : NULL;
+    char by[300] = "a graph input or initializer";
+    if (first && first->producer >= 0) {
+      const olg_node *p = &sg->nodes[first->producer];
+      snprintf(by, sizeof by, "node '%s' (%s)", p->name, p->op);
+    }
+    olg_status s = olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                             "'%s' is defined twice in graph '%s' (first by %s); every name must be defined once (SSA)",
+                             second->name, sg->name, by);
+    cx->cur_node = NULL;
+    return s;
+  }
+  return OLG_OK;
+}
+
 static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   const olg_graph *sg = cx->src;
   const olg_allocator *al = &cx->dst_model->alloc;
@@ -352,6 +387,10 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     }
   }
   for (uint32_t i = 0; i < sg->outputs.n; i++) count_use(cx, sg->outputs.p[i]);
+  if (sg->dups.n && refuse_duplicates(cx)) {
+    *n_failed = 1; /* reported; the caller says the graph could not be lowered */
+    goto done;
+  }
   if ((s = carry_inputs(cx))) goto done;
   if (cx->parent) /* the names a subgraph reads from enclosing graphs */
     for (uint32_t v = 0; v < sg->n_values; v++)
@@ -383,6 +422,16 @@ done:
 
 olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const char *attr,
                                olg_graph **out) {
+  *out = NULL;
+  if (!src_sub) /* an API-built node (the reader and olg_check refuse it): no body to lower */
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "attribute '%s' carries no graph (a required body is missing)",
+                     attr ? attr : "?");
+  /* lowering a subgraph recurses (symbolic -> subgraph -> symbolic): bounded, not the stack */
+  int depth = 1;
+  for (const olg_lower *p = cx->parent; p && depth <= OLG_MAX_GRAPH_DEPTH; p = p->parent) depth++;
+  if (depth > OLG_MAX_GRAPH_DEPTH)
+    return olg__errf(cx, OLG_ERR_LIMIT, "subgraph '%s' is nested more than %d graphs deep; the library follows at most %d",
+                     attr ? attr : "?", OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
   olg_graph *g;
   OLG_TRY(olg_model_new_subgraph(cx->dst_model, &g));
   g->parent = cx->dst; /* for the inference of outer references; attaching sets it again */

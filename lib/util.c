@@ -147,13 +147,13 @@ void olg_arena_init(olg_arena *ar, const olg_allocator *a) {
 
 void *olg_arena_alloc(olg_arena *ar, size_t n) {
   size_t need = (n + 15) & ~(size_t)15;
-  if (need < n) return NULL;
+  if (need < n) { ar->failures++; return NULL; }
   if ((size_t)(ar->end - ar->cur) < need || !ar->cur) {
     /* Large requests get a chunk of their own, so the current chunk's free space is kept. */
     size_t size = need > ARENA_CHUNK / 4 ? need + ARENA_HDR : ARENA_CHUNK;
-    if (size < need) return NULL;
+    if (size < need) { ar->failures++; return NULL; }
     olg_arena_chunk *c = ar->alloc->alloc(ar->alloc->ud, size);
-    if (!c) return NULL;
+    if (!c) { ar->failures++; return NULL; }
     c->size = size;
     ar->total += size;
     if (need > ARENA_CHUNK / 4 && ar->head) {

@@ -46,6 +46,8 @@ typedef struct olg_arena {
   olg_arena_chunk *head;
   char *cur, *end;
   size_t total; /* bytes held, for statistics */
+  uint32_t failures; /* allocations refused so far: lets a caller see a failure a callee took
+                        for "unknown" (inference rules, whose helpers return NULL for both) */
 } olg_arena;
 void olg_arena_init(olg_arena *ar, const olg_allocator *a);
 void *olg_arena_alloc(olg_arena *ar, size_t n); /* zeroed, 16-aligned, NULL on failure */

@@ -571,6 +571,8 @@ OLG_SYMBOLIC(olg__sym_onnx_constant) {
   olg_value y;
   if (nd->n_attrs != 1) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Constant needs exactly one attribute");
   const olg_attr *a = &nd->attrs[0];
+  if (a->type == OLG_ATTR_TENSOR && !a->t) /* an API-built or hand-made node: no payload */
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Constant attribute 'value' carries no tensor");
   if (strcmp(a->name, "value") == 0 && a->type == OLG_ATTR_TENSOR && a->t->dtype != OLG_STRING) {
     if (!a->t->data && a->t->nbytes) return olg_lower_unsupported(cx, "a Constant with unloaded external data", -1);
     OLG_TRY(olg__const_tensor_kept(cx, a->t->dtype, a->t->rank, a->t->dims, a->t->data, a->t->nbytes, &y));

@@ -52,6 +52,11 @@
  *   OLG-CHECK-ATTR-UNKNOWN      [E] an attribute the op does not have at that opset
  *   OLG-CHECK-ATTR-TYPE         [E] an attribute of the wrong type
  *   OLG-CHECK-ATTR-MISSING      [E] a required attribute is absent
+ *   OLG-CHECK-ATTR-PAYLOAD      [E] an attribute without the payload its type names (a GRAPH
+ *                                   attribute without graph, e.g. an If without then_branch)
+ *   OLG-CHECK-ATTR-VALUE        [E] an attribute value outside what the op's version allows
+ *                                   (a negative axis below opset 11, an unknown Resize mode)
+ *   OLG-CHECK-DEPTH             [E] subgraphs nested deeper than the library follows
  *   OLG-CHECK-ATTR-REF          [E] an attribute that refers to a function's attribute
  *                                   (ref_attr_name) outside a function body
  *   OLG-CHECK-TYPE-CONSTRAINT   [E] an input or output type not allowed by its formal's

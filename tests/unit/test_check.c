@@ -165,14 +165,14 @@ TEST(check_ir_and_opsets) {
   EXPECT_CODE(m, 0, "OLG-CHECK-OPSET-VERSION", "does not exist");
   olg_model_free(m);
 
-  /* an old IR with a newer opset: valid, with a warning */
+  /* an IR older than the one released with the opset: an error */
   m = relu_model(14);
   CHECK_OK(olg_model_set_ir_version(m, 6));
   olg_diags *d;
-  CHECK_OK(run_check(m, 0, &d));
+  CHECK_EQ(run_check(m, 0, &d), OLG_ERR_INVALID_MODEL);
   long at = find_code(d, "OLG-CHECK-IR-VERSION");
   CHECK(at >= 0);
-  CHECK_EQ(olg_diag_severity(d, (size_t)at), OLG_WARNING);
+  CHECK_EQ(olg_diag_severity(d, (size_t)at), OLG_ERROR);
   CHECK(strstr(olg_diag_message(d, (size_t)at), "set ir_version to 7") != NULL);
   olg_diags_free(d);
   olg_model_free(m);
@@ -576,4 +576,41 @@ out:
 
 TEST(check_fail_each_allocation) {
   CHECK_FAIL_EACH_ALLOCATION(scenario_full_check, NULL);
+}
+
+/* Full check of a model read from a file with the failing allocator: subgraphs (If) and
+ * sequences (SequenceInsert) go through inference helpers that return NULL for "unknown" too. */
+static olg_status scenario_check_file(void *ud, const olg_allocator *a) {
+  olg_read_options ro = OLG_READ_OPTIONS_INIT;
+  ro.allocator = a;
+  olg_model *m = NULL;
+  olg_diags *d = NULL;
+  olg_status s = olg_model_read_file(&m, (const char *)ud, &ro);
+  if (s) return s;
+  if ((s = olg_diags_new(&d, a))) goto out;
+  olg_check_options o = OLG_CHECK_OPTIONS_INIT;
+  o.full = 1;
+  s = olg_check(m, &o, d);
+  if (!s && olg_diags_lost(d)) s = OLG_ERR_NOMEM;
+out:
+  olg_diags_free(d);
+  olg_model_free(m);
+  return s;
+}
+
+#define TESTDATA_NODE "/usr/share/libonnx-testdata/data/node/"
+
+TEST(check_fail_each_allocation_subgraphs_and_sequences) {
+  static const char *const models[] = {TESTDATA_NODE "test_if/model.onnx",
+                                       TESTDATA_NODE "test_sequence_insert_at_back/model.onnx",
+                                       TESTDATA_NODE "test_loop13_seq/model.onnx"};
+  for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+    FILE *f = fopen(models[i], "rb");
+    if (!f) {
+      printf("skip: %s is not installed (libonnx-testdata)\n", models[i]);
+      continue;
+    }
+    fclose(f);
+    CHECK_FAIL_EACH_ALLOCATION(scenario_check_file, (void *)models[i]);
+  }
 }

@@ -5,16 +5,20 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: onnxlegal check MODEL [--json] [--full] [--allow-unlowered] [--max-errors N]\n"
+    "usage: onnxlegal check MODEL [--json] [--fast] [--allow-unlowered] [--max-errors N]\n"
     "                             [--no-notes]\n"
     "\n"
     "Validates the model against the ONNX rules and the schemas of the opsets it imports: IR\n"
-    "version, names defined once and before use, ops known at their opset, arity, attributes,\n"
-    "type constraints, typed graph inputs and outputs, initializers, subgraphs.\n"
+    "version, names defined once and before use, ops known at their opset, arity, attributes\n"
+    "and their value ranges, type constraints, typed graph inputs and outputs, initializers,\n"
+    "subgraphs; then runs shape and type inference and reports what contradicts it (a declared\n"
+    "shape, an axis out of range, a bad permutation).\n"
     "\n"
     "  --json             the diagnostics as a JSON array of\n"
     "                     {severity, code, node, op, domain, opset, message}\n"
-    "  --full             also run shape and type inference and report contradictions\n"
+    "  --fast             the schema checks only, without inference (misses what only\n"
+    "                     shapes reveal)\n"
+    "  --full             the default (kept for compatibility)\n"
     "  --allow-unlowered  source-framework nodes (not yet legalized) are warnings, not errors\n"
     "  --max-errors N     stop after N errors\n"
     "  --no-notes         leave out notes (ops without schema or inference rule)\n"
@@ -95,10 +99,12 @@ int cli_check(int argc, char **argv) {
   const char *path = NULL;
   int json = 0;
   olg_check_options opts = OLG_CHECK_OPTIONS_INIT;
+  opts.full = 1; /* inference finds what the schemas alone cannot: the default */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--json") == 0) json = 1;
     else if (strcmp(a, "--full") == 0) opts.full = 1;
+    else if (strcmp(a, "--fast") == 0) opts.full = 0;
     else if (strcmp(a, "--allow-unlowered") == 0) opts.allow_unlowered = 1;
     else if (strcmp(a, "--no-notes") == 0) opts.notes = 0;
     else if (strcmp(a, "--max-errors") == 0) {
