@@ -851,11 +851,16 @@ int olg__pb_open_beneath(const char *dir, const char *location, int flags, mode_
       }
       return fd;
     }
-    int nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_DIRECTORY fails on a FIFO or device before any open would wait or act on it */
+    int nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (nfd < 0) {
+      int e = errno;
       struct stat st;
       if (fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
         *why = "goes through a symbolic link";
+      else if (e == ENOTDIR)
+        *why = "goes through something that is not a directory";
+      errno = e;
       break;
     }
     close(dfd);
