@@ -105,17 +105,41 @@ long test_fail_each_allocation(const char *file, int line, test_scenario fn, voi
   return -1;
 }
 
+/* A directory of this run's own (mkdtemp under $TMPDIR, else /tmp), so that runs never see each
+ * other's files (make test and make sanitize at once, a file left by a crashed run); removed at
+ * the end when every test passed. OLG_TEST_TMP names a directory to use (and keep) instead. */
+static char tmp_dir[256];
+static int tmp_dir_made;
+
 const char *test_tmp_path(const char *name) {
-  static char dir[256], path[512];
-  if (!dir[0]) {
-    const char *base = getenv("OLG_TEST_TMP");
-    snprintf(dir, sizeof dir, "%s", base ? base : "build/tests/tmp");
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    if (system(cmd) != 0) abort();
+  static char path[512];
+  if (!tmp_dir[0]) {
+    const char *keep = getenv("OLG_TEST_TMP");
+    if (keep && *keep) {
+      snprintf(tmp_dir, sizeof tmp_dir, "%s", keep);
+      char cmd[300];
+      snprintf(cmd, sizeof cmd, "mkdir -p '%s'", tmp_dir);
+      if (system(cmd) != 0) abort();
+    } else {
+      const char *base = getenv("TMPDIR");
+      snprintf(tmp_dir, sizeof tmp_dir, "%s/olg-unit-XXXXXX", base && *base ? base : "/tmp");
+      if (!mkdtemp(tmp_dir)) abort();
+      tmp_dir_made = 1;
+    }
   }
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
   return path;
+}
+
+static void remove_tmp_dir(int keep) {
+  if (!tmp_dir_made) return;
+  if (keep) {
+    fprintf(stderr, "temporary files kept in %s\n", tmp_dir);
+    return;
+  }
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_dir);
 }
 
 int main(int argc, char **argv) {
@@ -136,6 +160,7 @@ int main(int argc, char **argv) {
     }
   }
   free(tests);
+  remove_tmp_dir(failed != 0);
   printf("%zu passed, %zu failed\n", passed, failed);
   return failed ? 1 : 0;
 }
