@@ -1,6 +1,7 @@
 # onnxlegal — the only build entry point.
 #   make              libonnxlegal.so (soname carries the ABI major), libonnxlegal.a, the tool
-#   make test         every test (C unit tests, round trips, numeric tests); ends with "N passed, N failed"
+#   make test         every test (C unit tests, round trips, numeric tests, the nanopb writer's, built
+#                     in build/nanopb); ends with "N passed, N failed"
 #   make demo         builds, then runs the main job end to end
 #   make install PREFIX=/usr/local DESTDIR=   |   make uninstall
 #   make check-exports  the dynamic symbol table holds olg_* names only
@@ -138,17 +139,23 @@ $(UNIT): $(TEST_OBJS) $(STLIB)
 	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STLIB) $(LIBS) $(LDFLAGS)
 
 # ---- tests -----------------------------------------------------------------------------
-test: deps all $(UNIT)
-	@$(PYTHON) tests/run_all.py --build $(BUILD)
+# The nanopb writer is built in its own directory (its library and C unit tests), for
+# `make test` and `make test-nanopb` alike: what a test needs is built, never skipped.
+NANOPB_BUILD := build/nanopb
+.PHONY: nanopb-build
+nanopb-build:
+	@$(MAKE) --no-print-directory NANOPB=1 BUILD=$(NANOPB_BUILD) $(NANOPB_BUILD)/lib/$(SONAME) \
+		$(NANOPB_BUILD)/tests/unit
+
+test: deps all $(UNIT) nanopb-build
+	@$(PYTHON) tests/run_all.py --build $(BUILD) --nanopb-build $(NANOPB_BUILD)
 
 test-c: $(UNIT)
 	$(UNIT)
 
-# The nanopb writer in its own build: its C unit tests, then every testdata model written by
-# both writers and compared byte for byte (tests/py/test_nanopb.py).
-NANOPB_BUILD := build/nanopb
-test-nanopb:
-	$(MAKE) NANOPB=1 BUILD=$(NANOPB_BUILD) $(NANOPB_BUILD)/lib/$(SONAME) $(NANOPB_BUILD)/tests/unit
+# The nanopb writer's C unit tests, then every testdata model written by both writers and
+# compared byte for byte (tests/py/test_nanopb.py).
+test-nanopb: nanopb-build
 	$(NANOPB_BUILD)/tests/unit nanopb
 	ONNXLEGAL_NANOPB_BUILD=$(NANOPB_BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider -rs tests/py/test_nanopb.py
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs every test suite of the project and ends with one line: "N passed, N failed".
 
-Suites: the C unit tests (build/tests/unit), then every pytest file under tests/py. Each suite's
+Suites: the C unit tests (build/tests/unit), with --nanopb-build those of the nanopb writer in
+that build, then every pytest file under tests/py. Each suite's
 own output is shown as it runs; the totals are summed at the end. Exit status 1 when anything
 failed (or a suite could not run), 0 otherwise.
 """
@@ -35,24 +36,33 @@ def count(pattern, text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
+    ap.add_argument("--nanopb-build", help="a build with the nanopb writer (make NANOPB=1): its "
+                    "C unit tests of that writer run, and tests/py/test_nanopb.py uses it")
     ap.add_argument("-k", help="pytest -k expression (and C test filter)")
     args = ap.parse_args()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [os.path.join(ROOT, "bindings", "python"), ROOT] + env.get("PYTHONPATH", "").split(os.pathsep))
     env.setdefault("ONNXLEGAL_BUILD", os.path.join(ROOT, args.build))
+    if args.nanopb_build:
+        env["ONNXLEGAL_NANOPB_BUILD"] = os.path.join(ROOT, args.nanopb_build)
     passed = failed = skipped = 0
     broken = []
     t0 = time.time()
 
-    unit = os.path.join(ROOT, args.build, "tests", "unit")
-    code, out = run([unit] + ([args.k] if args.k else []), env)
-    m = re.search(r"^(\d+) passed, (\d+) failed$", out, re.M)
-    if m:
-        passed += int(m.group(1))
-        failed += int(m.group(2))
-    if code != 0 and not (m and int(m.group(2))):
-        broken.append("C unit tests (exit %d)" % code)
+    units = [("C unit tests", os.path.join(ROOT, args.build, "tests", "unit"), args.k)]
+    if args.nanopb_build:
+        # only the nanopb writer's tests: the others ran above on the same sources
+        units.append(("nanopb C unit tests", os.path.join(ROOT, args.nanopb_build, "tests", "unit"),
+                      args.k or "nanopb"))
+    for what, unit, filt in units:
+        code, out = run([unit] + ([filt] if filt else []), env)
+        m = re.search(r"^(\d+) passed, (\d+) failed$", out, re.M)
+        if m:
+            passed += int(m.group(1))
+            failed += int(m.group(2))
+        if code != 0 and not (m and int(m.group(2))):
+            broken.append("%s (exit %d)" % (what, code))
 
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfEs",
            os.path.join("tests", "py")]

@@ -64,6 +64,16 @@ needs_nanopb = pytest.mark.skipif(
     % (LIB if BUILD is None else ""))
 
 
+def test_the_nanopb_build_named_is_the_one_used():
+    """`make test` and `make test-nanopb` build the nanopb writer and name its build in
+    ONNXLEGAL_NANOPB_BUILD: there, the tests below must run, never skip."""
+    named = os.environ.get("ONNXLEGAL_NANOPB_BUILD")
+    if not named:
+        pytest.skip("no nanopb build named in ONNXLEGAL_NANOPB_BUILD")
+    named = os.path.join(ROOT, named) if not os.path.isabs(named) else named
+    assert BUILD == named, "the nanopb build named is not usable: %s" % LIB
+
+
 class Sink:
     """A write callback collecting the bytes (kept alive as long as the sink)."""
 
