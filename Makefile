@@ -84,9 +84,12 @@ tool: $(TOOL)
 
 # The Python package (bindings/python/onnxlegal) loads the library from beside itself: point it
 # at the library just built. Phony, so that the link always follows the last `make lib`.
+# PYLINK=0 leaves it alone (a staging build in a temporary BUILD, as the install tests make, must
+# not repoint the source tree's package at a directory about to be removed).
+PYLINK ?= 1
 .PHONY: python-lib-link
 python-lib-link: $(SHLIB)
-	@ln -sf $(abspath $(SHLIB)) bindings/python/onnxlegal/$(SONAME)
+	@$(if $(filter 1,$(PYLINK)),ln -sf $(abspath $(SHLIB)) bindings/python/onnxlegal/$(SONAME),:)
 
 $(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h: $(PROTO)
 	@mkdir -p $(BUILD)/gen

@@ -18,7 +18,8 @@ def staged(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("install"))
     build = os.path.join(d, "build")
     # PREFIX is where files will live; DESTDIR stages them, so .pc says /usr/local
-    sh(["make", "-s", "BUILD=" + build, "install", "DESTDIR=" + d + "/root", "PREFIX=/usr/local"])
+    # PYLINK=0: the source tree's Python package keeps pointing at its own build
+    sh(["make", "-s", "PYLINK=0", "BUILD=" + build, "install", "DESTDIR=" + d + "/root", "PREFIX=/usr/local"])
     yield d
     shutil.rmtree(d, ignore_errors=True)  # a whole build: not left for pytest's keep-3 rotation
 
@@ -31,6 +32,9 @@ def test_installed_files(staged):
     soname = subprocess.run(["objdump", "-p", os.path.join(root, "lib/libonnxlegal.so")],
                             capture_output=True, text=True, check=True).stdout
     assert "SONAME               libonnxlegal.so.0" in soname
+    # the staging build did not repoint the source tree's Python package at itself
+    link = os.path.join(ROOT, "bindings", "python", "onnxlegal", "libonnxlegal.so.0")
+    assert not os.path.realpath(link).startswith(os.path.realpath(staged) + os.sep)
 
 
 def test_pkg_config_program_writes_valid_model(staged):
@@ -55,8 +59,8 @@ def test_uninstall_removes_everything(staged, tmp_path):
     # into a root of its own (from the same build, so nothing is compiled again): the other
     # tests' staged files stay, whatever order the tests run in
     d = str(tmp_path / "root")
-    sh(["make", "-s", "BUILD=" + staged + "/build", "install", "DESTDIR=" + d, "PREFIX=/usr/local"])
+    sh(["make", "-s", "PYLINK=0", "BUILD=" + staged + "/build", "install", "DESTDIR=" + d, "PREFIX=/usr/local"])
     assert os.path.exists(d + "/usr/local/lib/libonnxlegal.so")
-    sh(["make", "-s", "BUILD=" + staged + "/build", "uninstall", "DESTDIR=" + d, "PREFIX=/usr/local"])
+    sh(["make", "-s", "PYLINK=0", "BUILD=" + staged + "/build", "uninstall", "DESTDIR=" + d, "PREFIX=/usr/local"])
     left = [os.path.join(p, f) for p, _, fs in os.walk(d) for f in fs]
     assert left == []
