@@ -28,6 +28,12 @@ INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR ?= $(LIBDIR)/cmake/onnxlegal
+# Where `make install` puts the Python package: PYTHON's purelib under PREFIX (dist-packages for
+# Debian's python3, whose sys.path has PREFIX/lib/python3.X/dist-packages for /usr/local).
+PYTHONDIR ?= $(shell $(PYTHON) -c 'import sys, sysconfig; \
+	p = sysconfig.get_path("purelib", "posix_prefix", vars={"base": "$(PREFIX)", "platbase": "$(PREFIX)"}); \
+	print(p.replace("site-packages", "dist-packages") if any(x.endswith("dist-packages") for x in sys.path) else p)')
+PY_SRCS := $(wildcard bindings/python/onnxlegal/*.py)
 
 CC ?= cc
 NANOPB ?=
@@ -219,12 +225,17 @@ install: all
 	install -m 644 $(STLIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(BUILD)/lib/pkgconfig/onnxlegal.pc $(DESTDIR)$(PKGCONFIGDIR)/
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(PYTHONDIR)/onnxlegal
+	install -m 644 $(PY_SRCS) $(DESTDIR)$(PYTHONDIR)/onnxlegal/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/onnxlegal/,$(notdir $(wildcard include/onnxlegal/*.h)) onnxlegal.hpp)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/onnxlegal
 	rm -f $(DESTDIR)$(CMAKEDIR)/onnxlegalConfig.cmake $(DESTDIR)$(CMAKEDIR)/onnxlegalConfigVersion.cmake
 	-rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(LIBDIR)/cmake
+	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/onnxlegal/,$(notdir $(PY_SRCS)))
+	rm -rf $(DESTDIR)$(PYTHONDIR)/onnxlegal/__pycache__
+	-rmdir $(DESTDIR)$(PYTHONDIR)/onnxlegal
 	rm -f $(DESTDIR)$(LIBDIR)/libonnxlegal.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 		$(DESTDIR)$(LIBDIR)/libonnxlegal.so $(DESTDIR)$(LIBDIR)/libonnxlegal.a \
 		$(DESTDIR)$(PKGCONFIGDIR)/onnxlegal.pc $(DESTDIR)$(BINDIR)/onnxlegal

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 DEBS="gcc clang make pkg-config binutils libprotobuf-c-dev protobuf-c-compiler python3 python3-numpy
 python3-onnx python3-torch python3-torchvision python3-pytest libonnx-testdata graphviz
-abigail-tools valgrind nanopb libnanopb-dev"
+abigail-tools valgrind nanopb libnanopb-dev g++ cmake python3-venv python3-setuptools man-db groff-base"
 
 missing=""
 for p in $DEBS; do

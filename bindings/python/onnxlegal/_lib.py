@@ -337,7 +337,10 @@ _SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(_PKG_DIR)))
 
 def candidate_paths():
     """Where the library is looked for, in order: $ONNXLEGAL_LIBRARY (wins), next to the
-    package, $ONNXLEGAL_BUILD/lib, the source tree's build/lib, then the system's."""
+    package, $ONNXLEGAL_BUILD/lib, the source tree's build/lib, the installed library: the lib
+    directory of the prefix the package is installed under (`make install` puts the package in
+    PREFIX/lib/python3.X/...), the dynamic loader's search, ctypes.util.find_library, and
+    pkg-config's libdir for onnxlegal."""
     env = os.environ.get("ONNXLEGAL_LIBRARY")
     if env:
         return [env]  # an explicit choice is never silently replaced by another library
@@ -346,8 +349,43 @@ def candidate_paths():
     if build:
         paths.append(os.path.join(build, "lib", SONAME))
     paths.append(os.path.join(_SOURCE_ROOT, "build", "lib", SONAME))
+    # PREFIX/lib/python3.X/{site,dist}-packages/onnxlegal -> PREFIX/lib
+    prefix_lib = os.path.dirname(os.path.dirname(os.path.dirname(_PKG_DIR)))
+    if os.path.basename(prefix_lib).startswith("lib"):
+        paths.append(os.path.join(prefix_lib, SONAME))
     paths.append(SONAME)  # the dynamic loader's own search (an installed library)
     return paths
+
+
+def system_paths():
+    """The installed library as the system knows it, for when the loader's cache does not
+    (e.g. /usr/local/lib before ldconfig ran): ctypes.util.find_library, then pkg-config's
+    libdir (under PKG_CONFIG_SYSROOT_DIR when that is set)."""
+    import ctypes.util
+    import subprocess
+    out = []
+    found = ctypes.util.find_library("onnxlegal")
+    if found:
+        out.append(found)
+    try:
+        r = subprocess.run(["pkg-config", "--variable=libdir", "onnxlegal"],
+                           capture_output=True, text=True, timeout=30)
+        libdir = r.stdout.strip() if r.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        libdir = ""
+    if libdir:
+        root = os.environ.get("PKG_CONFIG_SYSROOT_DIR", "").rstrip("/")
+        if root and not libdir.startswith(root + "/"):  # pkgconf applies it, pkg-config 0.29 not
+            libdir = root + libdir
+        out.append(os.path.join(libdir, SONAME))
+    return out
+
+
+def _then(first, more):
+    """first's items, then (only if still asked for) those of more()."""
+    yield from first
+    if more is not None:
+        yield from more()
 
 
 class Library:
@@ -357,7 +395,8 @@ class Library:
     def __init__(self, path=None):
         errors = []
         self.cdll = None
-        for cand in [path] if path else candidate_paths():
+        cands = [path] if path else candidate_paths()
+        for cand in _then(cands, None if path or os.environ.get("ONNXLEGAL_LIBRARY") else system_paths):
             if os.sep in cand and not os.path.exists(cand):
                 errors.append("%s: no such file" % cand)
                 continue
