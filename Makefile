@@ -28,6 +28,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR ?= $(LIBDIR)/cmake/onnxlegal
+MANDIR ?= $(PREFIX)/share/man
 # Where `make install` puts the Python package: PYTHON's purelib under PREFIX (dist-packages for
 # Debian's python3, whose sys.path has PREFIX/lib/python3.X/dist-packages for /usr/local).
 PYTHONDIR ?= $(shell $(PYTHON) -c 'import sys, sysconfig; \
@@ -80,6 +81,7 @@ CMAKE_CONFIG := $(BUILD)/lib/cmake/onnxlegal/onnxlegalConfig.cmake \
 	$(BUILD)/lib/cmake/onnxlegal/onnxlegalConfigVersion.cmake
 
 .DELETE_ON_ERROR:
+.PHONY: man
 .PHONY: all lib tool test test-c test-py test-nanopb demo install uninstall check-exports check-abi update-abi \
 	sanitize deps clean
 all: lib tool
@@ -146,6 +148,13 @@ $(TOOL): $(TOOL_OBJS) $(STLIB)
 $(UNIT): $(TEST_OBJS) $(STLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STLIB) $(LIBS) $(LDFLAGS)
+
+# The manual pages, generated from the tool's --help texts and the public headers' comments
+# (tools/gen_man.py), so they cannot go stale: onnxlegal(1), onnxlegal(3).
+MAN_PAGES := $(BUILD)/man/onnxlegal.1 $(BUILD)/man/onnxlegal.3
+man: $(MAN_PAGES)
+$(MAN_PAGES) &: $(TOOL) $(PUBLIC_HEADERS) tools/gen_man.py
+	$(PYTHON) tools/gen_man.py --tool $(TOOL) --out $(BUILD)/man --version $(VERSION)
 
 # ---- tests -----------------------------------------------------------------------------
 # The nanopb writer is built in its own directory (its library and C unit tests), for
@@ -214,7 +223,10 @@ deps:
 	@sh tools/deps.sh
 
 # ---- install ---------------------------------------------------------------------------
-install: all
+install: all man
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(BUILD)/man/onnxlegal.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/onnxlegal.3 $(DESTDIR)$(MANDIR)/man3/
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/onnxlegal $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(CMAKEDIR)
 	install -m 644 $(PUBLIC_HEADERS) bindings/cpp/onnxlegal.hpp $(DESTDIR)$(INCLUDEDIR)/onnxlegal/
@@ -233,6 +245,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/onnxlegal
 	rm -f $(DESTDIR)$(CMAKEDIR)/onnxlegalConfig.cmake $(DESTDIR)$(CMAKEDIR)/onnxlegalConfigVersion.cmake
 	-rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(LIBDIR)/cmake
+	rm -f $(DESTDIR)$(MANDIR)/man1/onnxlegal.1 $(DESTDIR)$(MANDIR)/man3/onnxlegal.3
 	rm -f $(addprefix $(DESTDIR)$(PYTHONDIR)/onnxlegal/,$(notdir $(PY_SRCS)))
 	rm -rf $(DESTDIR)$(PYTHONDIR)/onnxlegal/__pycache__
 	-rmdir $(DESTDIR)$(PYTHONDIR)/onnxlegal

@@ -57,6 +57,7 @@
  *   OLG-CHECK-ATTR-VALUE        [E] an attribute value outside what the op's version allows
  *                                   (a negative axis below opset 11, an unknown Resize mode)
  *   OLG-CHECK-DEPTH             [E] subgraphs nested deeper than the library follows
+ *   OLG-CHECK-ATTR-DUPLICATE    [E] an attribute given twice on one node
  *   OLG-CHECK-ATTR-REF          [E] an attribute that refers to a function's attribute
  *                                   (ref_attr_name) outside a function body
  *   OLG-CHECK-TYPE-CONSTRAINT   [E] an input or output type not allowed by its formal's
@@ -70,6 +71,8 @@
  *   OLG-INFER-INVALID           [E] the inputs make the node impossible (shapes that do not
  *                                   broadcast, an axis out of range, ...)
  *   OLG-INFER-UNSUPPORTED       [N] no inference rule for the op: its outputs stay unknown
+ *   the command-line tool (onnxlegal check)
+ *   OLG-CHECK-PARSE             [E] the file is not a well-formed model (it could not be read)
  */
 #ifndef ONNXLEGAL_CHECK_H
 #define ONNXLEGAL_CHECK_H
@@ -97,6 +100,7 @@ typedef struct olg_check_options {
   int notes;
 } olg_check_options;
 #define OLG_CHECK_OPTIONS_INIT {sizeof(olg_check_options), 0, 0, 0, 1}
+/* Sets *opts to the defaults, as OLG_CHECK_OPTIONS_INIT does. */
 OLG_API void olg_check_options_init(olg_check_options *opts);
 /* Check options on the heap, for bindings that do not lay out C structs (ctypes): _new gives
  * the defaults, _set sets every member (flags: 1 on, 0 off), _free releases (NULL is a no-op).

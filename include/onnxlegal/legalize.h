@@ -16,7 +16,26 @@
  *
  * Errors: lowering goes on past a failing node, so that one call reports EVERY unsupported op at
  * every node where it occurs; each diagnostic names the node, the op, the target opset and,
- * when there is one, the lowest opset that works. Then the call fails (*out is NULL). */
+ * when there is one, the lowest opset that works. Then the call fails (*out is NULL).
+ *
+ * Stable diagnostic codes of legalization (severity in brackets: E error, W warning); the
+ * emitted nodes' schema checks report the OLG-CHECK-* codes of check.h:
+ *
+ *   OLG-LOWER-UNSUPPORTED-OP    [E] no symbolic for the op at the target opset: names the
+ *                                   lowest opset that works, or says that none does
+ *   OLG-LOWER-UNSUPPORTED       [E] the op is supported, but not with these arguments at this
+ *                                   opset (olg_lower_unsupported; names the opset that works)
+ *   OLG-LOWER-DECOMPOSITION     [E] the op needs a decomposition at this opset and
+ *                                   decompositions are turned off (names the native opset)
+ *   OLG-LOWER-TYPE              [E] an argument of the wrong kind or type (a tensor where a
+ *                                   literal is needed, a literal of another type)
+ *   OLG-LOWER-UNBOUND           [E] a symbolic left an output that the graph uses unbound
+ *   OLG-LOWER-FAILED            [E] a symbolic failed without saying why (its status and the
+ *                                   last error message are reported)
+ *   OLG-LOWER-ERROR             [E] a symbolic's own error (olg_lower_error)
+ *   OLG-LOWER-NOMEM             [E] memory ran out while lowering the node
+ *   OLG-LOWER-WARNING           [W] a symbolic's warning (olg_lower_warning): the result is
+ *                                   valid, but e.g. an approximation or a dropped hint */
 #ifndef ONNXLEGAL_LEGALIZE_H
 #define ONNXLEGAL_LEGALIZE_H
 #include <stddef.h>
