@@ -316,7 +316,8 @@ inline NodeBuilder &NodeBuilder::attr(const char *name, Graph sub) {
 struct Diag {
   olg_severity severity = OLG_ERROR;
   std::string code, node, domain, op, message;
-  int64_t opset = -1;  // -1 when it does not apply
+  int64_t opset = -1;      // -1 when it does not apply
+  int64_t min_opset = -1;  // a lowering refusal: the lowest opset that works (else -1)
 
   // "error OLG-CHECK-ATTR-TYPE node 'n1' op Relu opset 17: message" (absent fields left out).
   std::string to_string() const {
@@ -326,7 +327,10 @@ struct Diag {
     if (!node.empty()) s += " node '" + node + "'";
     if (!op.empty()) s += " op " + (domain.empty() ? op : domain + "::" + op);
     if (opset >= 0) s += " opset " + std::to_string(opset);
-    return s + ": " + message;
+    s += ": " + message;
+    if (min_opset >= 0 && message.find("opset " + std::to_string(min_opset)) == std::string::npos)
+      s += " (works from opset " + std::to_string(min_opset) + ")";
+    return s;
   }
 };
 
@@ -366,6 +370,10 @@ class Diags {
     return olg_diag_opset(d_.get(), i);
   }
   std::string message(size_t i) const { return at(olg_diag_message(d_.get(), i)); }
+  int64_t min_opset(size_t i) const {
+    at(olg_diag_code(d_.get(), i));
+    return olg_diag_min_opset(d_.get(), i);
+  }
   Diag operator[](size_t i) const {
     Diag d;
     d.severity = severity(i);
@@ -375,6 +383,7 @@ class Diags {
     d.op = op(i);
     d.opset = opset(i);
     d.message = message(i);
+    d.min_opset = min_opset(i);
     return d;
   }
   // Every diagnostic, in order (so `for (const Diag &d : diags.list())`).

@@ -35,7 +35,12 @@
  *   OLG-LOWER-ERROR             [E] a symbolic's own error (olg_lower_error)
  *   OLG-LOWER-NOMEM             [E] memory ran out while lowering the node
  *   OLG-LOWER-WARNING           [W] a symbolic's warning (olg_lower_warning): the result is
- *                                   valid, but e.g. an approximation or a dropped hint */
+ *                                   valid, but e.g. an approximation or a dropped hint
+ *   per-node report notes (olg_legalize_options.report), one per lowered source node
+ *   OLG-LOWER-KEPT              [N] the node was kept as it is (same op, domain, arguments)
+ *   OLG-LOWER-REENCODED         [N] the node became the same op in another form (e.g. an
+ *                                   input made an attribute) or other native ops
+ *   OLG-LOWER-DECOMPOSED        [N] the node became an exact decomposition into other ops */
 #ifndef ONNXLEGAL_LEGALIZE_H
 #define ONNXLEGAL_LEGALIZE_H
 #include <stddef.h>

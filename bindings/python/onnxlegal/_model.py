@@ -776,7 +776,8 @@ class _CheckOptions:
 
 class Diag(dict):
     """One diagnostic: severity ("note", "warning", "error"), code, node, domain, op, opset (-1
-    when it does not apply) and message, as keys and as attributes."""
+    when it does not apply), message, and min_opset (for a lowering refusal, the lowest opset
+    that works; else -1), as keys and as attributes."""
 
     __slots__ = ()
 
@@ -794,7 +795,10 @@ class Diag(dict):
             s += " op %s" % ("%s::%s" % (self["domain"], self["op"]) if self["domain"] else self["op"])
         if self["opset"] >= 0:
             s += " opset %d" % self["opset"]
-        return s + ": " + self["message"]
+        s += ": " + self["message"]
+        if self.get("min_opset", -1) >= 0 and "opset %d" % self["min_opset"] not in self["message"]:
+            s += " (works from opset %d)" % self["min_opset"]
+        return s
 
 
 class Diags:
@@ -842,6 +846,8 @@ class Diags:
             op=dec(lib.olg_diag_op(h, i)),
             opset=lib.olg_diag_opset(h, i),
             message=dec(lib.olg_diag_message(h, i)),
+            min_opset=(lib.olg_diag_min_opset(h, i)
+                       if "olg_diag_min_opset" not in lib.missing else -1),
         )
 
     def __getitem__(self, i):
