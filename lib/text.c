@@ -593,8 +593,10 @@ static olg_status put_node(text_cx *cx, const olg_graph *g, const olg_node *nd, 
     if (attr_printable(&nd->attrs[i])) continue;
     olg__out_indent(o, indent);
     olg__out_str(o, "# attribute ");
-    olg__out_str(o, nd->attrs[i].name);
-    olg__out_str(o, " of the next node is a sparse tensor, which the syntax cannot show\n");
+    olg__out_str(o, nd->attrs[i].name ? nd->attrs[i].name : "");
+    olg__out_str(o, nd->attrs[i].type == OLG_ATTR_UNDEFINED
+                        ? " of the next node has no type and no value\n"
+                        : " of the next node is a sparse tensor, which the syntax cannot show\n");
   }
   olg__out_indent(o, indent);
   if (nd->name && *nd->name) {

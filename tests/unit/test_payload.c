@@ -132,6 +132,24 @@ TEST(reader_accepts_empty_lists_and_unset_scalars) {
     CHECK_OK(s);
     pbuf_free(&b);
   }
+  /* an attribute with neither type nor value (old files leave the type out): UNDEFINED, which
+   * the text shows as a comment */
+  {
+    pbuf a0 = {0}, b0, out = {0};
+    pstr(&a0, 1, "bare");
+    one_attr_model(&b0, &a0);
+    olg_model *m;
+    CHECK_OK(olg_model_read_memory(&m, b0.p, b0.n, NULL));
+    pbuf_free(&b0);
+    CHECK_EQ(m->graph->nodes[0].attrs[0].type, OLG_ATTR_UNDEFINED);
+    olg_status s = olg_model_print_text(m, pbuf_sink, &out);
+    pbuf_add(&out, "", 1);
+    bool said = strstr((const char *)out.p, "attribute bare of the next node has no type and no value") != NULL;
+    pbuf_free(&out);
+    olg_model_free(m);
+    CHECK_OK(s);
+    CHECK(said);
+  }
   /* an empty string is a string */
   pbuf a = {0}, b;
   pstr(&a, 1, "a");
