@@ -3,7 +3,7 @@
  *
  * Compiled only with OLG_WITH_NANOPB (`make NANOPB=1`). It writes the same bytes as the default
  * writer (pb_writer.c): both take the field order, packing, presence rules and staleness checks
- * of what the reader kept in `extra` from pb_fields.c, and differ only in how a field reaches
+ * of what the reader kept in `extra` from pb_fields.inc, and differ only in how a field reaches
  * the wire -- this one must not touch the default writer's allocating length vector.
  * tests/unit/test_nanopb.c and tests/py/test_nanopb.py compare their output byte for byte.
  *
@@ -39,7 +39,15 @@
 #endif
 
 #include "onnxlegal/nanopb.h"
-#include "serialize/pb_fields.h"
+#include "serialize/pb.h"
+
+/* A message level of a writing: the context and the level's stream (a sizing or a writing one). */
+typedef struct nctx nctx;
+typedef struct pbw {
+  nctx *c;
+  pb_ostream_t *s;
+} pbw;
+#include "serialize/pb_fields.inc"
 
 #ifndef OLG_NANOPB_STAGE
 #define OLG_NANOPB_STAGE 1024 /* bytes staged before fn is called; longer runs go straight */
@@ -50,14 +58,14 @@
 
 #define PROTOBUF_LIMIT 0x7fffffffu
 
-typedef struct nctx {
+struct nctx {
   olg_pbw_common com; /* first: the failure (its message set), the depth */
   olg_write_fn fn;
   void *ud;
   uint64_t delivered; /* bytes fn has taken */
   size_t staged;
   uint8_t stage[OLG_NANOPB_STAGE];
-} nctx;
+};
 
 /* Records the first failure; returns false so that `return fail(...)` unwinds the encoders. */
 static bool fail(nctx *c, olg_status s) {
@@ -94,39 +102,38 @@ static bool sink_cb(pb_ostream_t *s, const pb_byte_t *p, size_t n) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* The ops through which pb_fields.c writes (pb_fields.h), on nanopb's primitives. Each returns
- * false on failure; the reason is in c->com.st (ours) or the stream's errmsg (nanopb's). The
- * stream of a message level is w->stream. */
+/* How a field reaches the wire, for the description in pb_fields.inc, on nanopb's primitives.
+ * Each returns false on failure; the reason is in c->com.st (ours) or the stream's errmsg
+ * (nanopb's). */
 
-static nctx *nctx_of(const olg_pbw *w) { return (nctx *)w->c; } /* com is nctx's first member */
+static olg_pbw_common *pbw_common(const pbw *w) { return &w->c->com; }
 
-static bool op_varint(const olg_pbw *w, uint32_t no, uint64_t v) {
-  return pb_encode_tag(w->stream, PB_WT_VARINT, no) && pb_encode_varint(w->stream, v);
+static bool pbw_varint(const pbw *w, uint32_t no, uint64_t v) {
+  return pb_encode_tag(w->s, PB_WT_VARINT, no) && pb_encode_varint(w->s, v);
 }
 
-static bool op_bytes(const olg_pbw *w, uint32_t no, const void *p, size_t n) {
-  return pb_encode_tag(w->stream, PB_WT_STRING, no) && pb_encode_string(w->stream, p, n);
+static bool pbw_bytes(const pbw *w, uint32_t no, const void *p, size_t n) {
+  return pb_encode_tag(w->s, PB_WT_STRING, no) && pb_encode_string(w->s, p, n);
 }
 
 /* v's bits, little-endian on the wire (pb_encode_fixed32 takes the value in host order) */
-static bool op_fixed32(const olg_pbw *w, uint32_t no, uint32_t v) {
-  return pb_encode_tag(w->stream, PB_WT_32BIT, no) && pb_encode_fixed32(w->stream, &v);
+static bool pbw_fixed32(const pbw *w, uint32_t no, uint32_t v) {
+  return pb_encode_tag(w->s, PB_WT_32BIT, no) && pb_encode_fixed32(w->s, &v);
 }
 
-static bool op_bare_varint(const olg_pbw *w, uint64_t v) { return pb_encode_varint(w->stream, v); }
+static bool pbw_bare_varint(const pbw *w, uint64_t v) { return pb_encode_varint(w->s, v); }
 
-static bool op_raw(const olg_pbw *w, const void *p, size_t n) { return pb_write(w->stream, p, n); }
+static bool pbw_raw(const pbw *w, const void *p, size_t n) { return pb_write(w->s, p, n); }
 
 /* A sub-message: `body` encodes its contents. In a sizing stream one sizing run of the body gives
  * the length, which is all the enclosing count needs; in a writing stream the body is sized, then
  * written into a sub-stream bounded by that length (nanopb refuses a longer write), and the length
  * written is checked against it. */
-static bool op_sub(const olg_pbw *w, uint32_t no, olg_pbw_body body, const void *obj,
-                   const void *aux) {
-  nctx *c = nctx_of(w);
-  pb_ostream_t *s = w->stream;
+static bool pbw_sub(const pbw *w, uint32_t no, pbw_body body, const void *obj, const void *aux) {
+  nctx *c = w->c;
+  pb_ostream_t *s = w->s;
   pb_ostream_t sizing = PB_OSTREAM_SIZING;
-  olg_pbw level = {w->ops, w->c, &sizing};
+  pbw level = {c, &sizing};
   if (!body(&level, obj, aux)) return false;
   size_t len = sizing.bytes_written;
   if (!pb_encode_tag(s, PB_WT_STRING, no) || !pb_encode_varint(s, len)) return false;
@@ -135,7 +142,7 @@ static bool op_sub(const olg_pbw *w, uint32_t no, olg_pbw_body body, const void 
   sw.callback = s->callback;
   sw.state = s->state;
   sw.max_size = len;
-  level.stream = &sw;
+  level.s = &sw;
   bool ok = body(&level, obj, aux);
   s->bytes_written += sw.bytes_written;
   if (ok && sw.bytes_written != len)
@@ -147,14 +154,17 @@ static bool op_sub(const olg_pbw *w, uint32_t no, olg_pbw_body body, const void 
   return ok;
 }
 
-/* no external data option here: loaded external data is written inline, unloaded references
- * are kept */
-static const olg_pbw_ops nanopb_ops = {op_varint, op_bytes, op_fixed32, op_bare_varint,
-                                       op_raw, op_sub, NULL};
+/* No external data option here (com.ext_on stays false): loaded external data is written
+ * inline, unloaded references are kept. */
+static bool pbw_ext_place(const pbw *w, const olg_tensor *t, uint64_t *at) {
+  (void)t;
+  *at = 0;
+  return pbw_fail(w, olg__err(OLG_ERR_STATE, "internal error: no external data in this writer"));
+}
 
 static bool w_model(nctx *c, pb_ostream_t *s, const olg_model *m) {
-  olg_pbw w = {&nanopb_ops, &c->com, s};
-  return olg__pbw_model(&w, m);
+  pbw w = {c, s};
+  return pbw_model(&w, m);
 }
 
 /* ---------------------------------------------------------------------------------------- */

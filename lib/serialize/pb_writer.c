@@ -9,8 +9,8 @@
  * lengths, whatever the size of the tensors; time is linear in the size of the output.
  *
  * Which fields are written, in which order and under which conditions is decided in
- * pb_fields.c, for this writer and the nanopb one alike; this file encodes them (the ops at the
- * end of the encoder) and drives the two runs, the sink and the external data file. */
+ * pb_fields.inc, for this writer and the nanopb one alike; this file says how a field reaches
+ * the wire (pbw_*) and drives the two runs, the sink and the external data file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,13 +22,17 @@
 #include <unistd.h>
 
 #include "onnxlegal/io.h"
-#include "pb_fields.h"
+#include "pb.h"
+
+typedef struct enc enc;
+typedef enc pbw; /* the default writer writes every message level through its one encoder */
+#include "pb_fields.inc"
 
 #define STAGE_SIZE (64 * 1024)
 #define DIRECT_MIN (16 * 1024) /* runs at least this long bypass the staging buffer */
 #define PROTOBUF_LIMIT 0x7fffffffu
 
-typedef struct enc {
+struct enc {
   olg_pbw_common com; /* first: the failure, the depth, the external data options */
   bool emit;
   uint64_t pos; /* bytes produced so far (counted in the first run, emitted in the second) */
@@ -45,7 +49,7 @@ typedef struct enc {
   /* external data */
   int ext_fd;
   uint64_t ext_off;
-} enc;
+};
 
 static void fail(enc *e, olg_status s) {
   if (!e->com.st) e->com.st = s;
@@ -122,18 +126,18 @@ static void out_varint(enc *e, uint64_t v) {
 
 static void out_tag(enc *e, uint32_t no, int wt) { out_varint(e, (uint64_t)no << 3 | (unsigned)wt); }
 
-static void f_varint(enc *e, uint32_t no, uint64_t v) {
+static void enc_varint(enc *e, uint32_t no, uint64_t v) {
   out_tag(e, no, PB_VARINT);
   out_varint(e, v);
 }
 
-static void f_bytes(enc *e, uint32_t no, const void *p, size_t n) {
+static void enc_bytes(enc *e, uint32_t no, const void *p, size_t n) {
   out_tag(e, no, PB_LEN);
   out_varint(e, n);
   out(e, p, n);
 }
 
-static void f_fixed32(enc *e, uint32_t no, uint32_t v) {
+static void enc_fixed32(enc *e, uint32_t no, uint32_t v) {
   uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
   out_tag(e, no, PB_I32);
   out(e, b, 4);
@@ -183,43 +187,42 @@ static void sub_end(enc *e, mark k) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* The ops through which pb_fields.c writes (pb_fields.h) */
+/* How a field reaches the wire, for the description in pb_fields.inc */
 
-static enc *enc_of(const olg_pbw *w) { return (enc *)w->c; } /* com is enc's first member */
+static olg_pbw_common *pbw_common(const pbw *w) { return &((enc *)w)->com; }
 
-static bool op_varint(const olg_pbw *w, uint32_t no, uint64_t v) {
-  enc *e = enc_of(w);
-  f_varint(e, no, v);
+static bool pbw_varint(const pbw *w, uint32_t no, uint64_t v) {
+  enc *e = (enc *)w;
+  enc_varint(e, no, v);
   return !e->com.st;
 }
 
-static bool op_bytes(const olg_pbw *w, uint32_t no, const void *p, size_t n) {
-  enc *e = enc_of(w);
-  f_bytes(e, no, p, n);
+static bool pbw_bytes(const pbw *w, uint32_t no, const void *p, size_t n) {
+  enc *e = (enc *)w;
+  enc_bytes(e, no, p, n);
   return !e->com.st;
 }
 
-static bool op_fixed32(const olg_pbw *w, uint32_t no, uint32_t v) {
-  enc *e = enc_of(w);
-  f_fixed32(e, no, v);
+static bool pbw_fixed32(const pbw *w, uint32_t no, uint32_t v) {
+  enc *e = (enc *)w;
+  enc_fixed32(e, no, v);
   return !e->com.st;
 }
 
-static bool op_bare_varint(const olg_pbw *w, uint64_t v) {
-  enc *e = enc_of(w);
+static bool pbw_bare_varint(const pbw *w, uint64_t v) {
+  enc *e = (enc *)w;
   out_varint(e, v);
   return !e->com.st;
 }
 
-static bool op_raw(const olg_pbw *w, const void *p, size_t n) {
-  enc *e = enc_of(w);
+static bool pbw_raw(const pbw *w, const void *p, size_t n) {
+  enc *e = (enc *)w;
   out(e, p, n);
   return !e->com.st;
 }
 
-static bool op_sub(const olg_pbw *w, uint32_t no, olg_pbw_body body, const void *obj,
-                   const void *aux) {
-  enc *e = enc_of(w);
+static bool pbw_sub(const pbw *w, uint32_t no, pbw_body body, const void *obj, const void *aux) {
+  enc *e = (enc *)w;
   mark k = sub_begin(e, no);
   bool ok = body(w, obj, aux);
   sub_end(e, k);
@@ -227,8 +230,8 @@ static bool op_sub(const olg_pbw *w, uint32_t no, olg_pbw_body body, const void 
 }
 
 /* Reserves the tensor's place in the external data file; in the second run, writes it there. */
-static bool op_ext_place(const olg_pbw *w, const olg_tensor *t, uint64_t *at_out) {
-  enc *e = enc_of(w);
+static bool pbw_ext_place(const pbw *w, const olg_tensor *t, uint64_t *at_out) {
+  enc *e = (enc *)w;
   uint64_t align = t->nbytes >= 65536 ? 4096 : 64;
   uint64_t at = (e->ext_off + align - 1) / align * align;
   e->ext_off = at + t->nbytes;
@@ -239,14 +242,6 @@ static bool op_ext_place(const olg_pbw *w, const olg_tensor *t, uint64_t *at_out
   return !e->com.st;
 }
 
-static const olg_pbw_ops enc_ops = {op_varint, op_bytes, op_fixed32, op_bare_varint,
-                                    op_raw, op_sub, op_ext_place};
-
-static bool w_model(enc *e, const olg_model *m) {
-  olg_pbw w = {&enc_ops, &e->com, NULL};
-  return olg__pbw_model(&w, m);
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Driving the two runs */
 
@@ -254,7 +249,7 @@ static olg_status run(enc *e, const olg_model *m) {
   e->emit = false;
   e->pos = 0;
   e->ext_off = 0;
-  w_model(e, m);
+  pbw_model(e, m);
   if (e->com.st) return e->com.st;
   uint64_t total = e->pos;
   if (total > PROTOBUF_LIMIT)
@@ -267,7 +262,7 @@ static olg_status run(enc *e, const olg_model *m) {
   e->pos = 0;
   e->cursor = 0;
   e->ext_off = 0;
-  w_model(e, m);
+  pbw_model(e, m);
   flush(e);
   if (e->com.st) return e->com.st;
   if (e->pos != total || e->cursor != e->n_sizes)

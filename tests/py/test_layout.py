@@ -14,7 +14,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 def sources(top):
     for d, _, files in os.walk(os.path.join(ROOT, top)):
         for f in sorted(files):
-            if f.endswith((".c", ".h")):
+            if f.endswith((".c", ".h", ".inc")):
                 yield os.path.relpath(os.path.join(d, f), ROOT)
 
 
