@@ -28,9 +28,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* 1 when argv[1..] holds -h or --help (before a "--"). */
 int cli_wants_help(int argc, char **argv);
 
-/* Reads a model; on failure prints "onnxlegal: <cmd>: reading <path>: ..." and returns the
- * exit status (else 0 with *out set). */
+/* Reads a model (path "-": standard input); on failure prints one message,
+ * "onnxlegal: <cmd>: reading <path>: ...", and a plain hint when there is one (a truncated
+ * file, a Git LFS pointer), and returns the exit status (else 0 with *out set). */
 int cli_read_model(const char *cmd, const char *path, olg_model **out);
+/* The same in parts: the read alone ("-": standard input, whose bytes live until exit) ... */
+olg_status cli_load_model(const char *path, olg_model **out);
+/* ... the failure's message and hint, returning the exit status ... */
+int cli_read_failed(const char *cmd, const char *path, olg_status s);
+/* ... and the hint alone for a failure (NULL when none): msg is the reader's message. */
+const char *cli_read_hint(const char *path, olg_status s, const char *msg);
 
 /* An olg_write_fn that writes to a FILE * (ud); fails on a short write. */
 int cli_write_file(void *ud, const void *data, size_t n);
@@ -44,5 +51,10 @@ int cli_close_output(const char *cmd, const char *path, FILE *f);
 /* The value's type for people: "float[N,3]", "int64[]" (a scalar), "float[*]" (rank unknown),
  * "?" (no tensor type). Writes at most cap bytes (cut with "..."). */
 void cli_format_type(const olg_graph *g, olg_value v, char *buf, size_t cap);
+
+/* The ops the main graph uses, most frequent first, each with the lowest target opset it
+ * converts to (and natively, when later): "nodes: N" and one line per op (info), or a table
+ * (table 1, `ops MODEL`); then the lowest opset for the whole model. */
+int cli_print_model_ops(const olg_model *m, int table);
 
 #endif

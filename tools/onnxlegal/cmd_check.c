@@ -123,11 +123,17 @@ int cli_check(int argc, char **argv) {
   }
   if (!path) return cli_usage_error("check", "no model given");
   olg_model *m = NULL;
-  olg_status s = olg_model_read_file(&m, path, NULL);
+  olg_status s = cli_load_model(path, &m);
   if (s == OLG_ERR_PARSE || s == OLG_ERR_LIMIT) {
-    /* a malformed file is an invalid model: say so in the requested format */
-    char msg[2048];
-    snprintf(msg, sizeof msg, "reading %s: %s", path, olg_last_error());
+    /* a malformed file is an invalid model: say so in the requested format, once, with a hint */
+    char msg[2048], lead[1100];
+    const char *err = olg_last_error();
+    snprintf(lead, sizeof lead, "reading '%s': ", path);
+    if (strncmp(err, lead, strlen(lead)) == 0) err += strlen(lead);
+    const char *hint = cli_read_hint(path, s, err);
+    snprintf(msg, sizeof msg, "reading %s: %s%s%s", strcmp(path, "-") ? path : "standard input",
+             err, hint ? " (hint: " : "", hint ? hint : "");
+    if (hint) strncat(msg, ")", sizeof msg - strlen(msg) - 1);
     if (json) {
       fputc('[', stdout);
       print_json_one(stdout, 1, "error", "OLG-CHECK-PARSE", "", "", "", -1, msg);
@@ -137,7 +143,7 @@ int cli_check(int argc, char **argv) {
     }
     return CLI_BAD_MODEL;
   }
-  if (s) return cli_fail("check", s, "reading %s", path);
+  if (s) return cli_read_failed("check", path, s);
   olg_diags *d = NULL;
   if ((s = olg_diags_new(&d, NULL))) {
     olg_model_free(m);

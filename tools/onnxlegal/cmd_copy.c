@@ -10,7 +10,7 @@ static const char usage[] =
     "usage: onnxlegal copy IN OUT [--external-data FILE] [--threshold BYTES]\n"
     "\n"
     "Reads IN and writes it to OUT. Tensor data is streamed from the input's mapping, never\n"
-    "held twice in memory.\n"
+    "held twice in memory. IN \"-\" reads standard input, OUT \"-\" writes standard output.\n"
     "\n"
     "  --external-data FILE  write tensors of at least BYTES bytes to FILE, a name relative to\n"
     "                        OUT's directory (no absolute path, no '..')\n"
@@ -73,8 +73,19 @@ int cli_copy(int argc, char **argv) {
   olg_model *m;
   int rc = cli_read_model("copy", in, &m);
   if (rc) return rc;
-  olg_status s = olg_model_write_file(m, out, &opts);
+  olg_status s;
+  if (strcmp(out, "-") == 0) {
+    /* standard output: no directory for external data */
+    if (external) {
+      olg_model_free(m);
+      return cli_usage_error("copy", "--external-data needs an OUT file, not standard output");
+    }
+    fflush(stdout);
+    s = olg_model_write_fd(m, 1, &opts);
+  } else {
+    s = olg_model_write_file(m, out, &opts);
+  }
   olg_model_free(m);
-  if (s) return cli_fail("copy", s, "writing %s", out);
+  if (s) return cli_fail("copy", s, "writing %s", strcmp(out, "-") ? out : "standard output");
   return CLI_OK;
 }

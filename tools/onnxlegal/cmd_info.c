@@ -8,25 +8,10 @@ static const char usage[] =
     "usage: onnxlegal info MODEL\n"
     "\n"
     "Shows the model's IR version, opset imports, producer, the main graph's inputs and outputs\n"
-    "with their types, its node count by op (most frequent first), and its initializers' count\n"
-    "and bytes.\n";
-
-typedef struct op_key {
-  const char *domain, *op;
-  size_t count;
-} op_key;
-
-static int cmp_key(const void *a, const void *b) {
-  const op_key *x = a, *y = b;
-  int c = strcmp(x->domain, y->domain);
-  return c ? c : strcmp(x->op, y->op);
-}
-
-static int cmp_count(const void *a, const void *b) {
-  const op_key *x = a, *y = b;
-  if (x->count != y->count) return x->count < y->count ? 1 : -1;
-  return cmp_key(a, b);
-}
+    "with their types, its node count by op (most frequent first) with the lowest opset each\n"
+    "converts to (`onnxlegal convert`; \"natively\" when a lower one needs a decomposition), the\n"
+    "lowest opset for the whole model, and its initializers' count and bytes. MODEL \"-\" reads\n"
+    "standard input.\n";
 
 static void print_values(const olg_graph *g, const char *title, size_t n,
                          olg_value (*at)(const olg_graph *, size_t)) {
@@ -101,30 +86,11 @@ int cli_info(int argc, char **argv) {
   print_values(g, "inputs", olg_graph_input_count(g), olg_graph_input_at);
   print_values(g, "outputs", olg_graph_output_count(g), olg_graph_output_at);
 
-  /* nodes by op: sort (domain, op) pairs, count runs, then order by count */
-  size_t n_nodes = olg_graph_node_count(g);
-  op_key *keys = n_nodes ? malloc(n_nodes * sizeof *keys) : NULL;
-  if (n_nodes && !keys) {
+  /* nodes by op, each with the lowest opset it converts to */
+  if (cli_print_model_ops(m, 0)) {
     olg_model_free(m);
-    fprintf(stderr, "onnxlegal: info: out of memory\n");
     return CLI_USAGE;
   }
-  for (size_t i = 0; i < n_nodes; i++) {
-    keys[i].domain = olg_node_domain(g, (olg_node_id)i);
-    keys[i].op = olg_node_op(g, (olg_node_id)i);
-    keys[i].count = 1;
-  }
-  if (n_nodes) qsort(keys, n_nodes, sizeof *keys, cmp_key);
-  size_t n_ops = 0;
-  for (size_t i = 0; i < n_nodes; i++) {
-    if (n_ops && cmp_key(&keys[n_ops - 1], &keys[i]) == 0) keys[n_ops - 1].count++;
-    else keys[n_ops++] = keys[i];
-  }
-  if (n_ops) qsort(keys, n_ops, sizeof *keys, cmp_count);
-  printf("nodes: %zu\n", n_nodes);
-  for (size_t i = 0; i < n_ops; i++)
-    printf("  %s%s%s: %zu\n", keys[i].domain, *keys[i].domain ? "." : "", keys[i].op, keys[i].count);
-  free(keys);
 
   size_t n_inits = olg_graph_initializer_count(g);
   unsigned long long bytes = 0;

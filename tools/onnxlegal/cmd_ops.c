@@ -8,7 +8,13 @@
 
 static const char usage[] =
     "usage: onnxlegal ops [--opset N] [--markdown] [--domain D]\n"
+    "       onnxlegal ops MODEL\n"
     "\n"
+    "With MODEL (\"-\": standard input): the ops the model's main graph uses, most frequent\n"
+    "first, each with its node count, the lowest target opset it converts to and the lowest at\n"
+    "which it does so natively, then the lowest opset for the whole model.\n"
+    "\n"
+    "Without:\n"
     "Prints the coverage matrix of the built-in symbolics, computed from the registry: for each\n"
     "op, the target opsets (7 to 27) where it lowers natively (N), by an exact decomposition\n"
     "(D), or not at all (.). --opset N lists how each op lowers at opset N, and the lowest opset\n"
@@ -47,7 +53,7 @@ int cli_ops(int argc, char **argv) {
     return CLI_OK;
   }
   int opset = 0, markdown = 0;
-  const char *domain = NULL;
+  const char *domain = NULL, *model = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--markdown") == 0) {
       markdown = 1;
@@ -61,9 +67,21 @@ int cli_ops(int argc, char **argv) {
     } else if (strcmp(argv[i], "--domain") == 0 && i + 1 < argc) {
       domain = argv[++i];
       if (strcmp(domain, "onnx") == 0 || strcmp(domain, "ai.onnx") == 0) domain = "";
+    } else if ((argv[i][0] != '-' || !argv[i][1]) && !model) {
+      model = argv[i];
     } else {
       return cli_usage_error("ops", "unknown argument '%s'", argv[i]);
     }
+  }
+  if (model) {
+    if (opset || markdown || domain)
+      return cli_usage_error("ops", "MODEL takes no other option");
+    olg_model *m;
+    int rc = cli_read_model("ops", model, &m);
+    if (rc) return rc;
+    rc = cli_print_model_ops(m, 1);
+    olg_model_free(m);
+    return rc ? rc : cli_close_output("ops", NULL, stdout);
   }
   olg_registry *r;
   olg_status s = olg_registry_new_builtin(&r, NULL);

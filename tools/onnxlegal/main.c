@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -115,23 +117,99 @@ int cli_wants_help(int argc, char **argv) {
   return 0;
 }
 
-int cli_read_model(const char *cmd, const char *path, olg_model **out) {
-  olg_status s = olg_model_read_file(out, path, NULL);
-  if (!s) return CLI_OK;
-  /* the reader's message may itself start with "reading '<path>': "; say it once */
-  const char *msg = olg_last_error();
+/* The bytes read from standard input ("-"): a model read from memory borrows them, so they live
+ * until the process ends (one model per run reads stdin). */
+static unsigned char *stdin_bytes;
+static size_t stdin_len;
+
+static olg_status read_stdin(void) {
+  if (stdin_bytes) return OLG_OK;
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = malloc(cap);
+  if (!buf) return OLG_ERR_NOMEM;
+  for (;;) {
+    if (n == cap) {
+      unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        return OLG_ERR_NOMEM;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t k = fread(buf + n, 1, cap - n, stdin);
+    n += k;
+    if (k == 0) break;
+  }
+  if (ferror(stdin)) {
+    free(buf);
+    return OLG_ERR_IO;
+  }
+  stdin_bytes = buf;
+  stdin_len = n;
+  return OLG_OK;
+}
+
+olg_status cli_load_model(const char *path, olg_model **out) {
+  if (strcmp(path, "-") != 0) return olg_model_read_file(out, path, NULL);
+  olg_status s = read_stdin();
+  if (s == OLG_ERR_NOMEM) return s;
+  if (s) {
+    fprintf(stderr, "onnxlegal: reading standard input: %s\n", strerror(errno));
+    return s;
+  }
+  /* external data of a model on stdin is refused by the reader (no directory to resolve it in) */
+  return olg_model_read_memory(out, stdin_bytes, stdin_len, NULL);
+}
+
+const char *cli_read_hint(const char *path, olg_status s, const char *msg) {
+  if (s != OLG_ERR_PARSE && s != OLG_ERR_LIMIT) return NULL;
+  char head[32] = {0};
+  size_t n = 0;
+  if (strcmp(path, "-") == 0) {
+    n = stdin_len < sizeof head - 1 ? stdin_len : sizeof head - 1;
+    if (stdin_bytes) memcpy(head, stdin_bytes, n);
+  } else {
+    FILE *f = fopen(path, "rb");
+    if (f) {
+      n = fread(head, 1, sizeof head - 1, f);
+      fclose(f);
+    }
+  }
+  if (n >= 23 && memcmp(head, "version https://git-lfs", 23) == 0)
+    return "this is a Git LFS pointer, not a model: fetch the model itself (git lfs pull)";
+  if (n == 0) return "the file is empty";
+  if (strstr(msg, "past the end") || strstr(msg, "truncated"))
+    return "the file ends early: truncated download?";
+  if (head[0] == '<' || head[0] == '{' || memcmp(head, "ir_version", n < 10 ? n : 10) == 0)
+    return "this looks like text (HTML, JSON or ONNX text), not a binary .onnx model";
+  return NULL;
+}
+
+int cli_read_failed(const char *cmd, const char *path, olg_status s) {
+  /* the reader's message may itself name the file ("reading '<path>': ..."); say it once */
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", olg_last_error());
+  const char *rest = msg;
   char lead[4096];
   snprintf(lead, sizeof lead, "reading '%s': ", path);
-  size_t n = strlen(lead);
-  if (strncmp(msg, lead, n) == 0) {
-    char rest[2048];
-    snprintf(rest, sizeof rest, "%s", msg + n);
-    for (char *p = rest; *p; p++)
-      if (*p == '\n' || *p == '\r') *p = ' ';
-    fprintf(stderr, "onnxlegal: %s: reading %s: %s\n", cmd, path, rest);
-    return cli_exit_status(s);
-  }
-  return cli_fail(cmd, s, "reading %s", path);
+  if (strncmp(msg, lead, strlen(lead)) == 0) rest = msg + strlen(lead);
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+  const char *mem = "reading a model from memory: ";
+  if (strcmp(path, "-") == 0 && strncmp(rest, mem, strlen(mem)) == 0) rest += strlen(mem);
+  const char *hint = cli_read_hint(path, s, rest);
+  /* one line, the hint at its end: a script's `2>&1 | tail -1` still sees all of it */
+  fprintf(stderr, "onnxlegal: %s: reading %s: %s%s%s%s\n", cmd, name,
+          *rest ? rest : olg_status_name(s), hint ? " (hint: " : "", hint ? hint : "",
+          hint ? ")" : "");
+  return cli_exit_status(s);
+}
+
+int cli_read_model(const char *cmd, const char *path, olg_model **out) {
+  olg_status s = cli_load_model(path, out);
+  return s ? cli_read_failed(cmd, path, s) : CLI_OK;
 }
 
 int cli_write_file(void *ud, const void *data, size_t n) {

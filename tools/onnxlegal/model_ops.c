@@ -1,0 +1,101 @@
+/* The ops a model uses, each with the lowest target opset it can be converted to: shared by
+ * `onnxlegal info MODEL` and `onnxlegal ops MODEL`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "schema.h" /* the ONNX schema tables: the first version of a passed-through op */
+
+typedef struct op_key {
+  const char *domain, *op;
+  size_t count;
+} op_key;
+
+static int cmp_key(const void *a, const void *b) {
+  const op_key *x = a, *y = b;
+  int c = strcmp(x->domain, y->domain);
+  return c ? c : strcmp(x->op, y->op);
+}
+
+static int cmp_count(const void *a, const void *b) {
+  const op_key *x = a, *y = b;
+  if (x->count != y->count) return x->count < y->count ? 1 : -1;
+  return cmp_key(a, b);
+}
+
+/* The lowest target opset (OLG_LOWER_OPSET_MIN..MAX) at which the op converts at all (*any) and
+ * natively (*native); -1 when none. A registered op: as the registry says; an ONNX op without a
+ * row of its own is passed through from the first opset that defines it. */
+static void lowest(const olg_registry *r, const char *domain, const char *op, int *any,
+                   int *native) {
+  *any = olg_registry_min_opset(r, domain, op, 0);
+  *native = olg_registry_min_opset(r, domain, op, 1);
+  int since, kind;
+  if (olg_registry_find(r, domain, op, OLG_LOWER_OPSET_MAX, &since, &kind) == OLG_ERR_NOT_FOUND &&
+      *any < 0 && (!*domain || strcmp(domain, "ai.onnx") == 0)) {
+    size_t n = 0;
+    const olg_schema *v = olg_schema_versions("", op, &n);
+    if (v && n) {
+      int first = v[0].since_version < OLG_LOWER_OPSET_MIN ? OLG_LOWER_OPSET_MIN : v[0].since_version;
+      if (first <= OLG_LOWER_OPSET_MAX) *any = *native = first;
+    }
+  }
+}
+
+int cli_print_model_ops(const olg_model *m, int table) {
+  const olg_graph *g = olg_model_graph_const(m);
+  size_t n_nodes = olg_graph_node_count(g);
+  op_key *keys = n_nodes ? malloc(n_nodes * sizeof *keys) : NULL;
+  olg_registry *r = NULL;
+  olg_status s = n_nodes && !keys ? OLG_ERR_NOMEM : olg_registry_new_builtin(&r, NULL);
+  if (s) {
+    free(keys);
+    fprintf(stderr, "onnxlegal: %s\n", s == OLG_ERR_NOMEM ? "out of memory" : olg_last_error());
+    return CLI_USAGE;
+  }
+  for (size_t i = 0; i < n_nodes; i++) {
+    keys[i].domain = olg_node_domain(g, (olg_node_id)i);
+    keys[i].op = olg_node_op(g, (olg_node_id)i);
+    keys[i].count = 1;
+  }
+  if (n_nodes) qsort(keys, n_nodes, sizeof *keys, cmp_key);
+  size_t n_ops = 0;
+  for (size_t i = 0; i < n_nodes; i++) {
+    if (n_ops && cmp_key(&keys[n_ops - 1], &keys[i]) == 0) keys[n_ops - 1].count++;
+    else keys[n_ops++] = keys[i];
+  }
+  if (n_ops) qsort(keys, n_ops, sizeof *keys, cmp_count);
+  int needs = -1; /* the lowest opset the whole model converts to */
+  int blocked = 0;
+  if (table)
+    printf("%-36s %6s  %-12s %s\n", "op", "nodes", "lowest opset", "natively from");
+  else
+    printf("nodes: %zu\n", n_nodes);
+  for (size_t i = 0; i < n_ops; i++) {
+    int any, native;
+    lowest(r, keys[i].domain, keys[i].op, &any, &native);
+    if (any < 0) blocked = 1;
+    else if (any > needs) needs = any;
+    char name[300], lo[64];
+    snprintf(name, sizeof name, "%s%s%s", keys[i].domain, *keys[i].domain ? "." : "", keys[i].op);
+    if (table) {
+      snprintf(lo, sizeof lo, "%d", any);
+      printf("%-36s %6zu  %-12s %s\n", name, keys[i].count, any < 0 ? "none" : lo,
+             native < 0 ? "never" : native == any ? "same" : (snprintf(lo, sizeof lo, "%d", native), lo));
+    } else if (any < 0) {
+      printf("  %s: %zu (no conversion)\n", name, keys[i].count);
+    } else if (native != any) {
+      printf("  %s: %zu (opset >= %d, natively >= %d)\n", name, keys[i].count, any, native);
+    } else {
+      printf("  %s: %zu (opset >= %d)\n", name, keys[i].count, any);
+    }
+  }
+  if (blocked)
+    printf("%s: some ops convert to no opset from %d to %d\n", table ? "lowest opset" : "converts to",
+           OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
+  else if (n_ops)
+    printf("%s %d\n", table ? "lowest opset for the whole model:" : "converts to: opset >=", needs);
+  free(keys);
+  olg_registry_free(r);
+  return CLI_OK;
+}
