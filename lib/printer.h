@@ -19,6 +19,7 @@ typedef struct olg_out {
   size_t n;         /* bytes in buf */
   uint64_t total;   /* bytes handed to fn so far */
   olg_status status;
+  uint64_t max_elements; /* text: tensors with more elements print as "{...}" (0: all) */
   char buf[OLG_OUT_BUF];
 } olg_out;
 

@@ -35,6 +35,7 @@ void olg__out_init(olg_out *o, olg_write_fn fn, void *ud, const char *what) {
   o->n = 0;
   o->total = 0;
   o->status = OLG_OK;
+  o->max_elements = 0;
 }
 
 static void out_flush(olg_out *o) {
@@ -325,6 +326,13 @@ static void put_tensor_data(olg_out *o, const olg_tensor *t) {
       put_qstr(o, t->external[i].value);
     }
     olg__out_char(o, ']');
+    return;
+  }
+  uint64_t count = 0;
+  if (o->max_elements && olg__shape_numel(t->rank, t->dims, &count) && count > o->max_elements) {
+    /* elided on request: "{...}" is not valid syntax, so that a parser refuses it rather than
+     * reading an empty tensor */
+    olg__out_fmt(o, "{... %llu elements elided}", (unsigned long long)count);
     return;
   }
   olg__out_char(o, '{');
@@ -750,9 +758,15 @@ static void put_header(olg_out *o, const olg_model *m) {
 }
 
 OLG_API olg_status olg_model_print_text(const olg_model *m, olg_write_fn fn, void *ud) {
+  return olg_model_print_text_elided(m, 0, fn, ud);
+}
+
+OLG_API olg_status olg_model_print_text_elided(const olg_model *m, uint64_t max_elements,
+                                               olg_write_fn fn, void *ud) {
   if (!m || !fn) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_print_text: model and callback are required");
   text_cx cx;
   olg__out_init(&cx.out, fn, ud, "olg_model_print_text");
+  cx.out.max_elements = max_elements;
   put_header(&cx.out, m);
   olg_status s = put_graph(&cx, m->graph, m->graph->name ? m->graph->name : "", true, 0, 0);
   olg__out_char(&cx.out, '\n');

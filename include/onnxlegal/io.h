@@ -83,6 +83,11 @@ OLG_API olg_status olg_model_write_callback(const olg_model *m, olg_write_fn fn,
 
 /* The model in ONNX's textual syntax (onnx-spec Syntax.md). */
 OLG_API olg_status olg_model_print_text(const olg_model *m, olg_write_fn fn, void *ud);
+/* The same, with every tensor (initializer or tensor attribute) of more than max_elements
+ * elements printed as "{... N elements elided}" instead of its data, for people reading a
+ * model with large weights (the result is then not valid syntax, on purpose). 0: print all. */
+OLG_API olg_status olg_model_print_text_elided(const olg_model *m, uint64_t max_elements,
+                                               olg_write_fn fn, void *ud);
 /* The main graph as a Graphviz digraph. */
 OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void *ud);
 

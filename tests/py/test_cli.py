@@ -4,6 +4,7 @@ a model of ONNX's test data, `print` and `dot` output their consumers accept, an
 round trips (with and without external data) equal as ONNX reads them."""
 import collections
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,9 +151,11 @@ def test_info_agrees_with_onnx(path):
     assert r.stderr == ""
     want, n_inits, nbytes = expected_info(path)
     got = r.stdout.splitlines()
-    assert got[:len(want)] == want
-    assert got[len(want)] == "initializers: %d, %d bytes" % (n_inits, nbytes)
-    assert len(got) == len(want) + 1
+    # op lines go on with the lowest opset each converts to: "  Conv: 2 (opset >= 7)"
+    assert [g.split(" (")[0] for g in got[:len(want)]] == want
+    assert got[len(want)].startswith("converts to: ")
+    assert got[len(want) + 1] == "initializers: %d, %d bytes" % (n_inits, nbytes)
+    assert len(got) == len(want) + 2
 
 
 def test_info_counts_ops_most_frequent_first(tmp_path):
@@ -170,7 +173,8 @@ def test_info_counts_ops_most_frequent_first(tmp_path):
         m.write(tmp_path / "m.onnx")
     r = run("info", tmp_path / "m.onnx")
     assert r.returncode == 0, r.stderr
-    assert "nodes: 7\n  Relu: 3\n  Neg: 2\n  Abs: 1\n  com.x.Foo: 1\n" in r.stdout
+    assert ("nodes: 7\n  Relu: 3 (opset >= 7)\n  Neg: 2 (opset >= 7)\n  Abs: 1 (opset >= 7)\n"
+            "  com.x.Foo: 1 (no conversion)\n") in r.stdout
     assert "opsets: ai.onnx 17, com.x 1\n" in r.stdout
     assert "  x: float[N,3]\n" in r.stdout
     assert "initializers: 1, 280 bytes\n" in r.stdout
@@ -183,7 +187,7 @@ def test_print_parses_back_with_onnx(tmp_path):
     onnx = pytest.importorskip("onnx")
     import onnx.parser
     path = os.path.join(TESTDATA, "simple", "test_single_relu_model", "model.onnx")
-    r = run("print", path)
+    r = run("print", path, "--weights")
     assert r.returncode == 0, r.stderr
     orig = onnx.load(path)
     labels = ["[%s] " % n.name for n in orig.graph.node if n.name]
@@ -196,7 +200,7 @@ def test_print_parses_back_with_onnx(tmp_path):
     assert [n.op_type for n in parsed.graph.node] == [n.op_type for n in orig.graph.node]
     assert [i.name for i in parsed.graph.input] == [i.name for i in orig.graph.input]
     out = tmp_path / "m.txt"
-    r2 = run("print", path, "-o", out)
+    r2 = run("print", path, "-o", out, "--weights")
     assert r2.returncode == 0 and r2.stdout == "" and out.read_text() == r.stdout
 
 
@@ -273,3 +277,102 @@ def test_copy_to_an_unwritable_place_is_an_io_error(tmp_path):
     r = run("copy", PARAMS_MODEL, out)
     assert r.returncode == 2
     one_line_error(r, "onnxlegal: copy: writing %s: " % out)
+
+
+# ---- issue 12: what users of Polygraphy, onnxsim and Netron expect ---------------------------
+
+def _tiny(tmp_path, with_grid=False, big=False):
+    import onnxlegal
+    with onnxlegal.Model(opset=17) as m:
+        g = m.graph
+        x = g.add_input("x", np.float32, [1, 1, 4, 4])
+        w = g.add_initializer("w", np.arange(1000 if big else 4, dtype=np.float32).reshape(
+            (10, 10, 10) if big else (4,)))
+        y = g.node("Relu", [x], name="r")
+        if with_grid:
+            grid = g.add_input("grid", np.float32, [1, 4, 4, 2])
+            y = g.node("GridSample", [y, grid], name="gs")
+        g.add_output(y)
+        m.infer_shapes()
+        path = tmp_path / "m.onnx"
+        m.write(str(path))
+    return path
+
+
+def test_info_and_ops_model_give_the_lowest_opset(tmp_path):
+    path = _tiny(tmp_path, with_grid=True)
+    r = run("info", path)
+    assert r.returncode == 0, r.stderr
+    # GridSample is ONNX 16; onnxlegal decomposes it for 7..15
+    assert "  GridSample: 1 (opset >= 7, natively >= 16)\n" in r.stdout
+    assert "  Relu: 1 (opset >= 7)\n" in r.stdout
+    assert "converts to: opset >= 7\n" in r.stdout
+    r = run("ops", path)  # README shows `onnxlegal ops MODEL`: it works
+    assert r.returncode == 0, r.stderr
+    rows = {l.split()[0]: l.split()[1:] for l in r.stdout.splitlines()[1:] if l and l[0] != "l"}
+    assert rows["GridSample"] == ["1", "7", "16"] and rows["Relu"] == ["1", "7", "same"]
+    assert r.stdout.rstrip().endswith("lowest opset for the whole model: 7")
+    # the README's tool line names only commands that exist
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    line = [l for l in readme.splitlines() if l.startswith("`onnxlegal ")][0]
+    top = run("--help").stdout
+    for cmd in line.split()[1].strip("`").split("|"):
+        assert re.search(r"^  %s\s" % cmd, top, re.M), cmd
+
+
+def test_print_elides_large_tensors_unless_weights(tmp_path):
+    path = _tiny(tmp_path, big=True)
+    r = run("print", path)
+    assert r.returncode == 0, r.stderr
+    assert '"w" = {... 1000 elements elided}' in r.stdout.replace("w = ", '"w" = ')
+    assert "999" not in r.stdout
+    full = run("print", path, "--weights")
+    assert full.returncode == 0 and "999" in full.stdout and "elided" not in full.stdout
+    onnx = pytest.importorskip("onnx")
+    import onnx.parser
+    # node labels are newer syntax than python3-onnx 1.12's parser: it reads the rest
+    parsed = onnx.parser.parse_model(full.stdout.replace("[r] ", ""))
+    assert len(parsed.graph.initializer) == 1
+
+
+def test_dash_is_stdin_and_stdout(tmp_path):
+    path = _tiny(tmp_path)
+    data = path.read_bytes()
+    for cmd in ("info", "print", "dot", "check", "ops"):
+        r = subprocess.run([TOOL, cmd, "-"], input=data, capture_output=True)
+        assert r.returncode == 0, (cmd, r.stderr)
+        assert (b"valid" if cmd == "check" else b"Relu") in r.stdout, cmd
+    r = subprocess.run([TOOL, "copy", "-", "-"], input=data, capture_output=True)
+    assert r.returncode == 0 and r.stdout == data  # canonical bytes back, byte for byte
+    r = subprocess.run([TOOL, "print", path, "-o", "-"], capture_output=True, text=True)
+    assert r.returncode == 0 and "Relu" in r.stdout
+    r = subprocess.run([TOOL, "copy", path, "-", "--external-data", "w.bin"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "standard output" in r.stderr
+
+
+@pytest.mark.parametrize("cmd", ["info", "print", "check"])
+def test_parse_error_hints(cmd, tmp_path):
+    model = _tiny(tmp_path, big=True)
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(model.read_bytes()[:200])
+    lfs = tmp_path / "lfs.onnx"
+    lfs.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0123abcd\nsize 46827520\n")
+    for path, hint in ((cut, "the file ends early: truncated download?"),
+                       (lfs, "this is a Git LFS pointer, not a model")):
+        r = run(cmd, path)
+        assert r.returncode == 1, r.stderr
+        out = r.stdout if cmd == "check" else r.stderr
+        lines = [l for l in out.splitlines() if hint in l]
+        assert len(lines) == 1, out
+        assert ("reading %s: " % path) in lines[0]
+        assert ("'%s'" % path) not in lines[0]  # the path once, not "reading X: reading 'X'"
+
+
+def test_read_failure_is_one_clear_message(tmp_path):
+    missing = tmp_path / "absent.onnx"
+    for cmd in ("check", "info"):
+        r = run(cmd, missing)
+        assert r.returncode == 2
+        line = one_line_error(r, "onnxlegal: %s: reading %s: " % (cmd, missing))
+        assert line.count(str(missing)) <= 2 and "reading '%s'" % missing not in line

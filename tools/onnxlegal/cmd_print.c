@@ -4,12 +4,15 @@
 #include "cli.h"
 
 static const char print_usage[] =
-    "usage: onnxlegal print MODEL [-o FILE]\n"
+    "usage: onnxlegal print MODEL [-o FILE] [--weights]\n"
     "\n"
-    "Prints the model in ONNX's textual syntax (the syntax of onnx.parser), with every\n"
-    "initializer's data.\n"
+    "Prints the model in ONNX's textual syntax (the syntax of onnx.parser). Tensors of more\n"
+    "than 64 elements (weights, large constants) print as \"{... N elements elided}\"; with\n"
+    "--weights every element is printed, and the output reads back with onnx.parser.\n"
+    "MODEL \"-\" reads standard input.\n"
     "\n"
-    "  -o, --output FILE   write to FILE instead of standard output\n";
+    "  -o, --output FILE   write to FILE instead of standard output (\"-\": standard output)\n"
+    "  --weights           print every tensor's data\n";
 
 static const char dot_usage[] =
     "usage: onnxlegal dot MODEL [-o FILE]\n"
@@ -21,6 +24,13 @@ static const char dot_usage[] =
     "  -o, --output FILE   write to FILE instead of standard output\n";
 
 typedef olg_status (*printer_fn)(const olg_model *, olg_write_fn, void *);
+
+/* Tensors of more elements print elided unless --weights. */
+#define PRINT_ELIDE_ABOVE 64
+static int print_weights;
+static olg_status print_text(const olg_model *m, olg_write_fn fn, void *ud) {
+  return olg_model_print_text_elided(m, print_weights ? 0 : PRINT_ELIDE_ABOVE, fn, ud);
+}
 
 /* MODEL [-o FILE], in any order. */
 static int run(const char *cmd, const char *usage, printer_fn printer, int argc, char **argv) {
@@ -37,6 +47,8 @@ static int run(const char *cmd, const char *usage, printer_fn printer, int argc,
       out_path = argv[++i];
     } else if (!only_operands && strncmp(a, "--output=", 9) == 0) {
       out_path = a + 9;
+    } else if (!only_operands && printer == print_text && strcmp(a, "--weights") == 0) {
+      print_weights = 1;
     } else if (!only_operands && strcmp(a, "--") == 0) {
       only_operands = 1;
     } else if (!only_operands && a[0] == '-' && a[1]) {
@@ -64,7 +76,7 @@ static int run(const char *cmd, const char *usage, printer_fn printer, int argc,
 }
 
 int cli_print(int argc, char **argv) {
-  return run("print", print_usage, olg_model_print_text, argc, argv);
+  return run("print", print_usage, print_text, argc, argv);
 }
 
 int cli_dot(int argc, char **argv) {

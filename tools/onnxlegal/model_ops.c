@@ -76,12 +76,13 @@ int cli_print_model_ops(const olg_model *m, int table) {
     lowest(r, keys[i].domain, keys[i].op, &any, &native);
     if (any < 0) blocked = 1;
     else if (any > needs) needs = any;
-    char name[300], lo[64];
+    char name[300], lo[32], nat[32];
     snprintf(name, sizeof name, "%s%s%s", keys[i].domain, *keys[i].domain ? "." : "", keys[i].op);
     if (table) {
       snprintf(lo, sizeof lo, "%d", any);
+      snprintf(nat, sizeof nat, "%d", native);
       printf("%-36s %6zu  %-12s %s\n", name, keys[i].count, any < 0 ? "none" : lo,
-             native < 0 ? "never" : native == any ? "same" : (snprintf(lo, sizeof lo, "%d", native), lo));
+             native < 0 ? "never" : native == any ? "same" : nat);
     } else if (any < 0) {
       printf("  %s: %zu (no conversion)\n", name, keys[i].count);
     } else if (native != any) {
