@@ -52,7 +52,7 @@ static olg_status add_const(olg_lower *cx, olg_value x, double k, olg_value *out
 
 /* aten::relu(self): Relu for floats; max(x, 0) for integers (Relu-14 takes them, but not every
  * runtime does: ONNX Runtime has no int64 Relu) */
-OLG_SYMBOLIC(olg__sym_relu) {
+olg_status olg__sym_relu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, zero;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -66,7 +66,7 @@ OLG_SYMBOLIC(olg__sym_relu) {
 }
 
 /* aten::relu6(self) = clamp(x, 0, 6) */
-OLG_SYMBOLIC(olg__sym_relu6) {
+olg_status olg__sym_relu6(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -75,7 +75,7 @@ OLG_SYMBOLIC(olg__sym_relu6) {
 }
 
 /* aten::hardtanh(self, min_val=-1, max_val=1) */
-OLG_SYMBOLIC(olg__sym_hardtanh) {
+olg_status olg__sym_hardtanh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   double lo, hi;
@@ -87,7 +87,7 @@ OLG_SYMBOLIC(olg__sym_hardtanh) {
 }
 
 /* aten::leaky_relu(self, negative_slope=0.01) */
-OLG_SYMBOLIC(olg__sym_leaky_relu) {
+olg_status olg__sym_leaky_relu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   double a;
@@ -105,7 +105,7 @@ static olg_status nonpositive_part(olg_lower *cx, olg_value x, olg_value *out) {
 
 /* aten::elu(self, alpha=1, scale=1, input_scale=1):
  * x > 0 ? scale * x : scale * alpha * (exp(input_scale * x) - 1) */
-OLG_SYMBOLIC(olg__sym_elu) {
+olg_status olg__sym_elu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   double alpha, scale, in_scale;
@@ -130,7 +130,7 @@ OLG_SYMBOLIC(olg__sym_elu) {
 }
 
 /* aten::selu(self): Selu with PyTorch's constants */
-OLG_SYMBOLIC(olg__sym_selu) {
+olg_status olg__sym_selu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
@@ -142,7 +142,7 @@ OLG_SYMBOLIC(olg__sym_selu) {
 
 /* aten::celu(self, alpha=1): Celu-12 (float32 only); else
  * max(0, x) + alpha * elu(min(0, x) / alpha) — elu of a non-positive z is exp(z) - 1 */
-OLG_SYMBOLIC(olg__sym_celu) {
+olg_status olg__sym_celu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, pos, neg;
   double alpha;
@@ -170,7 +170,7 @@ OLG_SYMBOLIC(olg__sym_celu) {
 /* aten::gelu(self, *, approximate="none"): Gelu-20; below, PyTorch's formulas:
  * none: x * 0.5 * (1 + erf(x / sqrt 2))  (Erf from opset 9)
  * tanh: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) */
-OLG_SYMBOLIC(olg__sym_gelu) {
+olg_status olg__sym_gelu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, inner, half;
   const char *approx;
@@ -213,7 +213,7 @@ OLG_SYMBOLIC(olg__sym_gelu) {
 }
 
 /* aten::silu(self) = x * sigmoid(x) */
-OLG_SYMBOLIC(olg__sym_silu) {
+olg_status olg__sym_silu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, s, y;
   OLG_TRY(float_arg(cx, &x));
@@ -223,7 +223,7 @@ OLG_SYMBOLIC(olg__sym_silu) {
 }
 
 /* aten::mish(self): Mish-18; below x * tanh(softplus(x)) */
-OLG_SYMBOLIC(olg__sym_mish) {
+olg_status olg__sym_mish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
@@ -240,7 +240,7 @@ OLG_SYMBOLIC(olg__sym_mish) {
 static const fattr hardsigmoid_attrs[2] = {{"alpha", 1.0 / 6.0}, {"beta", 0.5}};
 
 /* aten::hardsigmoid(self) = clamp(x / 6 + 1/2, 0, 1) */
-OLG_SYMBOLIC(olg__sym_hardsigmoid) {
+olg_status olg__sym_hardsigmoid(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
@@ -249,7 +249,7 @@ OLG_SYMBOLIC(olg__sym_hardsigmoid) {
 }
 
 /* aten::hardswish(self): HardSwish-14; below x * hardsigmoid(x) */
-OLG_SYMBOLIC(olg__sym_hardswish) {
+olg_status olg__sym_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
@@ -269,23 +269,23 @@ static olg_status unary_float(olg_lower *cx, const char *op) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_sigmoid) {
+olg_status olg__sym_sigmoid(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return unary_float(cx, "Sigmoid");
 }
 
-OLG_SYMBOLIC(olg__sym_tanh) {
+olg_status olg__sym_tanh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return unary_float(cx, "Tanh");
 }
 
-OLG_SYMBOLIC(olg__sym_softsign) {
+olg_status olg__sym_softsign(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return unary_float(cx, "Softsign");
 }
 
 /* aten::log_sigmoid(self) = -softplus(-x), which does not underflow as log(sigmoid(x)) does */
-OLG_SYMBOLIC(olg__sym_log_sigmoid) {
+olg_status olg__sym_log_sigmoid(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
@@ -299,7 +299,7 @@ OLG_SYMBOLIC(olg__sym_log_sigmoid) {
  * With threshold >= 20 the two sides differ by less than float32 rounding (log1p(e^-20) / 20
  * relative), so plain Softplus serves; else the choice is made: Where from opset 9, below a
  * mask blend whose unused side is kept finite by clipping at the threshold. */
-OLG_SYMBOLIC(olg__sym_softplus) {
+olg_status olg__sym_softplus(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, bx, y;
   double beta, thr;
@@ -340,7 +340,7 @@ OLG_SYMBOLIC(olg__sym_softplus) {
 
 /* aten::prelu(self, weight): the weight is per channel, dim 1 (or one slope for all); ONNX's
  * slope broadcasts from the right, so [C] becomes [C, 1, ..., 1] for inputs of rank > 2. */
-OLG_SYMBOLIC(olg__sym_prelu) {
+olg_status olg__sym_prelu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, w, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -361,7 +361,7 @@ OLG_SYMBOLIC(olg__sym_prelu) {
 }
 
 /* aten::glu(self, dim=-1): a * sigmoid(b), the halves along dim */
-OLG_SYMBOLIC(olg__sym_glu) {
+olg_status olg__sym_glu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, halves[2], s, y;
   int64_t dim;
@@ -379,7 +379,7 @@ OLG_SYMBOLIC(olg__sym_glu) {
 /* aten::threshold(self, threshold, value): x <= threshold ? value : x (so NaN stays NaN).
  * Where from opset 9; below, m * value + (1 - m) * max(x, threshold), each side finite where
  * its mask is 0 (Max keeps NaN). */
-OLG_SYMBOLIC(olg__sym_threshold) {
+olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, tv, vv, le, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -427,12 +427,12 @@ static olg_status softmax(olg_lower *cx, olg_softmax_kind kind) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_softmax) {
+olg_status olg__sym_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return softmax(cx, OLG_SOFTMAX);
 }
 
-OLG_SYMBOLIC(olg__sym_log_softmax) {
+olg_status olg__sym_log_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return softmax(cx, OLG_LOG_SOFTMAX);
 }
@@ -440,7 +440,7 @@ OLG_SYMBOLIC(olg__sym_log_softmax) {
 /* aten::dropout / feature_dropout / alpha_dropout / feature_alpha_dropout(input, p, train):
  * the identity in inference. With train=True the result is random in PyTorch: exported as
  * inference, with a warning. */
-OLG_SYMBOLIC(olg__sym_dropout) {
+olg_status olg__sym_dropout(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   int train;

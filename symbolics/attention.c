@@ -249,7 +249,7 @@ static olg_status sdpa_native(olg_lower *cx, const sdpa *a, olg_value *y) {
 /* aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value,
  *     Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None,
  *     bool enable_gqa=False) */
-OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention) {
+olg_status olg__sym_scaled_dot_product_attention(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   sdpa a;
   memset(&a, 0, sizeof a);
@@ -317,7 +317,7 @@ static olg_status split_heads(olg_lower *cx, olg_value x, int64_t h, int64_t dh,
   return olg__emit_transpose(cx, r, (const int64_t[]){0, 2, 1, 3}, 4, out);
 }
 
-OLG_SYMBOLIC(olg__sym_native_multi_head_attention) {
+olg_status olg__sym_native_multi_head_attention(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value q, k, v, w, b, pw, pb, mask, y;
   int64_t e, h;
@@ -404,7 +404,7 @@ OLG_SYMBOLIC(olg__sym_native_multi_head_attention) {
 /* ONNX Attention (23) below 23: the same decomposition, for what it expresses there: 4-D Q, K,
  * V (or 3-D ones with q_num_heads / kv_num_heads), a bool or float mask, is_causal, scale; no
  * KV cache (past_key, past_value, nonpad_kv_seqlen), no softcap, and only output Y used. */
-OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed) {
+olg_status olg__sym_onnx_attention_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   sdpa a;
   memset(&a, 0, sizeof a);

@@ -196,7 +196,7 @@ static olg_status conv_padding(olg_lower *cx, size_t i, olg_value w, conv_args *
  * int[N] padding=0 | str padding="valid", int[N] dilation=1, int groups=1),
  * aten::_convolution_mode(input, weight, bias, int[] stride, str padding, int[] dilation,
  * int groups) */
-OLG_SYMBOLIC(olg__sym_conv) {
+olg_status olg__sym_conv(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, w, b, y;
   conv_args a = {0};
@@ -214,7 +214,7 @@ OLG_SYMBOLIC(olg__sym_conv) {
 
 /* aten::conv_transpose1d/2d/3d(Tensor input, Tensor weight, Tensor? bias=None, int[N] stride=1,
  * int[N] padding=0, int[N] output_padding=0, int groups=1, int[N] dilation=1) */
-OLG_SYMBOLIC(olg__sym_conv_transpose) {
+olg_status olg__sym_conv_transpose(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, w, b, y;
   conv_args a = {0};
@@ -237,7 +237,7 @@ OLG_SYMBOLIC(olg__sym_conv_transpose) {
  * bool deterministic, bool cudnn_enabled[, bool allow_tf32]),
  * aten::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
  * groups) */
-OLG_SYMBOLIC(olg__sym_convolution) {
+olg_status olg__sym_convolution(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, w, b, y;
   conv_args a = {0};
@@ -336,14 +336,14 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
 }
 
 /* aten::pixel_shuffle(Tensor self, int upscale_factor) */
-OLG_SYMBOLIC(olg__sym_pixel_shuffle) {
+olg_status olg__sym_pixel_shuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return pixel_rearrange(cx, false);
 }
 
 /* aten::pixel_unshuffle(Tensor self, int downscale_factor). SpaceToDepth orders the channels
  * blocks-first (DCR), PyTorch channels-first: hence Reshape/Transpose at every opset. */
-OLG_SYMBOLIC(olg__sym_pixel_unshuffle) {
+olg_status olg__sym_pixel_unshuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return pixel_rearrange(cx, true);
 }
@@ -378,7 +378,7 @@ static int64_t fold_blocks(const fold_args *f, int i, int64_t in) {
  * int[2] stride): [N, C, H, W] -> [N, C*kh*kw, L]. Gathers copy the values (no arithmetic): a
  * Pad, one Gather per spatial axis with the [kernel, blocks] index grid, a Transpose and a
  * Reshape. Needs H and W known at export time. */
-OLG_SYMBOLIC(olg__sym_im2col) {
+olg_status olg__sym_im2col(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, xb, y;
   bool unbatched;
@@ -425,7 +425,7 @@ OLG_SYMBOLIC(olg__sym_im2col) {
  * int[2] padding, int[2] stride): [N, C*kh*kw, L] -> [N, C, H, W], overlapping blocks summed.
  * Col2Im from opset 18; below, a ConvTranspose with one-hot weights (group C): each block value
  * lands, times 1, at its place, and overlaps add, as in PyTorch. */
-OLG_SYMBOLIC(olg__sym_col2im) {
+olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, xb, y, t;
   bool unbatched;

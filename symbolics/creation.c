@@ -102,19 +102,19 @@ static olg_status zeros_ones(olg_lower *cx, double v) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_zeros) {
+olg_status olg__sym_zeros(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return zeros_ones(cx, 0);
 }
 
-OLG_SYMBOLIC(olg__sym_ones) {
+olg_status olg__sym_ones(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return zeros_ones(cx, 1);
 }
 
 /* aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype, ...) and .names: without a
  * dtype, the fill value's kind decides (bool, int64, or float32). */
-OLG_SYMBOLIC(olg__sym_full) {
+olg_status olg__sym_full(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value shape, y;
   scalar_arg s;
@@ -139,20 +139,20 @@ static olg_status like(olg_lower *cx, const scalar_arg *s, size_t dt_at) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_zeros_like) {
+olg_status olg__sym_zeros_like(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s = {true, false, false, 0, OLG_NO_VALUE};
   return like(cx, &s, 1);
 }
 
-OLG_SYMBOLIC(olg__sym_ones_like) {
+olg_status olg__sym_ones_like(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s = {true, false, false, 1, OLG_NO_VALUE};
   return like(cx, &s, 1);
 }
 
 /* aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype, ...) */
-OLG_SYMBOLIC(olg__sym_full_like) {
+olg_status olg__sym_full_like(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s;
   OLG_TRY(read_scalar(cx, 1, 0, &s));
@@ -173,19 +173,19 @@ static olg_status new_filled(olg_lower *cx, const scalar_arg *s, size_t dt_at) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_new_zeros) {
+olg_status olg__sym_new_zeros(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s = {true, false, false, 0, OLG_NO_VALUE};
   return new_filled(cx, &s, 2);
 }
 
-OLG_SYMBOLIC(olg__sym_new_ones) {
+olg_status olg__sym_new_ones(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s = {true, false, false, 1, OLG_NO_VALUE};
   return new_filled(cx, &s, 2);
 }
 
-OLG_SYMBOLIC(olg__sym_new_full) {
+olg_status olg__sym_new_full(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s;
   OLG_TRY(read_scalar(cx, 2, 0, &s));
@@ -233,7 +233,7 @@ static olg_status const_vector(olg_lower *cx, olg_dtype t, const double *vals, i
  * The overload is told by the number of arguments (5, 6, 7 as the schemas list them; a front
  * end that leaves the keyword-only ones out gives 1, 2 or 3 numbers, 4 = start, end, step,
  * dtype). */
-OLG_SYMBOLIC(olg__sym_arange) {
+olg_status olg__sym_arange(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   size_t n = olg_lower_arg_count(cx);
   size_t n_num = n >= 7 ? 3 : n == 6 ? 2 : n == 5 ? 1 : n == 4 ? 3 : n;
@@ -302,7 +302,7 @@ OLG_SYMBOLIC(olg__sym_arange) {
  * (RangeFactoriesKernel.cpp): step = (end - start) / (steps - 1), computed in the output type
  * (double for integer outputs); element i is start + step * i in the first half
  * (i < steps / 2) and end - step * (steps - 1 - i) in the second, so both ends are exact. */
-OLG_SYMBOLIC(olg__sym_linspace) {
+olg_status olg__sym_linspace(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg a, b;
   int64_t steps;

@@ -390,7 +390,7 @@ static olg_status scale_by_alpha(olg_lower *cx, size_t i, olg_dtype t, olg_value
 }
 
 /* aten::add(self, other, alpha=1) [Tensor and Scalar overloads] */
-OLG_SYMBOLIC(olg__sym_add) {
+olg_status olg__sym_add(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
@@ -401,7 +401,7 @@ OLG_SYMBOLIC(olg__sym_add) {
 }
 
 /* aten::sub(self, other, alpha=1) */
-OLG_SYMBOLIC(olg__sym_sub) {
+olg_status olg__sym_sub(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
@@ -413,7 +413,7 @@ OLG_SYMBOLIC(olg__sym_sub) {
 }
 
 /* aten::rsub(self, other, alpha=1) = other - alpha * self */
-OLG_SYMBOLIC(olg__sym_rsub) {
+olg_status olg__sym_rsub(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
@@ -425,7 +425,7 @@ OLG_SYMBOLIC(olg__sym_rsub) {
 }
 
 /* aten::mul(self, other) */
-OLG_SYMBOLIC(olg__sym_mul) {
+olg_status olg__sym_mul(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
@@ -509,7 +509,7 @@ static olg_status floor_div(olg_lower *cx, olg_dtype t, olg_value a, olg_value b
 
 /* aten::div(self, other, *, str? rounding_mode) [Tensor, Scalar, and _mode overloads];
  * aten::true_divide(self, other) */
-OLG_SYMBOLIC(olg__sym_div) {
+olg_status olg__sym_div(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
@@ -539,7 +539,7 @@ OLG_SYMBOLIC(olg__sym_div) {
 }
 
 /* aten::floor_divide(self, other): floor rounding since PyTorch 1.13 */
-OLG_SYMBOLIC(olg__sym_floor_divide) {
+olg_status olg__sym_floor_divide(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
@@ -620,19 +620,19 @@ static olg_status remainder_like(olg_lower *cx, bool python) {
 }
 
 /* aten::remainder(self, other) [Tensor, Scalar, Scalar_Tensor]: the sign of the divisor */
-OLG_SYMBOLIC(olg__sym_remainder) {
+olg_status olg__sym_remainder(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return remainder_like(cx, true);
 }
 
 /* aten::fmod(self, other): the sign of the dividend */
-OLG_SYMBOLIC(olg__sym_fmod) {
+olg_status olg__sym_fmod(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return remainder_like(cx, false);
 }
 
 /* aten::pow(self, exponent) [Tensor_Tensor, Tensor_Scalar, Scalar (self a number)] */
-OLG_SYMBOLIC(olg__sym_pow) {
+olg_status olg__sym_pow(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, e, y;
@@ -672,22 +672,60 @@ static olg_status unary_float(olg_lower *cx, const char *op) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-#define UNARY_FLOAT(name, op) \
-  OLG_SYMBOLIC(name) {        \
-    UNUSED_SRC;               \
-    return unary_float(cx, op); \
-  }
-UNARY_FLOAT(olg__sym_sqrt, "Sqrt")
-UNARY_FLOAT(olg__sym_exp, "Exp")
-UNARY_FLOAT(olg__sym_log, "Log")
-UNARY_FLOAT(olg__sym_sin, "Sin")
-UNARY_FLOAT(olg__sym_cos, "Cos")
-UNARY_FLOAT(olg__sym_tan, "Tan")
-UNARY_FLOAT(olg__sym_asin, "Asin")
-UNARY_FLOAT(olg__sym_acos, "Acos")
-UNARY_FLOAT(olg__sym_atan, "Atan")
-UNARY_FLOAT(olg__sym_erf, "Erf")     /* Erf-9 */
-UNARY_FLOAT(olg__sym_reciprocal, "Reciprocal")
+olg_status olg__sym_sqrt(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Sqrt");
+}
+
+olg_status olg__sym_exp(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Exp");
+}
+
+olg_status olg__sym_log(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Log");
+}
+
+olg_status olg__sym_sin(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Sin");
+}
+
+olg_status olg__sym_cos(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Cos");
+}
+
+olg_status olg__sym_tan(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Tan");
+}
+
+olg_status olg__sym_asin(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Asin");
+}
+
+olg_status olg__sym_acos(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Acos");
+}
+
+olg_status olg__sym_atan(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Atan");
+}
+
+olg_status olg__sym_erf(olg_lower *cx, olg_node_id src, void *ud) { /* Erf-9 */
+  UNUSED_SRC;
+  return unary_float(cx, "Erf");
+}
+
+olg_status olg__sym_reciprocal(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Reciprocal");
+}
 
 /* aten::sinh / cosh: Sinh/Cosh-9; below (e^x -/+ e^-x) / 2 */
 static olg_status hyperbolic(olg_lower *cx, bool sinh) {
@@ -703,18 +741,18 @@ static olg_status hyperbolic(olg_lower *cx, bool sinh) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_sinh) {
+olg_status olg__sym_sinh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return hyperbolic(cx, true);
 }
 
-OLG_SYMBOLIC(olg__sym_cosh) {
+olg_status olg__sym_cosh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return hyperbolic(cx, false);
 }
 
 /* aten::rsqrt: 1 / sqrt(x) */
-OLG_SYMBOLIC(olg__sym_rsqrt) {
+olg_status olg__sym_rsqrt(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
@@ -724,7 +762,7 @@ OLG_SYMBOLIC(olg__sym_rsqrt) {
 }
 
 /* aten::log2: ln(x) / ln(2); aten::log1p: ln(1 + x) */
-OLG_SYMBOLIC(olg__sym_log2) {
+olg_status olg__sym_log2(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, k;
   OLG_TRY(float_arg(cx, &x));
@@ -734,7 +772,7 @@ OLG_SYMBOLIC(olg__sym_log2) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_log1p) {
+olg_status olg__sym_log1p(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, one;
   OLG_TRY(float_arg(cx, &x));
@@ -745,7 +783,7 @@ OLG_SYMBOLIC(olg__sym_log1p) {
 }
 
 /* aten::abs, neg: same dtype (bool abs is the identity) */
-OLG_SYMBOLIC(olg__sym_abs) {
+olg_status olg__sym_abs(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -755,7 +793,7 @@ OLG_SYMBOLIC(olg__sym_abs) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_neg) {
+olg_status olg__sym_neg(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -772,7 +810,7 @@ OLG_SYMBOLIC(olg__sym_neg) {
 }
 
 /* aten::sign: Sign-9; below [x > 0] - [x < 0] (NaN gives 0, as PyTorch's CPU kernel) */
-OLG_SYMBOLIC(olg__sym_sign) {
+olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -808,17 +846,17 @@ static olg_status rounding(olg_lower *cx, const char *op) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_floor) {
+olg_status olg__sym_floor(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return rounding(cx, "Floor");
 }
 
-OLG_SYMBOLIC(olg__sym_ceil) {
+olg_status olg__sym_ceil(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return rounding(cx, "Ceil");
 }
 
-OLG_SYMBOLIC(olg__sym_trunc) {
+olg_status olg__sym_trunc(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return rounding(cx, NULL);
 }
@@ -850,7 +888,7 @@ static olg_status round_even(olg_lower *cx, olg_value x, olg_value *out) {
 }
 
 /* aten::round(self), round.decimals(self, *, int decimals): half to even (Round-11) */
-OLG_SYMBOLIC(olg__sym_round) {
+olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int64_t decimals;
@@ -967,17 +1005,17 @@ static olg_status clamp(olg_lower *cx, int lo_i, int hi_i) {
 }
 
 /* aten::clamp(self, min=None, max=None) [Scalar? and Tensor? overloads] */
-OLG_SYMBOLIC(olg__sym_clamp) {
+olg_status olg__sym_clamp(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return clamp(cx, 1, 2);
 }
 
-OLG_SYMBOLIC(olg__sym_clamp_min) {
+olg_status olg__sym_clamp_min(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return clamp(cx, 1, -1);
 }
 
-OLG_SYMBOLIC(olg__sym_clamp_max) {
+olg_status olg__sym_clamp_max(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return clamp(cx, -1, 1);
 }
@@ -992,12 +1030,12 @@ static olg_status min_max(olg_lower *cx, bool max) {
 }
 
 /* aten::maximum(self, other), aten::minimum(self, other) */
-OLG_SYMBOLIC(olg__sym_maximum) {
+olg_status olg__sym_maximum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return min_max(cx, true);
 }
 
-OLG_SYMBOLIC(olg__sym_minimum) {
+olg_status olg__sym_minimum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return min_max(cx, false);
 }
@@ -1007,7 +1045,7 @@ OLG_SYMBOLIC(olg__sym_minimum) {
 
 /* aten::where(condition, self, other) [self, ScalarSelf, ScalarOther, Scalar];
  * aten::where(condition) alone is nonzero(as_tuple=True): not this op's business. */
-OLG_SYMBOLIC(olg__sym_where) {
+olg_status olg__sym_where(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   if (olg_lower_arg_count(cx) < 3)
     return olg_lower_unsupported(cx, "where(condition) with one argument (use nonzero)", -1);
@@ -1020,7 +1058,7 @@ OLG_SYMBOLIC(olg__sym_where) {
 }
 
 /* aten::masked_fill(self, mask, value) [Scalar, Tensor]: self's dtype */
-OLG_SYMBOLIC(olg__sym_masked_fill) {
+olg_status olg__sym_masked_fill(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, m, v, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -1039,7 +1077,7 @@ OLG_SYMBOLIC(olg__sym_masked_fill) {
 }
 
 /* aten::addcmul(self, tensor1, tensor2, *, value=1) = self + value * tensor1 * tensor2 */
-OLG_SYMBOLIC(olg__sym_addcmul) {
+olg_status olg__sym_addcmul(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   size_t args[3] = {0, 1, 2};
   olg_dtype t;
@@ -1056,7 +1094,7 @@ OLG_SYMBOLIC(olg__sym_addcmul) {
 
 /* aten::lerp(self, end, weight) [Scalar, Tensor], PyTorch's two-sided formula:
  * |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w) */
-OLG_SYMBOLIC(olg__sym_lerp) {
+olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   size_t args[3] = {0, 1, 2};
   olg_dtype t;
@@ -1104,17 +1142,36 @@ static olg_status compare(olg_lower *cx, olg_cmp op) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-#define COMPARE(name, op)  \
-  OLG_SYMBOLIC(name) {     \
-    UNUSED_SRC;            \
-    return compare(cx, op); \
-  }
-COMPARE(olg__sym_eq, OLG_CMP_EQ)
-COMPARE(olg__sym_ne, OLG_CMP_NE)
-COMPARE(olg__sym_lt, OLG_CMP_LT)
-COMPARE(olg__sym_le, OLG_CMP_LE)
-COMPARE(olg__sym_gt, OLG_CMP_GT)
-COMPARE(olg__sym_ge, OLG_CMP_GE)
+olg_status olg__sym_eq(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare(cx, OLG_CMP_EQ);
+}
+
+olg_status olg__sym_ne(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare(cx, OLG_CMP_NE);
+}
+
+olg_status olg__sym_lt(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare(cx, OLG_CMP_LT);
+}
+
+olg_status olg__sym_le(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare(cx, OLG_CMP_LE);
+}
+
+olg_status olg__sym_gt(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare(cx, OLG_CMP_GT);
+}
+
+olg_status olg__sym_ge(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare(cx, OLG_CMP_GE);
+}
+
 
 /* Argument i as bool: nonzero is true (NaN too), as PyTorch's logical ops read it. */
 static olg_status bool_arg(olg_lower *cx, size_t i, olg_value *out) {
@@ -1130,22 +1187,22 @@ static olg_status logical(olg_lower *cx, const char *op) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_logical_and) {
+olg_status olg__sym_logical_and(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return logical(cx, "And");
 }
 
-OLG_SYMBOLIC(olg__sym_logical_or) {
+olg_status olg__sym_logical_or(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return logical(cx, "Or");
 }
 
-OLG_SYMBOLIC(olg__sym_logical_xor) {
+olg_status olg__sym_logical_xor(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return logical(cx, "Xor");
 }
 
-OLG_SYMBOLIC(olg__sym_logical_not) {
+olg_status olg__sym_logical_not(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value a, y;
   OLG_TRY(bool_arg(cx, 0, &a));
@@ -1155,7 +1212,7 @@ OLG_SYMBOLIC(olg__sym_logical_not) {
 
 /* aten::bitwise_not: Not for bool; BitwiseNot-18 for integers, below -1 - x (two's
  * complement; in a wider carrier for narrow types, wrapping back on the Cast) */
-OLG_SYMBOLIC(olg__sym_bitwise_not) {
+olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -1183,7 +1240,7 @@ static olg_status all_false_like(olg_lower *cx, olg_value x, olg_value *out) {
 }
 
 /* aten::isnan: IsNaN-9; false for integers */
-OLG_SYMBOLIC(olg__sym_isnan) {
+olg_status olg__sym_isnan(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -1196,7 +1253,7 @@ OLG_SYMBOLIC(olg__sym_isnan) {
 }
 
 /* aten::isinf: IsInf-10; below |x| > the largest finite value of the dtype */
-OLG_SYMBOLIC(olg__sym_isinf) {
+olg_status olg__sym_isinf(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));

@@ -71,7 +71,7 @@ static olg_status bind(olg_lower *cx, olg_value y) { return olg_lower_bind_outpu
 /* unflatten, repeat, tile, flip, roll */
 
 /* aten::unflatten.int(Tensor self, int dim, int[] sizes) */
-OLG_SYMBOLIC(olg__sym_unflatten) {
+olg_status olg__sym_unflatten(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -156,7 +156,7 @@ static olg_status tile_by(olg_lower *cx, bool pad_front, olg_value *out) {
 }
 
 /* aten::repeat(Tensor self, SymInt[] repeats) */
-OLG_SYMBOLIC(olg__sym_repeat) {
+olg_status olg__sym_repeat(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value y;
   OLG_TRY(tile_by(cx, false, &y));
@@ -164,7 +164,7 @@ OLG_SYMBOLIC(olg__sym_repeat) {
 }
 
 /* aten::tile(Tensor self, int[] dims) */
-OLG_SYMBOLIC(olg__sym_tile) {
+olg_status olg__sym_tile(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value y;
   OLG_TRY(tile_by(cx, true, &y));
@@ -173,7 +173,7 @@ OLG_SYMBOLIC(olg__sym_tile) {
 
 /* aten::flip(Tensor self, int[] dims): Slice with step -1 (10); below, Gather with the reversed
  * indices of each dim, which must then be known. */
-OLG_SYMBOLIC(olg__sym_flip) {
+olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -242,7 +242,7 @@ static olg_status roll_one(olg_lower *cx, olg_value x, int64_t shift, int64_t ax
 }
 
 /* aten::roll(Tensor self, int[1] shifts, int[1] dims=[]): no dims rolls the flattened tensor. */
-OLG_SYMBOLIC(olg__sym_roll) {
+olg_status olg__sym_roll(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -349,7 +349,7 @@ static olg_status split_even(olg_lower *cx, olg_value x, int64_t axis, int64_t s
 
 /* aten::split.Tensor(Tensor self, int split_size, int dim=0),
  * aten::split.sizes / aten::split(Tensor self, int[] split_size, int dim=0) */
-OLG_SYMBOLIC(olg__sym_split) {
+olg_status olg__sym_split(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   int32_t rank;
@@ -377,7 +377,7 @@ OLG_SYMBOLIC(olg__sym_split) {
 
 /* aten::chunk(Tensor self, int chunks, int dim=0): parts of ceil(size / chunks), so there may
  * be fewer than chunks (the node's outputs say how many). */
-OLG_SYMBOLIC(olg__sym_chunk) {
+olg_status olg__sym_chunk(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   int32_t rank;
@@ -402,7 +402,7 @@ OLG_SYMBOLIC(olg__sym_chunk) {
 }
 
 /* aten::split_with_sizes(Tensor self, int[] split_sizes, int dim=0) */
-OLG_SYMBOLIC(olg__sym_split_with_sizes) {
+olg_status olg__sym_split_with_sizes(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   int32_t rank;
@@ -417,7 +417,7 @@ OLG_SYMBOLIC(olg__sym_split_with_sizes) {
 }
 
 /* aten::unbind.int(Tensor self, int dim=0): Split into parts of 1, each squeezed. */
-OLG_SYMBOLIC(olg__sym_unbind) {
+olg_status olg__sym_unbind(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   int32_t rank;
@@ -638,7 +638,7 @@ static void move_block(int64_t *perm, int32_t r, int32_t at, int32_t b, bool fwd
 }
 
 /* aten::index.Tensor(Tensor self, Tensor?[] indices) (and .Tensor_hacked_twin) */
-OLG_SYMBOLIC(olg__sym_index) {
+olg_status olg__sym_index(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   index_plan pl;
@@ -670,7 +670,7 @@ OLG_SYMBOLIC(olg__sym_index) {
 }
 
 /* aten::index_select(Tensor self, int dim, Tensor index) */
-OLG_SYMBOLIC(olg__sym_index_select) {
+olg_status olg__sym_index_select(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, idx, y;
   int32_t rank;
@@ -689,7 +689,7 @@ OLG_SYMBOLIC(olg__sym_index_select) {
 
 /* aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq,
  * bool sparse): a Gather of rows; padding_idx only matters to gradients. */
-OLG_SYMBOLIC(olg__sym_embedding) {
+olg_status olg__sym_embedding(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value w, idx, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &w));
@@ -877,7 +877,7 @@ static olg_status index_put_where(olg_lower *cx, olg_value x, olg_value v, int a
 
 /* aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) (and
  * index_put_, _index_put_impl_: the front end makes them functional). */
-OLG_SYMBOLIC(olg__sym_index_put) {
+olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, v, y;
   int accumulate;
@@ -991,7 +991,7 @@ static olg_status elements_linear(olg_lower *cx, const int64_t *xd, const int64_
 /* aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False):
  * GatherElements (11); below, a Gather of the flattened input at positions computed from
  * static shapes. */
-OLG_SYMBOLIC(olg__sym_gather) {
+olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, idx, y;
   int32_t rank;
@@ -1076,7 +1076,7 @@ static olg_status scatter_common(olg_lower *cx, olg_value x, int64_t axis, olg_v
 /* aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src),
  * .value(self, dim, index, Scalar value), .reduce(self, dim, index, src, *, str reduce),
  * .value_reduce(self, dim, index, value, *, str reduce); reduce is 'add' or 'multiply'. */
-OLG_SYMBOLIC(olg__sym_scatter) {
+olg_status olg__sym_scatter(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, idx, upd, y;
   int32_t rank;
@@ -1119,7 +1119,7 @@ OLG_SYMBOLIC(olg__sym_scatter) {
 }
 
 /* aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
-OLG_SYMBOLIC(olg__sym_scatter_add) {
+olg_status olg__sym_scatter_add(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, idx, upd, y;
   int32_t rank;
@@ -1138,7 +1138,7 @@ OLG_SYMBOLIC(olg__sym_scatter_add) {
 /* nonzero, meshgrid, tril, triu, one_hot */
 
 /* aten::nonzero(Tensor self): NonZero gives [rank, n], PyTorch [n, rank]. */
-OLG_SYMBOLIC(olg__sym_nonzero) {
+olg_status olg__sym_nonzero(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -1153,7 +1153,7 @@ OLG_SYMBOLIC(olg__sym_nonzero) {
 
 /* aten::meshgrid(Tensor[] tensors), aten::meshgrid.indexing(Tensor[] tensors, *, str indexing):
  * 'ij' (the default) or 'xy' (the first two dims swapped). */
-OLG_SYMBOLIC(olg__sym_meshgrid) {
+olg_status olg__sym_meshgrid(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_value *vals;
   size_t n;
@@ -1273,20 +1273,20 @@ static olg_status trilu(olg_lower *cx, int upper) {
 }
 
 /* aten::tril(Tensor self, int diagonal=0) */
-OLG_SYMBOLIC(olg__sym_tril) {
+olg_status olg__sym_tril(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return trilu(cx, 0);
 }
 
 /* aten::triu(Tensor self, int diagonal=0) */
-OLG_SYMBOLIC(olg__sym_triu) {
+olg_status olg__sym_triu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return trilu(cx, 1);
 }
 
 /* aten::one_hot(Tensor self, int num_classes=-1): int64 output. OneHot (9); below, Equal with
  * the class numbers. num_classes -1 means max + 1, read at run time unless known. */
-OLG_SYMBOLIC(olg__sym_one_hot) {
+olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, depth = OLG_NO_VALUE;
   int64_t c;
@@ -1452,7 +1452,7 @@ static olg_status pad_arg(olg_lower *cx, olg_value x, const char *mode, double v
 }
 
 /* aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) */
-OLG_SYMBOLIC(olg__sym_pad) {
+olg_status olg__sym_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   const char *mode;
@@ -1465,7 +1465,7 @@ OLG_SYMBOLIC(olg__sym_pad) {
 }
 
 /* aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) */
-OLG_SYMBOLIC(olg__sym_constant_pad_nd) {
+olg_status olg__sym_constant_pad_nd(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   double value;

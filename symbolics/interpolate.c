@@ -526,10 +526,10 @@ static olg_status lower_interp(olg_lower *cx, int mode, int ns) {
 
 #define UNUSED_SRC (void)src; (void)ud
 
-OLG_SYMBOLIC(olg__sym_upsample_nearest1d) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 1); }
-OLG_SYMBOLIC(olg__sym_upsample_nearest2d) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 2); }
-OLG_SYMBOLIC(olg__sym_upsample_nearest3d) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 3); }
-OLG_SYMBOLIC(olg__sym_upsample_linear1d) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 1); }
-OLG_SYMBOLIC(olg__sym_upsample_bilinear2d) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 2); }
-OLG_SYMBOLIC(olg__sym_upsample_trilinear3d) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 3); }
-OLG_SYMBOLIC(olg__sym_upsample_bicubic2d) { UNUSED_SRC; return lower_interp(cx, INTERP_CUBIC, 2); }
+olg_status olg__sym_upsample_nearest1d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 1); }
+olg_status olg__sym_upsample_nearest2d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 2); }
+olg_status olg__sym_upsample_nearest3d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 3); }
+olg_status olg__sym_upsample_linear1d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 1); }
+olg_status olg__sym_upsample_bilinear2d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 2); }
+olg_status olg__sym_upsample_trilinear3d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 3); }
+olg_status olg__sym_upsample_bicubic2d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_CUBIC, 2); }

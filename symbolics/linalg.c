@@ -17,7 +17,7 @@ static olg_status matmul(olg_lower *cx, olg_value a, olg_value b, olg_value *out
 }
 
 /* aten::matmul(self, other), mm(self, mat2), bmm(self, mat2): numpy's matmul, as MatMul */
-OLG_SYMBOLIC(olg__sym_matmul) {
+olg_status olg__sym_matmul(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value a, b, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &a));
@@ -69,13 +69,13 @@ static olg_status add_product(olg_lower *cx, bool batched) {
 }
 
 /* aten::addmm(self, mat1, mat2, *, beta=1, alpha=1) */
-OLG_SYMBOLIC(olg__sym_addmm) {
+olg_status olg__sym_addmm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return add_product(cx, false);
 }
 
 /* aten::baddbmm(self, batch1, batch2, *, beta=1, alpha=1) */
-OLG_SYMBOLIC(olg__sym_baddbmm) {
+olg_status olg__sym_baddbmm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return add_product(cx, true);
 }
@@ -83,7 +83,7 @@ OLG_SYMBOLIC(olg__sym_baddbmm) {
 /* aten::linear(input, weight, bias=None) = input @ weight^T + bias: Gemm (transB) for a 2-D
  * float input (without a bias only from Gemm-11, where C became optional); else MatMul with the
  * weight transposed, and Add. */
-OLG_SYMBOLIC(olg__sym_linear) {
+olg_status olg__sym_linear(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, w, bias, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -377,7 +377,7 @@ static olg_status einsum_align_ellipses(olg_lower *cx, const char *eq, olg_value
 
 /* aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None): Einsum-12 (spaces, which
  * PyTorch allows, removed); below, einsum_decomposed. */
-OLG_SYMBOLIC(olg__sym_einsum) {
+olg_status olg__sym_einsum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const char *eq;
   const olg_value *vals;
@@ -417,7 +417,7 @@ OLG_SYMBOLIC(olg__sym_einsum) {
 }
 
 /* aten::t(self): the transpose of a 2-D tensor; 0-D and 1-D unchanged */
-OLG_SYMBOLIC(olg__sym_t) {
+olg_status olg__sym_t(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));

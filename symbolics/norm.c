@@ -116,7 +116,7 @@ static olg_status batch_stats_norm(olg_lower *cx, olg_value x, int32_t rank, siz
  * Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled).
  * training=False: BatchNormalization with the running statistics. training=True normalizes with
  * the batch's statistics (what PyTorch outputs then): ReduceMean/Sub/Mul/Sqrt/Div. */
-OLG_SYMBOLIC(olg__sym_batch_norm) {
+olg_status olg__sym_batch_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -140,7 +140,7 @@ OLG_SYMBOLIC(olg__sym_batch_norm) {
  * Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled).
  * use_input_stats: InstanceNormalization (weight/bias default to 1/0); otherwise the running
  * statistics, as batch_norm in inference. */
-OLG_SYMBOLIC(olg__sym_instance_norm) {
+olg_status olg__sym_instance_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -224,20 +224,20 @@ static olg_status layer_norm(olg_lower *cx, bool native, bool stats_op) {
 }
 
 /* Below opset 17: ReduceMean/Sub/Mul/Sqrt/Div (DESIGN.md §4). */
-OLG_SYMBOLIC(olg__sym_layer_norm_decomposed) {
+olg_status olg__sym_layer_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return layer_norm(cx, false, false);
 }
 /* From opset 17: LayerNormalization. */
-OLG_SYMBOLIC(olg__sym_layer_norm) {
+olg_status olg__sym_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return layer_norm(cx, true, false);
 }
-OLG_SYMBOLIC(olg__sym_native_layer_norm_decomposed) {
+olg_status olg__sym_native_layer_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return layer_norm(cx, false, true);
 }
-OLG_SYMBOLIC(olg__sym_native_layer_norm) {
+olg_status olg__sym_native_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return layer_norm(cx, true, true);
 }
@@ -319,20 +319,20 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
 }
 
 /* Below opset 21: Reshape + InstanceNormalization + Reshape + affine (DESIGN.md §4). */
-OLG_SYMBOLIC(olg__sym_group_norm_decomposed) {
+olg_status olg__sym_group_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return group_norm(cx, false, false);
 }
 /* From opset 21: GroupNormalization (per-channel scale and bias). */
-OLG_SYMBOLIC(olg__sym_group_norm) {
+olg_status olg__sym_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return group_norm(cx, true, false);
 }
-OLG_SYMBOLIC(olg__sym_native_group_norm_decomposed) {
+olg_status olg__sym_native_group_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return group_norm(cx, false, true);
 }
-OLG_SYMBOLIC(olg__sym_native_group_norm) {
+olg_status olg__sym_native_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return group_norm(cx, true, true);
 }
@@ -387,12 +387,12 @@ static olg_status rms_norm(olg_lower *cx, bool native) {
 }
 
 /* Below opset 23: Mul/ReduceMean/Add/Sqrt/Div. */
-OLG_SYMBOLIC(olg__sym_rms_norm_decomposed) {
+olg_status olg__sym_rms_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return rms_norm(cx, false);
 }
 /* From opset 23: RMSNormalization. */
-OLG_SYMBOLIC(olg__sym_rms_norm) {
+olg_status olg__sym_rms_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return rms_norm(cx, true);
 }
@@ -405,7 +405,7 @@ OLG_SYMBOLIC(olg__sym_rms_norm) {
  * c + (size-1)/2])^beta. ONNX's LRN centres an even window the other way ([c - (size-1)/2,
  * c + size/2]) and ONNX Runtime runs it on 4-D inputs only: LRN for an odd size on 4-D, else
  * what PyTorch itself computes, an AveragePool over the channel axis (count_include_pad). */
-OLG_SYMBOLIC(olg__sym_local_response_norm) {
+olg_status olg__sym_local_response_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;

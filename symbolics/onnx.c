@@ -38,7 +38,7 @@ static olg_status bind_all(olg_lower *cx, const olg_value *outs, size_t n) {
 
 /* ------------------------------------------------------------------------------------------ */
 
-OLG_SYMBOLIC(olg__sym_onnx_passthrough) {
+olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_node *nd = olg__src_node(cx);
   int target = olg__opset(cx);
@@ -150,7 +150,7 @@ static olg_status ints_attr_or_input(olg_lower *cx, const char *attr, size_t i, 
 }
 
 /* Squeeze, Unsqueeze: axes attribute < 13, input >= 13 */
-OLG_SYMBOLIC(olg__sym_onnx_squeeze) {
+olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   bool unsq = strcmp(op, "Unsqueeze") == 0;
@@ -184,7 +184,7 @@ static bool reduce_kind(const char *op, olg_reduce_kind *k) {
 }
 
 /* Reduce*: axes attribute below 13 (ReduceSum) or 18 (the others), input from then on */
-OLG_SYMBOLIC(olg__sym_onnx_reduce) {
+olg_status olg__sym_onnx_reduce(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   olg_reduce_kind kind;
@@ -215,7 +215,7 @@ OLG_SYMBOLIC(olg__sym_onnx_reduce) {
 }
 
 /* Slice: attributes starts/ends/axes < 10, inputs (and steps) >= 10 */
-OLG_SYMBOLIC(olg__sym_onnx_slice) {
+olg_status olg__sym_onnx_slice(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -237,7 +237,7 @@ OLG_SYMBOLIC(olg__sym_onnx_slice) {
 }
 
 /* Pad: attributes pads/mode/value < 11; inputs pads, constant_value >= 11, axes >= 18 */
-OLG_SYMBOLIC(olg__sym_onnx_pad) {
+olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -283,7 +283,7 @@ OLG_SYMBOLIC(olg__sym_onnx_pad) {
 }
 
 /* Split: split attribute < 13, input >= 13, num_outputs >= 18 */
-OLG_SYMBOLIC(olg__sym_onnx_split) {
+olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, dyn;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -328,7 +328,7 @@ OLG_SYMBOLIC(olg__sym_onnx_split) {
 }
 
 /* Clip: attributes min/max < 11, inputs >= 11 */
-OLG_SYMBOLIC(olg__sym_onnx_clip) {
+olg_status olg__sym_onnx_clip(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -348,7 +348,7 @@ OLG_SYMBOLIC(olg__sym_onnx_clip) {
 
 /* Upsample (7: scales attribute; 9: scales input) and Resize (10: scales; 11+: roi, scales,
  * sizes and the coordinate attributes; 18: axes, antialias). */
-OLG_SYMBOLIC(olg__sym_onnx_resize) {
+olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   int so = src_opset(cx);
@@ -455,7 +455,7 @@ OLG_SYMBOLIC(olg__sym_onnx_resize) {
 
 /* Dropout at every version: in inference the output is the input and the mask all true. A
  * training_mode input that may be true (12+) is kept as a Dropout node. */
-OLG_SYMBOLIC(olg__sym_onnx_dropout) {
+olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -492,7 +492,7 @@ OLG_SYMBOLIC(olg__sym_onnx_dropout) {
 }
 
 /* BatchNormalization in inference mode, whatever its version's attributes */
-OLG_SYMBOLIC(olg__sym_onnx_batchnorm) {
+olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value in[5], y;
   for (size_t i = 0; i < 5; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
@@ -514,7 +514,7 @@ OLG_SYMBOLIC(olg__sym_onnx_batchnorm) {
 }
 
 /* TopK: k attribute < 10, input >= 10; largest/sorted >= 11 */
-OLG_SYMBOLIC(olg__sym_onnx_topk) {
+olg_status olg__sym_onnx_topk(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, kv = OLG_NO_VALUE, outs[2];
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -528,7 +528,7 @@ OLG_SYMBOLIC(olg__sym_onnx_topk) {
 
 /* Softmax, LogSoftmax, Hardmax: below 13 the input is flattened to 2-D at axis (default 1);
  * from 13 the op works along one axis (default -1). */
-OLG_SYMBOLIC(olg__sym_onnx_softmax) {
+olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   olg_softmax_kind kind = strcmp(op, "LogSoftmax") == 0 ? OLG_LOG_SOFTMAX
@@ -565,7 +565,7 @@ OLG_SYMBOLIC(olg__sym_onnx_softmax) {
 }
 
 /* Constant: value_float(s)/value_int(s)/value_string(s) exist from 12; carried as a tensor. */
-OLG_SYMBOLIC(olg__sym_onnx_constant) {
+olg_status olg__sym_onnx_constant(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_node *nd = olg__src_node(cx);
   olg_value y;
@@ -591,7 +591,7 @@ OLG_SYMBOLIC(olg__sym_onnx_constant) {
 }
 
 /* Scatter (9, removed at 11) and ScatterElements (11+): the same meaning. */
-OLG_SYMBOLIC(olg__sym_onnx_scatter) {
+olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value in[3], y;
   for (size_t i = 0; i < 3; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
@@ -612,7 +612,7 @@ OLG_SYMBOLIC(olg__sym_onnx_scatter) {
 
 /* GridSample: modes "bilinear"/"bicubic" (16) were renamed "linear"/"cubic" at 20, which also
  * takes N-D inputs (16 takes 4-D only). */
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample) {
+olg_status olg__sym_onnx_grid_sample(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, grid, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -624,7 +624,7 @@ OLG_SYMBOLIC(olg__sym_onnx_grid_sample) {
 }
 
 /* Shape: start/end (15+) become Shape + Slice below 15 */
-OLG_SYMBOLIC(olg__sym_onnx_shape) {
+olg_status olg__sym_onnx_shape(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -634,7 +634,7 @@ OLG_SYMBOLIC(olg__sym_onnx_shape) {
 }
 
 /* Reshape: allowzero (14+) matters only when the shape holds a 0 */
-OLG_SYMBOLIC(olg__sym_onnx_reshape) {
+olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, shape, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -659,7 +659,7 @@ OLG_SYMBOLIC(olg__sym_onnx_reshape) {
 }
 
 /* CastLike (15) below 15: Cast to the other input's type */
-OLG_SYMBOLIC(olg__sym_onnx_castlike) {
+olg_status olg__sym_onnx_castlike(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, like, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -671,7 +671,7 @@ OLG_SYMBOLIC(olg__sym_onnx_castlike) {
 }
 
 /* HardSwish (14) below 14: x * HardSigmoid(x; alpha 1/6, beta 0.5) */
-OLG_SYMBOLIC(olg__sym_onnx_hardswish) {
+olg_status olg__sym_onnx_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, hs, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -686,7 +686,7 @@ OLG_SYMBOLIC(olg__sym_onnx_hardswish) {
 }
 
 /* DFT: axis an attribute (17, default 1), an input from 20 (default -2) */
-OLG_SYMBOLIC(olg__sym_onnx_dft) {
+olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, len, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));

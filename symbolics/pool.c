@@ -238,7 +238,7 @@ static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *
  * output, the per-plane flat indices). MaxPool where the target opset has what is asked
  * (Indices 8, dilations and ceil_mode 10); below that, with the spatial sizes known, the
  * gathered-windows decomposition. */
-OLG_SYMBOLIC(olg__sym_max_pool) {
+olg_status olg__sym_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, xb, outs[2], res[2];
   bool unbatched;
@@ -293,7 +293,7 @@ static void avg_counts(const pool_args *a, int j, int64_t o, bool include_pad, i
 
 /* aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0],
  * bool ceil_mode=False, bool count_include_pad=True), avg_pool2d/3d(..., int? divisor_override=None) */
-OLG_SYMBOLIC(olg__sym_avg_pool) {
+olg_status olg__sym_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, xb, y;
   bool unbatched;
@@ -428,7 +428,7 @@ static void divided_pool(const adaptive_args *a, pool_args *p) {
 /* aten::adaptive_avg_pool1d/2d/3d(Tensor self, int[N] output_size), _adaptive_avg_pool2d/3d.
  * GlobalAveragePool for 1, AveragePool when the sizes divide, otherwise a MatMul per axis with
  * the averaging matrix A[i, o] = 1/|bin o| for i in bin o (DESIGN.md §4). */
-OLG_SYMBOLIC(olg__sym_adaptive_avg_pool) {
+olg_status olg__sym_adaptive_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, xb, y;
   bool unbatched;
@@ -570,7 +570,7 @@ static olg_status adaptive_max_cells(olg_lower *cx, olg_value xb, const adaptive
  * and per-plane indices. GlobalMaxPool for 1, MaxPool when the sizes divide (its Indices from
  * opset 8), otherwise per bin Slice + ReduceMax + Concat (DESIGN.md §4), and for the indices the
  * per-cell ArgMax. */
-OLG_SYMBOLIC(olg__sym_adaptive_max_pool) {
+olg_status olg__sym_adaptive_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, xb, outs[2], res[2];
   bool unbatched;

@@ -86,17 +86,17 @@ static olg_status sum_like(olg_lower *cx, olg_reduce_kind kind) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_sum) {
+olg_status olg__sym_sum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return sum_like(cx, OLG_REDUCE_SUM);
 }
 
-OLG_SYMBOLIC(olg__sym_mean) {
+olg_status olg__sym_mean(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return sum_like(cx, OLG_REDUCE_MEAN);
 }
 
-OLG_SYMBOLIC(olg__sym_prod) {
+olg_status olg__sym_prod(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return sum_like(cx, OLG_REDUCE_PROD);
 }
@@ -118,12 +118,12 @@ static olg_status amax_like(olg_lower *cx, bool max) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_amax) {
+olg_status olg__sym_amax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return amax_like(cx, true);
 }
 
-OLG_SYMBOLIC(olg__sym_amin) {
+olg_status olg__sym_amin(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return amax_like(cx, false);
 }
@@ -174,9 +174,9 @@ static olg_status max_like(olg_lower *cx, olg_node_id src, void *ud, bool max) {
   return olg_lower_bind_output(cx, 1, idx);
 }
 
-OLG_SYMBOLIC(olg__sym_max) { return max_like(cx, src, ud, true); }
+olg_status olg__sym_max(olg_lower *cx, olg_node_id src, void *ud) { return max_like(cx, src, ud, true); }
 
-OLG_SYMBOLIC(olg__sym_min) { return max_like(cx, src, ud, false); }
+olg_status olg__sym_min(olg_lower *cx, olg_node_id src, void *ud) { return max_like(cx, src, ud, false); }
 
 /* aten::argmax / argmin(self, int? dim=None, bool keepdim=False); dim None: of the flattened
  * tensor (keepdim then gives every dim 1) */
@@ -208,12 +208,12 @@ static olg_status argmax_like(olg_lower *cx, bool max) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_argmax) {
+olg_status olg__sym_argmax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return argmax_like(cx, true);
 }
 
-OLG_SYMBOLIC(olg__sym_argmin) {
+olg_status olg__sym_argmin(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return argmax_like(cx, false);
 }
@@ -246,12 +246,12 @@ static olg_status any_like(olg_lower *cx, bool any) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_any) {
+olg_status olg__sym_any(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return any_like(cx, true);
 }
 
-OLG_SYMBOLIC(olg__sym_all) {
+olg_status olg__sym_all(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return any_like(cx, false);
 }
@@ -338,12 +338,12 @@ static olg_status var_like(olg_lower *cx, bool std) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-OLG_SYMBOLIC(olg__sym_var) {
+olg_status olg__sym_var(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return var_like(cx, false);
 }
 
-OLG_SYMBOLIC(olg__sym_std) {
+olg_status olg__sym_std(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return var_like(cx, true);
 }
@@ -382,7 +382,7 @@ static olg_status p_norm(olg_lower *cx, olg_value x, double p, const int64_t *ax
 /* aten::norm: .Scalar(self, p=2); .ScalarOpt_dim(self, p?, int[1] dim, bool keepdim=False);
  * .ScalarOpt_dtype(self, p?, *, dtype); .ScalarOpt_dim_dtype(self, p?, dim, keepdim, *, dtype).
  * Argument 2 is the dims when a list, the dtype when an int. */
-OLG_SYMBOLIC(olg__sym_norm) {
+olg_status olg__sym_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   double p;
@@ -409,7 +409,7 @@ OLG_SYMBOLIC(olg__sym_norm) {
 
 /* aten::frobenius_norm(self) / .dim(self, int[1] dim, bool keepdim=False): what torch.norm with
  * p='fro' (and its default) traces to */
-OLG_SYMBOLIC(olg__sym_frobenius_norm) {
+olg_status olg__sym_frobenius_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -426,7 +426,7 @@ OLG_SYMBOLIC(olg__sym_frobenius_norm) {
 }
 
 /* aten::linalg_vector_norm(self, ord=2, int[1]? dim=None, bool keepdim=False, *, dtype=None) */
-OLG_SYMBOLIC(olg__sym_linalg_vector_norm) {
+olg_status olg__sym_linalg_vector_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   double p;
@@ -448,7 +448,7 @@ OLG_SYMBOLIC(olg__sym_linalg_vector_norm) {
 }
 
 /* aten::logsumexp(self, int[1] dim, bool keepdim=False); integers as float32 */
-OLG_SYMBOLIC(olg__sym_logsumexp) {
+olg_status olg__sym_logsumexp(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -471,7 +471,7 @@ OLG_SYMBOLIC(olg__sym_logsumexp) {
 
 /* aten::cumsum(self, int dim, *, ScalarType? dtype=None): CumSum-11. Below, for a dim of known
  * size n, the dim moved last times the upper triangle of ones: y[..., j] = sum_{i<=j} x[..., i]. */
-OLG_SYMBOLIC(olg__sym_cumsum) {
+olg_status olg__sym_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(accumulate_input(cx, 2, &x));

@@ -238,7 +238,7 @@ static olg_status lower_rnn(olg_lower *cx, cell_kind kind) {
   return OLG_OK;
 }
 
-OLG_SYMBOLIC(olg__sym_lstm) { UNUSED_SRC; return lower_rnn(cx, CELL_LSTM); }
-OLG_SYMBOLIC(olg__sym_gru) { UNUSED_SRC; return lower_rnn(cx, CELL_GRU); }
-OLG_SYMBOLIC(olg__sym_rnn_tanh) { UNUSED_SRC; return lower_rnn(cx, CELL_RNN_TANH); }
-OLG_SYMBOLIC(olg__sym_rnn_relu) { UNUSED_SRC; return lower_rnn(cx, CELL_RNN_RELU); }
+olg_status olg__sym_lstm(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_LSTM); }
+olg_status olg__sym_gru(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_GRU); }
+olg_status olg__sym_rnn_tanh(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_RNN_TANH); }
+olg_status olg__sym_rnn_relu(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_RNN_RELU); }

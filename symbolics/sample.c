@@ -350,7 +350,7 @@ static olg_status lower_grid_sampler(olg_lower *cx, gs *g);
 
 /* aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
  * bool align_corners); also grid_sampler_2d / grid_sampler_3d (same arguments). */
-OLG_SYMBOLIC(olg__sym_grid_sampler) {
+olg_status olg__sym_grid_sampler(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   gs g;
   memset(&g, 0, sizeof g);
@@ -364,7 +364,7 @@ OLG_SYMBOLIC(olg__sym_grid_sampler) {
 
 /* ONNX GridSample (16; N-D and modes renamed at 20) at an opset without it: the same
  * decomposition. Rows from opset 16 on re-encode the node instead (symbolics/onnx.c). */
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed) {
+olg_status olg__sym_onnx_grid_sample_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   gs g;
   memset(&g, 0, sizeof g);
@@ -451,7 +451,7 @@ static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_
                                     size_t n, int ac);
 
 /* aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) */
-OLG_SYMBOLIC(olg__sym_affine_grid_generator) {
+olg_status olg__sym_affine_grid_generator(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value theta;
   const int64_t *size;
@@ -464,7 +464,7 @@ OLG_SYMBOLIC(olg__sym_affine_grid_generator) {
 }
 
 /* ONNX AffineGrid (20) below 20: the same decomposition; its size input must be known. */
-OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed) {
+olg_status olg__sym_onnx_affine_grid_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value theta, sv;
   const int64_t *size;

@@ -29,7 +29,7 @@ static olg_status dim_arg(olg_lower *cx, size_t i, int64_t dflt, int64_t rank, i
 }
 
 /* aten::contiguous, detach, clone, alias, dropout-like no-ops: the output is the input. */
-OLG_SYMBOLIC(olg__sym_identity) {
+olg_status olg__sym_identity(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -73,7 +73,7 @@ static olg_status reshape_to_arg(olg_lower *cx, olg_value x, size_t i, olg_value
 
 /* aten::view(Tensor self, SymInt[] size), aten::reshape(Tensor self, SymInt[] shape),
  * aten::_reshape_alias(Tensor self, SymInt[] size, SymInt[] stride) */
-OLG_SYMBOLIC(olg__sym_view) {
+olg_status olg__sym_view(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -85,7 +85,7 @@ OLG_SYMBOLIC(olg__sym_view) {
 }
 
 /* aten::flatten(Tensor self, int start_dim=0, int end_dim=-1) */
-OLG_SYMBOLIC(olg__sym_flatten) {
+olg_status olg__sym_flatten(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -129,7 +129,7 @@ OLG_SYMBOLIC(olg__sym_flatten) {
 }
 
 /* aten::permute(Tensor self, int[] dims) */
-OLG_SYMBOLIC(olg__sym_permute) {
+olg_status olg__sym_permute(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -150,7 +150,7 @@ OLG_SYMBOLIC(olg__sym_permute) {
 }
 
 /* aten::transpose(Tensor self, int dim0, int dim1) */
-OLG_SYMBOLIC(olg__sym_transpose) {
+olg_status olg__sym_transpose(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int32_t rank;
@@ -197,7 +197,7 @@ static olg_status squeeze_dynamic(olg_lower *cx, olg_value x, int64_t d, int32_t
 }
 
 /* aten::squeeze(Tensor self), aten::squeeze.dim(Tensor self, int dim) */
-OLG_SYMBOLIC(olg__sym_squeeze) {
+olg_status olg__sym_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -243,7 +243,7 @@ OLG_SYMBOLIC(olg__sym_squeeze) {
 }
 
 /* aten::unsqueeze(Tensor self, int dim) */
-OLG_SYMBOLIC(olg__sym_unsqueeze) {
+olg_status olg__sym_unsqueeze(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   int64_t d;
@@ -262,7 +262,7 @@ OLG_SYMBOLIC(olg__sym_unsqueeze) {
 /* aten::expand(Tensor self, SymInt[] size, *, bool implicit=False). A -1 keeps the input's dim:
  * as a target of 1, which ONNX's two-way broadcast resolves to the input's dim — exact whether
  * or not that dim is known. */
-OLG_SYMBOLIC(olg__sym_expand) {
+olg_status olg__sym_expand(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, shape;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -302,7 +302,7 @@ OLG_SYMBOLIC(olg__sym_expand) {
 }
 
 /* aten::expand_as(Tensor self, Tensor other) */
-OLG_SYMBOLIC(olg__sym_expand_as) {
+olg_status olg__sym_expand_as(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, other, shape, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -313,7 +313,7 @@ OLG_SYMBOLIC(olg__sym_expand_as) {
 }
 
 /* aten::cat(Tensor[] tensors, int dim=0). PyTorch skips 1-D empty tensors among others. */
-OLG_SYMBOLIC(olg__sym_cat) {
+olg_status olg__sym_cat(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_value *vals;
   size_t n;
@@ -340,7 +340,7 @@ OLG_SYMBOLIC(olg__sym_cat) {
 }
 
 /* aten::stack(Tensor[] tensors, int dim=0) */
-OLG_SYMBOLIC(olg__sym_stack) {
+olg_status olg__sym_stack(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_value *vals;
   size_t n;
@@ -387,7 +387,7 @@ static olg_status int_piece(olg_lower *cx, size_t i, int64_t dflt, olg_value *ou
 }
 
 /* aten::slice(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) */
-OLG_SYMBOLIC(olg__sym_slice) {
+olg_status olg__sym_slice(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -419,7 +419,7 @@ OLG_SYMBOLIC(olg__sym_slice) {
 }
 
 /* aten::select(Tensor self, int dim, int index) */
-OLG_SYMBOLIC(olg__sym_select) {
+olg_status olg__sym_select(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, idx;
   int32_t rank;
@@ -451,7 +451,7 @@ OLG_SYMBOLIC(olg__sym_select) {
 }
 
 /* aten::narrow(Tensor self, int dim, int start, int length) (start may be a Tensor) */
-OLG_SYMBOLIC(olg__sym_narrow) {
+olg_status olg__sym_narrow(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y, sv;
   int32_t rank;
@@ -479,7 +479,7 @@ OLG_SYMBOLIC(olg__sym_narrow) {
 }
 
 /* aten::size(Tensor self) -> int[], aten::size.int(Tensor self, int dim) -> int (a 0-D int64) */
-OLG_SYMBOLIC(olg__sym_size) {
+olg_status olg__sym_size(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -495,7 +495,7 @@ OLG_SYMBOLIC(olg__sym_size) {
 }
 
 /* aten::numel(Tensor self) -> int (a 0-D int64) */
-OLG_SYMBOLIC(olg__sym_numel) {
+olg_status olg__sym_numel(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -515,7 +515,7 @@ OLG_SYMBOLIC(olg__sym_numel) {
  * .other(self, Tensor other, ...), .device(self, Device device, ScalarType dtype, ...),
  * .prim_dtype(self, int? dtype, ...), .prim_Device(self, Device? device, int? dtype, ...),
  * .prim_other(self, bool non_blocking, bool copy). Told apart by the kinds of arguments 1, 2. */
-OLG_SYMBOLIC(olg__sym_to) {
+olg_status olg__sym_to(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -536,7 +536,7 @@ OLG_SYMBOLIC(olg__sym_to) {
 }
 
 /* aten::type_as(Tensor self, Tensor other) */
-OLG_SYMBOLIC(olg__sym_type_as) {
+olg_status olg__sym_type_as(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, other, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));

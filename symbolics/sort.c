@@ -52,7 +52,7 @@ static olg_status rank_axis(olg_lower *cx, olg_value x, int64_t dim, int64_t *ax
 /* aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True). k may be a
  * run-time int (a TopK input from opset 10). sorted=False leaves the order to the
  * implementation: sorted output is one such order. */
-OLG_SYMBOLIC(olg__sym_topk) {
+olg_status olg__sym_topk(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, k_v = OLG_NO_VALUE, v, i;
   int64_t k = 0, dim, axis;
@@ -97,7 +97,7 @@ static olg_status sort_args(olg_lower *cx, int64_t *dim, int *descending) {
   return olg__arg_bool_or(cx, at + 1, 0, descending);
 }
 
-OLG_SYMBOLIC(olg__sym_sort) {
+olg_status olg__sym_sort(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, v, i;
   int64_t dim;
@@ -109,7 +109,7 @@ OLG_SYMBOLIC(olg__sym_sort) {
   return olg_lower_output_count(cx) > 1 ? olg_lower_bind_output(cx, 1, i) : OLG_OK;
 }
 
-OLG_SYMBOLIC(olg__sym_argsort) {
+olg_status olg__sym_argsort(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, i;
   int64_t dim;

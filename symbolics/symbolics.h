@@ -4,6 +4,8 @@
 #define OLG_SYMBOLICS_H
 #include "onnxlegal/registry.h"
 
+/* Declares a symbolic function; definitions spell the signature out, so that readers and tag
+ * tools see each one by name:  olg_status olg__sym_view(olg_lower *cx, olg_node_id src, void *ud) */
 #define OLG_SYMBOLIC(name) olg_status name(olg_lower *cx, olg_node_id src, void *ud)
 
 /* ---- shape and indexing basics (symbolics/shape.c) ---- */
