@@ -1,5 +1,4 @@
-/* onnxlegal — the legalize options: their defaults, the IR version each opset needs, and the
- * options on the heap, for bindings that cannot lay out a C struct. */
+/* onnxlegal — the legalize options: their defaults and the options on the heap, for bindings that cannot lay out a C struct. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,12 +7,6 @@
 
 OLG_API void olg_legalize_options_init(olg_legalize_options *o) {
   if (o) *o = (olg_legalize_options)OLG_LEGALIZE_OPTIONS_INIT;
-}
-
-OLG_API int64_t olg_ir_version_for_opset(int64_t opset) {
-  static const int8_t ir[28] = {-1, 3, 3, 3, 3, 3, 3, 3, 3, 4,  5,  6,  7,  7,
-                                7,  8, 8, 8, 8, 9, 9, 10, 10, 11, 12, 13, 13, 13};
-  return opset >= 1 && opset <= 27 ? ir[opset] : -1;
 }
 
 /* The options come first, so the public pointer is the block's own address; the profile string

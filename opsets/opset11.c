@@ -13,7 +13,7 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Round-11 ---- */
-    {"aten", "round", olg__sym_round, OLG_LOWERING_NATIVE},
+    {"aten", "round", olg__sym_round_opset11, OLG_LOWERING_NATIVE},
 
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},

@@ -5,15 +5,31 @@
  * for the same op in a later file replaces it (dispatch picks the highest since <= target):
  *
  *   const olg_symbolic_reg olg__opset11[] = {
- *     {"aten", "upsample_bilinear2d", olg__sym_upsample_linear, OLG_LOWERING_NATIVE},
- *     {"aten", "index_put", olg__sym_index_put, OLG_LOWERING_NATIVE}, // ScatterND-11
+ *     {"aten", "round", olg__sym_round_opset11, OLG_LOWERING_NATIVE}, // Round-11
  *     {NULL, NULL, NULL, 0}};
  *
+ * When what an op MEANS at the target (its strategy: a native op instead of a decomposition, a
+ * new argument combination that becomes expressible) changes at opset NN, the new behaviour is
+ * its own function, olg__sym_<op>_opsetNN, registered here in opsetNN.c; the two share code
+ * through static helpers of their family file. An ENCODING change (attribute to input, renamed
+ * mode, ...) is the emit helpers' business (symbolics/emit*.c) and needs no row. No symbolic
+ * outside symbolics/emit*.c asks the target opset (tests/py/test_layout.py checks it).
  * A row with OLG_LOWERING_NONE and fn NULL says the op stops being expressible from that opset.
  * Rows are grouped by family (one comment line per family), sorted by op inside a family.
- * Adding an opset = adding opsets/opsetNN.c and one line to olg__opset_tables (opsets.c). */
+ *
+ * Adding opset NN:
+ *   1. opsets/opsetNN.c, defining olg__opsetNN[] (may be empty: {{NULL, NULL, NULL, 0}});
+ *   2. one line X(NN, NN, ir) at the end of OLG_OPSETS below (NN as written in the file name,
+ *      the number, the IR version that goes with it); the table list (opsets.c), the
+ *      declarations, olg_ir_version_for_opset and the Python bindings' OPSET_MAX follow from it;
+ *   3. raise OLG_LOWER_OPSET_MAX in include/onnxlegal/registry.h (a public constant: the build
+ *      fails until it matches the list's last opset) and add a CHANGELOG.md entry.
+ * The ONNX schema tables (opsets/schemas_gen.c, tools/gen_schemas.py) come from the spec's
+ * changelog and already hold the opset in development. */
 #ifndef OLG_OPSETS_H
 #define OLG_OPSETS_H
+#include <stdint.h>
+
 #include "onnxlegal/registry.h"
 
 typedef struct olg_symbolic_reg {
@@ -25,18 +41,29 @@ typedef struct olg_symbolic_reg {
 
 typedef struct olg_opset_table {
   int opset;
+  int64_t ir_version;
   const olg_symbolic_reg *regs;
 } olg_opset_table;
 
 /* Every table, ascending opset, ended by {0, NULL}. */
 extern const olg_opset_table olg__opset_tables[];
 
-#define OLG_OPSET_TABLE(nn) extern const olg_symbolic_reg olg__opset##nn[]
-OLG_OPSET_TABLE(07); OLG_OPSET_TABLE(08); OLG_OPSET_TABLE(09); OLG_OPSET_TABLE(10);
-OLG_OPSET_TABLE(11); OLG_OPSET_TABLE(12); OLG_OPSET_TABLE(13); OLG_OPSET_TABLE(14);
-OLG_OPSET_TABLE(15); OLG_OPSET_TABLE(16); OLG_OPSET_TABLE(17); OLG_OPSET_TABLE(18);
-OLG_OPSET_TABLE(19); OLG_OPSET_TABLE(20); OLG_OPSET_TABLE(21); OLG_OPSET_TABLE(22);
-OLG_OPSET_TABLE(23); OLG_OPSET_TABLE(24); OLG_OPSET_TABLE(25); OLG_OPSET_TABLE(26);
-OLG_OPSET_TABLE(27);
+/* Every opset the built-ins are written for, ascending: X(NN as in opsetNN.c, number, IR
+ * version that goes with it). */
+#define OLG_OPSETS(X)                                                                      \
+  X(07, 7, 3) X(08, 8, 3) X(09, 9, 4) X(10, 10, 5) X(11, 11, 6) X(12, 12, 7) X(13, 13, 7)     \
+  X(14, 14, 7) X(15, 15, 8) X(16, 16, 8) X(17, 17, 8) X(18, 18, 8) X(19, 19, 9) X(20, 20, 9)  \
+  X(21, 21, 10) X(22, 22, 10) X(23, 23, 11) X(24, 24, 12) X(25, 25, 13) X(26, 26, 13)         \
+  X(27, 27, 13)
+
+#define OLG_OPSET_DECLARE_(nn, n, ir) extern const olg_symbolic_reg olg__opset##nn[];
+OLG_OPSETS(OLG_OPSET_DECLARE_)
+#undef OLG_OPSET_DECLARE_
+
+/* The first and last opset of OLG_OPSETS, and the IR version that goes with an opset in
+ * 1..last (those below the first go with the first's), else -1. */
+int olg__opsets_first(void);
+int olg__opsets_last(void);
+int64_t olg__opset_ir_version(int64_t opset);
 
 #endif

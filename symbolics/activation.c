@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "arith.h"
+#include "emit_math.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud

@@ -1,111 +1,14 @@
 /* onnxlegal — convolutions and their relatives: _convolution, convolution, conv1d/2d/3d (padding
  * as ints or 'same'/'valid'), conv_transpose1d/2d/3d, pixel_shuffle, pixel_unshuffle, im2col,
- * col2im; and the helpers the pooling and normalization families share (window.h).
+ * col2im.
  * Arguments as in PyTorch 1.13's schemas. */
 #include <string.h>
 
 #include "emit.h"
+#include "emit_nn.h"
 #include "symbolics.h"
-#include "window.h"
 
 #define UNUSED_SRC (void)src; (void)ud
-
-/* ------------------------------------------------------------------------------------------ */
-/* Shared helpers (window.h) */
-
-int olg__op_spatial_dims(const olg_lower *cx) {
-  const char *op = olg_lower_node_op(cx);
-  for (const char *p = op; *p; p++)
-    if (p[0] >= '1' && p[0] <= '3' && p[1] == 'd' && (p[2] == 0 || p[2] == '_')) return p[0] - '0';
-  return -1;
-}
-
-olg_status olg__spatial_arg(olg_lower *cx, size_t i, int n, const int64_t *dflt, const char *what,
-                            int64_t *out) {
-  const int64_t *p;
-  size_t m;
-  OLG_TRY(olg__arg_ints_or_empty(cx, i, &p, &m));
-  if (m == 0) {
-    if (!dflt) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s is required", what);
-    memcpy(out, dflt, (size_t)n * sizeof *out);
-    return OLG_OK;
-  }
-  if (m != 1 && m != (size_t)n)
-    return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s has %zu entries; %d spatial axes need %d", what,
-                     m, n, n);
-  for (int j = 0; j < n; j++) out[j] = p[m == 1 ? 0 : j];
-  return OLG_OK;
-}
-
-olg_status olg__batch_in(olg_lower *cx, olg_value x, int n, const char *op, olg_value *xb,
-                         bool *unbatched) {
-  int32_t rank = olg__rank(cx, x);
-  *unbatched = false;
-  if (rank == n + 2) {
-    *xb = x;
-    return OLG_OK;
-  }
-  if (rank == n + 1) {
-    *unbatched = true;
-    return olg__emit_unsqueeze(cx, x, (const int64_t[]){0}, 1, xb);
-  }
-  if (rank < 0)
-    return olg__errf(cx, OLG_ERR_UNSUPPORTED, "%s: the rank of the input is not known at export time",
-                     op);
-  return olg__errf(cx, OLG_ERR_INVALID_ARG,
-                   "%s: the input has rank %d; %d spatial axes need rank %d (or %d unbatched)", op,
-                   rank, n, n + 2, n + 1);
-}
-
-olg_status olg__batch_out(olg_lower *cx, olg_value y, bool unbatched, olg_value *out) {
-  if (!unbatched) {
-    *out = y;
-    return OLG_OK;
-  }
-  return olg__emit_squeeze(cx, y, (const int64_t[]){0}, 1, out);
-}
-
-olg_status olg__const_real(olg_lower *cx, olg_dtype t, int32_t rank, const int64_t *dims,
-                           const double *v, size_t count, olg_value *out) {
-  if (t == OLG_DOUBLE)
-    return olg__const_tensor(cx, OLG_DOUBLE, rank, dims, v, count * sizeof *v, out);
-  float *f = olg__lower_alloc(cx, (count ? count : 1) * sizeof *f);
-  if (!f) return OLG_ERR_NOMEM;
-  for (size_t i = 0; i < count; i++) f[i] = (float)v[i];
-  OLG_TRY(olg__const_tensor_kept(cx, OLG_FLOAT, rank, dims, f, count * sizeof *f, out));
-  if (t == OLG_FLOAT || t == OLG_UNDEFINED) return OLG_OK;
-  return olg__emit_cast(cx, *out, t, out);
-}
-
-olg_status olg__dim_scaled(olg_lower *cx, olg_value x, int64_t axis, int64_t mul, int64_t div,
-                           olg_value *out) {
-  int64_t d = olg__dim(cx, x, (int32_t)axis);
-  if (d >= 0) {
-    int64_t v = d * mul / div;
-    return olg__const_i64s(cx, &v, 1, out);
-  }
-  olg_value v, c;
-  OLG_TRY(olg__dim_tensor(cx, x, axis, &v));
-  if (mul != 1) {
-    OLG_TRY(olg__const_i64s(cx, &mul, 1, &c));
-    OLG_TRY(olg__emit2(cx, "Mul", v, c, &v));
-  }
-  if (div != 1) {
-    OLG_TRY(olg__const_i64s(cx, &div, 1, &c));
-    OLG_TRY(olg__emit2(cx, "Div", v, c, &v));
-  }
-  *out = v;
-  return OLG_OK;
-}
-
-olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n) {
-  for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
-    if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
-    else if (olg_lower_output_used(cx, i))
-      return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported", i);
-  }
-  return OLG_OK;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Convolutions */

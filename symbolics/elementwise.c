@@ -8,374 +8,14 @@
 #include <math.h>
 #include <string.h>
 
-#include "arith.h"
+#include "emit_math.h"
 #include "schema.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
 
 /* ------------------------------------------------------------------------------------------ */
-/* Type promotion (PyTorch's c10 rules) */
-
-static bool is_unsigned(olg_dtype t) {
-  return t == OLG_UINT8 || t == OLG_UINT16 || t == OLG_UINT32 || t == OLG_UINT64;
-}
-
-static bool is_int(olg_dtype t) {
-  return is_unsigned(t) || t == OLG_INT8 || t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64;
-}
-
-olg_dtype olg__promote_types(olg_dtype a, olg_dtype b) {
-  if (a == OLG_UNDEFINED) return b;
-  if (b == OLG_UNDEFINED || a == b) return a;
-  if (a == OLG_BOOL) return b;
-  if (b == OLG_BOOL) return a;
-  bool fa = olg__is_float(a), fb = olg__is_float(b);
-  if (fa && fb) {
-    if ((a == OLG_FLOAT16 && b == OLG_BFLOAT16) || (a == OLG_BFLOAT16 && b == OLG_FLOAT16))
-      return OLG_FLOAT;
-    return olg_dtype_bits(a) >= olg_dtype_bits(b) ? a : b;
-  }
-  if (fa) return a;
-  if (fb) return b;
-  if (is_unsigned(a) == is_unsigned(b)) return olg_dtype_bits(a) >= olg_dtype_bits(b) ? a : b;
-  olg_dtype s = is_unsigned(a) ? b : a, u = is_unsigned(a) ? a : b;
-  if (olg_dtype_bits(s) > olg_dtype_bits(u)) return s;
-  switch (olg_dtype_bits(u)) { /* uint8 + int8 = int16, as torch */
-  case 8: return OLG_INT16;
-  case 16: return OLG_INT32;
-  default: return OLG_INT64;
-  }
-}
-
-/* c10's combine_categories: the higher-priority group wins unless the lower one is of a higher
- * category (bool < integer < floating). */
-static olg_dtype combine_categories(olg_dtype higher, olg_dtype lower) {
-  if (olg__is_float(higher)) return higher;
-  if (higher == OLG_BOOL || olg__is_float(lower)) return olg__promote_types(higher, lower);
-  return higher != OLG_UNDEFINED ? higher : lower;
-}
-
-olg_status olg__result_type(olg_lower *cx, const size_t *args, size_t n, olg_dtype *out) {
-  olg_dtype dim = OLG_UNDEFINED, zero = OLG_UNDEFINED, wrapped = OLG_UNDEFINED;
-  for (size_t k = 0; k < n; k++) {
-    size_t i = args[k];
-    switch (olg_lower_arg_kind(cx, i)) {
-    case OLG_ARGKIND_NONE: break;
-    case OLG_ARGKIND_VALUE: {
-      olg_value v;
-      OLG_TRY(olg_lower_arg_value(cx, i, &v));
-      olg_dtype t = olg__dtype(cx, v);
-      if (t == OLG_UNDEFINED)
-        return olg__errf(cx, OLG_ERR_UNSUPPORTED, "the dtype of argument %zu is not known", i);
-      if (olg__rank(cx, v) == 0) zero = olg__promote_types(zero, t);
-      else dim = olg__promote_types(dim, t);
-      break;
-    }
-    case OLG_ARGKIND_INT: wrapped = olg__promote_types(wrapped, OLG_INT64); break;
-    case OLG_ARGKIND_FLOAT: wrapped = olg__promote_types(wrapped, OLG_FLOAT); break;
-    case OLG_ARGKIND_BOOL: wrapped = olg__promote_types(wrapped, OLG_BOOL); break;
-    default:
-      return olg__errf(cx, OLG_ERR_TYPE, "argument %zu must be a tensor or a number", i);
-    }
-  }
-  *out = combine_categories(dim, combine_categories(zero, wrapped));
-  if (*out == OLG_UNDEFINED)
-    return olg_lower_error(cx, OLG_ERR_TYPE, "no tensor or number to take a dtype from");
-  return OLG_OK;
-}
-
-olg_status olg__arg_cast(olg_lower *cx, size_t i, olg_dtype t, olg_value *out) {
-  int k = olg_lower_arg_kind(cx, i);
-  if (k == OLG_ARGKIND_VALUE) {
-    OLG_TRY(olg_lower_arg_value(cx, i, out));
-    return olg__emit_cast(cx, *out, t, out);
-  }
-  if (k == OLG_ARGKIND_INT && t == OLG_INT64) { /* exact beyond 2^53 */
-    int64_t v;
-    OLG_TRY(olg_lower_arg_int(cx, i, &v));
-    return olg__const_tensor(cx, t, 0, NULL, &v, sizeof v, out);
-  }
-  double v;
-  OLG_TRY(olg_lower_arg_float(cx, i, &v));
-  return olg__const_scalar(cx, t, v, out);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Carriers: computing where the op does not take the dtype */
-
-static bool op_takes(const char *op, int opset, int input, olg_dtype t) {
-  const olg_schema *s = olg_schema_find("", op, opset);
-  if (!s || s->deprecated) return false;
-  const olg_formal *f = olg_schema_input_formal(s, input);
-  return f && olg_schema_formal_allows_dtype(f, t);
-}
-
-bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t) {
-  return op_takes(op, olg__opset(cx), input, t);
-}
-
-static int lowest_opset_taking(const char *op, int input, olg_dtype t) {
-  for (int o = OLG_LOWER_OPSET_MIN; o <= OLG_LOWER_OPSET_MAX; o++)
-    if (op_takes(op, o, input, t)) return o;
-  return -1;
-}
-
-olg_status olg__compute_dtype(olg_lower *cx, const char *op, int input, olg_dtype t,
-                              olg_dtype *out) {
-  int opset = olg__opset(cx);
-  if (op_takes(op, opset, input, t)) {
-    *out = t;
-    return OLG_OK;
-  }
-  /* wider types that hold every value of t exactly, best first */
-  static const olg_dtype halfs[] = {OLG_FLOAT, OLG_DOUBLE, 0};
-  static const olg_dtype floats[] = {OLG_DOUBLE, 0};
-  static const olg_dtype bools[] = {OLG_INT32, OLG_INT64, OLG_FLOAT, OLG_DOUBLE, 0};
-  static const olg_dtype smalls[] = {OLG_INT32, OLG_INT64, OLG_DOUBLE, OLG_FLOAT, 0};
-  static const olg_dtype words[] = {OLG_INT64, OLG_DOUBLE, 0};
-  static const olg_dtype none[] = {0};
-  const olg_dtype *c = none;
-  switch (t) {
-  case OLG_FLOAT16: case OLG_BFLOAT16: c = halfs; break;
-  case OLG_FLOAT: c = floats; break;
-  case OLG_BOOL: c = bools; break;
-  case OLG_INT8: case OLG_UINT8: case OLG_INT16: case OLG_UINT16: c = smalls; break;
-  case OLG_INT32: case OLG_UINT32: c = words; break;
-  default: break;
-  }
-  for (; *c; c++)
-    if (op_takes(op, opset, input, *c)) {
-      *out = *c;
-      return OLG_OK;
-    }
-  return olg__unsupportedf(cx, lowest_opset_taking(op, input, t), "%s of %s tensors", op,
-                           olg_dtype_name(t));
-}
-
-olg_status olg__emit_math(olg_lower *cx, const char *op, const olg_value *in, size_t n,
-                          olg_value *out) {
-  const olg_schema *s = olg_schema_find("", op, olg__opset(cx));
-  if (!s || s->deprecated || n > 8)
-    return olg__unsupportedf(cx, lowest_opset_taking(op, 0, OLG_FLOAT), "ONNX %s", op);
-  /* the first input whose type is a constraint with a choice is the common type */
-  int typed = -1;
-  const char *tstr = NULL;
-  for (size_t i = 0; i < n && typed < 0; i++) {
-    const olg_formal *f = olg_schema_input_formal(s, (int)i);
-    if (f && (f->tensor_dtypes & (f->tensor_dtypes - 1))) {
-      typed = (int)i;
-      tstr = f->type_str;
-    }
-  }
-  if (typed < 0) return olg__emit(cx, op, in, n, out);
-  olg_dtype t = olg__dtype(cx, in[typed]), ct;
-  if (t == OLG_UNDEFINED) return olg__emit(cx, op, in, n, out);
-  OLG_TRY(olg__compute_dtype(cx, op, typed, t, &ct));
-  if (ct == t) return olg__emit(cx, op, in, n, out);
-  olg_value cin[8];
-  for (size_t i = 0; i < n; i++) {
-    const olg_formal *f = olg_schema_input_formal(s, (int)i);
-    cin[i] = in[i];
-    if (in[i] != OLG_NO_VALUE && f && strcmp(f->type_str, tstr) == 0)
-      OLG_TRY(olg__emit_cast(cx, in[i], ct, &cin[i]));
-  }
-  olg_value y;
-  OLG_TRY(olg__emit(cx, op, cin, n, &y));
-  if (olg__dtype(cx, y) == OLG_BOOL && t != OLG_BOOL) {
-    *out = y;
-    return OLG_OK;
-  }
-  return olg__emit_cast(cx, y, t, out);
-}
-
-olg_status olg__emit_math1(olg_lower *cx, const char *op, olg_value x, olg_value *out) {
-  return olg__emit_math(cx, op, &x, 1, out);
-}
-
-olg_status olg__emit_math2(olg_lower *cx, const char *op, olg_value a, olg_value b,
-                           olg_value *out) {
-  olg_value in[2] = {a, b};
-  return olg__emit_math(cx, op, in, 2, out);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Comparisons, NaN, Where, trunc */
-
-static olg_status const_f(olg_lower *cx, olg_dtype t, double v, olg_value *out) {
-  return olg__const_scalar(cx, t, v, out);
-}
-
-/* x is not NaN: x < +inf or x > -inf (exact at every opset, IsNaN not needed). */
-static olg_status not_nan(olg_lower *cx, olg_value x, olg_value *out) {
-  double v;
-  if (olg__known_scalar(cx, x, &v) && !isnan(v)) return olg__const_scalar(cx, OLG_BOOL, 1, out);
-  if (olg__opset(cx) >= 9) {
-    OLG_TRY(olg__emit_isnan(cx, x, out));
-    return olg__emit1(cx, "Not", *out, out);
-  }
-  olg_dtype t = olg__dtype(cx, x);
-  olg_value pinf, ninf, lt, gt;
-  OLG_TRY(const_f(cx, t, INFINITY, &pinf));
-  OLG_TRY(const_f(cx, t, -INFINITY, &ninf));
-  OLG_TRY(olg__emit_math2(cx, "Less", x, pinf, &lt));
-  OLG_TRY(olg__emit_math2(cx, "Greater", x, ninf, &gt));
-  return olg__emit2(cx, "Or", lt, gt, out);
-}
-
-olg_status olg__emit_isnan(olg_lower *cx, olg_value x, olg_value *out) {
-  if (olg__opset(cx) >= 9) return olg__emit_math1(cx, "IsNaN", x, out);
-  OLG_TRY(not_nan(cx, x, out));
-  return olg__emit1(cx, "Not", *out, out);
-}
-
-/* Less or Greater of two tensors of one dtype. Integers at opsets 7-8, where the ops take only
- * floats: the sign of the difference in int64, which Cast to float keeps exactly. */
-static olg_status less_greater(olg_lower *cx, const char *op, olg_value a, olg_value b,
-                               olg_value *out) {
-  olg_dtype t = olg__dtype(cx, a);
-  if ((is_int(t) || t == OLG_BOOL) && !op_takes(op, olg__opset(cx), 0, t) &&
-      !op_takes(op, olg__opset(cx), 0, OLG_INT32)) {
-    olg_value a64, b64, d, zero;
-    OLG_TRY(olg_lower_decompose(cx, "an order comparison of integer tensors", 9));
-    OLG_TRY(olg__emit_cast(cx, a, OLG_INT64, &a64));
-    OLG_TRY(olg__emit_cast(cx, b, OLG_INT64, &b64));
-    OLG_TRY(olg__emit2(cx, "Sub", a64, b64, &d));
-    OLG_TRY(olg__emit_cast(cx, d, OLG_FLOAT, &d));
-    OLG_TRY(const_f(cx, OLG_FLOAT, 0, &zero));
-    return olg__emit2(cx, op, d, zero, out);
-  }
-  return olg__emit_math2(cx, op, a, b, out);
-}
-
-static olg_status equal(olg_lower *cx, olg_value a, olg_value b, olg_value *out) {
-  olg_dtype t = olg__dtype(cx, a);
-  if (!olg__is_float(t) || op_takes("Equal", olg__opset(cx), 0, t))
-    return olg__emit_math2(cx, "Equal", a, b, out);
-  /* floats below 11: neither less nor greater, and neither is NaN */
-  olg_value lt, gt, either, ordered, na, nb, both;
-  OLG_TRY(olg_lower_decompose(cx, "equality of float tensors", 11));
-  OLG_TRY(less_greater(cx, "Less", a, b, &lt));
-  OLG_TRY(less_greater(cx, "Greater", a, b, &gt));
-  OLG_TRY(olg__emit2(cx, "Or", lt, gt, &either));
-  OLG_TRY(olg__emit1(cx, "Not", either, &ordered));
-  OLG_TRY(not_nan(cx, a, &na));
-  OLG_TRY(not_nan(cx, b, &nb));
-  OLG_TRY(olg__emit2(cx, "And", na, nb, &both));
-  return olg__emit2(cx, "And", ordered, both, out);
-}
-
-/* a <= b (le) or a >= b. */
-static olg_status less_equal(olg_lower *cx, bool le, olg_value a, olg_value b, olg_value *out) {
-  int opset = olg__opset(cx);
-  olg_dtype t = olg__dtype(cx, a);
-  if (opset >= 12) return olg__emit_math2(cx, le ? "LessOrEqual" : "GreaterOrEqual", a, b, out);
-  olg_value strict, eq, inv;
-  if (!olg__is_float(t)) { /* no NaN: not greater */
-    OLG_TRY(less_greater(cx, le ? "Greater" : "Less", a, b, &inv));
-    return olg__emit1(cx, "Not", inv, out);
-  }
-  if (op_takes("Equal", opset, 0, t)) {
-    OLG_TRY(less_greater(cx, le ? "Less" : "Greater", a, b, &strict));
-    OLG_TRY(olg__emit_math2(cx, "Equal", a, b, &eq));
-    return olg__emit2(cx, "Or", strict, eq, out);
-  }
-  /* Not(Greater) is true for NaN: and it with "neither is NaN" */
-  olg_value na, nb, both;
-  OLG_TRY(less_greater(cx, le ? "Greater" : "Less", a, b, &inv));
-  OLG_TRY(olg__emit1(cx, "Not", inv, &inv));
-  OLG_TRY(not_nan(cx, a, &na));
-  OLG_TRY(not_nan(cx, b, &nb));
-  OLG_TRY(olg__emit2(cx, "And", na, nb, &both));
-  return olg__emit2(cx, "And", inv, both, out);
-}
-
-olg_status olg__emit_compare(olg_lower *cx, olg_cmp op, olg_value a, olg_value b,
-                             olg_value *out) {
-  switch (op) {
-  case OLG_CMP_EQ: return equal(cx, a, b, out);
-  case OLG_CMP_NE:
-    OLG_TRY(equal(cx, a, b, out));
-    return olg__emit1(cx, "Not", *out, out);
-  case OLG_CMP_LT: return less_greater(cx, "Less", a, b, out);
-  case OLG_CMP_GT: return less_greater(cx, "Greater", a, b, out);
-  case OLG_CMP_LE: return less_equal(cx, true, a, b, out);
-  case OLG_CMP_GE: return less_equal(cx, false, a, b, out);
-  }
-  return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "unknown comparison");
-}
-
-olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value b,
-                           olg_value *out) {
-  if (olg__opset(cx) < 9)
-    return olg_lower_unsupported(cx, "Where (an elementwise choice)", 9);
-  OLG_TRY(olg__emit_cast(cx, cond, OLG_BOOL, &cond));
-  olg_value in[3] = {cond, a, b};
-  return olg__emit_math(cx, "Where", in, 3, out);
-}
-
-/* x < 0 as a bool tensor, for any numeric dtype at any opset. */
-static olg_status is_negative(olg_lower *cx, olg_value x, olg_value *out) {
-  olg_value zero;
-  OLG_TRY(olg__const_like(cx, x, 0, &zero));
-  return less_greater(cx, "Less", x, zero, out);
-}
-
-olg_status olg__emit_trunc(olg_lower *cx, olg_value x, olg_value *out) {
-  /* Floor(|x|) * (1 - 2*[x < 0]): keeps inf, NaN and the sign of -0.5 -> -0 */
-  olg_value ax, fl, neg, m, two, one, s;
-  OLG_TRY(olg__emit_math1(cx, "Abs", x, &ax));
-  OLG_TRY(olg__emit_math1(cx, "Floor", ax, &fl));
-  OLG_TRY(is_negative(cx, x, &neg));
-  OLG_TRY(olg__emit_cast_like(cx, neg, x, &m));
-  OLG_TRY(olg__const_like(cx, x, 2, &two));
-  OLG_TRY(olg__const_like(cx, x, 1, &one));
-  OLG_TRY(olg__emit_math2(cx, "Mul", m, two, &m));
-  OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &s));
-  return olg__emit_math2(cx, "Mul", fl, s, out);
-}
-
-olg_status olg__reduce_dims(olg_lower *cx, size_t i, int32_t rank, int64_t *dims, size_t *n,
-                            bool *all) {
-  const int64_t *p = NULL;
-  size_t k = 0;
-  *n = 0;
-  *all = false;
-  if (!olg_lower_arg_is_none(cx, i)) OLG_TRY(olg_lower_arg_ints(cx, i, &p, &k));
-  if (!k) {
-    *all = true;
-    return OLG_OK;
-  }
-  if (rank < 0)
-    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "the rank of the input is not known");
-  if (k > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "too many dims");
-  for (size_t j = 0; j < k; j++) {
-    int64_t d = rank == 0 && (p[j] == 0 || p[j] == -1) ? 0 : olg__norm_axis(p[j], rank);
-    if (d < 0)
-      return olg__errf(cx, OLG_ERR_RANGE, "dim %lld is out of range for rank %d",
-                       (long long)p[j], rank);
-    for (size_t m = 0; m < *n; m++)
-      if (dims[m] == d) return olg__errf(cx, OLG_ERR_INVALID_ARG, "dim %lld repeated", (long long)d);
-    dims[(*n)++] = d;
-  }
-  if (rank == 0) { /* the one "dim" of a 0-D tensor: nothing to reduce */
-    *n = 0;
-    *all = true;
-  }
-  return OLG_OK;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* Binary arithmetic */
-
-/* Arguments ia and ib brought to their result dtype *t. */
-static olg_status binary_operands(olg_lower *cx, size_t ia, size_t ib, olg_dtype *t,
-                                  olg_value *a, olg_value *b) {
-  size_t args[2] = {ia, ib};
-  OLG_TRY(olg__result_type(cx, args, 2, t));
-  OLG_TRY(olg__arg_cast(cx, ia, *t, a));
-  return olg__arg_cast(cx, ib, *t, b);
-}
 
 /* b * alpha (argument i, Scalar alpha=1) in dtype t; b itself when alpha is 1. */
 static olg_status scale_by_alpha(olg_lower *cx, size_t i, olg_dtype t, olg_value b,
@@ -394,7 +34,7 @@ olg_status olg__sym_add(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   OLG_TRY(scale_by_alpha(cx, 2, t, b, &b));
   OLG_TRY(olg__emit_math2(cx, "Add", a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
@@ -405,7 +45,7 @@ olg_status olg__sym_sub(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "subtraction of bool tensors");
   OLG_TRY(scale_by_alpha(cx, 2, t, b, &b));
   OLG_TRY(olg__emit_math2(cx, "Sub", a, b, &y));
@@ -417,7 +57,7 @@ olg_status olg__sym_rsub(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "subtraction of bool tensors");
   OLG_TRY(scale_by_alpha(cx, 2, t, a, &a));
   OLG_TRY(olg__emit_math2(cx, "Sub", b, a, &y));
@@ -429,7 +69,7 @@ olg_status olg__sym_mul(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   OLG_TRY(olg__emit_math2(cx, t == OLG_BOOL ? "And" : "Mul", a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -463,8 +103,8 @@ static olg_status floor_div_float(olg_lower *cx, olg_value a, olg_value b, olg_v
   OLG_TRY(olg__const_like(cx, a, 0.5, &half));
   OLG_TRY(olg__const_like(cx, a, 1, &one));
   OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, mod, zero, &nz));
-  OLG_TRY(is_negative(cx, mod, &mneg));
-  OLG_TRY(is_negative(cx, b, &bneg));
+  OLG_TRY(olg__emit_is_negative(cx, mod, &mneg));
+  OLG_TRY(olg__emit_is_negative(cx, b, &bneg));
   OLG_TRY(olg__emit2(cx, "Xor", mneg, bneg, &diff));
   OLG_TRY(olg__emit2(cx, "And", nz, diff, &adj));
   OLG_TRY(olg__emit_cast(cx, adj, t, &adj));
@@ -491,8 +131,8 @@ static olg_status int_trunc_rem(olg_lower *cx, olg_value a, olg_value b, olg_val
   olg_value zero, nz, rneg, bneg, diff;
   OLG_TRY(olg__const_like(cx, a, 0, &zero));
   OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, *r, zero, &nz));
-  OLG_TRY(is_negative(cx, *r, &rneg));
-  OLG_TRY(is_negative(cx, b, &bneg));
+  OLG_TRY(olg__emit_is_negative(cx, *r, &rneg));
+  OLG_TRY(olg__emit_is_negative(cx, b, &bneg));
   OLG_TRY(olg__emit2(cx, "Xor", rneg, bneg, &diff));
   return olg__emit2(cx, "And", nz, diff, adj);
 }
@@ -543,7 +183,7 @@ olg_status olg__sym_floor_divide(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   OLG_TRY(floor_div(cx, t, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -565,8 +205,8 @@ static olg_status rem_float(olg_lower *cx, bool python, olg_value a, olg_value b
     olg_value zero, nz, rneg, bneg, diff, adj, rb;
     OLG_TRY(olg__const_like(cx, a, 0, &zero));
     OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, r, zero, &nz));
-    OLG_TRY(is_negative(cx, r, &rneg));
-    OLG_TRY(is_negative(cx, b, &bneg));
+    OLG_TRY(olg__emit_is_negative(cx, r, &rneg));
+    OLG_TRY(olg__emit_is_negative(cx, b, &bneg));
     OLG_TRY(olg__emit2(cx, "Xor", rneg, bneg, &diff));
     OLG_TRY(olg__emit2(cx, "And", nz, diff, &adj));
     OLG_TRY(olg__emit2(cx, "Add", r, b, &rb));
@@ -588,7 +228,7 @@ static olg_status rem_float(olg_lower *cx, bool python, olg_value a, olg_value b
 static olg_status remainder_like(olg_lower *cx, bool python) {
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "remainder of bool tensors");
   if (olg__is_float(t)) {
     OLG_TRY(rem_float(cx, python, a, b, &y));
@@ -636,7 +276,7 @@ olg_status olg__sym_pow(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_dtype t;
   olg_value a, e, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &e));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &e));
   int64_t k;
   if (!olg__is_float(t) && olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_INT &&
       olg_lower_arg_int(cx, 1, &k) == OLG_OK && k >= 0 && k <= 4) {
@@ -787,7 +427,7 @@ olg_status olg__sym_abs(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (olg__dtype(cx, x) == OLG_BOOL || is_unsigned(olg__dtype(cx, x)))
+  if (olg__dtype(cx, x) == OLG_BOOL || olg__is_unsigned(olg__dtype(cx, x)))
     return olg_lower_bind_output(cx, 0, x);
   OLG_TRY(olg__emit_math1(cx, "Abs", x, &y));
   return olg_lower_bind_output(cx, 0, y);
@@ -799,7 +439,7 @@ olg_status olg__sym_neg(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype t = olg__dtype(cx, x);
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "negation of a bool tensor");
-  if (is_unsigned(t)) { /* wraps: 0 - x */
+  if (olg__is_unsigned(t)) { /* wraps: 0 - x */
     olg_value zero;
     OLG_TRY(olg__const_like(cx, x, 0, &zero));
     OLG_TRY(olg__emit_math2(cx, "Sub", zero, x, &y));
@@ -828,8 +468,8 @@ olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
   }
   olg_value zero, pos, neg;
   OLG_TRY(olg__const_like(cx, x, 0, &zero));
-  OLG_TRY(less_greater(cx, "Greater", x, zero, &pos));
-  OLG_TRY(less_greater(cx, "Less", x, zero, &neg));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, zero, &pos));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, x, zero, &neg));
   OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
   OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
   OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &y));
@@ -861,35 +501,10 @@ olg_status olg__sym_trunc(olg_lower *cx, olg_node_id src, void *ud) {
   return rounding(cx, NULL);
 }
 
-/* Round half to even of a float tensor without Round-11: r = floor(x), f = x - r (exact);
- * r + [f > 0.5] + [f == 0.5] * (r odd). Oddness from r clipped to +-2^24 (every float there is
- * an integer; keeps inf finite); f is NaN for +-inf, where both masks are 0 or the odd test
- * gives 0. */
-static olg_status round_even(olg_lower *cx, olg_value x, olg_value *out) {
-  olg_value r, f, half, gt, lt, eq, rc, h, fh, odd, two, y;
-  OLG_TRY(olg__emit_math1(cx, "Floor", x, &r));
-  OLG_TRY(olg__emit_math2(cx, "Sub", x, r, &f));
-  OLG_TRY(olg__const_like(cx, x, 0.5, &half));
-  OLG_TRY(less_greater(cx, "Greater", f, half, &gt));
-  OLG_TRY(less_greater(cx, "Less", f, half, &lt));
-  OLG_TRY(olg__emit2(cx, "Or", gt, lt, &eq));
-  OLG_TRY(olg__emit1(cx, "Not", eq, &eq)); /* f == 0.5, or f NaN (x infinite) */
-  OLG_TRY(olg__emit_clip_f(cx, r, 1, -16777216.0, 1, 16777216.0, &rc));
-  OLG_TRY(olg__emit_math2(cx, "Mul", rc, half, &h));
-  OLG_TRY(olg__emit_math1(cx, "Floor", h, &fh));
-  OLG_TRY(olg__const_like(cx, x, 2, &two));
-  OLG_TRY(olg__emit_math2(cx, "Mul", fh, two, &fh));
-  OLG_TRY(olg__emit_math2(cx, "Sub", rc, fh, &odd)); /* 0 or 1 */
-  OLG_TRY(olg__emit_cast_like(cx, eq, x, &eq));
-  OLG_TRY(olg__emit_math2(cx, "Mul", eq, odd, &odd));
-  OLG_TRY(olg__emit_cast_like(cx, gt, x, &gt));
-  OLG_TRY(olg__emit_math2(cx, "Add", r, gt, &y));
-  return olg__emit_math2(cx, "Add", y, odd, out);
-}
-
-/* aten::round(self), round.decimals(self, *, int decimals): half to even (Round-11) */
-olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* aten::round(self), round.decimals(self, *, int decimals): half to even, the rounding step
+ * given (the Floor formula, or Round-11). */
+static olg_status round_decimals(olg_lower *cx,
+                                 olg_status (*round_step)(olg_lower *, olg_value, olg_value *)) {
   olg_value x, y;
   int64_t decimals;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -902,57 +517,29 @@ olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__const_like(cx, x, p, &k));
     OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Mul" : "Div", x, k, &y));
   }
-  if (olg__opset(cx) >= 11) OLG_TRY(olg__emit_math1(cx, "Round", y, &y));
-  else OLG_TRY(round_even(cx, y, &y));
+  OLG_TRY(round_step(cx, y, &y));
   if (decimals) OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Div" : "Mul", y, k, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
+static olg_status round_native(olg_lower *cx, olg_value x, olg_value *out) {
+  return olg__emit_math1(cx, "Round", x, out);
+}
+
+/* below 11: half to even from Floor */
+olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return round_decimals(cx, olg__emit_round_even_floor);
+}
+
+/* Round-11 */
+olg_status olg__sym_round_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return round_decimals(cx, round_native);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* clamp, minimum, maximum */
-
-/* The broadcast shape of a and b when both are static. */
-static bool broadcast_shape(const olg_lower *cx, olg_value a, olg_value b, int64_t *dims,
-                            int32_t *rank) {
-  int64_t da[OLG_MAX_RANK], db[OLG_MAX_RANK];
-  int32_t ra, rb;
-  if (!olg__static_shape(cx, a, da, &ra) || !olg__static_shape(cx, b, db, &rb)) return false;
-  int32_t r = ra > rb ? ra : rb;
-  for (int32_t i = 0; i < r; i++) {
-    int64_t x = i - (r - ra) >= 0 ? da[i - (r - ra)] : 1, y = i - (r - rb) >= 0 ? db[i - (r - rb)] : 1;
-    if (x != y && x != 1 && y != 1) return false;
-    dims[i] = x == 1 ? y : x;
-  }
-  *rank = r;
-  return true;
-}
-
-olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out) {
-  olg_dtype t = olg__dtype(cx, a);
-  if (t == OLG_BOOL) return olg__emit2(cx, max ? "Or" : "And", a, b, out);
-  if (is_int(t) && !op_takes(max ? "Max" : "Min", olg__opset(cx), 0, t)) {
-    /* integers before Max-12: a + (b - a) * [b > a] (or [b < a]), exact, broadcasting */
-    olg_value d, m;
-    OLG_TRY(less_greater(cx, max ? "Greater" : "Less", b, a, &m));
-    OLG_TRY(olg__emit_cast(cx, m, t, &m));
-    OLG_TRY(olg__emit_math2(cx, "Sub", b, a, &d));
-    OLG_TRY(olg__emit_math2(cx, "Mul", d, m, &d));
-    return olg__emit_math2(cx, "Add", a, d, out);
-  }
-  if (olg__opset(cx) < 8) { /* Max-6/Min-6 do not broadcast: expand both to the common shape */
-    int64_t dims[OLG_MAX_RANK], da[OLG_MAX_RANK], db[OLG_MAX_RANK];
-    int32_t r, ra, rb;
-    if (!broadcast_shape(cx, a, b, dims, &r))
-      return olg_lower_unsupported(cx, "Max/Min of tensors whose shapes are not static", 8);
-    olg_value shape;
-    OLG_TRY(olg__const_i64s(cx, dims, (size_t)r, &shape));
-    olg__static_shape(cx, a, da, &ra);
-    olg__static_shape(cx, b, db, &rb);
-    if (ra != r || memcmp(da, dims, (size_t)r * sizeof *dims)) OLG_TRY(olg__emit_expand(cx, a, shape, &a));
-    if (rb != r || memcmp(db, dims, (size_t)r * sizeof *dims)) OLG_TRY(olg__emit_expand(cx, b, shape, &b));
-  }
-  return olg__emit_math2(cx, max ? "Max" : "Min", a, b, out);
-}
 
 /* x bounded below (Max) or above (Min) by the tensor b of x's dtype. */
 static olg_status bound(olg_lower *cx, bool lower, olg_value x, olg_value b, olg_value *out) {
@@ -986,7 +573,7 @@ static olg_status clamp(olg_lower *cx, int lo_i, int hi_i) {
    * largest float, not inf, and ONNX Runtime's one-sided Clip turns NaN into the bound */
   bool one_sided = olg__is_float(t) && has_lo != has_hi;
   if (lit_lo && lit_hi && !one_sided &&
-      (olg__is_float(t) || op_takes("Clip", olg__opset(cx), 0, t))) {
+      (olg__is_float(t) || olg__op_takes(cx, "Clip", 0, t))) {
     if (has_lo) olg__known_scalar(cx, lv, &lo);
     if (has_hi) olg__known_scalar(cx, hv, &hi);
     if (t == OLG_INT64 && ((has_lo && fabs(lo) > 9007199254740992.0) ||
@@ -1024,7 +611,7 @@ olg_status olg__sym_clamp_max(olg_lower *cx, olg_node_id src, void *ud) {
 static olg_status min_max(olg_lower *cx, bool max) {
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   OLG_TRY(olg__emit_max_min(cx, max, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -1052,7 +639,7 @@ olg_status olg__sym_where(olg_lower *cx, olg_node_id src, void *ud) {
   olg_dtype t;
   olg_value c, a, b, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &c));
-  OLG_TRY(binary_operands(cx, 1, 2, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 1, 2, &t, &a, &b));
   OLG_TRY(olg__emit_where(cx, c, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -1137,7 +724,7 @@ olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
 static olg_status compare(olg_lower *cx, olg_cmp op) {
   olg_dtype t;
   olg_value a, b, y;
-  OLG_TRY(binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   OLG_TRY(olg__emit_compare(cx, op, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -1219,14 +806,14 @@ olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   olg_dtype t = olg__dtype(cx, x);
   if (t == OLG_BOOL) {
     OLG_TRY(olg__emit1(cx, "Not", x, &y));
-  } else if (!is_int(t)) {
+  } else if (!olg__is_int(t)) {
     return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
   } else if (olg__opset(cx) >= 18) {
     OLG_TRY(olg__emit_math1(cx, "BitwiseNot", x, &y));
   } else {
     OLG_TRY(olg_lower_decompose(cx, "bitwise_not of an integer tensor", 18));
     olg_value m;
-    OLG_TRY(olg__const_like(cx, x, is_unsigned(t) ? ldexp(1.0, olg_dtype_bits(t)) - 1 : -1, &m));
+    OLG_TRY(olg__const_like(cx, x, olg__is_unsigned(t) ? ldexp(1.0, olg_dtype_bits(t)) - 1 : -1, &m));
     OLG_TRY(olg__emit_math2(cx, "Sub", m, x, &y));
   }
   return olg_lower_bind_output(cx, 0, y);

@@ -75,8 +75,16 @@ const olg_tensor *olg__known(const olg_lower *cx, olg_value v);
 int64_t olg__norm_axis(int64_t axis, int64_t rank);
 /* True for float16/float/double/bfloat16. */
 bool olg__is_float(olg_dtype t);
-/* The target opset (olg_lower_opset, as an int). */
+/* The target opset (olg_lower_opset, as an int). Only emit helper files (symbolics/emit*.c) ask
+ * it: what changes with the opset is either an encoding (an emit helper's job) or a different
+ * symbolic registered in opsets/opsetNN.c. */
 int olg__opset(const olg_lower *cx);
+/* axes normalized against rank (when known) into out; false when an axis is out of range, or
+ * negative with the rank unknown and need_nonneg. */
+bool olg__norm_axes(const int64_t *axes, size_t n, int64_t rank, bool need_nonneg, int64_t *out);
+/* The OLG_ERR_RANGE diagnostic "op: axes [..] out of range for rank r". */
+olg_status olg__axes_error(olg_lower *cx, const char *op, const int64_t *axes, size_t n,
+                           int64_t rank);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Arguments with the schema's defaults: a none or absent argument gives dflt. */

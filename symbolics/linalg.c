@@ -3,7 +3,7 @@
  * 32-bit and narrower integers, int64 refused); Gemm serves float 2-D products with a bias. */
 #include <string.h>
 
-#include "arith.h"
+#include "emit_math.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud

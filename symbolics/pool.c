@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_nn.h"
 #include "symbolics.h"
-#include "window.h"
 
 #define UNUSED_SRC (void)src; (void)ud
 

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "arith.h"
+#include "emit_math.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -146,9 +146,15 @@ static olg_status arg_extreme(olg_lower *cx, bool max, olg_value x, int64_t axis
 /* aten::max / min: (self) over everything; .other(self, Tensor other) = maximum / minimum;
  * .dim(self, int dim, bool keepdim=False) -> (values, indices), the first extreme's index */
 static olg_status max_like(olg_lower *cx, olg_node_id src, void *ud, bool max) {
-  if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUE)
-    return max ? olg__sym_maximum(cx, src, ud) : olg__sym_minimum(cx, src, ud);
+  (void)src; (void)ud;
   olg_value x, y, idx;
+  if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUE) { /* as maximum / minimum */
+    olg_dtype t;
+    olg_value a, b;
+    OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
+    OLG_TRY(olg__emit_max_min(cx, max, a, b, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int32_t rank;
   OLG_TRY(input_rank(cx, x, &rank));

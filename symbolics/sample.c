@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -127,28 +128,6 @@ static olg_status apply_padding(olg_lower *cx, const gs *g, olg_value c, int64_t
   if (g->padding == GS_ZEROS) return *out = c, OLG_OK;
   if (g->padding == GS_REFLECTION) OLG_TRY(reflect_coord(cx, g, c, size, &c));
   return clip_coord(cx, c, size, out);
-}
-
-/* Round half to even: Round (11), else floor(c) + 1 when the fraction is above one half, or is
- * one half and floor(c) is odd. */
-static olg_status round_even(olg_lower *cx, const gs *g, olg_value c, olg_value *out) {
-  if (olg__opset(cx) >= 11) return olg__emit1(cx, "Round", c, out);
-  olg_value f, d, half, gt, lt, ge, h, odd, isodd, up, upf;
-  OLG_TRY(olg__emit1(cx, "Floor", c, &f));
-  OLG_TRY(olg__emit2(cx, "Sub", c, f, &d));
-  OLG_TRY(k_(cx, g, 0.5, &half));
-  OLG_TRY(olg__emit2(cx, "Greater", d, half, &gt));
-  OLG_TRY(olg__emit2(cx, "Less", d, half, &lt));
-  OLG_TRY(olg__emit1(cx, "Not", lt, &ge));
-  OLG_TRY(mul_k(cx, g, f, 0.5, &h));
-  OLG_TRY(olg__emit1(cx, "Floor", h, &h));
-  OLG_TRY(mul_k(cx, g, h, 2.0, &h));
-  OLG_TRY(olg__emit2(cx, "Sub", f, h, &odd));
-  OLG_TRY(olg__emit2(cx, "Greater", odd, half, &isodd));
-  OLG_TRY(olg__emit2(cx, "And", ge, isodd, &up));
-  OLG_TRY(olg__emit2(cx, "Or", gt, up, &up));
-  OLG_TRY(olg__emit_cast(cx, up, g->dt, &upf));
-  return olg__emit2(cx, "Add", f, upf, out);
 }
 
 /* ---- gathering from the zero-ringed table ---- */
@@ -278,7 +257,7 @@ static olg_status grid_sample_decomposed(olg_lower *cx, const gs *g, olg_value *
     olg_value c[3];
     for (int k = 0; k < r; k++) {
       OLG_TRY(apply_padding(cx, g, coord[k], g->size[k], &c[k]));
-      OLG_TRY(round_even(cx, g, c[k], &c[k]));
+      OLG_TRY(olg__emit_round(cx, c[k], &c[k])); /* half to even, as PyTorch */
       OLG_TRY(axis_term(cx, g, &t, k, c[k], &c[k]));
     }
     OLG_TRY(tap_value(cx, g, &t, c, OLG_NO_VALUE, &acc));

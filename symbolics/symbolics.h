@@ -177,7 +177,8 @@ OLG_SYMBOLIC(olg__sym_reciprocal);
 OLG_SYMBOLIC(olg__sym_sign);
 OLG_SYMBOLIC(olg__sym_floor);
 OLG_SYMBOLIC(olg__sym_ceil);
-OLG_SYMBOLIC(olg__sym_round);         /* Round-11, else half-to-even from Floor */
+OLG_SYMBOLIC(olg__sym_round);         /* half-to-even from Floor */
+OLG_SYMBOLIC(olg__sym_round_opset11); /* Round-11 */
 OLG_SYMBOLIC(olg__sym_trunc);
 OLG_SYMBOLIC(olg__sym_clamp);
 OLG_SYMBOLIC(olg__sym_clamp_min);

@@ -98,7 +98,8 @@ OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, i
 OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
                                                     const char *profile);
 
-/* The IR version that goes with an opset (as in the comment above), or -1 outside 1..27. */
+/* The IR version that goes with an opset (as in the comment above), or -1 outside
+ * 1..OLG_LOWER_OPSET_MAX. */
 OLG_API int64_t olg_ir_version_for_opset(int64_t opset);
 
 /* Legalizes src into a new model *out at the target opset. opts may be NULL (defaults); diags

@@ -32,7 +32,20 @@ from ._model import Model
 NO_VALUE = -1
 NONE, NATIVE, DECOMPOSED = 0, 1, 2
 _KIND_NAMES = {NONE: None, NATIVE: "native", DECOMPOSED: "decomposed"}
-OPSET_MIN, OPSET_MAX = 7, 27
+
+
+def _opset_max():
+    """The newest target opset of the library (OLG_LOWER_OPSET_MAX): the last one with an IR
+    version, so that a new opset in opsets/opsets.h needs no change here."""
+    if "olg_ir_version_for_opset" in lib.missing:
+        return 27
+    o = 7
+    while lib.olg_ir_version_for_opset(o + 1) > 0:
+        o += 1
+    return o
+
+
+OPSET_MIN, OPSET_MAX = 7, _opset_max()
 # olg_lower_arg_kind
 ARG_NONE, ARG_VALUE, ARG_VALUES, ARG_INT, ARG_FLOAT, ARG_BOOL, ARG_STRING, ARG_INTS, ARG_FLOATS = range(9)
 

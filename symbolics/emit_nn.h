@@ -1,7 +1,7 @@
-/* onnxlegal — helpers shared by the convolution, pooling and normalization symbolics
- * (symbolics/conv.c, pool.c, norm.c; internal). Defined in symbolics/conv.c. */
-#ifndef OLG_SYMBOLICS_WINDOW_H
-#define OLG_SYMBOLICS_WINDOW_H
+/* onnxlegal — emit helpers of the convolution, pooling and normalization families
+ * (symbolics/conv.c, pool.c, norm.c; internal). Defined in symbolics/emit_nn.c. */
+#ifndef OLG_SYMBOLICS_EMIT_NN_H
+#define OLG_SYMBOLICS_EMIT_NN_H
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
-/* onnxlegal — helpers shared by the math families (internal): symbolics/elementwise.c (which
- * implements them), activation.c, reduce.c, linalg.c.
+/* onnxlegal — math emit helpers (internal), defined in symbolics/emit_math.c, used by the
+ * elementwise, activation, reduction, linear-algebra ... families.
  *
  * Two concerns every elementwise symbolic has:
  * - PyTorch's type promotion: the result dtype of an op on tensors and Python scalars
@@ -10,10 +10,13 @@
  *   that holds every value exactly (a "carrier": int8 -> int32, float16 -> float, int32 ->
  *   double, ...), casting back after; where no carrier is exact (int64 on a floats-only op) it
  *   refuses, naming the lowest opset whose op takes the dtype. */
-#ifndef OLG_SYMBOLICS_ARITH_H
-#define OLG_SYMBOLICS_ARITH_H
+#ifndef OLG_SYMBOLICS_EMIT_MATH_H
+#define OLG_SYMBOLICS_EMIT_MATH_H
 #include "emit.h"
 
+/* Integer dtypes (bool excluded), and the unsigned ones among them. */
+bool olg__is_int(olg_dtype t);
+bool olg__is_unsigned(olg_dtype t);
 /* torch.promote_types for two dtypes (OLG_UNDEFINED gives the other). */
 olg_dtype olg__promote_types(olg_dtype a, olg_dtype b);
 /* PyTorch's result dtype of the source node's arguments args[0..n) (tensors of rank > 0 take
@@ -23,6 +26,9 @@ olg_status olg__result_type(olg_lower *cx, const size_t *args, size_t n, olg_dty
 /* Argument i as a tensor of dtype t: a tensor cast to t, a literal (or Scalar) as a 0-D
  * constant of t. */
 olg_status olg__arg_cast(olg_lower *cx, size_t i, olg_dtype t, olg_value *out);
+/* Arguments ia and ib brought to their common result dtype *t (olg__result_type + arg_cast). */
+olg_status olg__binary_operands(olg_lower *cx, size_t ia, size_t ib, olg_dtype *t, olg_value *a,
+                                olg_value *b);
 
 /* True when `op` at the target opset takes dtype t at input `input` (no diagnostic). */
 bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t);
@@ -56,6 +62,12 @@ olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value
 /* Max (max true) or Min of two tensors of one dtype, broadcasting (Max-6/Min-6 at opset 7 do
  * not broadcast: both are expanded to the common static shape there). */
 olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out);
+/* x < 0 as a bool tensor, for any numeric dtype at any opset. */
+olg_status olg__emit_is_negative(olg_lower *cx, olg_value x, olg_value *out);
+/* Round half to even of a float tensor: Round (11), else olg__emit_round_even_floor. */
+olg_status olg__emit_round(olg_lower *cx, olg_value x, olg_value *out);
+/* Round half to even from Floor, at every opset: r + [f > 0.5] + [f == 0.5] * (r odd). */
+olg_status olg__emit_round_even_floor(olg_lower *cx, olg_value x, olg_value *out);
 /* Rounding toward zero of a float tensor (no ONNX op: Floor(|x|) with the sign restored). */
 olg_status olg__emit_trunc(olg_lower *cx, olg_value x, olg_value *out);
 /* A 0-D constant of x's dtype: olg__const_like, named for symmetry. */
