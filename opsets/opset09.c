@@ -7,13 +7,19 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
 
+    /* ---- activations (symbolics/activation.c): Erf-9 (gelu 'none'), Where-9 ---- */
+    {"aten", "gelu", olg__sym_gelu_opset9, OLG_LOWERING_DECOMPOSED},
+    {"aten", "softplus", olg__sym_softplus_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "threshold", olg__sym_threshold_opset9, OLG_LOWERING_NATIVE},
+
     /* ---- elementwise math (symbolics/elementwise.c): Sinh/Cosh/Erf/IsNaN/Sign/Where-9 ---- */
-    {"aten", "cosh", olg__sym_cosh, OLG_LOWERING_NATIVE},
+    {"aten", "cosh", olg__sym_cosh_opset9, OLG_LOWERING_NATIVE},
     {"aten", "erf", olg__sym_erf, OLG_LOWERING_NATIVE},
-    {"aten", "isnan", olg__sym_isnan, OLG_LOWERING_NATIVE},
+    {"aten", "isnan", olg__sym_isnan_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "lerp", olg__sym_lerp_opset9, OLG_LOWERING_NATIVE},
     {"aten", "masked_fill", olg__sym_masked_fill, OLG_LOWERING_NATIVE},
-    {"aten", "sign", olg__sym_sign, OLG_LOWERING_NATIVE},
-    {"aten", "sinh", olg__sym_sinh, OLG_LOWERING_NATIVE},
+    {"aten", "sign", olg__sym_sign_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "sinh", olg__sym_sinh_opset9, OLG_LOWERING_NATIVE},
     {"aten", "where", olg__sym_where, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): NonZero-9, OneHot-9, Scatter-9 ---- */

@@ -4,9 +4,11 @@
 
 const olg_symbolic_reg olg__opset10[] = {
     /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */
-    {"aten", "fmod", olg__sym_fmod, OLG_LOWERING_NATIVE},
-    {"aten", "isinf", olg__sym_isinf, OLG_LOWERING_NATIVE},
-    {"aten", "remainder", olg__sym_remainder, OLG_LOWERING_NATIVE},
+    {"aten", "div", olg__sym_div_opset10, OLG_LOWERING_NATIVE},          /* double floor div */
+    {"aten", "floor_divide", olg__sym_floor_divide_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "fmod", olg__sym_fmod_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "isinf", olg__sym_isinf_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "remainder", olg__sym_remainder_opset10, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): Slice-10 steps ---- */
     {"aten", "flip", olg__sym_flip, OLG_LOWERING_NATIVE},

@@ -4,7 +4,7 @@
 
 const olg_symbolic_reg olg__opset14[] = {
     /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
-    {"aten", "hardswish", olg__sym_hardswish, OLG_LOWERING_NATIVE},
+    {"aten", "hardswish", olg__sym_hardswish_opset14, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain ---- */
     {"", "HardSwish", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},

@@ -37,6 +37,13 @@ static olg_status emit_f(olg_lower *cx, const char *op, olg_value x, const fattr
   return olg__emit_cast(cx, y, t, out);
 }
 
+static olg_status unary_float(olg_lower *cx, const char *op) {
+  olg_value x, y;
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__emit_math1(cx, op, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 static olg_status mul_const(olg_lower *cx, olg_value x, double k, olg_value *out) {
   olg_value kv;
   if (k == 1.0) return (*out = x, OLG_OK);
@@ -140,23 +147,17 @@ olg_status olg__sym_selu(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::celu(self, alpha=1): Celu-12 (float32 only); else
- * max(0, x) + alpha * elu(min(0, x) / alpha) — elu of a non-positive z is exp(z) - 1 */
-olg_status olg__sym_celu(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y, pos, neg;
-  double alpha;
-  OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__arg_float_or(cx, 1, 1, &alpha));
-  if (alpha == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "celu: alpha must not be 0");
-  fattr at[1] = {{"alpha", alpha}};
-  if (olg__opset(cx) >= 12) {
-    if (olg__dtype(cx, x) == OLG_FLOAT) {
-      OLG_TRY(emit_f(cx, "Celu", x, at, 1, &y));
-      return olg_lower_bind_output(cx, 0, y);
-    }
-    OLG_TRY(olg_lower_decompose(cx, "celu of a tensor other than float32 (Celu takes float32 only)", -1));
-  }
+/* aten::celu(self, alpha=1): the input and alpha. */
+static olg_status celu_args(olg_lower *cx, olg_value *x, double *alpha) {
+  OLG_TRY(float_arg(cx, x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 1, alpha));
+  if (*alpha == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "celu: alpha must not be 0");
+  return OLG_OK;
+}
+
+/* max(0, x) + alpha * elu(min(0, x) / alpha) — elu of a non-positive z is exp(z) - 1 */
+static olg_status celu_formula(olg_lower *cx, olg_value x, double alpha) {
+  olg_value y, pos, neg;
   fattr one[1] = {{"alpha", 1.0}};
   OLG_TRY(olg__emit_math1(cx, "Relu", x, &pos));
   OLG_TRY(nonpositive_part(cx, x, &neg));
@@ -167,31 +168,46 @@ olg_status olg__sym_celu(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::gelu(self, *, approximate="none"): Gelu-20; below, PyTorch's formulas:
- * none: x * 0.5 * (1 + erf(x / sqrt 2))  (Erf from opset 9)
- * tanh: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) */
-olg_status olg__sym_gelu(olg_lower *cx, olg_node_id src, void *ud) {
+/* below 12: the formula */
+olg_status olg__sym_celu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  olg_value x, y, inner, half;
-  const char *approx;
-  OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__arg_string_or(cx, 1, "none", &approx));
-  bool tanh_mode = strcmp(approx, "tanh") == 0;
-  if (!tanh_mode && strcmp(approx, "none") != 0)
-    return olg__errf(cx, OLG_ERR_INVALID_ARG, "gelu: unknown approximate '%s'", approx);
-  if (olg__opset(cx) >= 20) {
-    olg_dtype t = olg__dtype(cx, x), ct;
-    OLG_TRY(olg__compute_dtype(cx, "Gelu", 0, t, &ct));
-    olg_value xin;
-    OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "Gelu", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, xin));
-    if (tanh_mode) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "approximate", "tanh"));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    OLG_TRY(olg__emit_cast(cx, y, t, &y));
-    return olg_lower_bind_output(cx, 0, y);
+  olg_value x;
+  double alpha;
+  OLG_TRY(celu_args(cx, &x, &alpha));
+  return celu_formula(cx, x, alpha);
+}
+
+/* Celu-12, which takes float32 only: other dtypes keep the formula */
+olg_status olg__sym_celu_opset12(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  double alpha;
+  OLG_TRY(celu_args(cx, &x, &alpha));
+  if (olg__dtype(cx, x) != OLG_FLOAT) {
+    OLG_TRY(olg_lower_decompose(cx, "celu of a tensor other than float32 (Celu takes float32 only)", -1));
+    return celu_formula(cx, x, alpha);
   }
+  fattr at[1] = {{"alpha", alpha}};
+  OLG_TRY(emit_f(cx, "Celu", x, at, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::gelu(self, *, approximate="none"): the input, and whether approximate is "tanh". */
+static olg_status gelu_args(olg_lower *cx, olg_value *x, bool *tanh_mode) {
+  const char *approx;
+  OLG_TRY(float_arg(cx, x));
+  OLG_TRY(olg__arg_string_or(cx, 1, "none", &approx));
+  *tanh_mode = strcmp(approx, "tanh") == 0;
+  if (!*tanh_mode && strcmp(approx, "none") != 0)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "gelu: unknown approximate '%s'", approx);
+  return OLG_OK;
+}
+
+/* PyTorch's formulas:
+ * none: x * 0.5 * (1 + erf(x / sqrt 2))
+ * tanh: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) */
+static olg_status gelu_formula(olg_lower *cx, olg_value x, bool tanh_mode) {
+  olg_value y, inner, half;
   if (tanh_mode) {
     olg_value x3;
     OLG_TRY(olg__emit_math2(cx, "Mul", x, x, &x3));
@@ -201,14 +217,49 @@ olg_status olg__sym_gelu(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(mul_const(cx, inner, M_SQRT2 * M_2_SQRTPI * 0.5, &inner));
     OLG_TRY(olg__emit_math1(cx, "Tanh", inner, &inner));
   } else {
-    if (olg__opset(cx) < 9)
-      return olg_lower_unsupported(cx, "gelu with approximate='none' (it needs Erf)", 9);
     OLG_TRY(mul_const(cx, x, M_SQRT1_2, &inner));
     OLG_TRY(olg__emit_math1(cx, "Erf", inner, &inner));
   }
   OLG_TRY(add_const(cx, inner, 1, &inner));
   OLG_TRY(mul_const(cx, x, 0.5, &half));
   OLG_TRY(olg__emit_math2(cx, "Mul", half, inner, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* below 9: the tanh formula only ('none' needs Erf-9) */
+olg_status olg__sym_gelu(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x;
+  bool tanh_mode;
+  OLG_TRY(gelu_args(cx, &x, &tanh_mode));
+  if (!tanh_mode) return olg_lower_unsupported(cx, "gelu with approximate='none' (it needs Erf)", 9);
+  return gelu_formula(cx, x, tanh_mode);
+}
+
+/* 9 to 19: both formulas */
+olg_status olg__sym_gelu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x;
+  bool tanh_mode;
+  OLG_TRY(gelu_args(cx, &x, &tanh_mode));
+  return gelu_formula(cx, x, tanh_mode);
+}
+
+/* Gelu-20 */
+olg_status olg__sym_gelu_opset20(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y, xin;
+  bool tanh_mode;
+  OLG_TRY(gelu_args(cx, &x, &tanh_mode));
+  olg_dtype t = olg__dtype(cx, x), ct;
+  OLG_TRY(olg__compute_dtype(cx, "Gelu", 0, t, &ct));
+  OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Gelu", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, xin));
+  if (tanh_mode) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "approximate", "tanh"));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  OLG_TRY(olg__emit_cast(cx, y, t, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -222,19 +273,21 @@ olg_status olg__sym_silu(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::mish(self): Mish-18; below x * tanh(softplus(x)) */
+/* aten::mish(self): below 18, x * tanh(softplus(x)) */
 olg_status olg__sym_mish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
-  if (olg__opset(cx) >= 18) {
-    OLG_TRY(olg__emit_math1(cx, "Mish", x, &y));
-  } else {
-    OLG_TRY(olg__emit_math1(cx, "Softplus", x, &y));
-    OLG_TRY(olg__emit_math1(cx, "Tanh", y, &y));
-    OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
-  }
+  OLG_TRY(olg__emit_math1(cx, "Softplus", x, &y));
+  OLG_TRY(olg__emit_math1(cx, "Tanh", y, &y));
+  OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Mish-18 */
+olg_status olg__sym_mish_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Mish");
 }
 
 static const fattr hardsigmoid_attrs[2] = {{"alpha", 1.0 / 6.0}, {"beta", 0.5}};
@@ -248,25 +301,20 @@ olg_status olg__sym_hardsigmoid(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::hardswish(self): HardSwish-14; below x * hardsigmoid(x) */
+/* aten::hardswish(self): below 14, x * hardsigmoid(x) */
 olg_status olg__sym_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
-  if (olg__opset(cx) >= 14) {
-    OLG_TRY(olg__emit_math1(cx, "HardSwish", x, &y));
-  } else {
-    OLG_TRY(emit_f(cx, "HardSigmoid", x, hardsigmoid_attrs, 2, &y));
-    OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
-  }
+  OLG_TRY(emit_f(cx, "HardSigmoid", x, hardsigmoid_attrs, 2, &y));
+  OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-static olg_status unary_float(olg_lower *cx, const char *op) {
-  olg_value x, y;
-  OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__emit_math1(cx, op, x, &y));
-  return olg_lower_bind_output(cx, 0, y);
+/* HardSwish-14 */
+olg_status olg__sym_hardswish_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "HardSwish");
 }
 
 olg_status olg__sym_sigmoid(olg_lower *cx, olg_node_id src, void *ud) {
@@ -297,44 +345,65 @@ olg_status olg__sym_log_sigmoid(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* aten::softplus(self, beta=1, threshold=20): beta*x > threshold ? x : log1p(exp(beta*x))/beta.
  * With threshold >= 20 the two sides differ by less than float32 rounding (log1p(e^-20) / 20
- * relative), so plain Softplus serves; else the choice is made: Where from opset 9, below a
- * mask blend whose unused side is kept finite by clipping at the threshold. */
+ * relative), so plain Softplus serves; else the choice is made (softplus_choice). */
+typedef struct softplus_args {
+  olg_value x, bx, tv, above; /* input, beta*x, the threshold, beta*x > threshold */
+  double beta, thr;
+} softplus_args;
+
+/* The arguments; true in *done when plain Softplus served (the output is bound). */
+static olg_status softplus_begin(olg_lower *cx, softplus_args *a, bool *done) {
+  olg_value y;
+  *done = false;
+  OLG_TRY(float_arg(cx, &a->x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 1, &a->beta));
+  OLG_TRY(olg__arg_float_or(cx, 2, 20, &a->thr));
+  if (a->beta == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "softplus: beta must not be 0");
+  OLG_TRY(mul_const(cx, a->x, a->beta, &a->bx));
+  if (a->thr >= 20 && olg__dtype(cx, a->x) != OLG_DOUBLE) {
+    OLG_TRY(olg__emit_math1(cx, "Softplus", a->bx, &y));
+    OLG_TRY(mul_const(cx, y, 1.0 / a->beta, &y));
+    *done = true;
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  OLG_TRY(olg__const_like(cx, a->x, a->thr, &a->tv));
+  return olg__emit_compare(cx, OLG_CMP_GT, a->bx, a->tv, &a->above);
+}
+
+/* below 9: a mask blend whose unused side is kept finite by clipping at the threshold */
 olg_status olg__sym_softplus(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  olg_value x, bx, y;
-  double beta, thr;
-  OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__arg_float_or(cx, 1, 1, &beta));
-  OLG_TRY(olg__arg_float_or(cx, 2, 20, &thr));
-  if (beta == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "softplus: beta must not be 0");
-  olg_dtype t = olg__dtype(cx, x);
-  OLG_TRY(mul_const(cx, x, beta, &bx));
-  if (thr >= 20 && t != OLG_DOUBLE) {
-    OLG_TRY(olg__emit_math1(cx, "Softplus", bx, &y));
-    OLG_TRY(mul_const(cx, y, 1.0 / beta, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
-  olg_value tv, above, sp;
-  OLG_TRY(olg__const_like(cx, x, thr, &tv));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, bx, tv, &above));
-  if (olg__opset(cx) >= 9) {
-    OLG_TRY(olg__emit_math1(cx, "Softplus", bx, &sp));
-    OLG_TRY(mul_const(cx, sp, 1.0 / beta, &sp));
-    OLG_TRY(olg__emit_where(cx, above, x, sp, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
-  olg_value m, one, nm, lin, low;
-  OLG_TRY(olg__emit_cast(cx, above, t, &m));
-  OLG_TRY(olg__const_like(cx, x, 1, &one));
+  softplus_args a;
+  bool done;
+  OLG_TRY(softplus_begin(cx, &a, &done));
+  if (done) return OLG_OK;
+  olg_dtype t = olg__dtype(cx, a.x);
+  olg_value m, one, nm, lin, low, sp, y;
+  OLG_TRY(olg__emit_cast(cx, a.above, t, &m));
+  OLG_TRY(olg__const_like(cx, a.x, 1, &one));
   OLG_TRY(olg__emit_math2(cx, "Sub", one, m, &nm));
-  OLG_TRY(olg__emit_max_min(cx, true, bx, tv, &lin)); /* Clip-6 would bound +inf too */
-  OLG_TRY(mul_const(cx, lin, 1.0 / beta, &lin));
-  OLG_TRY(olg__emit_clip_f(cx, bx, 0, 0, 1, thr, &low));
+  OLG_TRY(olg__emit_max_min(cx, true, a.bx, a.tv, &lin)); /* Clip-6 would bound +inf too */
+  OLG_TRY(mul_const(cx, lin, 1.0 / a.beta, &lin));
+  OLG_TRY(olg__emit_clip_f(cx, a.bx, 0, 0, 1, a.thr, &low));
   OLG_TRY(olg__emit_math1(cx, "Softplus", low, &sp));
-  OLG_TRY(mul_const(cx, sp, 1.0 / beta, &sp));
+  OLG_TRY(mul_const(cx, sp, 1.0 / a.beta, &sp));
   OLG_TRY(olg__emit_math2(cx, "Mul", m, lin, &lin));
   OLG_TRY(olg__emit_math2(cx, "Mul", nm, sp, &sp));
   OLG_TRY(olg__emit_math2(cx, "Add", lin, sp, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* from 9: Where */
+olg_status olg__sym_softplus_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  softplus_args a;
+  bool done;
+  OLG_TRY(softplus_begin(cx, &a, &done));
+  if (done) return OLG_OK;
+  olg_value sp, y;
+  OLG_TRY(olg__emit_math1(cx, "Softplus", a.bx, &sp));
+  OLG_TRY(mul_const(cx, sp, 1.0 / a.beta, &sp));
+  OLG_TRY(olg__emit_where(cx, a.above, a.x, sp, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -376,21 +445,23 @@ olg_status olg__sym_glu(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::threshold(self, threshold, value): x <= threshold ? value : x (so NaN stays NaN).
- * Where from opset 9; below, m * value + (1 - m) * max(x, threshold), each side finite where
- * its mask is 0 (Max keeps NaN). */
+/* aten::threshold(self, threshold, value): x <= threshold ? value : x (so NaN stays NaN). */
+static olg_status threshold_args(olg_lower *cx, olg_value *x, olg_value *tv, olg_value *vv,
+                                 olg_value *le) {
+  OLG_TRY(olg_lower_arg_value(cx, 0, x));
+  olg_dtype t = olg__dtype(cx, *x);
+  OLG_TRY(olg__arg_cast(cx, 1, t, tv));
+  OLG_TRY(olg__arg_cast(cx, 2, t, vv));
+  return olg__emit_compare(cx, OLG_CMP_LE, *x, *tv, le);
+}
+
+/* below 9: m * value + (1 - m) * max(x, threshold), each side finite where its mask is 0 (Max
+ * keeps NaN) */
 olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, tv, vv, le, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(threshold_args(cx, &x, &tv, &vv, &le));
   olg_dtype t = olg__dtype(cx, x);
-  OLG_TRY(olg__arg_cast(cx, 1, t, &tv));
-  OLG_TRY(olg__arg_cast(cx, 2, t, &vv));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LE, x, tv, &le));
-  if (olg__opset(cx) >= 9) {
-    OLG_TRY(olg__emit_where(cx, le, vv, x, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
   olg_value m, one, nm, keep = x, fill;
   if (olg__is_float(t)) OLG_TRY(olg__emit_max_min(cx, true, x, tv, &keep));
   OLG_TRY(olg__emit_cast(cx, le, t, &m));
@@ -399,6 +470,15 @@ olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_math2(cx, "Mul", nm, keep, &keep));
   OLG_TRY(olg__emit_math2(cx, "Mul", m, vv, &fill));
   OLG_TRY(olg__emit_math2(cx, "Add", keep, fill, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* from 9: Where */
+olg_status olg__sym_threshold_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, tv, vv, le, y;
+  OLG_TRY(threshold_args(cx, &x, &tv, &vv, &le));
+  OLG_TRY(olg__emit_where(cx, le, vv, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

@@ -76,11 +76,12 @@ olg_status olg__sym_mul(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* floor(a / b) for floats: float32 and float16 in double, where the quotient's floor is exact
  * (a quotient of 24-bit mantissas is never within 2^-53 of an integer it is not); double as
- * PyTorch computes it (fmod-based) from Mod-10, else Floor(Div). */
-static olg_status floor_div_float(olg_lower *cx, olg_value a, olg_value b, olg_value *out) {
+ * PyTorch computes it (fmod-based) when Mod (opset 10) is there (has_mod), else Floor(Div). */
+static olg_status floor_div_float(olg_lower *cx, bool has_mod, olg_value a, olg_value b,
+                                  olg_value *out) {
   olg_dtype t = olg__dtype(cx, a);
   olg_value q;
-  if (t != OLG_DOUBLE || olg__opset(cx) < 10) {
+  if (t != OLG_DOUBLE || !has_mod) {
     olg_value ad, bd;
     OLG_TRY(olg__emit_cast(cx, a, OLG_DOUBLE, &ad));
     OLG_TRY(olg__emit_cast(cx, b, OLG_DOUBLE, &bd));
@@ -137,9 +138,9 @@ static olg_status int_trunc_rem(olg_lower *cx, olg_value a, olg_value b, olg_val
   return olg__emit2(cx, "And", nz, diff, adj);
 }
 
-static olg_status floor_div(olg_lower *cx, olg_dtype t, olg_value a, olg_value b,
+static olg_status floor_div(olg_lower *cx, bool has_mod, olg_dtype t, olg_value a, olg_value b,
                             olg_value *out) {
-  if (olg__is_float(t)) return floor_div_float(cx, a, b, out);
+  if (olg__is_float(t)) return floor_div_float(cx, has_mod, a, b, out);
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "floor division of bool tensors");
   olg_value q, r, adj;
   OLG_TRY(int_trunc_rem(cx, a, b, &q, &r, &adj));
@@ -148,9 +149,8 @@ static olg_status floor_div(olg_lower *cx, olg_dtype t, olg_value a, olg_value b
 }
 
 /* aten::div(self, other, *, str? rounding_mode) [Tensor, Scalar, and _mode overloads];
- * aten::true_divide(self, other) */
-olg_status olg__sym_div(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+ * aten::true_divide(self, other). has_mod: Mod (opset 10) is there. */
+static olg_status div_common(olg_lower *cx, bool has_mod) {
   olg_dtype t;
   olg_value a, b, y;
   const char *mode = NULL;
@@ -171,30 +171,51 @@ olg_status olg__sym_div(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_math2(cx, "Div", a, b, &y)); /* integer Div truncates */
     if (olg__is_float(t)) OLG_TRY(olg__emit_trunc(cx, y, &y));
   } else if (strcmp(mode, "floor") == 0) {
-    OLG_TRY(floor_div(cx, t, a, b, &y));
+    OLG_TRY(floor_div(cx, has_mod, t, a, b, &y));
   } else {
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "div: unknown rounding_mode '%s'", mode);
   }
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::floor_divide(self, other): floor rounding since PyTorch 1.13 */
-olg_status olg__sym_floor_divide(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_div(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return div_common(cx, false);
+}
+
+/* Mod-10: double floor division as PyTorch computes it */
+olg_status olg__sym_div_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return div_common(cx, true);
+}
+
+/* aten::floor_divide(self, other): floor rounding since PyTorch 1.13 */
+static olg_status floor_divide(olg_lower *cx, bool has_mod) {
   olg_dtype t;
   olg_value a, b, y;
   OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
-  OLG_TRY(floor_div(cx, t, a, b, &y));
+  OLG_TRY(floor_div(cx, has_mod, t, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
+olg_status olg__sym_floor_divide(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return floor_divide(cx, false);
+}
+
+/* Mod-10: double floor division as PyTorch computes it */
+olg_status olg__sym_floor_divide_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return floor_divide(cx, true);
+}
+
 /* fmod (python 0) or Python's remainder (python 1) of floats. float32/float16 in double, where
- * a - q*b is exact; double with Mod-10 (fmod=1) and PyTorch's sign fix-up. */
-static olg_status rem_float(olg_lower *cx, bool python, olg_value a, olg_value b,
+ * a - q*b is exact; double with Mod-10 (fmod=1; has_mod) and PyTorch's sign fix-up. */
+static olg_status rem_float(olg_lower *cx, bool has_mod, bool python, olg_value a, olg_value b,
                             olg_value *out) {
   olg_dtype t = olg__dtype(cx, a);
   olg_value q, qb, r;
-  if (t == OLG_DOUBLE && olg__opset(cx) >= 10) {
+  if (t == OLG_DOUBLE && has_mod) {
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, a));
@@ -225,14 +246,15 @@ static olg_status rem_float(olg_lower *cx, bool python, olg_value a, olg_value b
   return olg__emit_cast(cx, r, t, out);
 }
 
-static olg_status remainder_like(olg_lower *cx, bool python) {
+/* has_mod: Mod (opset 10) is there. */
+static olg_status remainder_like(olg_lower *cx, bool has_mod, bool python) {
   olg_dtype t;
   olg_value a, b, y;
   OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "remainder of bool tensors");
   if (olg__is_float(t)) {
-    OLG_TRY(rem_float(cx, python, a, b, &y));
-  } else if (olg__opset(cx) >= 10) { /* Mod-10: fmod 0 takes the divisor's sign */
+    OLG_TRY(rem_float(cx, has_mod, python, a, b, &y));
+  } else if (has_mod) { /* Mod-10: fmod 0 takes the divisor's sign */
     olg_node_id nd;
     olg_dtype ct;
     OLG_TRY(olg__compute_dtype(cx, "Mod", 0, t, &ct));
@@ -262,13 +284,25 @@ static olg_status remainder_like(olg_lower *cx, bool python) {
 /* aten::remainder(self, other) [Tensor, Scalar, Scalar_Tensor]: the sign of the divisor */
 olg_status olg__sym_remainder(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return remainder_like(cx, true);
+  return remainder_like(cx, false, true);
+}
+
+/* Mod-10 */
+olg_status olg__sym_remainder_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return remainder_like(cx, true, true);
 }
 
 /* aten::fmod(self, other): the sign of the dividend */
 olg_status olg__sym_fmod(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return remainder_like(cx, false);
+  return remainder_like(cx, false, false);
+}
+
+/* Mod-10 (fmod=1) */
+olg_status olg__sym_fmod_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return remainder_like(cx, true, false);
 }
 
 /* aten::pow(self, exponent) [Tensor_Tensor, Tensor_Scalar, Scalar (self a number)] */
@@ -367,9 +401,8 @@ olg_status olg__sym_reciprocal(olg_lower *cx, olg_node_id src, void *ud) {
   return unary_float(cx, "Reciprocal");
 }
 
-/* aten::sinh / cosh: Sinh/Cosh-9; below (e^x -/+ e^-x) / 2 */
+/* aten::sinh / cosh below 9: (e^x -/+ e^-x) / 2 */
 static olg_status hyperbolic(olg_lower *cx, bool sinh) {
-  if (olg__opset(cx) >= 9) return unary_float(cx, sinh ? "Sinh" : "Cosh");
   olg_value x, ex, nx, enx, s, half, y;
   OLG_TRY(float_arg(cx, &x));
   OLG_TRY(olg__emit_math1(cx, "Exp", x, &ex));
@@ -389,6 +422,18 @@ olg_status olg__sym_sinh(olg_lower *cx, olg_node_id src, void *ud) {
 olg_status olg__sym_cosh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return hyperbolic(cx, false);
+}
+
+/* Sinh-9 */
+olg_status olg__sym_sinh_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Sinh");
+}
+
+/* Cosh-9 */
+olg_status olg__sym_cosh_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return unary_float(cx, "Cosh");
 }
 
 /* aten::rsqrt: 1 / sqrt(x) */
@@ -449,23 +494,13 @@ olg_status olg__sym_neg(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::sign: Sign-9; below [x > 0] - [x < 0] (NaN gives 0, as PyTorch's CPU kernel) */
+/* aten::sign below 9: [x > 0] - [x < 0] (NaN gives 0, as PyTorch's CPU kernel) */
 olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype t = olg__dtype(cx, x);
   if (t == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
-  if (olg__opset(cx) >= 9) {
-    OLG_TRY(olg__emit_math1(cx, "Sign", x, &y));
-    if (olg__is_float(t)) { /* Sign(NaN) is NaN in ONNX Runtime; PyTorch's CPU kernel gives 0 */
-      olg_value nan, zero;
-      OLG_TRY(olg__emit_isnan(cx, x, &nan));
-      OLG_TRY(olg__const_like(cx, x, 0, &zero));
-      OLG_TRY(olg__emit_where(cx, nan, zero, y, &y));
-    }
-    return olg_lower_bind_output(cx, 0, y);
-  }
   olg_value zero, pos, neg;
   OLG_TRY(olg__const_like(cx, x, 0, &zero));
   OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, zero, &pos));
@@ -473,6 +508,23 @@ olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
   OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
   OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Sign-9 */
+olg_status olg__sym_sign_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
+  OLG_TRY(olg__emit_math1(cx, "Sign", x, &y));
+  if (olg__is_float(t)) { /* Sign(NaN) is NaN in ONNX Runtime; PyTorch's CPU kernel gives 0 */
+    olg_value nan, zero;
+    OLG_TRY(olg__emit_isnan(cx, x, &nan));
+    OLG_TRY(olg__const_like(cx, x, 0, &zero));
+    OLG_TRY(olg__emit_where(cx, nan, zero, y, &y));
+  }
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -680,9 +732,9 @@ olg_status olg__sym_addcmul(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 /* aten::lerp(self, end, weight) [Scalar, Tensor], PyTorch's two-sided formula:
- * |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w) */
-olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+ * |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w). Without Where (opset 9;
+ * has_where) and w not known: the first formula, to rounding. */
+static olg_status lerp(olg_lower *cx, bool has_where) {
   size_t args[3] = {0, 1, 2};
   olg_dtype t;
   olg_value s, e, w, d, one, lo, hi, y;
@@ -695,7 +747,7 @@ olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
   double wv;
   bool known = olg__known_scalar(cx, w, &wv);
   bool need_lo = !known || fabs(wv) < 0.5, need_hi = !known || !(fabs(wv) < 0.5);
-  if (!known && olg__opset(cx) < 9) need_hi = false; /* no Where: one formula, to rounding */
+  if (!known && !has_where) need_hi = false;
   if (need_lo) {
     OLG_TRY(olg__emit_math2(cx, "Mul", w, d, &lo));
     OLG_TRY(olg__emit_math2(cx, "Add", s, lo, &lo));
@@ -716,6 +768,17 @@ olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
     y = need_lo ? lo : hi;
   }
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lerp(cx, false);
+}
+
+/* Where-9: both formulas, chosen by |w| */
+olg_status olg__sym_lerp_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lerp(cx, true);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -759,6 +822,25 @@ olg_status olg__sym_ge(olg_lower *cx, olg_node_id src, void *ud) {
   return compare(cx, OLG_CMP_GE);
 }
 
+/* LessOrEqual/GreaterOrEqual-12 */
+static olg_status compare12(olg_lower *cx, const char *op) {
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__emit_math2(cx, op, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_le_opset12(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare12(cx, "LessOrEqual");
+}
+
+olg_status olg__sym_ge_opset12(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return compare12(cx, "GreaterOrEqual");
+}
+
 
 /* Argument i as bool: nonzero is true (NaN too), as PyTorch's logical ops read it. */
 static olg_status bool_arg(olg_lower *cx, size_t i, olg_value *out) {
@@ -797,8 +879,8 @@ olg_status olg__sym_logical_not(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::bitwise_not: Not for bool; BitwiseNot-18 for integers, below -1 - x (two's
- * complement; in a wider carrier for narrow types, wrapping back on the Cast) */
+/* aten::bitwise_not: Not for bool; for integers below 18, -1 - x (two's complement; in a wider
+ * carrier for narrow types, wrapping back on the Cast) */
 olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
@@ -808,14 +890,24 @@ olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit1(cx, "Not", x, &y));
   } else if (!olg__is_int(t)) {
     return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
-  } else if (olg__opset(cx) >= 18) {
-    OLG_TRY(olg__emit_math1(cx, "BitwiseNot", x, &y));
   } else {
     OLG_TRY(olg_lower_decompose(cx, "bitwise_not of an integer tensor", 18));
     olg_value m;
     OLG_TRY(olg__const_like(cx, x, olg__is_unsigned(t) ? ldexp(1.0, olg_dtype_bits(t)) - 1 : -1, &m));
     OLG_TRY(olg__emit_math2(cx, "Sub", m, x, &y));
   }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* BitwiseNot-18 for integers */
+olg_status olg__sym_bitwise_not_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t == OLG_BOOL) OLG_TRY(olg__emit1(cx, "Not", x, &y));
+  else if (!olg__is_int(t)) return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
+  else OLG_TRY(olg__emit_math1(cx, "BitwiseNot", x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -826,20 +918,27 @@ static olg_status all_false_like(olg_lower *cx, olg_value x, olg_value *out) {
   return olg__emit1(cx, "Not", *out, out);
 }
 
-/* aten::isnan: IsNaN-9; false for integers */
+/* aten::isnan: false for integers; below 9, x is neither < +inf nor > -inf */
 olg_status olg__sym_isnan(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (!olg__is_float(olg__dtype(cx, x))) {
-    OLG_TRY(all_false_like(cx, x, &y));
-  } else {
-    OLG_TRY(olg__emit_isnan(cx, x, &y));
-  }
+  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
+  else OLG_TRY(olg__emit_isnan(cx, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::isinf: IsInf-10; below |x| > the largest finite value of the dtype */
+/* IsNaN-9 */
+olg_status olg__sym_isnan_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
+  else OLG_TRY(olg__emit_math1(cx, "IsNaN", x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::isinf: false for integers; below 10, |x| > the largest finite value of the dtype */
 olg_status olg__sym_isinf(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
@@ -847,8 +946,6 @@ olg_status olg__sym_isinf(olg_lower *cx, olg_node_id src, void *ud) {
   olg_dtype t = olg__dtype(cx, x);
   if (!olg__is_float(t)) {
     OLG_TRY(all_false_like(cx, x, &y));
-  } else if (olg__opset(cx) >= 10) {
-    OLG_TRY(olg__emit_math1(cx, "IsInf", x, &y));
   } else {
     olg_value ax, big;
     double max = t == OLG_DOUBLE ? DBL_MAX : t == OLG_FLOAT16 ? 65504.0 : (double)FLT_MAX;
@@ -857,5 +954,15 @@ olg_status olg__sym_isinf(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__const_like(cx, ax, max, &big));
     OLG_TRY(olg__emit_math2(cx, "Greater", ax, big, &y));
   }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* IsInf-10 */
+olg_status olg__sym_isinf_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
+  else OLG_TRY(olg__emit_math1(cx, "IsInf", x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }

@@ -136,20 +136,27 @@ OLG_SYMBOLIC(olg__sym_relu6);
 OLG_SYMBOLIC(olg__sym_leaky_relu);
 OLG_SYMBOLIC(olg__sym_elu);
 OLG_SYMBOLIC(olg__sym_selu);
-OLG_SYMBOLIC(olg__sym_celu);          /* Celu-12 (float32), else the formula */
-OLG_SYMBOLIC(olg__sym_gelu);          /* Gelu-20, else the erf (9+) or tanh formula */
+OLG_SYMBOLIC(olg__sym_celu);          /* the formula */
+OLG_SYMBOLIC(olg__sym_celu_opset12); /* Celu-12 (float32) */
+OLG_SYMBOLIC(olg__sym_gelu);          /* the tanh formula ('none' needs Erf-9) */
+OLG_SYMBOLIC(olg__sym_gelu_opset9); /* Erf-9: approximate 'none' too */
+OLG_SYMBOLIC(olg__sym_gelu_opset20); /* Gelu-20 */
 OLG_SYMBOLIC(olg__sym_silu);
-OLG_SYMBOLIC(olg__sym_mish);          /* Mish-18, else x * tanh(softplus(x)) */
-OLG_SYMBOLIC(olg__sym_hardswish);     /* HardSwish-14, else x * HardSigmoid(x) */
+OLG_SYMBOLIC(olg__sym_mish);          /* x * tanh(softplus(x)) */
+OLG_SYMBOLIC(olg__sym_mish_opset18); /* Mish-18 */
+OLG_SYMBOLIC(olg__sym_hardswish);     /* x * HardSigmoid(x) */
+OLG_SYMBOLIC(olg__sym_hardswish_opset14); /* HardSwish-14 */
 OLG_SYMBOLIC(olg__sym_hardsigmoid);
 OLG_SYMBOLIC(olg__sym_hardtanh);
 OLG_SYMBOLIC(olg__sym_sigmoid);
 OLG_SYMBOLIC(olg__sym_tanh);
 OLG_SYMBOLIC(olg__sym_softplus);
+OLG_SYMBOLIC(olg__sym_softplus_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_softsign);
 OLG_SYMBOLIC(olg__sym_prelu);
 OLG_SYMBOLIC(olg__sym_glu);
 OLG_SYMBOLIC(olg__sym_threshold);
+OLG_SYMBOLIC(olg__sym_threshold_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_log_sigmoid);
 OLG_SYMBOLIC(olg__sym_softmax);
 OLG_SYMBOLIC(olg__sym_log_softmax);
@@ -161,9 +168,13 @@ OLG_SYMBOLIC(olg__sym_sub);
 OLG_SYMBOLIC(olg__sym_rsub);
 OLG_SYMBOLIC(olg__sym_mul);
 OLG_SYMBOLIC(olg__sym_div);           /* div (rounding modes), true_divide */
+OLG_SYMBOLIC(olg__sym_div_opset10); /* Mod-10 (double floor rounding) */
 OLG_SYMBOLIC(olg__sym_floor_divide);
+OLG_SYMBOLIC(olg__sym_floor_divide_opset10); /* Mod-10 */
 OLG_SYMBOLIC(olg__sym_remainder);
+OLG_SYMBOLIC(olg__sym_remainder_opset10); /* Mod-10 */
 OLG_SYMBOLIC(olg__sym_fmod);
+OLG_SYMBOLIC(olg__sym_fmod_opset10); /* Mod-10 */
 OLG_SYMBOLIC(olg__sym_pow);
 OLG_SYMBOLIC(olg__sym_sqrt);
 OLG_SYMBOLIC(olg__sym_rsqrt);
@@ -175,6 +186,7 @@ OLG_SYMBOLIC(olg__sym_abs);
 OLG_SYMBOLIC(olg__sym_neg);
 OLG_SYMBOLIC(olg__sym_reciprocal);
 OLG_SYMBOLIC(olg__sym_sign);
+OLG_SYMBOLIC(olg__sym_sign_opset9); /* Sign-9 */
 OLG_SYMBOLIC(olg__sym_floor);
 OLG_SYMBOLIC(olg__sym_ceil);
 OLG_SYMBOLIC(olg__sym_round);         /* half-to-even from Floor */
@@ -192,25 +204,33 @@ OLG_SYMBOLIC(olg__sym_asin);
 OLG_SYMBOLIC(olg__sym_acos);
 OLG_SYMBOLIC(olg__sym_atan);
 OLG_SYMBOLIC(olg__sym_sinh);          /* Sinh-9, else from Exp */
+OLG_SYMBOLIC(olg__sym_sinh_opset9); /* Sinh-9 */
 OLG_SYMBOLIC(olg__sym_cosh);
+OLG_SYMBOLIC(olg__sym_cosh_opset9); /* Cosh-9 */
 OLG_SYMBOLIC(olg__sym_erf);           /* Erf-9 */
 OLG_SYMBOLIC(olg__sym_where);         /* Where-9 */
 OLG_SYMBOLIC(olg__sym_masked_fill);
 OLG_SYMBOLIC(olg__sym_addcmul);
 OLG_SYMBOLIC(olg__sym_lerp);
+OLG_SYMBOLIC(olg__sym_lerp_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_eq);
 OLG_SYMBOLIC(olg__sym_ne);
 OLG_SYMBOLIC(olg__sym_lt);
 OLG_SYMBOLIC(olg__sym_le);
+OLG_SYMBOLIC(olg__sym_le_opset12); /* LessOrEqual-12 */
 OLG_SYMBOLIC(olg__sym_gt);
 OLG_SYMBOLIC(olg__sym_ge);
+OLG_SYMBOLIC(olg__sym_ge_opset12); /* GreaterOrEqual-12 */
 OLG_SYMBOLIC(olg__sym_logical_and);
 OLG_SYMBOLIC(olg__sym_logical_or);
 OLG_SYMBOLIC(olg__sym_logical_xor);
 OLG_SYMBOLIC(olg__sym_logical_not);
 OLG_SYMBOLIC(olg__sym_bitwise_not);   /* Not; BitwiseNot-18, else -1 - x */
+OLG_SYMBOLIC(olg__sym_bitwise_not_opset18); /* BitwiseNot-18 */
 OLG_SYMBOLIC(olg__sym_isnan);         /* IsNaN-9, else from Less/Greater */
+OLG_SYMBOLIC(olg__sym_isnan_opset9); /* IsNaN-9 */
 OLG_SYMBOLIC(olg__sym_isinf);         /* IsInf-10, else |x| > the largest finite */
+OLG_SYMBOLIC(olg__sym_isinf_opset10); /* IsInf-10 */
 
 /* ---- reductions (symbolics/reduce.c) ---- */
 OLG_SYMBOLIC(olg__sym_sum);
