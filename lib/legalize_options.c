@@ -1,4 +1,5 @@
-/* onnxlegal — the legalize options: their defaults and the options on the heap, for bindings that cannot lay out a C struct. */
+/* onnxlegal — the legalize options: their defaults and the options on the heap, for bindings
+ * that cannot lay out a C struct. */
 #include <stdlib.h>
 #include <string.h>
 
