@@ -39,38 +39,13 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "lower.h" /* OLG_TRY, OLG_MAX_RANK, what is known of values, olg__errf, olg__src_attr_* */
 #include "onnxlegal/legalize.h"
 #include "onnxlegal/registry.h"
 
-/* Returns from the enclosing function when expr is not OLG_OK. */
-#define OLG_TRY(expr)                  \
-  do {                                 \
-    olg_status olg_try_s_ = (expr);    \
-    if (olg_try_s_) return olg_try_s_; \
-  } while (0)
-
-/* The most dimensions the helpers handle in stack buffers. */
-#define OLG_MAX_RANK 16
-
 /* ------------------------------------------------------------------------------------------ */
-/* What is known about target values (never fail; no diagnostic). */
+/* Small helpers (what is known about values, diagnostics, allocation: lib/lower.h) */
 
-olg_dtype olg__dtype(const olg_lower *cx, olg_value v);  /* OLG_UNDEFINED when unknown */
-int32_t olg__rank(const olg_lower *cx, olg_value v);     /* OLG_RANK_UNKNOWN when unknown */
-/* Dim i (negative i counts from the end); OLG_DIM_UNKNOWN when unknown or out of range. */
-int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i);
-/* True when the rank and every dim are known; fills dims[0..rank) (cap OLG_MAX_RANK). */
-bool olg__static_shape(const olg_lower *cx, olg_value v, int64_t *dims, int32_t *rank);
-/* True when v's contents are known and integer/bool; *p valid until the legalize call ends. */
-bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n);
-/* True when argument i is a list of values whose items are all known scalars (an int[] with
- * only export-time items). A probe: unlike olg_lower_arg_ints it records no diagnostic, so a
- * symbolic can try the static path and fall back to the run-time one. */
-bool olg__arg_values_known(olg_lower *cx, size_t i);
-/* True when v is known and has exactly one element; its value converted to double. */
-bool olg__known_scalar(olg_lower *cx, olg_value v, double *out);
-/* The tensor behind a known value, or NULL. */
-const olg_tensor *olg__known(const olg_lower *cx, olg_value v);
 /* axis in [-rank, rank) normalized to [0, rank); -1 when out of range. */
 int64_t olg__norm_axis(int64_t axis, int64_t rank);
 /* True for float16/float/double/bfloat16. */
@@ -103,14 +78,6 @@ olg_status olg__arg_scalar_type_or(olg_lower *cx, size_t i, olg_dtype dflt, olg_
 /* PyTorch ScalarType number -> olg_dtype (OLG_UNDEFINED when none matches), and back (-1). */
 olg_dtype olg__dtype_from_torch(int64_t scalar_type);
 int64_t olg__dtype_to_torch(olg_dtype t);
-
-/* ------------------------------------------------------------------------------------------ */
-/* Diagnostics, printf-style (see olg_lower_error / olg_lower_unsupported). */
-
-olg_status olg__errf(olg_lower *cx, olg_status code, const char *fmt, ...) OLG_PRINTF(3, 4);
-olg_status olg__unsupportedf(olg_lower *cx, int min_opset, const char *fmt, ...) OLG_PRINTF(3, 4);
-/* Allocation from the target model's arena (zeroed; error set on failure). */
-void *olg__lower_alloc(olg_lower *cx, size_t n);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Generic emission: an op whose encoding never changed (Add, Relu, MatMul, Shape, Where, ...).
@@ -146,12 +113,6 @@ olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const
 olg_status olg__const_tensor_kept(olg_lower *cx, olg_dtype dtype, int32_t rank,
                                   const int64_t *dims, const void *data, size_t nbytes,
                                   olg_value *out);
-
-/* An initializer of the target graph, named after the source node; mode says whether the data
- * is copied (OLG_DATA_COPY) or borrowed (OLG_DATA_BORROW, data outliving the target model). */
-olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
-                                  const int64_t *dims, const void *data, size_t nbytes,
-                                  olg_data_mode mode, olg_value *out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Shapes as tensors (int64, 1-D). Static parts become constants; dynamic parts use Shape. */
@@ -324,17 +285,5 @@ olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, doubl
                           olg_value *out);
 /* Identity (when a node is needed to carry a name; usually bind the input instead). */
 olg_status olg__emit_identity(olg_lower *cx, olg_value x, olg_value *out);
-
-/* ------------------------------------------------------------------------------------------ */
-/* ONNX-domain source nodes (symbolics/onnx.c): read the source node's attributes. A missing
- * attribute gives dflt. */
-
-int64_t olg__src_attr_int(const olg_lower *cx, const char *name, int64_t dflt);
-double olg__src_attr_float(const olg_lower *cx, const char *name, double dflt);
-const char *olg__src_attr_string(olg_lower *cx, const char *name, const char *dflt);
-/* false when absent. */
-bool olg__src_attr_ints(const olg_lower *cx, const char *name, const int64_t **p, size_t *n);
-/* The source node's IR (read only). */
-const olg_node *olg__src_node(const olg_lower *cx);
 
 #endif
