@@ -3,6 +3,13 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset09[] = {
+    /* ---- shape basics (symbolics/shape.c): Compress-9 squeezes a dim of unknown size ---- */
+    {"aten", "squeeze", olg__sym_squeeze_opset9, OLG_LOWERING_NATIVE},
+
+    /* ---- rearranging (symbolics/arrange.c): a static mask with Where-9 ---- */
+    {"aten", "tril", olg__sym_tril_opset9, OLG_LOWERING_DECOMPOSED},
+    {"aten", "triu", olg__sym_triu_opset9, OLG_LOWERING_DECOMPOSED},
+
     /* ---- ONNX domain ---- */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */

@@ -10,7 +10,9 @@ const olg_symbolic_reg olg__opset10[] = {
     {"aten", "isinf", olg__sym_isinf_opset10, OLG_LOWERING_NATIVE},
     {"aten", "remainder", olg__sym_remainder_opset10, OLG_LOWERING_NATIVE},
 
-    /* ---- shape and indexing (symbolics/index.c): Slice-10 steps ---- */
-    {"aten", "flip", olg__sym_flip, OLG_LOWERING_NATIVE},
+    /* ---- rearranging (symbolics/arrange.c): Slice-10 steps and run-time bounds, Mod-10 ---- */
+    {"aten", "chunk", olg__sym_chunk_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "flip", olg__sym_flip_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "roll", olg__sym_roll_opset10, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

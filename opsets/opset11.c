@@ -15,6 +15,15 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- elementwise math (symbolics/elementwise.c): Round-11 ---- */
     {"aten", "round", olg__sym_round_opset11, OLG_LOWERING_NATIVE},
 
+    /* ---- shape basics (symbolics/shape.c): Gather-11 takes negative indices ---- */
+    {"aten", "select", olg__sym_select_opset11, OLG_LOWERING_NATIVE},
+
+    /* ---- rearranging (symbolics/arrange.c): Pad-11 pads input, Range-11 ---- */
+    {"aten", "constant_pad_nd", olg__sym_constant_pad_nd_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "pad", olg__sym_pad_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "tril", olg__sym_tril_opset11, OLG_LOWERING_DECOMPOSED},
+    {"aten", "triu", olg__sym_triu_opset11, OLG_LOWERING_DECOMPOSED},
+
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},
 

@@ -9,8 +9,8 @@ const olg_symbolic_reg olg__opset14[] = {
     /* ---- ONNX domain ---- */
     {"", "HardSwish", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
-    /* ---- shape and indexing (symbolics/index.c): Trilu-14 ---- */
-    {"aten", "tril", olg__sym_tril, OLG_LOWERING_NATIVE},
-    {"aten", "triu", olg__sym_triu, OLG_LOWERING_NATIVE},
+    /* ---- rearranging (symbolics/arrange.c): Trilu-14 ---- */
+    {"aten", "tril", olg__sym_tril_opset14, OLG_LOWERING_NATIVE},
+    {"aten", "triu", olg__sym_triu_opset14, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

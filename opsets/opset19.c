@@ -3,4 +3,7 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset19[] = {
+    /* ---- rearranging (symbolics/arrange.c): Pad-19 mode 'wrap' (circular) ---- */
+    {"aten", "pad", olg__sym_pad_opset19, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

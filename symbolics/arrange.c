@@ -158,8 +158,7 @@ olg_status olg__sym_tile(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* aten::flip(Tensor self, int[] dims): Slice with step -1 (10); below, Gather with the reversed
  * indices of each dim, which must then be known. */
-olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status flip(olg_lower *cx, bool slice_steps) {
   olg_value x, y;
   int32_t rank;
   const int64_t *dl;
@@ -176,7 +175,7 @@ olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
     steps[i] = -1;
   }
   if (!n) return bind(cx, x);
-  if (olg__opset(cx) >= 10) {
+  if (slice_steps) {
     OLG_TRY(olg__emit_slice(cx, x, starts, ends, axes, steps, n, &y));
     return bind(cx, y);
   }
@@ -195,10 +194,22 @@ olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
   return bind(cx, y);
 }
 
+/* below 10: a Gather of reversed indices per dim */
+olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return flip(cx, false);
+}
+
+/* Slice-10 with step -1 */
+olg_status olg__sym_flip_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return flip(cx, true);
+}
+
 /* x rolled by `shift` along axis: Concat(the last s elements, the others), s = shift mod size. A
  * size not known at export time is read at run time (Mod-10, Slice-10). */
-static olg_status roll_one(olg_lower *cx, olg_value x, int64_t shift, int64_t axis,
-                           olg_value *out) {
+static olg_status roll_one(olg_lower *cx, bool dyn_slice, olg_value x, int64_t shift,
+                           int64_t axis, olg_value *out) {
   int64_t size = olg__dim(cx, x, (int32_t)axis);
   olg_value parts[2];
   if (size >= 0) {
@@ -210,7 +221,7 @@ static olg_status roll_one(olg_lower *cx, olg_value x, int64_t shift, int64_t ax
     OLG_TRY(olg__emit_slice(cx, x, &b0, &b1, &axis, NULL, 1, &parts[1]));
     return olg__emit_concat(cx, parts, 2, axis, out);
   }
-  if (olg__opset(cx) < 10)
+  if (!dyn_slice)
     return olg_lower_unsupported(cx, "roll along a dim whose size is not known (Mod, Slice with "
                                      "run-time bounds)", 10);
   olg_value sz, sh, s, start, zero, big, av;
@@ -227,8 +238,7 @@ static olg_status roll_one(olg_lower *cx, olg_value x, int64_t shift, int64_t ax
 }
 
 /* aten::roll(Tensor self, int[1] shifts, int[1] dims=[]): no dims rolls the flattened tensor. */
-olg_status olg__sym_roll(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status roll(olg_lower *cx, bool dyn_slice) {
   olg_value x, y;
   int32_t rank;
   const int64_t *sh, *dl;
@@ -241,7 +251,7 @@ olg_status olg__sym_roll(olg_lower *cx, olg_node_id src, void *ud) {
     if (ns != 1) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "roll: one shift without dims");
     olg_value flat, shape;
     OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){-1}, 1, &flat));
-    OLG_TRY(roll_one(cx, flat, sh[0], 0, &y));
+    OLG_TRY(roll_one(cx, dyn_slice, flat, sh[0], 0, &y));
     OLG_TRY(olg__shape(cx, x, &shape));
     OLG_TRY(olg__emit_reshape(cx, y, shape, &y));
     return bind(cx, y);
@@ -251,9 +261,20 @@ olg_status olg__sym_roll(olg_lower *cx, olg_node_id src, void *ud) {
   for (size_t i = 0; i < nd; i++) {
     int64_t d = 0;
     OLG_TRY(norm_dim(cx, dl[i], rank, &d));
-    OLG_TRY(roll_one(cx, y, sh[i], d, &y));
+    OLG_TRY(roll_one(cx, dyn_slice, y, sh[i], d, &y));
   }
   return bind(cx, y);
+}
+
+olg_status olg__sym_roll(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return roll(cx, false);
+}
+
+/* Mod-10, Slice-10: a dim whose size is not known too */
+olg_status olg__sym_roll_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return roll(cx, true);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -362,8 +383,7 @@ olg_status olg__sym_split(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* aten::chunk(Tensor self, int chunks, int dim=0): parts of ceil(size / chunks), so there may
  * be fewer than chunks (the node's outputs say how many). */
-olg_status olg__sym_chunk(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status chunk(olg_lower *cx, bool dyn_slice) {
   olg_value x;
   int32_t rank;
   int64_t axis, chunks;
@@ -374,7 +394,7 @@ olg_status olg__sym_chunk(olg_lower *cx, olg_node_id src, void *ud) {
   if (chunks <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "chunk: chunks must be positive");
   int64_t size = olg__dim(cx, x, (int32_t)axis);
   if (size >= 0) return split_even(cx, x, axis, size ? (size + chunks - 1) / chunks : 1);
-  if (olg__opset(cx) < 10)
+  if (!dyn_slice)
     return olg_lower_unsupported(cx, "chunk of a dim whose size is not known (Slice with run-time "
                                      "bounds)", 10);
   olg_value sz, add, c, step;
@@ -384,6 +404,17 @@ olg_status olg__sym_chunk(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit2(cx, "Add", sz, add, &sz));
   OLG_TRY(olg__emit2(cx, "Div", sz, c, &step));
   return split_by_slices(cx, x, axis, 0, step, olg_lower_output_count(cx));
+}
+
+olg_status olg__sym_chunk(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return chunk(cx, false);
+}
+
+/* Slice-10: a dim whose size is not known too */
+olg_status olg__sym_chunk_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return chunk(cx, true);
 }
 
 /* aten::split_with_sizes(Tensor self, int[] split_sizes, int dim=0) */
@@ -469,9 +500,14 @@ static bool keep_tri(int64_t i, int64_t j, int64_t k, int upper) {
   return upper ? j - i >= k : j - i <= k;
 }
 
-/* tril / triu: Trilu (14); below, a static mask with Where (9), or (7, 8) a Gather from the
- * last two dims flattened and padded with one zero; sizes not known need Range (11). */
-static olg_status trilu(olg_lower *cx, int upper) {
+/* What the registered opset offers tril / triu: Where (9), Range (11), Trilu (14). */
+typedef struct trilu_caps {
+  bool where, range, trilu;
+} trilu_caps;
+
+/* tril / triu: Trilu; else a static mask with Where, or (no Where) a Gather from the last two
+ * dims flattened and padded with one zero; sizes not known need Range. */
+static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
   olg_value x, y;
   int32_t rank;
   int64_t k;
@@ -479,8 +515,7 @@ static olg_status trilu(olg_lower *cx, int upper) {
   OLG_TRY(input_rank(cx, x, &rank));
   OLG_TRY(olg__arg_int_or(cx, 1, 0, &k));
   if (rank < 2) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "tril/triu need at least 2 dims");
-  int opset = olg__opset(cx);
-  if (opset >= 14) {
+  if (c.trilu) {
     olg_value kv;
     olg_node_id nd;
     OLG_TRY(olg__const_i64(cx, k, &kv));
@@ -494,7 +529,7 @@ static olg_status trilu(olg_lower *cx, int upper) {
   int64_t rows = olg__dim(cx, x, rank - 2), cols = olg__dim(cx, x, rank - 1);
   olg_value zero, mask;
   if (rows < 0 || cols < 0) {
-    if (opset < 11)
+    if (!c.range)
       return olg_lower_unsupported(cx, "tril/triu of a matrix whose size is not known (Range)", 11);
     olg_value in[3], ri, ci, diff, kv;
     OLG_TRY(olg__const_i64(cx, 0, &in[0]));
@@ -507,7 +542,7 @@ static olg_status trilu(olg_lower *cx, int upper) {
     OLG_TRY(olg__emit2(cx, "Sub", ci, ri, &diff)); /* [rows, cols]: j - i */
     OLG_TRY(olg__const_i64(cx, upper ? k - 1 : k + 1, &kv));
     OLG_TRY(olg__emit2(cx, upper ? "Greater" : "Less", diff, kv, &mask));
-  } else if (opset >= 9) {
+  } else if (c.where) {
     uint8_t *m = olg__lower_alloc(cx, (size_t)(rows * cols) + 1);
     if (!m) return OLG_ERR_NOMEM;
     for (int64_t i = 0; i < rows; i++)
@@ -549,16 +584,46 @@ static olg_status trilu(olg_lower *cx, int upper) {
   return bind(cx, y);
 }
 
-/* aten::tril(Tensor self, int diagonal=0) */
+/* aten::tril(Tensor self, int diagonal=0), aten::triu(Tensor self, int diagonal=0): below 9 a
+ * Gather; Where-9 a static mask; Range-11 a mask computed at run time; Trilu-14 */
 olg_status olg__sym_tril(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 0);
+  return trilu(cx, 0, (trilu_caps){false, false, false});
 }
 
-/* aten::triu(Tensor self, int diagonal=0) */
+olg_status olg__sym_tril_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return trilu(cx, 0, (trilu_caps){true, false, false});
+}
+
+olg_status olg__sym_tril_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return trilu(cx, 0, (trilu_caps){true, true, false});
+}
+
+olg_status olg__sym_tril_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return trilu(cx, 0, (trilu_caps){true, true, true});
+}
+
 olg_status olg__sym_triu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 1);
+  return trilu(cx, 1, (trilu_caps){false, false, false});
+}
+
+olg_status olg__sym_triu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return trilu(cx, 1, (trilu_caps){true, false, false});
+}
+
+olg_status olg__sym_triu_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return trilu(cx, 1, (trilu_caps){true, true, false});
+}
+
+olg_status olg__sym_triu_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return trilu(cx, 1, (trilu_caps){true, true, true});
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -568,8 +633,13 @@ olg_status olg__sym_triu(olg_lower *cx, olg_node_id src, void *ud) {
  * "constant", "reflect", "replicate" or "circular". Cropping is done first by Slice (the same
  * as PyTorch, where a dim is cropped on one side and padded on the other at most), so the Pad
  * has only non-negative pads. */
-static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p, size_t np,
-                             const char *mode, double value, olg_value *out) {
+/* What the registered opset offers pad: pads as an input (11), mode 'wrap' (19). */
+typedef struct pad_caps {
+  bool pads_input, wrap;
+} pad_caps;
+
+static olg_status pad_common(olg_lower *cx, pad_caps c, olg_value x, const int64_t *p,
+                             size_t np, const char *mode, double value, olg_value *out) {
   int32_t rank;
   OLG_TRY(input_rank(cx, x, &rank));
   if (np % 2 || np / 2 > (size_t)rank)
@@ -600,7 +670,7 @@ static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p, size_
   else if (strcmp(mode, "replicate") == 0) onnx_mode = "edge";
   else if (strcmp(mode, "circular") == 0) onnx_mode = "wrap";
   else return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: unknown mode '%s'", mode);
-  if (strcmp(onnx_mode, "wrap") == 0 && olg__opset(cx) < 19) {
+  if (strcmp(onnx_mode, "wrap") == 0 && !c.wrap) {
     /* circular: the last `begin` elements before, the first `end` after, dim by dim */
     OLG_TRY(olg_lower_decompose(cx, "pad with mode 'circular' (Pad's 'wrap')", 19));
     for (int32_t d = 0; d < rank; d++) {
@@ -631,8 +701,8 @@ static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p, size_
 
 /* The pad amounts of argument i computed at run time (a list of ints some of which are tensors):
  * Pad takes them as an input from 11, where ONNX's negative amounts crop as PyTorch's do. */
-static olg_status pad_dynamic(olg_lower *cx, olg_value x, size_t i, const char *mode,
-                              double value, olg_value *out) {
+static olg_status pad_dynamic(olg_lower *cx, pad_caps c, olg_value x, size_t i,
+                              const char *mode, double value, olg_value *out) {
   const olg_value *vals;
   size_t n;
   int32_t rank;
@@ -646,7 +716,7 @@ static olg_status pad_dynamic(olg_lower *cx, olg_value x, size_t i, const char *
   if (strcmp(onnx_mode, "constant") && strcmp(onnx_mode, "reflect") && strcmp(onnx_mode, "edge") &&
       strcmp(onnx_mode, "wrap"))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: unknown mode '%s'", mode);
-  if (olg__opset(cx) < 11)
+  if (!c.pads_input)
     return olg_lower_unsupported(cx, "pad with amounts computed at run time (Pad's pads input)", 11);
   olg_value pieces[2 * OLG_MAX_RANK], pads, zero, v = OLG_NO_VALUE;
   OLG_TRY(olg__const_i64s(cx, (const int64_t[]){0}, 1, &zero));
@@ -665,36 +735,63 @@ static olg_status pad_dynamic(olg_lower *cx, olg_value x, size_t i, const char *
 }
 
 /* pad / constant_pad_nd with their pad list at argument 1. */
-static olg_status pad_arg(olg_lower *cx, olg_value x, const char *mode, double value,
-                          olg_value *out) {
+static olg_status pad_arg(olg_lower *cx, pad_caps c, olg_value x, const char *mode,
+                          double value, olg_value *out) {
   if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUES && !olg__arg_values_known(cx, 1))
-    return pad_dynamic(cx, x, 1, mode, value, out);
+    return pad_dynamic(cx, c, x, 1, mode, value, out);
   const int64_t *p;
   size_t n;
   OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
-  return pad_common(cx, x, p, n, mode, value, out);
+  return pad_common(cx, c, x, p, n, mode, value, out);
 }
 
 /* aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) */
-olg_status olg__sym_pad(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status pad(olg_lower *cx, pad_caps c) {
   olg_value x, y;
   const char *mode;
   double value;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_string_or(cx, 2, "constant", &mode));
   OLG_TRY(olg__arg_float_or(cx, 3, 0, &value));
-  OLG_TRY(pad_arg(cx, x, mode, value, &y));
+  OLG_TRY(pad_arg(cx, c, x, mode, value, &y));
   return bind(cx, y);
 }
 
-/* aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) */
-olg_status olg__sym_constant_pad_nd(olg_lower *cx, olg_node_id src, void *ud) {
+/* below 11: static amounts; circular by Slice and Concat */
+olg_status olg__sym_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return pad(cx, (pad_caps){false, false});
+}
+
+/* Pad-11: amounts computed at run time too */
+olg_status olg__sym_pad_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return pad(cx, (pad_caps){true, false});
+}
+
+/* Pad-19: circular is mode 'wrap' */
+olg_status olg__sym_pad_opset19(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return pad(cx, (pad_caps){true, true});
+}
+
+/* aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) */
+static olg_status constant_pad_nd(olg_lower *cx, pad_caps c) {
   olg_value x, y;
   double value;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_float_or(cx, 2, 0, &value));
-  OLG_TRY(pad_arg(cx, x, "constant", value, &y));
+  OLG_TRY(pad_arg(cx, c, x, "constant", value, &y));
   return bind(cx, y);
+}
+
+olg_status olg__sym_constant_pad_nd(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return constant_pad_nd(cx, (pad_caps){false, false});
+}
+
+/* Pad-11: amounts computed at run time too */
+olg_status olg__sym_constant_pad_nd_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return constant_pad_nd(cx, (pad_caps){true, false});
 }

@@ -419,6 +419,23 @@ olg_status olg__emit_reshape(olg_lower *cx, olg_value x, olg_value shape, olg_va
   return olg__emit2(cx, "Reshape", x, shape, out);
 }
 
+olg_status olg__emit_reshape_allowzero(olg_lower *cx, olg_value x, olg_value shape,
+                                      olg_zero_size zero, olg_value *out) {
+  if (olg__opset(cx) < 14) { /* no allowzero: a 0 copies the input's dim */
+    if (zero == OLG_ZERO_KNOWN) return olg_lower_unsupported(cx, "a reshape to a size of 0", 14);
+    if (zero == OLG_ZERO_WARN)
+      OLG_TRY(olg_lower_warning(cx, "a run-time size of 0 would copy the input's dim below "
+                                    "opset 14 (Reshape's allowzero)"));
+    return olg__emit_reshape(cx, x, shape, out);
+  }
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Reshape", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, shape));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "allowzero", 1));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}
+
 olg_status olg__emit_reshape_static(olg_lower *cx, olg_value x, const int64_t *dims, size_t n,
                                     olg_value *out) {
   int64_t xd[OLG_MAX_RANK];

@@ -266,6 +266,12 @@ olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64
                             olg_value *out);
 /* Reshape to a 1-D int64 shape tensor (0 copies the input dim, -1 infers one; allowzero 0). */
 olg_status olg__emit_reshape(olg_lower *cx, olg_value x, olg_value shape, olg_value *out);
+/* Reshape whose 0 entries mean a size of 0, as PyTorch's (allowzero=1, opset 14). Below 14,
+ * where a 0 copies the input's dim: OLG_ZERO_KNOWN (a 0 is in the shape) refuses naming 14;
+ * OLG_ZERO_WARN (a 0 may come at run time) warns and reshapes; OLG_ZERO_QUIET reshapes. */
+typedef enum olg_zero_size { OLG_ZERO_QUIET, OLG_ZERO_WARN, OLG_ZERO_KNOWN } olg_zero_size;
+olg_status olg__emit_reshape_allowzero(olg_lower *cx, olg_value x, olg_value shape,
+                                      olg_zero_size zero, olg_value *out);
 olg_status olg__emit_reshape_static(olg_lower *cx, olg_value x, const int64_t *dims, size_t n,
                                     olg_value *out);
 olg_status olg__emit_transpose(olg_lower *cx, olg_value x, const int64_t *perm, size_t n,

@@ -54,21 +54,10 @@ static olg_status reshape_to_arg(olg_lower *cx, olg_value x, size_t i, olg_value
     OLG_TRY(olg_lower_arg_as_tensor(cx, i, OLG_INT64, &shape));
     zero = true; /* a run-time size may be 0 */
   }
-  if (zero && olg__opset(cx) < 14) {
-    if (k != OLG_ARGKIND_INTS && k != OLG_ARGKIND_INT) {
-      /* below 14 a run-time 0 would copy a dim; sizes of 0 are rare, so accept and say so */
-      OLG_TRY(olg_lower_warning(cx, "a run-time size of 0 would copy the input's dim below "
-                                    "opset 14 (Reshape's allowzero)"));
-      return olg__emit_reshape(cx, x, shape, out);
-    }
-    return olg_lower_unsupported(cx, "a reshape to a size of 0", 14);
-  }
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Reshape", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, shape));
-  if (zero) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "allowzero", 1));
-  return olg_lower_emit_end(cx, nd, 1, out);
+  /* a literal 0 is known; one computed at run time is possible (sizes of 0 are rare: below 14
+   * accepted with a warning) */
+  bool literal = k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT;
+  return olg__emit_reshape_allowzero(cx, x, shape, literal ? OLG_ZERO_KNOWN : OLG_ZERO_WARN, out);
 }
 
 /* aten::view(Tensor self, SymInt[] size), aten::reshape(Tensor self, SymInt[] shape),
@@ -168,11 +157,10 @@ olg_status olg__sym_transpose(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Squeezes dim d whose size is not known: drop it from the shape when it is 1 (Compress of the
+/* Squeezes dim d whose size is not known: drop it from the shape when it is 1 (Compress-9 of the
  * shape by a mask, then Reshape) — exact, and without an If. */
 static olg_status squeeze_dynamic(olg_lower *cx, olg_value x, int64_t d, int32_t rank,
                                   olg_value *out) {
-  if (olg__opset(cx) < 9) return olg_lower_unsupported(cx, "squeeze of a dim whose size is not known", 9);
   olg_value shape, one, eq, isd, both, keep, newshape;
   OLG_TRY(olg__shape(cx, x, &shape));
   OLG_TRY(olg__const_i64s(cx, (const int64_t[]){1}, 1, &one));
@@ -189,16 +177,12 @@ static olg_status squeeze_dynamic(olg_lower *cx, olg_value x, int64_t d, int32_t
   OLG_TRY(olg_lower_emit_input(cx, nd, keep));
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", 0));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &newshape));
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Reshape", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, newshape));
-  if (olg__opset(cx) >= 14) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "allowzero", 1));
-  return olg_lower_emit_end(cx, nd, 1, out);
+  return olg__emit_reshape_allowzero(cx, x, newshape, OLG_ZERO_QUIET, out);
 }
 
-/* aten::squeeze(Tensor self), aten::squeeze.dim(Tensor self, int dim) */
-olg_status olg__sym_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* aten::squeeze(Tensor self), aten::squeeze.dim(Tensor self, int dim); has_compress: a dim whose
+ * size is not known can be squeezed (Compress, opset 9) */
+static olg_status squeeze(olg_lower *cx, bool has_compress) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int32_t rank = olg__rank(cx, x);
@@ -233,6 +217,8 @@ olg_status olg__sym_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
       if (nd != 1)
         return olg_lower_unsupported(cx, "squeeze of several dims whose sizes are not known", -1);
       OLG_TRY(olg_lower_decompose(cx, "squeeze of a dim whose size is not known", -1));
+      if (!has_compress)
+        return olg_lower_unsupported(cx, "squeeze of a dim whose size is not known", 9);
       OLG_TRY(squeeze_dynamic(cx, x, d, rank, &y));
       return olg_lower_bind_output(cx, 0, y);
     } /* a dim that is not 1: PyTorch leaves it, so does this */
@@ -240,6 +226,17 @@ olg_status olg__sym_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   if (!n) return olg_lower_bind_output(cx, 0, x);
   OLG_TRY(olg__emit_squeeze(cx, x, axes, n, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return squeeze(cx, false);
+}
+
+/* Compress-9: a dim whose size is not known too */
+olg_status olg__sym_squeeze_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return squeeze(cx, true);
 }
 
 /* aten::unsqueeze(Tensor self, int dim) */
@@ -418,9 +415,9 @@ olg_status olg__sym_slice(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::select(Tensor self, int dim, int index) */
-olg_status olg__sym_select(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* aten::select(Tensor self, int dim, int index); gather_neg: Gather takes negative indices
+ * (opset 11) */
+static olg_status select(olg_lower *cx, bool gather_neg) {
   olg_value x, y, idx;
   int32_t rank;
   int64_t dim;
@@ -433,8 +430,7 @@ olg_status olg__sym_select(olg_lower *cx, olg_node_id src, void *ud) {
   if (known) {
     int64_t size = olg__dim(cx, x, (int32_t)dim);
     if (index < 0 && size >= 0) index += size;
-    if (index < 0 && olg__opset(cx) < 11) {
-      /* Gather takes negative indices from 11: slice the one element and squeeze */
+    if (index < 0 && !gather_neg) { /* slice the one element and squeeze */
       int64_t end = index + 1 == 0 ? INT64_MAX : index + 1;
       OLG_TRY(olg__emit_slice(cx, x, &index, &end, &dim, NULL, 1, &y));
       OLG_TRY(olg__emit_squeeze(cx, y, &dim, 1, &y));
@@ -442,12 +438,23 @@ olg_status olg__sym_select(olg_lower *cx, olg_node_id src, void *ud) {
     }
     OLG_TRY(olg__const_i64(cx, index, &idx));
   } else {
-    if (olg__opset(cx) < 11)
+    if (!gather_neg)
       OLG_TRY(olg_lower_warning(cx, "select with a run-time index: a negative index needs opset 11"));
     OLG_TRY(olg__emit_reshape_static(cx, idx, NULL, 0, &idx)); /* 0-D: the dim goes away */
   }
   OLG_TRY(olg__emit_gather(cx, x, idx, dim, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_select(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return select(cx, false);
+}
+
+/* Gather-11: negative indices, also computed at run time */
+olg_status olg__sym_select_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return select(cx, true);
 }
 
 /* aten::narrow(Tensor self, int dim, int start, int length) (start may be a Tensor) */

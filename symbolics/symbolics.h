@@ -15,6 +15,7 @@ OLG_SYMBOLIC(olg__sym_permute);
 OLG_SYMBOLIC(olg__sym_transpose);
 OLG_SYMBOLIC(olg__sym_identity);      /* contiguous, detach, clone, dropout family in inference */
 OLG_SYMBOLIC(olg__sym_squeeze);
+OLG_SYMBOLIC(olg__sym_squeeze_opset9); /* Compress-9: a dim of unknown size */
 OLG_SYMBOLIC(olg__sym_unsqueeze);
 OLG_SYMBOLIC(olg__sym_expand);
 OLG_SYMBOLIC(olg__sym_expand_as);
@@ -22,21 +23,25 @@ OLG_SYMBOLIC(olg__sym_cat);
 OLG_SYMBOLIC(olg__sym_stack);
 OLG_SYMBOLIC(olg__sym_slice);
 OLG_SYMBOLIC(olg__sym_select);
+OLG_SYMBOLIC(olg__sym_select_opset11); /* Gather-11: negative indices */
 OLG_SYMBOLIC(olg__sym_narrow);
 OLG_SYMBOLIC(olg__sym_size);
 OLG_SYMBOLIC(olg__sym_numel);
 OLG_SYMBOLIC(olg__sym_to);
 OLG_SYMBOLIC(olg__sym_type_as);
 
-/* ---- shape and indexing (symbolics/index.c) ---- */
+/* ---- rearranging and indexing (symbolics/arrange.c, symbolics/index.c) ---- */
 OLG_SYMBOLIC(olg__sym_unflatten);
 OLG_SYMBOLIC(olg__sym_repeat);
 OLG_SYMBOLIC(olg__sym_tile);
 OLG_SYMBOLIC(olg__sym_flip);          /* Slice step -1 (10), else Gather of reversed indices */
+OLG_SYMBOLIC(olg__sym_flip_opset10); /* Slice-10 step -1 */
 OLG_SYMBOLIC(olg__sym_roll);
+OLG_SYMBOLIC(olg__sym_roll_opset10); /* Mod-10, Slice-10 */
 OLG_SYMBOLIC(olg__sym_split);         /* split.Tensor (int size) and split.sizes */
 OLG_SYMBOLIC(olg__sym_split_with_sizes);
 OLG_SYMBOLIC(olg__sym_chunk);
+OLG_SYMBOLIC(olg__sym_chunk_opset10); /* Slice-10 */
 OLG_SYMBOLIC(olg__sym_unbind);
 OLG_SYMBOLIC(olg__sym_index);         /* advanced indexing: Gather of a linear index */
 OLG_SYMBOLIC(olg__sym_index_select);
@@ -46,12 +51,21 @@ OLG_SYMBOLIC(olg__sym_scatter);       /* src/value, reduce */
 OLG_SYMBOLIC(olg__sym_scatter_add);
 OLG_SYMBOLIC(olg__sym_nonzero);
 OLG_SYMBOLIC(olg__sym_meshgrid);
-OLG_SYMBOLIC(olg__sym_tril);          /* Trilu (14), else a mask */
+OLG_SYMBOLIC(olg__sym_tril);          /* a Gather of the kept entries */
+OLG_SYMBOLIC(olg__sym_tril_opset9); /* Where-9 */
+OLG_SYMBOLIC(olg__sym_tril_opset11); /* Range-11 */
+OLG_SYMBOLIC(olg__sym_tril_opset14); /* Trilu-14 */
 OLG_SYMBOLIC(olg__sym_triu);
+OLG_SYMBOLIC(olg__sym_triu_opset9); /* Where-9 */
+OLG_SYMBOLIC(olg__sym_triu_opset11); /* Range-11 */
+OLG_SYMBOLIC(olg__sym_triu_opset14); /* Trilu-14 */
 OLG_SYMBOLIC(olg__sym_one_hot);       /* OneHot (9), else Equal */
 OLG_SYMBOLIC(olg__sym_embedding);
 OLG_SYMBOLIC(olg__sym_pad);           /* constant, reflect, replicate, circular */
+OLG_SYMBOLIC(olg__sym_pad_opset11); /* Pad-11 pads input */
+OLG_SYMBOLIC(olg__sym_pad_opset19); /* Pad-19 wrap */
 OLG_SYMBOLIC(olg__sym_constant_pad_nd);
+OLG_SYMBOLIC(olg__sym_constant_pad_nd_opset11); /* Pad-11 pads input */
 
 /* ---- tensor creation (symbolics/creation.c) ---- */
 OLG_SYMBOLIC(olg__sym_arange);
