@@ -10,7 +10,7 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_NATIVE},
 
     /* ---- convolution and pooling (symbolics/conv.c): DepthToSpace-11 has mode CRD ---- */
-    {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_NATIVE},
+    {"aten", "pixel_shuffle", olg__sym_pixel_shuffle_opset11, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Round-11 ---- */
     {"aten", "round", olg__sym_round_opset11, OLG_LOWERING_NATIVE},
@@ -24,8 +24,14 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "tril", olg__sym_tril_opset11, OLG_LOWERING_DECOMPOSED},
     {"aten", "triu", olg__sym_triu_opset11, OLG_LOWERING_DECOMPOSED},
 
+    /* ---- tensor creation (symbolics/creation.c): Range-11 ---- */
+    {"aten", "arange", olg__sym_arange_opset11, OLG_LOWERING_NATIVE},
+
+    /* ---- linear algebra (symbolics/linalg.c): Gemm-11's C is optional ---- */
+    {"aten", "linear", olg__sym_linear_opset11, OLG_LOWERING_NATIVE},
+
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
-    {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},
+    {"aten", "cumsum", olg__sym_cumsum_opset11, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): GatherElements-11, ScatterND-11 ---- */
     {"aten", "gather", olg__sym_gather, OLG_LOWERING_NATIVE},

@@ -11,6 +11,6 @@ const olg_symbolic_reg olg__opset12[] = {
     {"aten", "le", olg__sym_le_opset12, OLG_LOWERING_NATIVE},
 
     /* ---- linear algebra (symbolics/linalg.c): Einsum-12 ---- */
-    {"aten", "einsum", olg__sym_einsum, OLG_LOWERING_NATIVE},
+    {"aten", "einsum", olg__sym_einsum_opset12, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -173,7 +173,8 @@ static olg_status reshape_pieces(olg_lower *cx, olg_value x, const olg_value *pi
 }
 
 /* unshuffle 0: [*, C*r*r, H, W] -> [*, C, H*r, W*r]; unshuffle 1: the inverse. */
-static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
+/* has_crd: DepthToSpace has mode CRD (opset 11) */
+static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle, bool has_crd) {
   olg_value x, y;
   int64_t r;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -186,7 +187,7 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
                      "%s needs an input of rank >= 3 with the rank known (rank %d)", name, rank);
   int64_t lb = rank - 3; /* leading (batch) dims, kept as they are */
   olg_dtype dt = olg__dtype(cx, x);
-  if (!unshuffle && rank == 4 && olg__opset(cx) >= 11 && (dt == OLG_FLOAT || dt == OLG_DOUBLE)) {
+  if (!unshuffle && rank == 4 && has_crd && (dt == OLG_FLOAT || dt == OLG_DOUBLE)) {
     /* DepthToSpace's CRD order is pixel_shuffle's (ONNX Runtime runs it on float and double
        only; a Reshape/Transpose moves any type) */
     olg_node_id nd;
@@ -241,14 +242,20 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
 /* aten::pixel_shuffle(Tensor self, int upscale_factor) */
 olg_status olg__sym_pixel_shuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pixel_rearrange(cx, false);
+  return pixel_rearrange(cx, false, false);
+}
+
+/* DepthToSpace-11 (mode CRD) */
+olg_status olg__sym_pixel_shuffle_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return pixel_rearrange(cx, false, true);
 }
 
 /* aten::pixel_unshuffle(Tensor self, int downscale_factor). SpaceToDepth orders the channels
  * blocks-first (DCR), PyTorch channels-first: hence Reshape/Transpose at every opset. */
 olg_status olg__sym_pixel_unshuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pixel_rearrange(cx, true);
+  return pixel_rearrange(cx, true, false);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -328,8 +335,7 @@ olg_status olg__sym_im2col(olg_lower *cx, olg_node_id src, void *ud) {
  * int[2] padding, int[2] stride): [N, C*kh*kw, L] -> [N, C, H, W], overlapping blocks summed.
  * Col2Im from opset 18; below, a ConvTranspose with one-hot weights (group C): each block value
  * lands, times 1, at its place, and overlaps add, as in PyTorch. */
-olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status col2im(olg_lower *cx, bool has_col2im) {
   olg_value x, xb, y, t;
   bool unbatched;
   fold_args f;
@@ -342,7 +348,7 @@ olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
   for (int i = 0; i < 2; i++)
     if ((blocks[i] = fold_blocks(&f, i, size[i])) <= 0)
       return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: output_size smaller than a block");
-  if (olg__opset(cx) >= 18) {
+  if (has_col2im) {
     olg_value image, block;
     OLG_TRY(olg__const_i64s(cx, size, 2, &image));
     OLG_TRY(olg__const_i64s(cx, f.k, 2, &block));
@@ -396,4 +402,15 @@ olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(emit_conv(cx, t, w, OLG_NO_VALUE, &a, &t));
   OLG_TRY(olg__batch_out(cx, t, unbatched, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return col2im(cx, false);
+}
+
+/* Col2Im-18 */
+olg_status olg__sym_col2im_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return col2im(cx, true);
 }

@@ -233,8 +233,7 @@ static olg_status const_vector(olg_lower *cx, olg_dtype t, const double *vals, i
  * The overload is told by the number of arguments (5, 6, 7 as the schemas list them; a front
  * end that leaves the keyword-only ones out gives 1, 2 or 3 numbers, 4 = start, end, step,
  * dtype). */
-olg_status olg__sym_arange(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status arange(olg_lower *cx, bool has_range) {
   size_t n = olg_lower_arg_count(cx);
   size_t n_num = n >= 7 ? 3 : n == 6 ? 2 : n == 5 ? 1 : n == 4 ? 3 : n;
   if (n_num < 1 || n_num > 3) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "arange: no end given");
@@ -279,7 +278,7 @@ olg_status olg__sym_arange(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(const_vector(cx, t, vals, size, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  if (olg__opset(cx) < 11)
+  if (!has_range)
     return olg_lower_unsupported(cx, "arange with bounds computed at run time (Range)", 11);
   /* Range takes float, double, int16, int32, int64: compute in int64 or in the float type */
   olg_dtype ct = int_out ? OLG_INT64 : (t == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT);
@@ -296,6 +295,17 @@ olg_status olg__sym_arange(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit(cx, "Range", in, 3, &y));
   OLG_TRY(olg__emit_cast(cx, y, t, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_arange(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return arange(cx, false);
+}
+
+/* Range-11: bounds computed at run time too */
+olg_status olg__sym_arange_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return arange(cx, true);
 }
 
 /* aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype, ...). PyTorch 1.13

@@ -234,6 +234,15 @@ olg_status olg__emit_batchnorm(olg_lower *cx, olg_value x, olg_value scale, olg_
 olg_status olg__emit_topk(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, int64_t axis,
                           int largest, int sorted, olg_value *values, olg_value *indices);
 
+/* The dtype TopK sorts t in exactly at the target opset: below 11 TopK takes float types only
+ * (others through double, exact up to 2^53); from 11 float, double, int32, int64 (narrower
+ * types widened). */
+olg_dtype olg__topk_dtype(const olg_lower *cx, olg_dtype t);
+/* k for a TopK over the whole dim `axis` of x: *k when the size is known, else *k_v (TopK's k
+ * input, opset 10; refused below naming 10). */
+olg_status olg__topk_k_whole_dim(olg_lower *cx, olg_value x, int64_t axis, int64_t *k,
+                                 olg_value *k_v);
+
 typedef enum olg_softmax_kind { OLG_SOFTMAX, OLG_LOG_SOFTMAX, OLG_HARDMAX } olg_softmax_kind;
 /* Softmax over ONE axis (PyTorch's meaning). Below 13, where ONNX flattens to 2-D at `axis`,
  * that is the same only when axis is the last; otherwise a Transpose moves the axis last and

@@ -524,6 +524,28 @@ olg_status olg__emit_topk(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, 
   return OLG_OK;
 }
 
+/* The type TopK sorts t in, exactly: below 11 TopK takes float types only (other types go
+ * through double, exact up to 2^53); from 11 runtimes implement float, double, int32 and int64,
+ * so the narrower types (bool, 8/16-bit ints, half floats) are widened. */
+olg_dtype olg__topk_dtype(const olg_lower *cx, olg_dtype t) {
+  if (t == OLG_UNDEFINED || t == OLG_FLOAT || t == OLG_DOUBLE) return t;
+  if (t == OLG_FLOAT16 || t == OLG_BFLOAT16) return OLG_FLOAT;
+  if (olg__opset(cx) < 11) return OLG_DOUBLE;
+  if (t == OLG_INT32 || t == OLG_INT64) return t;
+  return t == OLG_UINT64 ? OLG_DOUBLE : OLG_INT64;
+}
+
+olg_status olg__topk_k_whole_dim(olg_lower *cx, olg_value x, int64_t axis, int64_t *k,
+                                 olg_value *k_v) {
+  *k = olg__dim(cx, x, (int32_t)axis);
+  *k_v = OLG_NO_VALUE;
+  if (*k >= 0) return OLG_OK;
+  if (olg__opset(cx) < 10)
+    return olg_lower_unsupported(cx, "sorting along a dim whose size is not known (TopK's k "
+                                     "as an input)", 10);
+  return olg__dim_tensor(cx, x, axis, k_v);
+}
+
 olg_status olg__emit_softmax(olg_lower *cx, olg_softmax_kind kind, olg_value x, int64_t axis,
                              olg_value *out) {
   static const char *const ops[] = {"Softmax", "LogSoftmax", "Hardmax"};

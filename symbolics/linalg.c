@@ -83,8 +83,7 @@ olg_status olg__sym_baddbmm(olg_lower *cx, olg_node_id src, void *ud) {
 /* aten::linear(input, weight, bias=None) = input @ weight^T + bias: Gemm (transB) for a 2-D
  * float input (without a bias only from Gemm-11, where C became optional); else MatMul with the
  * weight transposed, and Add. */
-olg_status olg__sym_linear(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status linear(olg_lower *cx, bool gemm_no_c) {
   olg_value x, w, bias, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &w));
@@ -94,7 +93,7 @@ olg_status olg__sym_linear(olg_lower *cx, olg_node_id src, void *ud) {
   if (bias != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, bias, t, &bias));
   int32_t wr = olg__rank(cx, w);
   if (olg__rank(cx, x) == 2 && wr == 2 && olg__is_float(t) &&
-      (bias != OLG_NO_VALUE || olg__opset(cx) >= 11) &&
+      (bias != OLG_NO_VALUE || gemm_no_c) &&
       olg__op_takes(cx, "Gemm", 0, t)) {
     olg_value in[3] = {x, w, bias};
     olg_node_id nd;
@@ -109,6 +108,17 @@ olg_status olg__sym_linear(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(matmul(cx, x, w, &y));
   if (bias != OLG_NO_VALUE) OLG_TRY(olg__emit_math2(cx, "Add", y, bias, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_linear(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return linear(cx, false);
+}
+
+/* Gemm-11: C optional, so no bias is a Gemm too */
+olg_status olg__sym_linear_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return linear(cx, true);
 }
 
 /* ---- einsum ---- */
@@ -377,8 +387,7 @@ static olg_status einsum_align_ellipses(olg_lower *cx, const char *eq, olg_value
 
 /* aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None): Einsum-12 (spaces, which
  * PyTorch allows, removed); below, einsum_decomposed. */
-olg_status olg__sym_einsum(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status einsum(olg_lower *cx, bool has_einsum) {
   const char *eq;
   const olg_value *vals;
   size_t n;
@@ -398,7 +407,7 @@ olg_status olg__sym_einsum(olg_lower *cx, olg_node_id src, void *ud) {
     t = olg__promote_types(t, olg__dtype(cx, vals[i]));
   }
   olg_value y;
-  if (olg__opset(cx) < 12) {
+  if (!has_einsum) {
     OLG_TRY(einsum_decomposed(cx, e, vals, n, t, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
@@ -414,6 +423,17 @@ olg_status olg__sym_einsum(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   OLG_TRY(olg__emit_cast(cx, y, t, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_einsum(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return einsum(cx, false);
+}
+
+/* Einsum-12 */
+olg_status olg__sym_einsum_opset12(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return einsum(cx, true);
 }
 
 /* aten::t(self): the transpose of a 2-D tensor; 0-D and 1-D unchanged */

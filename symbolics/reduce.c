@@ -477,8 +477,7 @@ olg_status olg__sym_logsumexp(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* aten::cumsum(self, int dim, *, ScalarType? dtype=None): CumSum-11. Below, for a dim of known
  * size n, the dim moved last times the upper triangle of ones: y[..., j] = sum_{i<=j} x[..., i]. */
-olg_status olg__sym_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status cumsum(olg_lower *cx, bool has_cumsum) {
   olg_value x, y;
   OLG_TRY(accumulate_input(cx, 2, &x));
   int32_t rank;
@@ -487,7 +486,7 @@ olg_status olg__sym_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(one_dim(cx, 1, rank, &d));
   if (rank == 0) return olg_lower_bind_output(cx, 0, x);
   olg_dtype t = olg__dtype(cx, x), ct;
-  if (olg__opset(cx) >= 11) {
+  if (has_cumsum) {
     olg_value axis, xin;
     OLG_TRY(olg__compute_dtype(cx, "CumSum", 0, t, &ct));
     OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
@@ -529,4 +528,15 @@ olg_status olg__sym_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_transpose(cx, y, perm, (size_t)rank, &y));
   OLG_TRY(olg__emit_cast(cx, y, t, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return cumsum(cx, false);
+}
+
+/* CumSum-11 */
+olg_status olg__sym_cumsum_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return cumsum(cx, true);
 }

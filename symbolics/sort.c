@@ -12,23 +12,12 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
-/* The type TopK sorts t in, exactly: below 11 TopK takes float types only (other types go
- * through double, exact up to 2^53); from 11 runtimes implement float, double, int32 and int64,
- * so the narrower types (bool, 8/16-bit ints, half floats) are widened. */
-static olg_dtype topk_type(olg_dtype t, int opset) {
-  if (t == OLG_UNDEFINED || t == OLG_FLOAT || t == OLG_DOUBLE) return t;
-  if (t == OLG_FLOAT16 || t == OLG_BFLOAT16) return OLG_FLOAT;
-  if (opset < 11) return OLG_DOUBLE;
-  if (t == OLG_INT32 || t == OLG_INT64) return t;
-  return t == OLG_UINT64 ? OLG_DOUBLE : OLG_INT64;
-}
-
 /* TopK of x in a type it can sort exactly; the values come back in x's type. */
 static olg_status topk_cast(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, int64_t axis,
                             int largest, int want_values, olg_value *values, olg_value *indices) {
   olg_dtype t = olg__dtype(cx, x);
   olg_value xin = x, v = OLG_NO_VALUE, i = OLG_NO_VALUE;
-  OLG_TRY(olg__emit_cast(cx, x, topk_type(t, olg__opset(cx)), &xin));
+  OLG_TRY(olg__emit_cast(cx, x, olg__topk_dtype(cx, t), &xin));
   OLG_TRY(olg__emit_topk(cx, xin, k_v, k, axis, largest, 1, &v, &i));
   if (want_values && xin != x) OLG_TRY(olg__emit_cast(cx, v, t, &v));
   if (values) *values = v;
@@ -77,14 +66,9 @@ static olg_status full_sort(olg_lower *cx, olg_value x, int64_t dim, int descend
                             int want_values, olg_value *values, olg_value *indices) {
   int64_t axis;
   OLG_TRY(rank_axis(cx, x, dim, &axis));
-  int64_t k = olg__dim(cx, x, (int32_t)axis);
-  olg_value k_v = OLG_NO_VALUE;
-  if (k < 0) {
-    if (olg__opset(cx) < 10)
-      return olg_lower_unsupported(cx, "sorting along a dim whose size is not known (TopK's k "
-                                       "as an input)", 10);
-    OLG_TRY(olg__dim_tensor(cx, x, axis, &k_v));
-  }
+  int64_t k;
+  olg_value k_v;
+  OLG_TRY(olg__topk_k_whole_dim(cx, x, axis, &k, &k_v));
   return topk_cast(cx, x, k_v, k, axis, descending, want_values, values, indices);
 }
 

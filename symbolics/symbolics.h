@@ -69,6 +69,7 @@ OLG_SYMBOLIC(olg__sym_constant_pad_nd_opset11); /* Pad-11 pads input */
 
 /* ---- tensor creation (symbolics/creation.c) ---- */
 OLG_SYMBOLIC(olg__sym_arange);
+OLG_SYMBOLIC(olg__sym_arange_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_zeros);
 OLG_SYMBOLIC(olg__sym_ones);
 OLG_SYMBOLIC(olg__sym_full);
@@ -121,9 +122,11 @@ OLG_SYMBOLIC(olg__sym_conv);               /* conv1d/2d/3d (ints or 'same'/'vali
 OLG_SYMBOLIC(olg__sym_conv_transpose);     /* conv_transpose1d/2d/3d */
 OLG_SYMBOLIC(olg__sym_convolution);        /* _convolution, convolution (transposed or not) */
 OLG_SYMBOLIC(olg__sym_pixel_shuffle);      /* DepthToSpace CRD (11) or Reshape/Transpose */
+OLG_SYMBOLIC(olg__sym_pixel_shuffle_opset11); /* DepthToSpace-11 CRD */
 OLG_SYMBOLIC(olg__sym_pixel_unshuffle);
 OLG_SYMBOLIC(olg__sym_im2col);
 OLG_SYMBOLIC(olg__sym_col2im);             /* Col2Im (18) or one-hot ConvTranspose */
+OLG_SYMBOLIC(olg__sym_col2im_opset18); /* Col2Im-18 */
 OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
 OLG_SYMBOLIC(olg__sym_avg_pool);           /* avg_pool1d/2d/3d */
 OLG_SYMBOLIC(olg__sym_adaptive_avg_pool);  /* adaptive_avg_pool1d/2d/3d, _adaptive_avg_pool2d/3d */
@@ -265,13 +268,16 @@ OLG_SYMBOLIC(olg__sym_frobenius_norm);
 OLG_SYMBOLIC(olg__sym_linalg_vector_norm);
 OLG_SYMBOLIC(olg__sym_logsumexp);
 OLG_SYMBOLIC(olg__sym_cumsum);        /* CumSum-11, else MatMul by a triangle of ones */
+OLG_SYMBOLIC(olg__sym_cumsum_opset11); /* CumSum-11 */
 
 /* ---- linear algebra (symbolics/linalg.c) ---- */
 OLG_SYMBOLIC(olg__sym_matmul);        /* matmul, mm, bmm */
 OLG_SYMBOLIC(olg__sym_addmm);
 OLG_SYMBOLIC(olg__sym_baddbmm);
 OLG_SYMBOLIC(olg__sym_linear);
+OLG_SYMBOLIC(olg__sym_linear_opset11); /* Gemm-11 without C */
 OLG_SYMBOLIC(olg__sym_einsum);        /* Einsum-12 */
+OLG_SYMBOLIC(olg__sym_einsum_opset12); /* Einsum-12 */
 OLG_SYMBOLIC(olg__sym_t);
 
 /* ---- sampling (symbolics/sample.c) ---- */
