@@ -15,4 +15,15 @@ const olg_symbolic_reg olg__opset10[] = {
     {"aten", "flip", olg__sym_flip_opset10, OLG_LOWERING_NATIVE},
     {"aten", "roll", olg__sym_roll_opset10, OLG_LOWERING_NATIVE},
 
+    /* ---- pooling (symbolics/pool.c): MaxPool-10 dilations, ceil_mode; AveragePool-10 ceil_mode ---- */
+    {"aten", "avg_pool1d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "avg_pool2d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "avg_pool3d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool1d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool1d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool2d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool2d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool3d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "max_pool3d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -45,6 +45,12 @@ typedef struct pool_args {
 
 /* kernel_size (arg i), stride (i+1; empty: the kernel), padding (i+2), dilation (dil_arg, or
  * none when < 0) and the sizes that follow for input xb. */
+/* What the registered opset offers the pools: MaxPool's indices output (8); MaxPool's
+ * dilations and ceil_mode, AveragePool's ceil_mode (10). */
+typedef struct pool_caps {
+  bool indices, dil_ceil;
+} pool_caps;
+
 static olg_status pool_arguments(olg_lower *cx, olg_value xb, size_t i, int dil_arg, bool ceil,
                                  pool_args *a) {
   OLG_TRY(olg__spatial_arg(cx, i, a->n, NULL, "kernel_size", a->k));
@@ -238,8 +244,7 @@ static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *
  * output, the per-plane flat indices). MaxPool where the target opset has what is asked
  * (Indices 8, dilations and ceil_mode 10); below that, with the spatial sizes known, the
  * gathered-windows decomposition. */
-olg_status olg__sym_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status max_pool(olg_lower *cx, pool_caps c) {
   olg_value x, xb, outs[2], res[2];
   bool unbatched;
   int ceil;
@@ -256,10 +261,9 @@ olg_status olg__sym_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
   /* the end padding of the floor rule stands for ceil_mode unless ONNX Runtime's pads < kernel
      forbids it; then MaxPool's own ceil_mode (10), which ONNX Runtime applies as PyTorch does */
   bool ceil_attr = a.ceil_effective && (a.dynamic || a.end_over_kernel);
-  int opset = olg__opset(cx);
-  int need = want_idx && opset < 8 ? 8 : (dilated || ceil_attr) && opset < 10 ? 10 : 0;
+  int need = want_idx && !c.indices ? 8 : (dilated || ceil_attr) && !c.dil_ceil ? 10 : 0;
   if (need) {
-    const char *what = want_idx && opset < 8 ? "max_pool with indices"
+    const char *what = want_idx && !c.indices ? "max_pool with indices"
                        : dilated             ? "max_pool with dilation"
                                              : "max_pool with ceil_mode";
     if (a.dynamic)
@@ -275,6 +279,23 @@ olg_status olg__sym_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
   if (!want_idx) return olg__bind_outputs(cx, res, 1);
   OLG_TRY(olg__batch_out(cx, outs[1], unbatched, &res[1]));
   return olg__bind_outputs(cx, res, 2);
+}
+
+olg_status olg__sym_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return max_pool(cx, (pool_caps){false, false});
+}
+
+/* MaxPool-8: indices */
+olg_status olg__sym_max_pool_opset8(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return max_pool(cx, (pool_caps){true, false});
+}
+
+/* MaxPool-10: dilations, ceil_mode */
+olg_status olg__sym_max_pool_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return max_pool(cx, (pool_caps){true, true});
 }
 
 /* One axis of PyTorch's avg_pool divisor at output position o, and the count of input elements
@@ -293,8 +314,7 @@ static void avg_counts(const pool_args *a, int j, int64_t o, bool include_pad, i
 
 /* aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0],
  * bool ceil_mode=False, bool count_include_pad=True), avg_pool2d/3d(..., int? divisor_override=None) */
-olg_status olg__sym_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status avg_pool(olg_lower *cx, pool_caps c) {
   olg_value x, xb, y;
   bool unbatched;
   int ceil, cip;
@@ -359,7 +379,7 @@ olg_status olg__sym_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__const_scalar(cx, dt, (double)kprod / (double)over, &f));
     OLG_TRY(olg__emit2(cx, "Mul", y, f, &y));
   } else if (!over) {
-    if (olg__opset(cx) < 10)
+    if (!c.dil_ceil)
       return olg_lower_unsupported(cx, "avg_pool with ceil_mode on a spatial size unknown at "
                                        "export time", 10);
     OLG_TRY(emit_pool(cx, "AveragePool", xb, &a, a.p, 1, cip, 1, &y));
@@ -369,6 +389,17 @@ olg_status olg__sym_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
   }
   OLG_TRY(olg__batch_out(cx, y, unbatched, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return avg_pool(cx, (pool_caps){false, false});
+}
+
+/* AveragePool-10: ceil_mode */
+olg_status olg__sym_avg_pool_opset10(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return avg_pool(cx, (pool_caps){true, true});
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -570,8 +601,7 @@ static olg_status adaptive_max_cells(olg_lower *cx, olg_value xb, const adaptive
  * and per-plane indices. GlobalMaxPool for 1, MaxPool when the sizes divide (its Indices from
  * opset 8), otherwise per bin Slice + ReduceMax + Concat (DESIGN.md §4), and for the indices the
  * per-cell ArgMax. */
-olg_status olg__sym_adaptive_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status adaptive_max_pool(olg_lower *cx, pool_caps c) {
   olg_value x, xb, outs[2], res[2];
   bool unbatched;
   adaptive_args a;
@@ -586,7 +616,7 @@ olg_status olg__sym_adaptive_max_pool(olg_lower *cx, olg_node_id src, void *ud) 
   } else if (a.dynamic) {
     return adaptive_dynamic_error(cx, want_idx ? "adaptive_max_pool with indices"
                                                : "adaptive_max_pool", &a);
-  } else if (a.divides && (!want_idx || olg__opset(cx) >= 8)) {
+  } else if (a.divides && (!want_idx || c.indices)) {
     pool_args p;
     divided_pool(&a, &p);
     OLG_TRY(emit_pool(cx, "MaxPool", xb, &p, p.end, 0, 0, want_idx ? 2 : 1, outs));
@@ -603,4 +633,15 @@ olg_status olg__sym_adaptive_max_pool(olg_lower *cx, olg_node_id src, void *ud) 
   if (!want_idx) return olg__bind_outputs(cx, res, 1);
   OLG_TRY(olg__batch_out(cx, outs[1], unbatched, &res[1]));
   return olg__bind_outputs(cx, res, 2);
+}
+
+olg_status olg__sym_adaptive_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return adaptive_max_pool(cx, (pool_caps){false, false});
+}
+
+/* MaxPool-8: indices */
+olg_status olg__sym_adaptive_max_pool_opset8(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return adaptive_max_pool(cx, (pool_caps){true, false});
 }

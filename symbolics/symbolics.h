@@ -128,9 +128,13 @@ OLG_SYMBOLIC(olg__sym_im2col);
 OLG_SYMBOLIC(olg__sym_col2im);             /* Col2Im (18) or one-hot ConvTranspose */
 OLG_SYMBOLIC(olg__sym_col2im_opset18); /* Col2Im-18 */
 OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
+OLG_SYMBOLIC(olg__sym_max_pool_opset8); /* MaxPool-8 indices */
+OLG_SYMBOLIC(olg__sym_max_pool_opset10); /* MaxPool-10 dilations, ceil_mode */
 OLG_SYMBOLIC(olg__sym_avg_pool);           /* avg_pool1d/2d/3d */
+OLG_SYMBOLIC(olg__sym_avg_pool_opset10); /* AveragePool-10 ceil_mode */
 OLG_SYMBOLIC(olg__sym_adaptive_avg_pool);  /* adaptive_avg_pool1d/2d/3d, _adaptive_avg_pool2d/3d */
 OLG_SYMBOLIC(olg__sym_adaptive_max_pool);  /* adaptive_max_pool1d/2d/3d (values, indices) */
+OLG_SYMBOLIC(olg__sym_adaptive_max_pool_opset8); /* MaxPool-8 indices */
 
 /* ---- normalization (symbolics/norm.c) ---- */
 OLG_SYMBOLIC(olg__sym_batch_norm);
