@@ -1,0 +1,93 @@
+/* onnxlegal — the protobuf reader's internal interface, shared by its parts (internal):
+ * pb_reader.c (errors, wire primitives, what is kept uninterpreted, key/value and opset entries,
+ * ModelProto, the entry points), pb_read_graph.c (TypeProto, GraphProto, ValueInfoProto,
+ * NodeProto, AttributeProto) and pb_read_tensor.c (TensorProto, external data). */
+#ifndef OLG_SERIALIZE_PB_READ_H
+#define OLG_SERIALIZE_PB_READ_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "onnx.pb-c.h"
+#include "pb.h"
+
+typedef const ProtobufCMessageDescriptor msgdesc;
+#define DESC(x) (&onnx__##x##__descriptor)
+
+typedef struct ext_file {
+  const char *location;
+  const uint8_t *addr;
+  size_t size;
+  struct ext_file *next;
+} ext_file;
+
+/* Where the reader is, for messages about what a message carries: the graph, the node and
+ * the attribute being read (NULL: not in one). */
+typedef struct rpos {
+  const char *graph, *node, *op, *attr;
+  uint32_t node_index; /* the node's place in its graph, to name a node without a name */
+} rpos;
+
+typedef struct rd {
+  olg_model *m;
+  const uint8_t *base; /* the whole input, for byte offsets */
+  size_t size;
+  uint8_t owner;       /* owner of tensor data that points into the input */
+  const char *ext_dir; /* olg__pbr_where external data is resolved; NULL: refused */
+  bool load_ext;
+  ext_file *ext;
+  int depth;
+  char *scratch; /* NUL-terminated copy of a name, for lookups */
+  size_t scratch_cap;
+  rpos at;
+} rd;
+
+/* One field as read. */
+typedef struct pbf {
+  uint32_t no;
+  uint8_t wt;
+  uint64_t v;                  /* VARINT, I64, I32 */
+  const uint8_t *p;            /* LEN payload */
+  size_t n;
+  const uint8_t *start, *end;  /* the whole field */
+  const ProtobufCFieldDescriptor *fd; /* NULL: not in the schema */
+} pbf;
+
+/* An empty input, where a zero-length input or file is mapped. */
+extern const uint8_t olg__pbr_empty_input[1];
+
+/* pb_read_graph.c */
+olg_status olg__pbr_dup_singular(rd *r, const pbf *f, msgdesc *md);
+olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g);
+
+/* pb_read_tensor.c */
+const char *olg__pbr_file_kind(mode_t m);
+olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out);
+
+/* pb_reader.c */
+size_t olg__pbr_off(const rd *r, const uint8_t *at);
+olg_status olg__pbr_perr(rd *r, const uint8_t *at, const char *fmt, ...) OLG_PRINTF(3, 4);
+const char *olg__pbr_where(const rd *r, char *buf, size_t cap);
+const char *olg__pbr_twhere(const rd *r, const char *tname, char *buf, size_t cap);
+olg_status olg__pbr_enter(rd *r, const uint8_t *at, msgdesc *md);
+olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, msgdesc *md,
+                               pbf *f);
+olg_status olg__pbr_rep_count(rd *r, msgdesc *md, const pbf *f, size_t *count);
+void olg__pbr_le_store(uint8_t *p, uint64_t v, unsigned w);
+olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdesc *md, uint32_t no,
+                            size_t count, uint64_t *out);
+void *olg__pbr_aalloc(rd *r, size_t count, size_t size);
+const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy);
+const char *olg__pbr_cname(rd *r, const uint8_t *p, size_t n);
+olg_pbx *olg__pbr_pbx(rd *r, const void **slot);
+olg_status olg__pbr_set_flag(rd *r, const void **slot, uint32_t flag);
+olg_status olg__pbr_push_raw(rd *r, olg_pb_raw **arr, uint32_t *n, const pbf *f);
+olg_status olg__pbr_keep_raw(rd *r, const void **slot, const pbf *f);
+olg_status olg__pbr_validate_msg(rd *r, const uint8_t *p, size_t n, msgdesc *md);
+olg_status olg__pbr_keep_validated(rd *r, const void **slot, const pbf *f);
+olg_status olg__pbr_rd_kvs(rd *r, const uint8_t *p, const uint8_t *end, msgdesc *md, uint32_t no,
+                           size_t count, olg_kv *kv, const void **slot);
+
+#endif

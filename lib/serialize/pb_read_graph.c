@@ -1,0 +1,889 @@
+/* onnxlegal — the protobuf reader: TypeProto, GraphProto, ValueInfoProto, NodeProto and
+ * AttributeProto into the IR (pb_read.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_read.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* TypeProto: into olg_type; anything the IR cannot express marks the whole TypeProto irregular,
+ * and the outermost one is then kept verbatim. */
+
+static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool *irr);
+
+static olg_status rd_dim(rd *r, const pbf *fd_, olg_dim *d, bool *irr) {
+  msgdesc *md = DESC(tensor_shape_proto__dimension);
+  olg_status s = olg__pbr_enter(r, fd_->p, md);
+  if (s) return s;
+  const uint8_t *p = fd_->p, *end = p + fd_->n;
+  int members = 0;
+  d->value = OLG_DIM_UNKNOWN;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    switch (f.no) {
+    case 1:
+      members++;
+      d->param = NULL;
+      d->value = (int64_t)f.v;
+      if (d->value < 0) {
+        d->value = OLG_DIM_UNKNOWN;
+        *irr = true;
+      }
+      break;
+    case 2:
+      members++;
+      d->value = OLG_DIM_UNKNOWN;
+      if (!(d->param = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+      break;
+    case 3:
+      if (!(d->denotation = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+      break;
+    default:
+      *irr = true;
+    }
+  }
+  if (members > 1) *irr = true;
+  r->depth--;
+  return OLG_OK;
+}
+
+static olg_status rd_shape(rd *r, const pbf *fs, olg_type *ty, bool *irr) {
+  msgdesc *md = DESC(tensor_shape_proto);
+  olg_status s = olg__pbr_enter(r, fs->p, md);
+  if (s) return s;
+  const uint8_t *p = fs->p, *end = p + fs->n;
+  size_t count = 0;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 1) count++;
+    else *irr = true;
+  }
+  if (count > INT32_MAX) return olg__pbr_perr(r, fs->start, "TensorShapeProto: too many dims");
+  olg_dim *dims = count ? olg__pbr_aalloc(r, count, sizeof *dims) : NULL;
+  if (count && !dims) return OLG_ERR_NOMEM;
+  size_t i = 0;
+  for (p = fs->p; p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 1 && (s = rd_dim(r, &f, &dims[i++], irr))) return s;
+  }
+  ty->has_shape = true;
+  ty->rank = (int32_t)count;
+  ty->dims = dims;
+  r->depth--;
+  return OLG_OK;
+}
+
+/* TypeProto.Tensor and TypeProto.SparseTensor */
+static olg_status rd_type_tensor(rd *r, const pbf *ft, msgdesc *md, olg_type *ty, bool *irr) {
+  olg_status s = olg__pbr_enter(r, ft->p, md);
+  if (s) return s;
+  const uint8_t *p = ft->p, *end = p + ft->n;
+  int shapes = 0;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 1) {
+      ty->has_elem = true;
+      ty->elem = (int32_t)(uint32_t)f.v;
+    } else if (f.no == 2) {
+      if (++shapes > 1) *irr = true;
+      if ((s = rd_shape(r, &f, ty, irr))) return s;
+    } else {
+      *irr = true;
+    }
+  }
+  r->depth--;
+  return OLG_OK;
+}
+
+/* The TypeProto field `no` of a Sequence/Optional/Map message, into a new inner type. */
+static olg_status rd_inner(rd *r, const pbf *f, olg_type **inner, bool *irr) {
+  if (*inner) *irr = true; /* a second one: protobuf would merge them */
+  olg_type *t = olg__arena_alloc(r->m, sizeof *t);
+  if (!t) return OLG_ERR_NOMEM;
+  *inner = t;
+  return rd_type(r, f->p, f->n, t, irr);
+}
+
+static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *ty, bool *irr) {
+  olg_status s = olg__pbr_enter(r, fw->p, md);
+  if (s) return s;
+  const uint8_t *p = fw->p, *end = p + fw->n;
+  bool has_key = false;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (md == DESC(type_proto__map)) {
+      if (f.no == 1) {
+        ty->key = (int32_t)(uint32_t)f.v;
+        has_key = true;
+      } else if (f.no == 2) {
+        if ((s = rd_inner(r, &f, &ty->inner, irr))) return s;
+      } else {
+        *irr = true;
+      }
+    } else if (md == DESC(type_proto__opaque)) {
+      if (f.no == 1) {
+        if (!(ty->opaque_domain = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+      } else if (f.no == 2) {
+        if (!(ty->opaque_name = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+      } else {
+        *irr = true;
+      }
+    } else { /* Sequence, Optional */
+      if (f.no == 1) {
+        if ((s = rd_inner(r, &f, &ty->inner, irr))) return s;
+      } else {
+        *irr = true;
+      }
+    }
+  }
+  if (md == DESC(type_proto__map) && !has_key) *irr = true;
+  r->depth--;
+  return OLG_OK;
+}
+
+static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool *irr) {
+  msgdesc *md = DESC(type_proto);
+  olg_status s = olg__pbr_enter(r, p, md);
+  if (s) return s;
+  const uint8_t *end = p + n;
+  int members = 0;
+  memset(ty, 0, sizeof *ty);
+  ty->rank = OLG_RANK_UNKNOWN;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 6) {
+      if (!(ty->denotation = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+      continue;
+    }
+    if (!f.fd) {
+      *irr = true;
+      continue;
+    }
+    members++;
+    /* oneof: the last member wins; its contents start afresh */
+    const char *den = ty->denotation;
+    memset(ty, 0, sizeof *ty);
+    ty->denotation = den;
+    ty->rank = OLG_RANK_UNKNOWN;
+    switch (f.no) {
+    case 1:
+      ty->kind = OLG_TYPE_TENSOR;
+      s = rd_type_tensor(r, &f, DESC(type_proto__tensor), ty, irr);
+      break;
+    case 8:
+      ty->kind = OLG_TYPE_SPARSE_TENSOR;
+      s = rd_type_tensor(r, &f, DESC(type_proto__sparse_tensor), ty, irr);
+      break;
+    case 4:
+      ty->kind = OLG_TYPE_SEQUENCE;
+      s = rd_type_wrapper(r, &f, DESC(type_proto__sequence), ty, irr);
+      break;
+    case 9:
+      ty->kind = OLG_TYPE_OPTIONAL;
+      s = rd_type_wrapper(r, &f, DESC(type_proto__optional), ty, irr);
+      break;
+    case 5:
+      ty->kind = OLG_TYPE_MAP;
+      s = rd_type_wrapper(r, &f, DESC(type_proto__map), ty, irr);
+      break;
+    case 7:
+      ty->kind = OLG_TYPE_OPAQUE;
+      s = rd_type_wrapper(r, &f, DESC(type_proto__opaque), ty, irr);
+      break;
+    default:
+      *irr = true;
+    }
+    if (s) return s;
+  }
+  if (members > 1) *irr = true;
+  r->depth--;
+  return OLG_OK;
+}
+
+/* An outermost TypeProto; kept verbatim when the IR cannot express it, or when it is present but
+ * empty olg__pbr_where the IR's kind NONE would mean absent (keep_empty). */
+static olg_status rd_type_top(rd *r, const pbf *f, olg_type *ty, bool keep_empty) {
+  bool irr = false;
+  olg_status s = rd_type(r, f->p, f->n, ty, &irr);
+  if (s) return s;
+  if (irr || (keep_empty && ty->kind == OLG_TYPE_NONE)) {
+    olg_pbx *x = olg__pbr_pbx(r, &ty->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    x->has_type_verbatim = true;
+    x->type_verbatim = (olg_pb_span){f->p, f->n};
+    x->type_snapshot = *ty;
+    x->type_snapshot.extra = NULL;
+  }
+  return OLG_OK;
+}
+
+
+/* ---------------------------------------------------------------------------------------- */
+/* Graphs */
+
+enum { VK_NORMAL = 0, VK_FORWARD = 1, VK_SPARSE = 2 };
+
+typedef struct gstate {
+  olg_graph *g;
+  uint32_t list_n[3]; /* how many inputs, outputs, value_infos the GraphProto lists */
+  olg_pb_span *vi; /* per value: its primary ValueInfoProto (p NULL: none yet) */
+  uint8_t *kind;   /* per value: VK_* */
+  uint32_t cap;
+} gstate;
+
+static olg_status gs_fit(rd *r, gstate *gs) {
+  uint32_t need = gs->g->n_values;
+  if (need <= gs->cap) return OLG_OK;
+  uint32_t cap = gs->cap ? gs->cap : 64;
+  while (cap < need) cap *= 2;
+  const olg_allocator *a = &r->m->alloc;
+  olg_pb_span *vi = olg__calloc(a, cap, sizeof *vi);
+  uint8_t *k = vi ? olg__calloc(a, cap, 1) : NULL;
+  if (!k) {
+    olg__free(a, vi, (size_t)cap * sizeof *vi);
+    return OLG_ERR_NOMEM;
+  }
+  if (gs->cap) {
+    memcpy(vi, gs->vi, (size_t)gs->cap * sizeof *vi);
+    memcpy(k, gs->kind, gs->cap);
+  }
+  olg__free(a, gs->vi, (size_t)gs->cap * sizeof *gs->vi);
+  olg__free(a, gs->kind, gs->cap);
+  gs->vi = vi;
+  gs->kind = k;
+  gs->cap = cap;
+  return OLG_OK;
+}
+
+static void gs_free(rd *r, gstate *gs) {
+  olg__free(&r->m->alloc, gs->vi, (size_t)gs->cap * sizeof *gs->vi);
+  olg__free(&r->m->alloc, gs->kind, gs->cap);
+}
+
+static olg_status new_value(rd *r, gstate *gs, const char *name, olg_value *v, uint8_t kind) {
+  olg_status s = olg__graph_add_value(gs->g, name, true, v);
+  if (s) return s;
+  if ((s = gs_fit(r, gs))) return s;
+  gs->kind[*v] = kind;
+  return OLG_OK;
+}
+
+olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g);
+
+enum { L_INPUT = 0, L_OUTPUT = 1, L_VALUE_INFO = 2 };
+static const uint32_t list_flag[3] = {OLG_VF_INPUT, OLG_VF_OUTPUT, OLG_VF_VALUE_INFO};
+
+static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
+  msgdesc *md = DESC(value_info_proto);
+  olg_status s = olg__pbr_enter(r, fv->p, md);
+  if (s) return s;
+  olg_graph *g = gs->g;
+  const uint8_t *p = fv->p, *end = p + fv->n;
+  pbf f, name = {0}, type = {0}, doc = {0};
+  bool has_name = false, has_type = false, has_doc = false, has_unknown = false;
+  size_t n_meta = 0;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    switch (f.no) {
+    case 1: name = f; has_name = true; break;
+    case 2:
+      if (has_type)
+        return olg__err(OLG_ERR_UNSUPPORTED, "byte %zu: ValueInfoProto.type appears twice "
+                        "(merging sub-messages is not supported)", olg__pbr_off(r, f.start));
+      type = f;
+      has_type = true;
+      break;
+    case 3: doc = f; has_doc = true; break;
+    case 4: n_meta++; break;
+    default: has_unknown = true;
+    }
+  }
+  const char *nm = olg__pbr_cname(r, name.p, name.n);
+  if (!nm) return OLG_ERR_NOMEM;
+  olg_value v = *nm ? olg__graph_lookup(g, nm) : -1;
+  if (v < 0 || list == L_INPUT) {
+    if ((s = new_value(r, gs, nm, &v, VK_NORMAL))) return s;
+  }
+  olg_idvec *vec = list == L_INPUT ? &g->inputs : list == L_OUTPUT ? &g->outputs : &g->value_info;
+  uint32_t pos = vec->n;
+  if ((s = olg__idvec_push(r->m, vec, v))) return s;
+  olg_value_rec *rec = &g->values[v];
+  rec->flags |= list_flag[list];
+  if (!gs->vi[v].p) {
+    gs->vi[v] = (olg_pb_span){fv->p, fv->n};
+    if (has_type) {
+      olg_type ty;
+      if ((s = rd_type_top(r, &type, &ty, true))) return s;
+      rec->type = ty;
+    } else if (rec->type.kind != OLG_TYPE_NONE) {
+      olg_pbx *x = olg__pbr_pbx(r, &rec->extra);
+      if (!x) return OLG_ERR_NOMEM;
+      x->flags |= PBX_VI_NO_TYPE;
+      x->type_snapshot = rec->type;
+    }
+    if (!has_name && (s = olg__pbr_set_flag(r, &rec->extra, PBX_NO_NAME))) return s;
+    if (has_doc && !(rec->doc_string = olg__pbr_sdup(r, &doc, NULL))) return OLG_ERR_NOMEM;
+    if (n_meta) {
+      olg_kv *kv = olg__pbr_aalloc(r, n_meta, sizeof *kv);
+      if (!kv) return OLG_ERR_NOMEM;
+      if ((s = olg__pbr_rd_kvs(r, fv->p, end, md, 4, n_meta, kv, &rec->extra))) return s;
+      rec->metadata = kv;
+      rec->n_metadata = (uint32_t)n_meta;
+    }
+    if (has_unknown) {
+      for (p = fv->p; p < end;) {
+        if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+        if (!f.fd && (s = olg__pbr_keep_raw(r, &rec->extra, &f))) return s;
+      }
+    }
+  } else if (gs->vi[v].n != fv->n || (fv->n && memcmp(gs->vi[v].p, fv->p, fv->n) != 0)) {
+    /* another description of the same value: written back as it was */
+    if (has_type) {
+      olg_type ty; /* still checked, so that malformed bytes are refused wherever they are */
+      if ((s = rd_type_top(r, &type, &ty, false))) return s;
+    }
+    for (p = fv->p; p < end;) {
+      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if (f.no == 4 && (s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
+    }
+    olg_pbx *x = olg__pbr_pbx(r, &g->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    if (!x->vi_alt[list]) {
+      if (!(x->vi_alt[list] = olg__pbr_aalloc(r, gs->list_n[list], sizeof *x->vi_alt[list])))
+        return OLG_ERR_NOMEM;
+      x->n_vi_alt[list] = gs->list_n[list];
+    }
+    if (pos < x->n_vi_alt[list]) x->vi_alt[list][pos] = (olg_pbx_vi){v, {fv->p, fv->n}};
+  }
+  r->depth--;
+  return OLG_OK;
+}
+
+static uint8_t infer_attr_type(bool f, bool i, bool s, bool t, bool g, bool tp, bool sp,
+                               const size_t *lists) {
+  if (f) return OLG_ATTR_FLOAT;
+  if (i) return OLG_ATTR_INT;
+  if (s) return OLG_ATTR_STRING;
+  if (t) return OLG_ATTR_TENSOR;
+  if (g) return OLG_ATTR_GRAPH;
+  if (sp) return OLG_ATTR_SPARSE_TENSOR;
+  if (tp) return OLG_ATTR_TYPE_PROTO;
+  static const uint8_t lt[PBX_L_COUNT] = {OLG_ATTR_FLOATS, OLG_ATTR_INTS, OLG_ATTR_STRINGS,
+                                          OLG_ATTR_TENSORS, OLG_ATTR_GRAPHS,
+                                          OLG_ATTR_SPARSE_TENSORS, OLG_ATTR_TYPE_PROTOS};
+  for (int k = 0; k < PBX_L_COUNT; k++)
+    if (lists[k]) return lt[k];
+  return OLG_ATTR_UNDEFINED;
+}
+
+int olg__pb_attr_list(int type) {
+  switch (type) {
+  case OLG_ATTR_FLOATS: return PBX_L_FLOATS;
+  case OLG_ATTR_INTS: return PBX_L_INTS;
+  case OLG_ATTR_STRINGS: return PBX_L_STRINGS;
+  case OLG_ATTR_TENSORS: return PBX_L_TENSORS;
+  case OLG_ATTR_GRAPHS: return PBX_L_GRAPHS;
+  case OLG_ATTR_SPARSE_TENSORS: return PBX_L_SPARSES;
+  case OLG_ATTR_TYPE_PROTOS: return PBX_L_TPS;
+  default: return -1;
+  }
+}
+
+static const char *attr_type_name(int type) {
+  static const char *const names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
+                                      "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
+                                      "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO",
+                                      "TYPE_PROTOS"};
+  return type >= 0 && type <= OLG_ATTR_TYPE_PROTOS ? names[type] : "?";
+}
+
+olg_status olg__pbr_dup_singular(rd *r, const pbf *f, msgdesc *md) {
+  return olg__err(OLG_ERR_UNSUPPORTED, "byte %zu: %s.%s appears twice (merging sub-messages is "
+                  "not supported)", olg__pbr_off(r, f->start), md->short_name, f->fd->name);
+}
+
+static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
+  msgdesc *md = DESC(attribute_proto);
+  olg_status s = olg__pbr_enter(r, fa->p, md);
+  if (s) return s;
+  const uint8_t *p = fa->p, *end = p + fa->n;
+  size_t lists[PBX_L_COUNT] = {0};
+  bool has_name = false, has_type = false, has_f = false, has_i = false, has_s = false;
+  bool has_t = false, has_g = false, has_tp = false, has_sp = false;
+  int64_t type_v = 0;
+  pbf f, ft = {0}, fg = {0}, ftp = {0}, fsp = {0};
+  memset(a, 0, sizeof *a);
+  a->name = "";
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    switch (f.no) {
+    case 1: if (!(a->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; has_name = true; break;
+    case 2: { uint32_t b = (uint32_t)f.v; memcpy(&a->f, &b, 4); has_f = true; break; }
+    case 3: a->i = (int64_t)f.v; has_i = true; break;
+    case 4: a->s = (olg_bytes){(const char *)f.p, f.n}; has_s = true; break;
+    case 5: if (has_t) return olg__pbr_dup_singular(r, &f, md); ft = f; has_t = true; break;
+    case 6: if (has_g) return olg__pbr_dup_singular(r, &f, md); fg = f; has_g = true; break;
+    case 7: if ((s = olg__pbr_rep_count(r, md, &f, &lists[PBX_L_FLOATS]))) return s; break;
+    case 8: if ((s = olg__pbr_rep_count(r, md, &f, &lists[PBX_L_INTS]))) return s; break;
+    case 9: lists[PBX_L_STRINGS]++; break;
+    case 10: lists[PBX_L_TENSORS]++; break;
+    case 11: lists[PBX_L_GRAPHS]++; break;
+    case 13: if (!(a->doc_string = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 14: if (has_tp) return olg__pbr_dup_singular(r, &f, md); ftp = f; has_tp = true; break;
+    case 15: lists[PBX_L_TPS]++; break;
+    case 20: type_v = (int32_t)(uint32_t)f.v; has_type = true; break;
+    case 21: if (!(a->ref_attr_name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 22:
+      if (has_sp) return olg__pbr_dup_singular(r, &f, md);
+      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
+      fsp = f;
+      has_sp = true;
+      break;
+    case 23:
+      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
+      lists[PBX_L_SPARSES]++;
+      break;
+    default:
+      if ((s = olg__pbr_keep_raw(r, &a->extra, &f))) return s;
+    }
+  }
+  if (!has_name && (s = olg__pbr_set_flag(r, &a->extra, PBX_NO_NAME))) return s;
+  r->at.attr = a->name;
+  if (has_t && (s = olg__pbr_rd_tensor(r, &ft, &a->t))) return s;
+  if (has_g) {
+    olg_graph *sub;
+    if ((s = olg_model_new_subgraph(r->m, &sub))) return s;
+    sub->attached = true;
+    sub->parent = gs->g;
+    a->g = sub;
+    if ((s = olg__pbr_rd_graph(r, &fg, sub))) return s;
+  }
+  if (has_tp) {
+    olg_type *ty = olg__arena_alloc(r->m, sizeof *ty);
+    if (!ty) return OLG_ERR_NOMEM;
+    if ((s = rd_type_top(r, &ftp, ty, false))) return s;
+    a->tp = ty;
+  }
+  if (has_sp) {
+    olg_pb_span *sp = olg__arena_alloc(r->m, sizeof *sp);
+    if (!sp) return OLG_ERR_NOMEM;
+    *sp = (olg_pb_span){fsp.p, fsp.n};
+    a->sparse = sp;
+  }
+  /* lists */
+  float *floats = NULL;
+  int64_t *ints = NULL;
+  olg_bytes *strings = NULL;
+  olg_tensor **tensors = NULL;
+  olg_graph **graphs = NULL;
+  olg_pb_span *sparse_spans = NULL;
+  const void **sparses = NULL;
+  olg_type **tps = NULL;
+  if (lists[PBX_L_FLOATS]) {
+    size_t n = lists[PBX_L_FLOATS];
+    uint64_t *tmp = olg__pbr_aalloc(r, n, sizeof *tmp);
+    if (!tmp || !(floats = olg__pbr_aalloc(r, n, sizeof *floats))) return OLG_ERR_NOMEM;
+    if ((s = olg__pbr_rep_fill(r, fa->p, end, md, 7, n, tmp))) return s;
+    for (size_t k = 0; k < n; k++) {
+      uint32_t b = (uint32_t)tmp[k];
+      memcpy(&floats[k], &b, 4);
+    }
+  }
+  if (lists[PBX_L_INTS]) {
+    size_t n = lists[PBX_L_INTS];
+    uint64_t *tmp = olg__pbr_aalloc(r, n, sizeof *tmp);
+    if (!tmp) return OLG_ERR_NOMEM;
+    if ((s = olg__pbr_rep_fill(r, fa->p, end, md, 8, n, tmp))) return s;
+    ints = (int64_t *)tmp;
+  }
+  if ((lists[PBX_L_STRINGS] && !(strings = olg__pbr_aalloc(r, lists[PBX_L_STRINGS], sizeof *strings))) ||
+      (lists[PBX_L_TENSORS] && !(tensors = olg__pbr_aalloc(r, lists[PBX_L_TENSORS], sizeof *tensors))) ||
+      (lists[PBX_L_GRAPHS] && !(graphs = olg__pbr_aalloc(r, lists[PBX_L_GRAPHS], sizeof *graphs))) ||
+      (lists[PBX_L_SPARSES] && (!(sparses = olg__pbr_aalloc(r, lists[PBX_L_SPARSES], sizeof *sparses)) ||
+                                !(sparse_spans = olg__pbr_aalloc(r, lists[PBX_L_SPARSES], sizeof *sparse_spans)))) ||
+      (lists[PBX_L_TPS] && !(tps = olg__pbr_aalloc(r, lists[PBX_L_TPS], sizeof *tps))))
+    return OLG_ERR_NOMEM;
+  if (lists[PBX_L_STRINGS] || lists[PBX_L_TENSORS] || lists[PBX_L_GRAPHS] ||
+      lists[PBX_L_SPARSES] || lists[PBX_L_TPS]) {
+    size_t ks = 0, kt = 0, kg = 0, ksp = 0, ktp = 0;
+    for (p = fa->p; p < end;) {
+      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      switch (f.no) {
+      case 9: strings[ks++] = (olg_bytes){(const char *)f.p, f.n}; break;
+      case 10: if ((s = olg__pbr_rd_tensor(r, &f, &tensors[kt++]))) return s; break;
+      case 11: {
+        olg_graph *sub;
+        if ((s = olg_model_new_subgraph(r->m, &sub))) return s;
+        sub->attached = true;
+        sub->parent = gs->g;
+        graphs[kg++] = sub;
+        if ((s = olg__pbr_rd_graph(r, &f, sub))) return s;
+        break;
+      }
+      case 15: {
+        olg_type *ty = olg__arena_alloc(r->m, sizeof *ty);
+        if (!ty) return OLG_ERR_NOMEM;
+        if ((s = rd_type_top(r, &f, ty, false))) return s;
+        tps[ktp++] = ty;
+        break;
+      }
+      case 23:
+        sparse_spans[ksp] = (olg_pb_span){f.p, f.n};
+        sparses[ksp] = &sparse_spans[ksp];
+        ksp++;
+        break;
+      default: break;
+      }
+    }
+  }
+  a->floats = floats;
+  a->ints = ints;
+  a->strings = strings;
+  a->tensors = tensors;
+  a->graphs = graphs;
+  a->sparses = sparses;
+  a->tps = tps;
+
+  /* the type, and how the writer's rule (write the fields the type names) must be overridden */
+  uint8_t inferred = infer_attr_type(has_f, has_i, has_s, has_t, has_g, has_tp, has_sp, lists);
+  if (!has_type) {
+    a->type = inferred;
+    if ((s = olg__pbr_set_flag(r, &a->extra, PBX_NO_ATTR_TYPE))) return s;
+  } else if (type_v >= OLG_ATTR_UNDEFINED && type_v <= OLG_ATTR_TYPE_PROTOS) {
+    a->type = (uint8_t)type_v;
+  } else {
+    a->type = inferred;
+    olg_pbx *x = olg__pbr_pbx(r, &a->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    x->flags |= PBX_ATTR_TYPE_RAW;
+    x->attr_type = type_v;
+  }
+  /* The payload the type names must be there: later stages take it without looking. (Lists
+   * may be empty; a FLOAT or INT left out reads as 0, as protobuf has it.) */
+  const char *missing = NULL;
+  switch (a->type) {
+  case OLG_ATTR_STRING: if (!has_s) missing = "s (a string)"; break;
+  case OLG_ATTR_TENSOR: if (!has_t) missing = "t (a tensor)"; break;
+  case OLG_ATTR_GRAPH: if (!has_g) missing = "g (a graph)"; break;
+  case OLG_ATTR_SPARSE_TENSOR: if (!has_sp) missing = "sparse_tensor"; break;
+  case OLG_ATTR_TYPE_PROTO: if (!has_tp) missing = "tp (a type)"; break;
+  default: break;
+  }
+  if (missing) {
+    char w[700];
+    return olg__pbr_perr(r, fa->p, "%s has type %s and no %s%s", olg__pbr_where(r, w, sizeof w),
+                attr_type_name(a->type), missing,
+                a->ref_attr_name ? " (a reference to a function's attribute, ref_attr_name, "
+                                   "is only valid inside a function)" : "");
+  }
+  int tl = olg__pb_attr_list(a->type);
+  a->n = tl >= 0 ? lists[tl] : 0;
+  bool want_f = a->type == OLG_ATTR_FLOAT, want_i = a->type == OLG_ATTR_INT,
+       want_s = a->type == OLG_ATTR_STRING;
+  if (has_f != want_f || has_i != want_i || has_s != want_s) {
+    olg_pbx *x = olg__pbr_pbx(r, &a->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    x->flags |= PBX_ATTR_PRESENCE | (has_f ? PBX_ATTR_F : 0) | (has_i ? PBX_ATTR_I : 0) |
+                (has_s ? PBX_ATTR_S : 0);
+  }
+  bool other_lists = false;
+  for (int k = 0; k < PBX_L_COUNT; k++)
+    if (lists[k] && k != tl) other_lists = true;
+  if (other_lists) {
+    olg_pbx *x = olg__pbr_pbx(r, &a->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    x->flags |= PBX_ATTR_LISTS;
+    for (int k = 0; k < PBX_L_COUNT; k++) {
+      if (lists[k] > UINT32_MAX) return olg__err(OLG_ERR_LIMIT, "attribute list too long");
+      x->list_n[k] = (uint32_t)lists[k];
+    }
+  }
+  r->at.attr = NULL;
+  r->depth--;
+  return OLG_OK;
+}
+
+static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
+  msgdesc *md = DESC(node_proto);
+  olg_status s = olg__pbr_enter(r, fn->p, md);
+  if (s) return s;
+  olg_graph *g = gs->g;
+  olg_model *m = r->m;
+  const uint8_t *p = fn->p, *end = p + fn->n;
+  size_t n_in = 0, n_out = 0, n_attr = 0, n_meta = 0;
+  const void *extra = NULL;
+  const char *name = "", *op = "", *domain = "", *doc = NULL, *overload = NULL;
+  bool has_op = false;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    switch (f.no) {
+    case 1: n_in++; break;
+    case 2: n_out++; break;
+    case 3:
+      if (!(name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_NAME_EMPTY))) return s;
+      break;
+    case 4: if (!(op = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; has_op = true; break;
+    case 5: n_attr++; break;
+    case 6: if (!(doc = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 7:
+      if (!(domain = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_DOMAIN_EMPTY))) return s;
+      break;
+    case 8: if (!(overload = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 9: n_meta++; break;
+    case 10: if ((s = olg__pbr_keep_validated(r, &extra, &f))) return s; break;
+    default: if ((s = olg__pbr_keep_raw(r, &extra, &f))) return s;
+    }
+  }
+  if (!has_op && (s = olg__pbr_set_flag(r, &extra, PBX_NO_OP_TYPE))) return s;
+  r->at.node = name;
+  r->at.op = op;
+  r->at.attr = NULL;
+  r->at.node_index = g->n_nodes;
+  if (n_in > UINT32_MAX / 2 || n_out > UINT32_MAX / 2 || n_attr > UINT32_MAX / 2)
+    return olg__pbr_perr(r, fn->p, "NodeProto '%s': too many inputs, outputs or attributes", name);
+  if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                     sizeof *g->nodes)))
+    return s;
+  olg_node_id id = (olg_node_id)g->n_nodes;
+  olg_node *nd = &g->nodes[g->n_nodes++];
+  memset(nd, 0, sizeof *nd);
+  nd->name = name;
+  nd->op = op;
+  nd->domain = domain;
+  nd->doc_string = doc;
+  nd->overload = overload;
+  nd->state = OLG_NODE_OPEN;
+  nd->extra = extra;
+  /* inputs: names seen before are this graph's values; others are made now, to be produced
+   * later in the graph or captured from an enclosing one */
+  olg_arg *args = n_in ? olg__pbr_aalloc(r, n_in, sizeof *args) : NULL;
+  olg_attr *attrs = n_attr ? olg__pbr_aalloc(r, n_attr, sizeof *attrs) : NULL;
+  olg_value *outs = n_out ? olg__pbr_aalloc(r, n_out, sizeof *outs) : NULL;
+  if ((n_in && !args) || (n_attr && !attrs) || (n_out && !outs)) return OLG_ERR_NOMEM;
+  size_t ki = 0;
+  for (p = fn->p; p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no != 1) continue;
+    olg_arg *a = &args[ki++];
+    if (!f.n) {
+      a->kind = OLG_ARG_NONE;
+      continue;
+    }
+    const char *nm = olg__pbr_cname(r, f.p, f.n);
+    if (!nm) return OLG_ERR_NOMEM;
+    olg_value v = olg__graph_lookup(g, nm);
+    if (v < 0 && (s = new_value(r, gs, nm, &v, VK_FORWARD))) return s;
+    a->kind = OLG_ARG_VALUE;
+    a->u.v = v;
+  }
+  nd = &g->nodes[id];
+  nd->args = args;
+  nd->n_args = nd->cap_args = (uint32_t)n_in;
+  size_t ka = 0;
+  if (n_attr) {
+    for (p = fn->p; p < end;) {
+      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if (f.no == 5 && (s = rd_attr(r, gs, &f, &attrs[ka++]))) return s;
+    }
+  }
+  nd = &g->nodes[id];
+  nd->attrs = attrs;
+  nd->n_attrs = nd->cap_attrs = (uint32_t)n_attr;
+  size_t ko = 0;
+  for (p = fn->p; p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no != 2) continue;
+    olg_value *o = &outs[ko++];
+    if (!f.n) {
+      *o = OLG_NO_VALUE;
+      continue;
+    }
+    const char *nm = olg__pbr_cname(r, f.p, f.n);
+    if (!nm) return OLG_ERR_NOMEM;
+    olg_value v = olg__graph_lookup(g, nm);
+    const olg_value_rec *vr = v >= 0 ? &g->values[v] : NULL;
+    bool claim = vr && gs->kind[v] == VK_FORWARD && vr->producer < 0 &&
+                 !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER));
+    if (!claim && (s = new_value(r, gs, nm, &v, VK_NORMAL))) return s;
+    gs->kind[v] = VK_NORMAL;
+    g->values[v].producer = id;
+    g->values[v].slot = (int32_t)(ko - 1);
+    *o = v;
+  }
+  nd = &g->nodes[id];
+  nd->outputs = outs;
+  nd->n_outputs = (uint32_t)n_out;
+  if (n_meta) {
+    olg_kv *kv = olg__pbr_aalloc(r, n_meta, sizeof *kv);
+    if (!kv) return OLG_ERR_NOMEM;
+    if ((s = olg__pbr_rd_kvs(r, fn->p, end, md, 9, n_meta, kv, &nd->extra))) return s;
+    nd->metadata = kv;
+    nd->n_metadata = (uint32_t)n_meta;
+  }
+  nd->state = OLG_NODE_DONE;
+  r->at.node = r->at.op = NULL;
+  r->depth--;
+  return OLG_OK;
+}
+
+/* The name, element type and dims of a sparse initializer, to define its value. */
+static olg_status sparse_init_value(rd *r, gstate *gs, const pbf *fs) {
+  msgdesc *md = DESC(sparse_tensor_proto), *tmd = DESC(tensor_proto);
+  const uint8_t *p = fs->p, *end = p + fs->n;
+  pbf f, values = {0};
+  bool has_values = false;
+  size_t n_dims = 0;
+  olg_status s;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 1) { values = f; has_values = true; }
+    else if (f.no == 3 && (s = olg__pbr_rep_count(r, md, &f, &n_dims))) return s;
+  }
+  if (!has_values) return OLG_OK;
+  pbf name = {0};
+  bool has_name = false;
+  int32_t elem = 0;
+  for (p = values.p, end = values.p + values.n; p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, tmd, &f))) return s;
+    if (f.no == 8) { name = f; has_name = true; }
+    else if (f.no == 2) elem = (int32_t)(uint32_t)f.v;
+  }
+  if (!has_name || !name.n || n_dims > INT32_MAX) return OLG_OK;
+  const char *nm = olg__pbr_cname(r, name.p, name.n);
+  if (!nm) return OLG_ERR_NOMEM;
+  if (olg__graph_lookup(gs->g, nm) >= 0) return OLG_OK;
+  uint64_t *dims = n_dims ? olg__pbr_aalloc(r, n_dims, sizeof *dims) : NULL;
+  olg_dim *d = n_dims ? olg__pbr_aalloc(r, n_dims, sizeof *d) : NULL;
+  if (n_dims && (!dims || !d)) return OLG_ERR_NOMEM;
+  if (n_dims && (s = olg__pbr_rep_fill(r, fs->p, fs->p + fs->n, md, 3, n_dims, dims))) return s;
+  for (size_t i = 0; i < n_dims; i++)
+    d[i].value = (int64_t)dims[i] >= 0 ? (int64_t)dims[i] : OLG_DIM_UNKNOWN;
+  olg_value v;
+  if ((s = new_value(r, gs, nm, &v, VK_SPARSE))) return s;
+  olg_type *ty = &gs->g->values[v].type;
+  ty->kind = OLG_TYPE_SPARSE_TENSOR;
+  ty->has_elem = true;
+  ty->elem = elem;
+  ty->has_shape = true;
+  ty->rank = (int32_t)n_dims;
+  ty->dims = d;
+  return OLG_OK;
+}
+
+static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
+  msgdesc *md = DESC(graph_proto);
+  olg_graph *g = gs->g;
+  olg_model *m = r->m;
+  const uint8_t *p = fg->p, *end = p + fg->n;
+  size_t n[17] = {0};
+  olg_status s;
+  pbf f;
+  while (p < end) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no <= 16) n[f.no]++;
+    switch (f.no) {
+    case 1: case 5: case 11: case 12: case 13: case 16: break;
+    case 2:
+      if (!(g->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      if (!f.n && (s = olg__pbr_set_flag(r, &g->extra, PBX_NAME_EMPTY))) return s;
+      break;
+    case 10: if (!(g->doc_string = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 14: case 15: if ((s = olg__pbr_keep_validated(r, &g->extra, &f))) return s; break;
+    default: if ((s = olg__pbr_keep_raw(r, &g->extra, &f))) return s;
+    }
+  }
+  if (n[1] > UINT32_MAX / 2 || n[5] > UINT32_MAX / 2 || n[11] > UINT32_MAX / 2 ||
+      n[12] > UINT32_MAX / 2 || n[13] > UINT32_MAX / 2)
+    return olg__pbr_perr(r, fg->p, "GraphProto '%s': too many nodes, initializers or values", g->name);
+  r->at = (rpos){g->name ? g->name : "", NULL, NULL, NULL, 0};
+  gs->list_n[L_INPUT] = (uint32_t)n[11];
+  gs->list_n[L_OUTPUT] = (uint32_t)n[12];
+  gs->list_n[L_VALUE_INFO] = (uint32_t)n[13];
+  /* room up front: the vectors then grow without copying */
+  if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, n[1], sizeof *g->nodes)) ||
+      (s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)))
+    return s;
+
+  /* inputs, then initializers (which may be inputs too), sparse initializers, nodes in order,
+   * then outputs and value_info, which describe values defined by then */
+  for (p = fg->p; n[11] && p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 11 && (s = rd_value_info(r, gs, &f, L_INPUT))) return s;
+  }
+  for (p = fg->p; n[5] && p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no != 5) continue;
+    olg_tensor *t;
+    if ((s = olg__pbr_rd_tensor(r, &f, &t))) return s;
+    const char *nm = t->name ? t->name : "";
+    olg_value v = *nm ? olg__graph_lookup(g, nm) : -1;
+    olg_value_rec *vr = v >= 0 ? &g->values[v] : NULL;
+    if (vr && (vr->flags & OLG_VF_INPUT) && !(vr->flags & OLG_VF_INITIALIZER) && vr->producer < 0) {
+      if ((s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, (size_t)g->n_inits + 1,
+                         sizeof *g->inits)))
+        return s;
+      vr->flags |= OLG_VF_INITIALIZER;
+      vr->init = (int32_t)g->n_inits;
+      vr->known = t;
+      g->inits[g->n_inits++] = (struct olg_init){v, t};
+    } else {
+      if ((s = olg__graph_add_init(g, t, true, &v))) return s;
+      if ((s = gs_fit(r, gs))) return s;
+    }
+  }
+  for (p = fg->p; n[15] && p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 15 && (s = sparse_init_value(r, gs, &f))) return s;
+  }
+  for (p = fg->p; n[1] && p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 1 && (s = rd_node(r, gs, &f))) return s;
+  }
+  for (p = fg->p; n[12] && p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 12 && (s = rd_value_info(r, gs, &f, L_OUTPUT))) return s;
+  }
+  for (p = fg->p; n[13] && p < end;) {
+    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 13 && (s = rd_value_info(r, gs, &f, L_VALUE_INFO))) return s;
+  }
+  if (n[16]) {
+    olg_kv *kv = olg__pbr_aalloc(r, n[16], sizeof *kv);
+    if (!kv) return OLG_ERR_NOMEM;
+    if ((s = olg__pbr_rd_kvs(r, fg->p, end, md, 16, n[16], kv, &g->extra))) return s;
+    g->metadata = kv;
+    g->n_metadata = (uint32_t)n[16];
+  }
+  /* In a subgraph, a name used but never defined comes from an enclosing graph. */
+  if (g != m->graph) {
+    for (uint32_t i = 0; i < g->n_values; i++) {
+      olg_value_rec *vr = &g->values[i];
+      if (vr->producer < 0 && !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)) &&
+          gs->kind[i] != VK_SPARSE)
+        vr->flags |= OLG_VF_OUTER;
+    }
+  }
+  return OLG_OK;
+}
+
+olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g) {
+  olg_status s = olg__pbr_enter(r, fg->p, DESC(graph_proto));
+  if (s) return s;
+  gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
+  rpos outer = r->at; /* a subgraph's messages name it; its parent's resume after it */
+  s = rd_graph_body(r, &gs, fg);
+  gs_free(r, &gs);
+  if (!s) {
+    r->depth--;
+    r->at = outer;
+  }
+  return s;
+}
