@@ -1,8 +1,10 @@
 /* onnxlegal — the main graph as a Graphviz digraph, streamed.
  *
- * Nodes are boxes labelled with the op (domain-qualified) and the node's name; graph inputs,
- * initializers and graph outputs are nodes of their own shapes and colours; every edge carries
- * the name of the value it stands for and, when known, its type. Every id and label is quoted
+ * Nodes are boxes labelled with the op (domain-qualified) and the node's name; graph inputs and
+ * graph outputs are nodes of their own shapes and colours; every edge carries the name of the
+ * value it stands for and, when known, its type. Initializers (weights) are folded into the
+ * nodes that use them: listed in the box with their types, no box or edge of their own, so that
+ * a network's picture shows its ops (one stays a box when it is also a graph input or output). Every id and label is quoted
  * and escaped, and bytes that are not UTF-8 are replaced, so that `dot` accepts any model. */
 #include <string.h>
 
@@ -69,6 +71,12 @@ static void put_value_label(olg_out *o, const olg_value_rec *r) {
   }
 }
 
+/* An initializer drawn inside its consumers rather than as a box of its own. */
+static bool folded(const olg_value_rec *r) {
+  return r->init >= 0 && !(r->flags & (OLG_VF_INPUT | OLG_VF_OUTPUT)) &&
+         !(r->producer >= 0);
+}
+
 /* The id of the DOT node an edge for value v starts at. */
 static void put_source_id(olg_out *o, const olg_graph *g, olg_value v) {
   const olg_value_rec *r = &g->values[v];
@@ -85,6 +93,7 @@ static bool has_source_node(const olg_graph *g, const olg_value_rec *r) {
 }
 
 static void put_edge(olg_out *o, const olg_graph *g, olg_value v, const char *to_prefix, int to) {
+  if (folded(&g->values[v])) return; /* listed in the consumer's box */
   olg__out_str(o, "  ");
   put_source_id(o, g, v);
   olg__out_fmt(o, " -> %s%d [label=\"", to_prefix, to);
@@ -127,6 +136,7 @@ OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void
   for (uint32_t i = 0; i < g->n_inits; i++) {
     olg_value v = g->inits[i].v;
     if (g->values[v].flags & OLG_VF_INPUT) continue; /* drawn as the input it defaults */
+    if (folded(&g->values[v])) continue;             /* drawn inside its consumers */
     olg__out_fmt(o, "  init%d [shape=note, style=filled, fillcolor=\"#eeeeee\", label=\"", (int)v);
     put_value_label(o, &g->values[v]);
     olg__out_str(o, "\"];\n");
@@ -151,6 +161,19 @@ OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void
       olg__out_str(o, first ? "\\nsubgraphs: " : ", ");
       put_esc(o, nd->attrs[k].name);
       first = false;
+    }
+    /* the weights it uses, one line each: "name: type" */
+    for (uint32_t a = 0; a < nd->n_args; a++) {
+      const olg_arg *arg = &nd->args[a];
+      if (arg->kind != OLG_ARG_VALUE || arg->u.v < 0 || !folded(&g->values[arg->u.v])) continue;
+      const olg_value_rec *r = &g->values[arg->u.v];
+      char tb[160];
+      olg__out_str(o, "\\n");
+      put_esc(o, r->name);
+      if (r->type.kind != OLG_TYPE_NONE && olg__type_str(tb, sizeof tb, &r->type)) {
+        olg__out_str(o, ": ");
+        put_esc(o, tb);
+      }
     }
     olg__out_str(o, "\"];\n");
   }

@@ -376,3 +376,30 @@ def test_read_failure_is_one_clear_message(tmp_path):
         assert r.returncode == 2
         line = one_line_error(r, "onnxlegal: %s: reading %s: " % (cmd, missing))
         assert line.count(str(missing)) <= 2 and "reading '%s'" % missing not in line
+
+
+def test_dot_of_resnet18_has_one_box_per_op_and_typed_edges(tmp_path):
+    torch = pytest.importorskip("torch")
+    torchvision = pytest.importorskip("torchvision")
+    onnx = pytest.importorskip("onnx")
+    path = tmp_path / "resnet18.onnx"
+    torch.manual_seed(0)
+    torch.onnx.export(torchvision.models.resnet18().eval(), torch.randn(1, 3, 224, 224), str(path),
+                      opset_version=17)
+    proto = onnx.load(str(path))
+    r = run("dot", path)
+    assert r.returncode == 0, r.stderr
+    boxes = re.findall(r"^  (\w+) \[shape=(\w+)", r.stdout, re.M)
+    ops = [b for b in boxes if b[1] == "box"]
+    assert len(ops) == len(proto.graph.node)
+    # no weight boxes: besides the ops only the graph's inputs and outputs
+    assert len(boxes) == len(proto.graph.node) + len(proto.graph.input) + len(proto.graph.output)
+    assert "fc.weight: float[1000,512]" in r.stdout  # folded into Gemm's box
+    edges = re.findall(r'-> \w+ \[label="([^"]*)"\]', r.stdout)
+    assert edges and all(re.search(r"\\nfloat\[[0-9,]+\]$", e) for e in edges), edges[:5]
+    if shutil.which("dot"):
+        svg = subprocess.run(["dot", "-Tsvg"], input=r.stdout, capture_output=True, text=True)
+        assert svg.returncode == 0 and "<svg" in svg.stdout
+    # print of the same model: weights elided, so it stays small
+    p = run("print", path)
+    assert p.returncode == 0 and len(p.stdout) < 100000 and "fc.weight" in p.stdout

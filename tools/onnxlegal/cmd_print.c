@@ -17,8 +17,10 @@ static const char print_usage[] =
 static const char dot_usage[] =
     "usage: onnxlegal dot MODEL [-o FILE]\n"
     "\n"
-    "Prints the main graph as a Graphviz digraph: nodes labelled with op and name, edges with\n"
-    "value names and types; inputs, initializers and outputs drawn apart.\n"
+    "Prints the main graph as a Graphviz digraph: one box per node, labelled with its op, its\n"
+    "name and the initializers (weights) it uses with their types; inputs and outputs drawn\n"
+    "apart; every edge labelled with its value's name and its type and shape, as inference\n"
+    "finds them. MODEL \"-\" reads standard input.\n"
     "  e.g.  onnxlegal dot model.onnx | dot -Tsvg > model.svg\n"
     "\n"
     "  -o, --output FILE   write to FILE instead of standard output\n";
@@ -79,6 +81,14 @@ int cli_print(int argc, char **argv) {
   return run("print", print_usage, print_text, argc, argv);
 }
 
+/* Shapes and types on every edge: inference first (what it cannot infer stays unlabelled; a
+ * model it refuses is still drawn). */
+static olg_status print_dot(const olg_model *m, olg_write_fn fn, void *ud) {
+  olg_infer_shapes((olg_model *)m, NULL, NULL);
+  olg_clear_error();
+  return olg_model_print_dot(m, fn, ud);
+}
+
 int cli_dot(int argc, char **argv) {
-  return run("dot", dot_usage, olg_model_print_dot, argc, argv);
+  return run("dot", dot_usage, print_dot, argc, argv);
 }
