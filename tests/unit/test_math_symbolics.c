@@ -6,7 +6,7 @@
 
 #include "../harness.h"
 #include "../lowering_helpers.h"
-#include "../../symbolics/arith.h"
+#include "../../symbolics/emit_math.h"
 
 TEST(math_promote_types_as_torch) {
   CHECK_EQ(olg__promote_types(OLG_UINT8, OLG_INT8), OLG_INT16);
