@@ -1,0 +1,396 @@
+/* onnxlegal — nodes of the IR and their building API: begin, arguments, attributes, end
+ * (graph_impl.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "graph_impl.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Nodes */
+
+OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *op,
+                                  const char *name, olg_node_id *out) {
+  if (!g || !op || !*op || !out)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_node_begin: a graph, an op name and out are required");
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                           sizeof *g->nodes);
+  if (s) return s;
+  const char *d = olg__strdup(m, domain ? domain : "");
+  const char *o = olg__strdup(m, op);
+  const char *nm = olg__strdup(m, name ? name : "");
+  if (!d || !o || !nm) return OLG_ERR_NOMEM;
+  if (*nm && olg__g_namemap_get(&g->node_names, nm) < 0) {
+    s = olg__g_namemap_put(&m->alloc, &g->node_names, nm, (int32_t)g->n_nodes);
+    if (s) return s;
+  }
+  olg_node *nd = &g->nodes[g->n_nodes];
+  memset(nd, 0, sizeof *nd);
+  nd->domain = d;
+  nd->op = o;
+  nd->name = nm;
+  nd->state = OLG_NODE_OPEN;
+  *out = (olg_node_id)g->n_nodes++;
+  return OLG_OK;
+}
+
+static olg_node *open_node(olg_graph *g, olg_node_id n) {
+  olg_node *nd = olg__node(g, n);
+  if (nd && nd->state != OLG_NODE_OPEN) {
+    olg__err(OLG_ERR_STATE, "node %d (%s '%s') is already closed", (int)n, nd->op, nd->name);
+    return NULL;
+  }
+  return nd;
+}
+
+/* Arrays of a node grow in the arena: the old block is abandoned, which doubles at most the
+ * memory of the final array. */
+static olg_status arena_grow(olg_model *m, void **pp, uint32_t *cap, uint32_t n, size_t elem) {
+  if (n < *cap) return OLG_OK;
+  uint32_t nc = *cap ? *cap * 2 : 4;
+  void *q = olg__arena_alloc(m, (size_t)nc * elem);
+  if (!q) return OLG_ERR_NOMEM;
+  if (n) memcpy(q, *pp, (size_t)n * elem);
+  *pp = q;
+  *cap = nc;
+  return OLG_OK;
+}
+
+olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  olg_status s = arena_grow(g->model, (void **)&nd->args, &nd->cap_args, nd->n_args, sizeof *nd->args);
+  if (s) return s;
+  nd->args[nd->n_args++] = *a;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) {
+  if (v == OLG_NO_VALUE) return olg_node_arg_none(g, n);
+  if (!olg__value(g, v)) return OLG_ERR_INVALID_ARG;
+  olg_arg a = {.kind = OLG_ARG_VALUE, .u.v = v};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_values(olg_graph *g, olg_node_id n, const olg_value *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_values: values is NULL");
+  for (size_t i = 0; i < len; i++)
+    if (v[i] != OLG_NO_VALUE && !olg__value(g, v[i])) return OLG_ERR_INVALID_ARG;
+  olg_value *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_VALUES, .u.vals = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_none(olg_graph *g, olg_node_id n) {
+  olg_arg a = {.kind = OLG_ARG_NONE};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_int(olg_graph *g, olg_node_id n, int64_t v) {
+  olg_arg a = {.kind = OLG_ARG_INT, .u.i = v};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_float(olg_graph *g, olg_node_id n, double v) {
+  olg_arg a = {.kind = OLG_ARG_FLOAT, .u.f = v};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_bool(olg_graph *g, olg_node_id n, int v) {
+  olg_arg a = {.kind = OLG_ARG_BOOL, .u.i = v != 0};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_string(olg_graph *g, olg_node_id n, const char *s) {
+  if (!g || !s) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_string: NULL argument");
+  size_t len = strlen(s);
+  const char *p = olg__strndup(g->model, s, len);
+  if (!p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_STRING, .u.s = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_ints(olg_graph *g, olg_node_id n, const int64_t *v, size_t len) {
+  if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_ints: NULL argument");
+  int64_t *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_INTS, .u.ints = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+OLG_API olg_status olg_node_arg_floats(olg_graph *g, olg_node_id n, const double *v, size_t len) {
+  if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_floats: NULL argument");
+  double *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  olg_arg a = {.kind = OLG_ARG_FLOATS, .u.floats = {p, len}};
+  return olg__node_add_arg(g, n, &a);
+}
+
+const olg_attr *olg__node_attr(const olg_node *node, const char *name) {
+  for (uint32_t i = 0; i < node->n_attrs; i++)
+    if (strcmp(node->attrs[i].name, name) == 0) return &node->attrs[i];
+  return NULL;
+}
+
+olg_status olg__node_add_attr(olg_graph *g, olg_node_id n, const olg_attr *a) {
+  olg_node *nd = olg__node(g, n);
+  if (!nd) return OLG_ERR_INVALID_ARG;
+  if (nd->state == OLG_NODE_DEAD) return olg__err(OLG_ERR_STATE, "node %d is removed", (int)n);
+  olg_status s = arena_grow(g->model, (void **)&nd->attrs, &nd->cap_attrs, nd->n_attrs, sizeof *nd->attrs);
+  if (s) return s;
+  nd->attrs[nd->n_attrs++] = *a;
+  return OLG_OK;
+}
+
+/* Starts a public attribute: checks the node and name, copies the name. */
+static olg_status attr_start(olg_graph *g, olg_node_id n, const char *name, uint8_t type, olg_attr *a) {
+  olg_node *nd = olg__node(g, n);
+  if (!nd) return OLG_ERR_INVALID_ARG;
+  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "node '%s' (%s): attribute name is empty", nd->name, nd->op);
+  if (olg__node_attr(nd, name))
+    return olg__err(OLG_ERR_DUPLICATE, "node '%s' (%s): attribute '%s' is already set", nd->name, nd->op, name);
+  memset(a, 0, sizeof *a);
+  a->type = type;
+  a->name = olg__strdup(g->model, name);
+  return a->name ? OLG_OK : OLG_ERR_NOMEM;
+}
+
+OLG_API olg_status olg_node_attr_int(olg_graph *g, olg_node_id n, const char *name, int64_t v) {
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_INT, &a);
+  if (s) return s;
+  a.i = v;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_float(olg_graph *g, olg_node_id n, const char *name, float v) {
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_FLOAT, &a);
+  if (s) return s;
+  a.f = v;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_bytes(olg_graph *g, olg_node_id n, const char *name,
+                                       const void *p, size_t len) {
+  if (len && !p) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_bytes: data is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_STRING, &a);
+  if (s) return s;
+  a.s.p = olg__strndup(g->model, p ? p : "", len);
+  a.s.n = len;
+  if (!a.s.p) return OLG_ERR_NOMEM;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_string(olg_graph *g, olg_node_id n, const char *name, const char *str) {
+  if (!str) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_string: string is NULL");
+  return olg_node_attr_bytes(g, n, name, str, strlen(str));
+}
+
+OLG_API olg_status olg_node_attr_ints(olg_graph *g, olg_node_id n, const char *name,
+                                      const int64_t *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_ints: values is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_INTS, &a);
+  if (s) return s;
+  a.n = len;
+  a.ints = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !a.ints) return OLG_ERR_NOMEM;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_floats(olg_graph *g, olg_node_id n, const char *name,
+                                        const float *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_floats: values is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_FLOATS, &a);
+  if (s) return s;
+  a.n = len;
+  a.floats = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
+  if (len && !a.floats) return OLG_ERR_NOMEM;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_strings(olg_graph *g, olg_node_id n, const char *name,
+                                         const char *const *v, size_t len) {
+  if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_strings: values is NULL");
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_STRINGS, &a);
+  if (s) return s;
+  olg_bytes *b = len ? olg__arena_alloc(g->model, len * sizeof *b) : NULL;
+  if (len && !b) return OLG_ERR_NOMEM;
+  for (size_t i = 0; i < len; i++) {
+    if (!v[i]) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_strings: string %zu is NULL", i);
+    b[i].n = strlen(v[i]);
+    b[i].p = olg__strndup(g->model, v[i], b[i].n);
+    if (!b[i].p) return OLG_ERR_NOMEM;
+  }
+  a.n = len;
+  a.strings = b;
+  return olg__node_add_attr(g, n, &a);
+}
+
+OLG_API olg_status olg_node_attr_tensor(olg_graph *g, olg_node_id n, const char *name,
+                                        olg_dtype dtype, int32_t rank, const int64_t *dims,
+                                        const void *data, size_t nbytes) {
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_TENSOR, &a);
+  if (s) return s;
+  s = olg__tensor_new(g->model, NULL, dtype, rank, dims, data, nbytes, OLG_DATA_COPY, NULL, NULL, &a.t);
+  if (s) return s;
+  return olg__node_add_attr(g, n, &a);
+}
+
+static olg_status check_subgraph(olg_graph *g, olg_graph *sub) {
+  if (!sub || sub->model != g->model)
+    return olg__err(OLG_ERR_INVALID_ARG, "subgraph is NULL or belongs to another model");
+  if (sub == g->model->graph || sub->attached)
+    return olg__err(OLG_ERR_STATE, "graph '%s' is the main graph or is already attached", sub->name);
+  for (olg_graph *p = g; p; p = p->parent)
+    if (p == sub) return olg__err(OLG_ERR_INVALID_ARG, "graph '%s' would contain itself", sub->name);
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_attr_graph(olg_graph *g, olg_node_id n, const char *name, olg_graph *sub) {
+  if (!g) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_graph: graph is NULL");
+  olg_status s = check_subgraph(g, sub);
+  if (s) return s;
+  olg_attr a;
+  s = attr_start(g, n, name, OLG_ATTR_GRAPH, &a);
+  if (s) return s;
+  a.g = sub;
+  s = olg__node_add_attr(g, n, &a);
+  if (s) return s;
+  sub->attached = true;
+  sub->parent = g;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_attr_graphs(olg_graph *g, olg_node_id n, const char *name,
+                                        olg_graph *const *subs, size_t len) {
+  if (!g || (len && !subs)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_attr_graphs: NULL argument");
+  for (size_t i = 0; i < len; i++) {
+    olg_status s = check_subgraph(g, subs[i]);
+    if (s) return s;
+    for (size_t j = 0; j < i; j++)
+      if (subs[j] == subs[i]) return olg__err(OLG_ERR_INVALID_ARG, "a subgraph is listed twice");
+  }
+  olg_attr a;
+  olg_status s = attr_start(g, n, name, OLG_ATTR_GRAPHS, &a);
+  if (s) return s;
+  olg_graph **p = len ? olg__arena_dup(g->model, subs, len * sizeof *subs) : NULL;
+  if (len && !p) return OLG_ERR_NOMEM;
+  a.n = len;
+  a.graphs = p;
+  s = olg__node_add_attr(g, n, &a);
+  if (s) return s;
+  for (size_t i = 0; i < len; i++) {
+    subs[i]->attached = true;
+    subs[i]->parent = g;
+  }
+  return OLG_OK;
+}
+
+static olg_status node_close(olg_graph *g, olg_node_id n, olg_node *nd, size_t n_out,
+                             const char *const *names, const olg_value *existing, olg_value *outs) {
+  olg_model *m = g->model;
+  if (n_out > UINT32_MAX / 2) return olg__err(OLG_ERR_LIMIT, "too many outputs");
+  olg_value *o = n_out ? olg__arena_alloc(m, n_out * sizeof *o) : NULL;
+  if (n_out && !o) return OLG_ERR_NOMEM;
+  /* Validate everything before changing anything, so a failure leaves the node open. */
+  if (existing) {
+    for (size_t i = 0; i < n_out; i++) {
+      if (existing[i] == OLG_NO_VALUE) continue;
+      const olg_value_rec *r = olg__value(g, existing[i]);
+      if (!r) return OLG_ERR_INVALID_ARG;
+      if (r->producer >= 0 || (r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)))
+        return olg__err(OLG_ERR_DUPLICATE, "node '%s' (%s): value '%s' is already defined",
+                        nd->name, nd->op, r->name);
+    }
+    memcpy(o, existing, n_out * sizeof *o);
+  } else {
+    uint32_t first = g->n_values;
+    for (size_t i = 0; i < n_out; i++) {
+      const char *nm = names ? names[i] : NULL;
+      if (nm && !*nm) {
+        o[i] = OLG_NO_VALUE;
+        continue;
+      }
+      olg_status s;
+      if (nm) {
+        s = olg__graph_add_value(g, nm, false, &o[i]);
+      } else {
+        const char *gen = olg__graph_unique_name(g, *nd->name ? nd->name : nd->op);
+        s = gen ? olg__graph_add_value(g, gen, false, &o[i]) : OLG_ERR_NOMEM;
+      }
+      if (s) {
+        while (g->n_values > first) olg__g_graph_pop_value(g);
+        return s;
+      }
+    }
+  }
+  for (size_t i = 0; i < n_out; i++) {
+    if (o[i] == OLG_NO_VALUE) continue;
+    g->values[o[i]].producer = n;
+    g->values[o[i]].slot = (int32_t)i;
+  }
+  nd->outputs = o;
+  nd->n_outputs = (uint32_t)n_out;
+  nd->state = OLG_NODE_DONE;
+  if (outs && n_out) memcpy(outs, o, n_out * sizeof *o);
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_node_end(olg_graph *g, olg_node_id n, size_t n_out,
+                                const char *const *names, olg_value *outs) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  return node_close(g, n, nd, n_out, names, NULL, outs);
+}
+
+OLG_API olg_status olg_node_end_with(olg_graph *g, olg_node_id n, size_t n_out,
+                                     const olg_value *outs) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  if (n_out && !outs) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_end_with: outs is NULL");
+  return node_close(g, n, nd, n_out, NULL, outs, NULL);
+}
+
+OLG_API const char *olg_node_domain(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->domain : NULL;
+}
+OLG_API const char *olg_node_op(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->op : NULL;
+}
+OLG_API const char *olg_node_name(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->name : NULL;
+}
+OLG_API size_t olg_node_input_count(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->n_args : 0;
+}
+OLG_API olg_value olg_node_input_at(const olg_graph *g, olg_node_id n, size_t i) {
+  const olg_node *nd = olg__node(g, n);
+  return nd && i < nd->n_args && nd->args[i].kind == OLG_ARG_VALUE ? nd->args[i].u.v : OLG_NO_VALUE;
+}
+OLG_API size_t olg_node_output_count(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->n_outputs : 0;
+}
+OLG_API olg_value olg_node_output_at(const olg_graph *g, olg_node_id n, size_t i) {
+  const olg_node *nd = olg__node(g, n);
+  return nd && i < nd->n_outputs ? nd->outputs[i] : OLG_NO_VALUE;
+}
+OLG_API size_t olg_node_attr_count(const olg_graph *g, olg_node_id n) {
+  const olg_node *nd = olg__node(g, n);
+  return nd ? nd->n_attrs : 0;
+}
+OLG_API const char *olg_node_attr_name(const olg_graph *g, olg_node_id n, size_t i) {
+  const olg_node *nd = olg__node(g, n);
+  return nd && i < nd->n_attrs ? nd->attrs[i].name : NULL;
+}
