@@ -30,14 +30,26 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- ONNX domain: re-encoding where the encoding changed (symbolics/onnx.c); every
        other ONNX op is passed through where it exists (olg__sym_onnx_passthrough) ---- */
+    {"", "ArgMax", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE}, /* select_last_index: reversed */
+    {"", "ArgMin", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE}, /* select_last_index: reversed */
     {"", "BatchNormalization", olg__sym_onnx_batchnorm, OLG_LOWERING_NATIVE},
+    {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
+    {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "Pow", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "Sum", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "CastLike", olg__sym_onnx_castlike, OLG_LOWERING_DECOMPOSED},   /* native from 15 */
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* native from 17 */
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
+    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
+    {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE}, /* ceil_mode as padding */
+    {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE},     /* ceil_mode as padding */
     {"", "Pad", olg__sym_onnx_pad, OLG_LOWERING_NATIVE},
     {"", "ReduceL1", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},

@@ -13,6 +13,10 @@ const olg_symbolic_reg olg__opset09[] = {
     /* ---- ONNX domain ---- */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
+    {"", "Scan", olg__sym_onnx_scan, OLG_LOWERING_NATIVE}, /* Scan-9: no batch axis */
+    /* ONNX losses: ignore_index by Where (symbolics/loss.c) */
+    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather_where, OLG_LOWERING_DECOMPOSED},
+    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather_where, OLG_LOWERING_DECOMPOSED},
 
     /* ---- activations (symbolics/activation.c): Erf-9 (gelu 'none'), Where-9 ---- */
     {"aten", "gelu", olg__sym_gelu_opset9, OLG_LOWERING_DECOMPOSED},

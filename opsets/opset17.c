@@ -9,5 +9,6 @@ const olg_symbolic_reg olg__opset17[] = {
 
     /* ---- ONNX domain ---- */
     {"", "DFT", olg__sym_onnx_dft, OLG_LOWERING_NATIVE}, /* axis: attribute; an input from 20 */
+    {"", "LayerNormalization", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -172,6 +172,19 @@ olg_status olg__sym_instance_norm(olg_lower *cx, olg_node_id src, void *ud) {
 /* ------------------------------------------------------------------------------------------ */
 /* layer_norm, native_layer_norm */
 
+/* Layer normalization over the axes from `axis` to the last of x (rank), then * w + b (either
+ * may be OLG_NO_VALUE): outs[0] the result, outs[1] the mean and (want_stats) outs[2] the
+ * reciprocal standard deviation, with the reduced axes kept as 1. */
+static olg_status layer_norm_decomposed(olg_lower *cx, olg_value x, int64_t axis, int32_t rank,
+                                        olg_value w, olg_value b, double eps, bool want_stats,
+                                        olg_value *outs) {
+  int64_t axes[OLG_MAX_RANK];
+  size_t n = (size_t)(rank - axis);
+  for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
+  OLG_TRY(normalize(cx, x, axes, n, eps, &outs[0], &outs[1], want_stats ? &outs[2] : NULL));
+  return affine(cx, outs[0], w, b, &outs[0]);
+}
+
 /* aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
  * float eps=1e-05, bool cudnn_enable=True); native_layer_norm(input, normalized_shape, weight,
  * bias, eps) -> (out, mean, rstd), mean and rstd shaped as the input with the normalized dims 1. */
@@ -214,12 +227,40 @@ static olg_status layer_norm(olg_lower *cx, bool native, bool stats_op) {
   }
   if (native) /* double: LayerNormalization's statistics would be float */
     OLG_TRY(olg_lower_decompose(cx, "layer_norm of a double tensor", -1));
-  int64_t axes[OLG_MAX_RANK];
-  for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
-  OLG_TRY(normalize(cx, x, axes, n, eps, &outs[0], &outs[1], want_stats ? &outs[2] : NULL));
   OLG_TRY(param_or_none(cx, 2, x, &w));
   OLG_TRY(param_or_none(cx, 3, x, &b));
-  OLG_TRY(affine(cx, outs[0], w, b, &outs[0]));
+  OLG_TRY(layer_norm_decomposed(cx, x, axis, rank, w, b, eps, want_stats, outs));
+  return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
+}
+
+/* ONNX LayerNormalization-17 below 17, the same decomposition as aten::layer_norm's: over the
+ * axes from `axis` (default -1) on; Scale and B broadcast over them. The statistics are computed
+ * in float for a float16/bfloat16 input (stash_type 1, the default), and the outputs Mean and
+ * InvStdDev (float then) keep the reduced axes as 1, as the op's do. */
+olg_status olg__sym_onnx_layer_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, w, b, outs[3];
+  int32_t rank;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 1, &rank));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg__arg_value_or_none(cx, 2, &b));
+  int64_t axis = olg__norm_axis(olg__src_attr_int(cx, "axis", -1), rank);
+  if (axis < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "LayerNormalization: axis out of range");
+  if (olg__src_attr_int(cx, "stash_type", 1) != 1)
+    return olg_lower_unsupported(cx, "LayerNormalization with a stash_type other than float", 17);
+  olg_dtype t = olg__dtype(cx, x);
+  bool half = t == OLG_FLOAT16 || t == OLG_BFLOAT16;
+  if (half) {
+    OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
+    OLG_TRY(olg__emit_cast(cx, w, OLG_FLOAT, &w));
+    if (b != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, b, OLG_FLOAT, &b));
+  }
+  size_t n_out = olg_lower_output_count(cx);
+  bool want_stats = (n_out > 1 && olg_lower_output_used(cx, 1)) || (n_out > 2 && olg_lower_output_used(cx, 2));
+  OLG_TRY(layer_norm_decomposed(cx, x, axis, rank, w, b, olg__src_attr_float(cx, "epsilon", 1e-5),
+                                want_stats, outs));
+  if (half) OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
   return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
 }
 

@@ -7,9 +7,11 @@
  * (an attribute became an input, semantics changed under the same signature) have a row and a
  * function here that reads the source encoding and re-emits through the emit helpers. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emit.h"
+#include "emit_nn.h"
 #include "lower.h"
 #include "schema.h"
 #include "symbolics.h"
@@ -38,6 +40,52 @@ static olg_status bind_all(olg_lower *cx, const olg_value *outs, size_t n) {
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* 1 when attribute a of node nd (at source opset so) holds its schema's default, which is what
+ * a version without the attribute does (an attribute is only ever added with a default that
+ * keeps the older behaviour: MaxPool's ceil_mode 0, ArgMax's select_last_index 0 -- all but
+ * the few listed below, checked against onnx's schema history): such an attribute may be left
+ * out at a target that lacks it. Ints and strings compare exactly; float
+ * defaults are printed rounded, so floats never qualify. dilations of all 1 are the default of
+ * every op that has them (the spec prints no default, as it depends on the rank). */
+static bool implied_default(const olg_node *nd, const olg_attr *a, int so) {
+  /* the exceptions: an attribute whose default is NOT what the versions without it do
+   * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel) */
+  static const struct { const char *op, *attr, *implied; } older[] = {
+      {"RoiAlign", "coordinate_transformation_mode", "output_half_pixel"},
+      {"Resize", "coordinate_transformation_mode", "asymmetric"},
+  };
+  for (size_t k = 0; k < sizeof older / sizeof older[0]; k++)
+    if (strcmp(nd->op, older[k].op) == 0 && strcmp(a->name, older[k].attr) == 0)
+      return a->type == OLG_ATTR_STRING && a->s.n == strlen(older[k].implied) &&
+             memcmp(a->s.p, older[k].implied, a->s.n) == 0;
+  if (a->type == OLG_ATTR_INTS && strcmp(a->name, "dilations") == 0) {
+    for (size_t k = 0; k < a->n; k++)
+      if (a->ints[k] != 1) return false;
+    return true;
+  }
+  const olg_schema *ss = olg_schema_find("", nd->op, so);
+  const olg_attr_schema *as = ss ? olg_schema_attr(ss, a->name) : NULL;
+  if (!as || as->type != a->type || !as->default_str) return false;
+  if (a->type == OLG_ATTR_INT) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)a->i);
+    return strcmp(buf, as->default_str) == 0;
+  }
+  if (a->type == OLG_ATTR_STRING)
+    return a->s.n == strlen(as->default_str) && memcmp(a->s.p, as->default_str, a->s.n) == 0;
+  return false;
+}
+
+/* 1 when the op's "axis" attribute counts the dims of input 0 (not of the output, as OneHot's
+ * does, nor of a sequence's elements). */
+static bool axis_of_input0(const char *op) {
+  static const char *const other[] = {"OneHot", "ConcatFromSequence", "SplitToSequence", "Scan",
+                                      "Unsqueeze"};
+  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+    if (strcmp(op, other[i]) == 0) return false;
+  return true;
+}
+
 olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_node *nd = olg__src_node(cx);
@@ -57,8 +105,13 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
                      "%s was removed at opset %d; it exists at opsets %d to %d", nd->op, last,
                      first, last - 1);
   }
+  uint64_t dropped = 0; /* attributes that only restate what the target's version implies */
   for (uint32_t i = 0; i < nd->n_attrs; i++) {
     const olg_attr_schema *as = olg_schema_attr(ts, nd->attrs[i].name);
+    if (!as && i < 64 && implied_default(nd, &nd->attrs[i], src_opset(cx))) {
+      dropped |= (uint64_t)1 << i;
+      continue;
+    }
     if (!as || as->type != nd->attrs[i].type) {
       /* which version brought it: say the lowest opset that works */
       size_t nv;
@@ -99,14 +152,17 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
                              nd->op, n_in, ts->max_inputs);
   olg_graph *g = olg_lower_target(cx);
   olg_node_id n;
+  olg_value in0 = OLG_NO_VALUE;
   OLG_TRY(olg_node_begin(g, "", nd->op, nd->name, &n));
   for (int i = 0; i < n_in; i++) {
     olg_value v = OLG_NO_VALUE;
     if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &v));
+    if (i == 0) in0 = v;
     OLG_TRY(olg_lower_emit_input(cx, n, v));
   }
   for (uint32_t i = 0; i < nd->n_attrs; i++) {
     const olg_attr *a = &nd->attrs[i];
+    if (i < 64 && (dropped >> i & 1)) continue;
     if (a->type == OLG_ATTR_GRAPH) { /* a body: lowered to the target opset too */
       olg_graph *sub;
       OLG_TRY(olg__lower_subgraph(cx, a->g, a->name, &sub));
@@ -116,6 +172,11 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
       if (!subs) return OLG_ERR_NOMEM;
       for (size_t k = 0; k < a->n; k++) OLG_TRY(olg__lower_subgraph(cx, a->graphs[k], a->name, &subs[k]));
       OLG_TRY(olg_node_attr_graphs(g, n, a->name, subs, a->n));
+    } else if (a->type == OLG_ATTR_INT && a->i < 0 && strcmp(a->name, "axis") == 0 &&
+               axis_of_input0(nd->op) && n_in > 0 && olg__rank(cx, in0) >= 0) {
+      /* a negative axis counted from input 0's rank: positive, legal at every opset (most ops
+       * took negative axes only from 11) */
+      OLG_TRY(olg_node_attr_int(g, n, "axis", a->i + olg__rank(cx, in0)));
     } else {
       OLG_TRY(olg__node_add_attr(g, n, a)); /* borrowed from the source model */
     }
@@ -728,4 +789,182 @@ olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
   if (olg__src_attr_int(cx, "onesided", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "onesided", 1));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ArgMax/ArgMin with select_last_index 1 (12) below 12: the first extreme of the input reversed
+ * along the axis (a Gather of d-1..0, the dim known), counted back from d-1. Exact. */
+olg_status olg__sym_onnx_arg_extreme(olg_lower *cx, olg_node_id src, void *ud) {
+  if (!olg__src_attr_int(cx, "select_last_index", 0)) return olg__sym_onnx_passthrough(cx, src, ud);
+  const char *op = olg_lower_node_op(cx);
+  olg_value x, rev, idx, y, last;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  int32_t rank = olg__rank(cx, x);
+  int64_t axis = olg__norm_axis(olg__src_attr_int(cx, "axis", 0), rank);
+  int64_t keepdims = olg__src_attr_int(cx, "keepdims", 1);
+  int64_t d = rank >= 0 && axis >= 0 ? olg__dim(cx, x, (int32_t)axis) : -1;
+  if (d <= 0) return olg__unsupportedf(cx, 12, "%s with select_last_index along a dim whose size is not known", op);
+  int64_t *r = olg__lower_alloc(cx, (size_t)d * sizeof *r);
+  if (!r) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < d; i++) r[i] = d - 1 - i;
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 1, &d, r, (size_t)d * sizeof *r, &idx));
+  OLG_TRY(olg__emit_gather(cx, x, idx, axis, &rev));
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, rev));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "keepdims", keepdims));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  OLG_TRY(olg__const_i64(cx, d - 1, &last));
+  OLG_TRY(olg__emit2(cx, "Sub", last, y, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* An input type the target's version of the op does not take (Min/Max of int32 before 12, Pow
+ * of int before 12, bfloat16 before 13): the op computed in a wider type it takes, float for
+ * float16/bfloat16, double for 8-, 16- and 32-bit integers (both exact for every value of the
+ * narrower type), and the result cast back -- the same numbers wherever the result fits the
+ * type. 64-bit integers do not fit a double: refused as the pass-through refuses them. */
+static olg_dtype wider(olg_dtype t) {
+  switch (t) {
+  case OLG_FLOAT16: case OLG_BFLOAT16: return OLG_FLOAT;
+  case OLG_INT8: case OLG_INT16: case OLG_INT32: case OLG_UINT8: case OLG_UINT16: case OLG_UINT32:
+    return OLG_DOUBLE;
+  default: return OLG_UNDEFINED;
+  }
+}
+
+olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
+  const olg_node *nd = olg__src_node(cx);
+  const olg_schema *ts = olg_schema_find("", nd->op, olg__opset(cx));
+  int n_in = (int)nd->n_args;
+  if (!ts || n_in > 64 || nd->n_outputs != 1) return olg__sym_onnx_passthrough(cx, src, ud);
+  olg_value in[64];
+  bool cast_any = false;
+  olg_dtype out_t = OLG_UNDEFINED;
+  for (int i = 0; i < n_in; i++) {
+    in[i] = OLG_NO_VALUE;
+    if (nd->args[i].kind != OLG_ARG_VALUE) continue;
+    OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &in[i]));
+    olg_dtype t = olg__dtype(cx, in[i]);
+    if (i == 0) out_t = t;
+    const olg_formal *f = olg_schema_input_formal(ts, i);
+    if (t == OLG_UNDEFINED || !f || !f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t)) continue;
+    olg_dtype w = wider(t);
+    const olg_schema *cs = olg_schema_find("", "Cast", olg__opset(cx));
+    const olg_formal *ci = cs ? olg_schema_input_formal(cs, 0) : NULL;
+    if (w == OLG_UNDEFINED || !olg_schema_formal_allows_dtype(f, w) || !ci ||
+        (ci->tensor_dtypes && !olg_schema_formal_allows_dtype(ci, t)))
+      return olg__sym_onnx_passthrough(cx, src, ud); /* refused there, naming the opset */
+    OLG_TRY(olg__emit_cast(cx, in[i], w, &in[i]));
+    cast_any = true;
+  }
+  if (!cast_any) return olg__sym_onnx_passthrough(cx, src, ud);
+  OLG_TRY(olg_lower_decompose(cx, "an input type this opset's version lacks (computed wider)", -1));
+  olg_node_id n;
+  olg_value y;
+  OLG_TRY(olg_lower_emit_begin(cx, "", nd->op, &n));
+  for (int i = 0; i < n_in; i++) OLG_TRY(olg_lower_emit_input(cx, n, in[i]));
+  for (uint32_t i = 0; i < nd->n_attrs; i++) OLG_TRY(olg__node_add_attr(olg_lower_target(cx), n, &nd->attrs[i]));
+  OLG_TRY(olg_lower_emit_end(cx, n, 1, &y));
+  OLG_TRY(olg__emit_cast(cx, y, out_t, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Scan-8 at a target of 9 or more: Scan-8 carries a batch axis first (on states, scan inputs and
+ * outputs) and an optional sequence_lens; Scan-9 has neither. With a batch of 1 and no
+ * sequence_lens, the batch axis is squeezed off the inputs and put back on the outputs around
+ * a Scan-9 with the same body (lowered to the target too). */
+olg_status olg__sym_onnx_scan(olg_lower *cx, olg_node_id src, void *ud) {
+  if (src_opset(cx) >= 9) return olg__sym_onnx_passthrough(cx, src, ud);
+  const olg_node *nd = olg__src_node(cx);
+  const olg_attr *body = olg__node_attr(nd, "body");
+  int64_t n_scan = olg__src_attr_int(cx, "num_scan_inputs", -1);
+  size_t n_args = nd->n_args, n_out = nd->n_outputs;
+  if (!body || body->type != OLG_ATTR_GRAPH || n_scan < 1 || n_args < 1 + (size_t)n_scan ||
+      n_args > 65 || n_out > 64)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Scan-8: body, num_scan_inputs or inputs missing");
+  if (!olg_lower_arg_is_none(cx, 0))
+    return olg_lower_unsupported(cx, "Scan-8 with sequence_lens at opset 9 or later", 8);
+  olg_value in[64], outs[64];
+  static const int64_t zero = 0;
+  for (size_t i = 1; i < n_args; i++) {
+    olg_value v;
+    OLG_TRY(olg_lower_arg_value(cx, i, &v));
+    if (olg__rank(cx, v) < 1 || olg__dim(cx, v, 0) != 1)
+      return olg_lower_unsupported(cx, "Scan-8 with a batch other than 1 at opset 9 or later", 8);
+    OLG_TRY(olg__emit_squeeze(cx, v, &zero, 1, &in[i - 1]));
+  }
+  olg_graph *sub;
+  OLG_TRY(olg__lower_subgraph(cx, body->g, "body", &sub));
+  olg_node_id n;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Scan", &n));
+  for (size_t i = 0; i + 1 < n_args; i++) OLG_TRY(olg_lower_emit_input(cx, n, in[i]));
+  OLG_TRY(olg_lower_emit_attr_graph(cx, n, "body", sub));
+  OLG_TRY(olg_lower_emit_attr_int(cx, n, "num_scan_inputs", n_scan));
+  const int64_t *dirs;
+  size_t nd_dirs;
+  if (olg__src_attr_ints(cx, "directions", &dirs, &nd_dirs))
+    OLG_TRY(olg_lower_emit_attr_ints(cx, n, "scan_input_directions", dirs, nd_dirs));
+  OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
+  for (size_t i = 0; i < n_out; i++) {
+    if (!olg_lower_output_used(cx, i)) continue;
+    olg_value y;
+    OLG_TRY(olg__emit_unsqueeze(cx, outs[i], &zero, 1, &y));
+    OLG_TRY(olg_lower_bind_output(cx, i, y));
+  }
+  return OLG_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* ONNX MaxPool / AveragePool with ceil_mode below opset 10 (where the attribute arrived): the
+ * ceil rule (a last window may start past the input only if it starts before the end padding,
+ * as PyTorch and ONNX Runtime count) becomes extra end padding under the floor rule. MaxPool
+ * never picks padding; AveragePool with count_include_pad 0 divides by the real elements the
+ * window covers, so the extra padding changes nothing but the size. Needs the spatial sizes. */
+olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
+  const char *op = olg_lower_node_op(cx);
+  bool avg = strcmp(op, "AveragePool") == 0;
+  if (!olg__src_attr_int(cx, "ceil_mode", 0) ||
+      strcmp(olg__src_attr_string(cx, "auto_pad", "NOTSET"), "NOTSET") != 0 ||
+      (avg && olg__src_attr_int(cx, "count_include_pad", 0)))
+    return olg__sym_onnx_passthrough(cx, src, ud); /* as it is, or refused naming opset 10 */
+  olg_value x, outs[2];
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  const int64_t *k, *s = NULL, *p = NULL, *d = NULL;
+  size_t nk, ns = 0, np = 0, nd = 0;
+  if (!olg__src_attr_ints(cx, "kernel_shape", &k, &nk) || nk < 1 || nk > OLG_MAX_SPATIAL)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape missing or of more than 3 axes");
+  olg__src_attr_ints(cx, "strides", &s, &ns);
+  olg__src_attr_ints(cx, "pads", &p, &np);
+  olg__src_attr_ints(cx, "dilations", &d, &nd);
+  if ((ns && ns != nk) || (np && np != 2 * nk) || (nd && nd != nk))
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
+  int64_t pads[2 * OLG_MAX_SPATIAL], strides[OLG_MAX_SPATIAL];
+  for (size_t j = 0; j < nk; j++) {
+    int64_t in = olg__dim(cx, x, (int32_t)j + 2), st = ns ? s[j] : 1, dil = nd ? d[j] : 1;
+    int64_t pb = np ? p[j] : 0, pe = np ? p[j + nk] : 0;
+    if (dil != 1) return olg_lower_unsupported(cx, "MaxPool with dilations", 10);
+    if (in < 0) return olg__unsupportedf(cx, 10, "%s with ceil_mode of an input whose spatial size is not known", op);
+    if (st <= 0 || k[j] <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape and strides must be > 0");
+    int64_t num = in + pb + pe - (k[j] - 1) - 1;
+    if (num < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "the padded input is smaller than the window");
+    int64_t o = (num + st - 1) / st + 1;
+    if ((o - 1) * st >= in + pb) o--;
+    int64_t extra = (o - 1) * st + k[j] - (in + pb + pe);
+    pads[j] = pb;
+    pads[j + nk] = pe + (extra > 0 ? extra : 0);
+    strides[j] = st;
+  }
+  olg_node_id n;
+  OLG_TRY(olg_lower_emit_begin(cx, "", op, &n));
+  OLG_TRY(olg_lower_emit_input(cx, n, x));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, n, "kernel_shape", k, nk));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, n, "strides", strides, nk));
+  OLG_TRY(olg_lower_emit_attr_ints(cx, n, "pads", pads, 2 * nk));
+  if (!avg && olg__src_attr_int(cx, "storage_order", 0))
+    OLG_TRY(olg_lower_emit_attr_int(cx, n, "storage_order", 1));
+  size_t n_out = !avg && olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1;
+  OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
+  for (size_t i = 0; i < n_out; i++) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
+  return OLG_OK;
 }

@@ -88,6 +88,15 @@ OLG_SYMBOLIC(olg__sym_argsort);
 
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row */
+OLG_SYMBOLIC(olg__sym_onnx_layer_norm_decomposed); /* LayerNormalization below 17 (norm.c) */
+OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather);       /* NegativeLogLikelihoodLoss 7-8 (loss.c) */
+OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather_where); /* NegativeLogLikelihoodLoss 9-11 */
+OLG_SYMBOLIC(olg__sym_onnx_sce_loss_gather);       /* SoftmaxCrossEntropyLoss 7-8 */
+OLG_SYMBOLIC(olg__sym_onnx_sce_loss_gather_where); /* SoftmaxCrossEntropyLoss 9-11 */
+OLG_SYMBOLIC(olg__sym_onnx_arg_extreme); /* ArgMax/ArgMin select_last_index below 12 (onnx.c) */
+OLG_SYMBOLIC(olg__sym_onnx_cast_around); /* Min/Max/Pow/Sum/Mean of a type the target lacks (onnx.c) */
+OLG_SYMBOLIC(olg__sym_onnx_scan); /* Scan-8 at 9+: the batch axis of 1 squeezed (onnx.c) */
+OLG_SYMBOLIC(olg__sym_onnx_pool_ceil);   /* MaxPool/AveragePool ceil_mode below 10 (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_squeeze);     /* Squeeze, Unsqueeze */
 OLG_SYMBOLIC(olg__sym_onnx_reduce);      /* Reduce* */
 OLG_SYMBOLIC(olg__sym_onnx_slice);

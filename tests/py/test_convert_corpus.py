@@ -1,0 +1,199 @@
+"""The conversion rate, measured: every ONNX backend node test (libonnx-testdata) that ONNX
+Runtime runs correctly at its own opset is converted by onnxlegal.convert to opsets 7, 9, 11,
+13, 17, 21 and 26, each converted model is run in ONNX Runtime (batched) and compared with the
+test's stored outputs. The rate per opset is printed and held to a floor (raised as
+decompositions land; issue 9's targets: 13 and up every one except ops ONNX Runtime has no
+kernel for, 11 >= 98%, 9 >= 95%, 7 >= 90%). Never a wrong number; every converted model loads.
+Also: every model of opset 7-12 converted up to 26 runs and matches, and converted to 27 passes
+olg_check (no runtime runs 27 yet).
+
+The counts come from the corpus, never from a list. Run alone to see the rates:
+    PYTHONPATH=bindings/python:. python3 -m pytest -q -s tests/py/test_convert_corpus.py
+"""
+import collections
+import glob
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for p in ("bindings/python", "tests/ort"):
+    sys.path.insert(0, os.path.join(ROOT, p))
+NODE = "/usr/share/libonnx-testdata/data/node"
+TESTS = sorted(glob.glob(os.path.join(NODE, "*", "model.onnx")))
+TARGETS = (7, 9, 11, 13, 17, 21, 26)
+
+# The floor per target opset: the share of runnable node tests that convert and match. Raise
+# these as decompositions land; never lower them.
+# Measured at the start of issue 9: 7: 47.4%, 9: 54.7%, 11: 74.2%, 13: 93.0%, 17+: 99.9%.
+FLOOR = {7: 0.57, 9: 0.71, 11: 0.89, 13: 0.95, 17: 0.99, 21: 0.99, 26: 0.99}
+
+# Converted models ONNX Runtime cannot run although they are valid ONNX at the target: ORT has
+# no kernel for that (op, version, type). Keyed by the op and version ORT names in "Could not
+# find an implementation for Op(version)"; each says which kernel is missing. They count as
+# not converted in the rates, and are listed.
+ORT_LACKS = {
+    "Where(9)": "ORT's Where-9 has no int8 kernel (Clip of int8 below 12 is lowered to Where)",
+    "Max(6)": "ORT's Max-6 has float kernels only (no double)",
+    "Min(6)": "ORT's Min-6 has float kernels only (no double)",
+    "RoiAlign(22)": "ORT has no RoiAlign-22 kernel",
+}
+
+
+def _ort_lacks(err):
+    return next((k for k in ORT_LACKS if "Could not find an implementation for %s " % k in err), None)
+
+pytestmark = pytest.mark.skipif(not TESTS, reason="libonnx-testdata is not installed")
+
+
+def _ordered(d, prefix):
+    files = glob.glob(os.path.join(d, prefix + "_*.pb"))
+    return sorted(files, key=lambda f: int(f.rsplit("_", 1)[1][:-3]))
+
+
+def _load_case(path):
+    """(source opset, feeds, output names, expected outputs) or None for what is out of scope:
+    other domains, non-tensor or string inputs and outputs."""
+    import onnx
+    from onnx import numpy_helper
+    pm = onnx.load(path)
+    if any(i.domain not in ("", "ai.onnx") for i in pm.opset_import):
+        return None
+    opset = [i.version for i in pm.opset_import if i.domain in ("", "ai.onnx")][0]
+    d = os.path.join(os.path.dirname(path), "test_data_set_0")
+    try:
+        ins = [numpy_helper.to_array(onnx.load_tensor(f)) for f in _ordered(d, "input")]
+        outs = [numpy_helper.to_array(onnx.load_tensor(f)) for f in _ordered(d, "output")]
+    except Exception:  # noqa: BLE001 - sequences, optionals: not tensors
+        return None
+    if any(a.dtype.kind in "USO" for a in ins + outs):
+        return None
+    inits = {i.name for i in pm.graph.initializer}
+    names = [i.name for i in pm.graph.input if i.name not in inits]
+    if len(names) != len(ins) or len(pm.graph.output) != len(outs):
+        return None
+    return opset, dict(zip(names, ins)), [o.name for o in pm.graph.output], outs
+
+
+def _matches(got, names, want):
+    for n, w in zip(names, want):
+        g = np.asarray(got[n])
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return False
+        if w.dtype.kind in "fc":
+            if not np.allclose(g, w, atol=1e-4, rtol=1e-3, equal_nan=True):
+                return False
+        elif not np.array_equal(g, w):
+            return False
+    return True
+
+
+def _convert_all():
+    """Runs everything once per session: {name: case}, the conversion results and ORT's."""
+    import onnxlegal
+    from ortrun import run_batch
+    cases, batch, meta = {}, [], []
+    refusals = collections.defaultdict(dict)  # target -> {name: [(op, min_opset)]}
+    checked27, bad27 = 0, []
+    for path in TESTS:
+        name = os.path.basename(os.path.dirname(path))
+        case = _load_case(path)
+        if case is None:
+            continue
+        cases[name] = case
+        opset, feeds, _, _ = case
+        with open(path, "rb") as f:
+            batch.append((f.read(), feeds))
+        meta.append((name, None))
+        src = onnxlegal.Model.read(path)
+        for target in TARGETS:
+            try:
+                out = onnxlegal.convert(src, target)
+            except onnxlegal.Error as e:
+                refusals[target][name] = [(d["op"], d["min_opset"]) for d in
+                                          getattr(e, "diagnostics", []) if d["severity"] == "error"] or [("?", str(e))]
+                continue
+            batch.append((out.to_bytes(), feeds))
+            meta.append((name, target))
+        if 7 <= opset <= 12:
+            checked27 += 1
+            try:
+                onnxlegal.convert(src, 27).check()
+            except onnxlegal.Error as e:
+                bad27.append("%s %d->27: %s" % (name, opset, str(e)[:300]))
+    results = run_batch(batch)
+    return cases, meta, results, refusals, checked27, bad27
+
+
+_STATE = {}
+
+
+def _state():
+    if not _STATE:
+        _STATE["v"] = _convert_all()
+    return _STATE["v"]
+
+
+def test_conversion_rates_per_opset():
+    cases, meta, results, refusals, _, _ = _state()
+    runnable = {name for (name, target), r in zip(meta, results)
+                if target is None and not isinstance(r, str) and _matches(r, cases[name][2], cases[name][3])}
+    assert len(runnable) > 800, "ORT runs only %d node tests at their own opset" % len(runnable)
+    ok, wrong, unloadable, lacking = collections.Counter(), [], [], []
+    for (name, target), r in zip(meta, results):
+        if target is None or name not in runnable:
+            continue
+        if isinstance(r, str):
+            if _ort_lacks(r):
+                lacking.append("%s ->%d (%s)" % (name, target, _ort_lacks(r)))
+            else:
+                unloadable.append("%s ->%d: %s" % (name, target, r.strip()[:200]))
+        elif _matches(r, cases[name][2], cases[name][3]):
+            ok[target] += 1
+        else:
+            wrong.append("%s %d->%d: outputs differ" % (name, cases[name][0], target))
+    lines = ["", "conversion of %d runnable node tests (ORT, stored outputs):" % len(runnable)]
+    missing = collections.Counter()
+    for target in TARGETS:
+        rate = ok[target] / len(runnable)
+        refused = {n: v for n, v in refusals[target].items() if n in runnable}
+        ops = collections.Counter(op for v in refused.values() for op, _ in set(v))
+        lines.append("  opset %2d: %4d/%d = %5.1f%%  refused %d  (%s)" % (
+            target, ok[target], len(runnable), 100 * rate, len(refused),
+            ", ".join("%s %d" % kv for kv in ops.most_common(12))))
+        if target in (7, 9, 11):
+            missing.update(ops)
+    lines.append("  most refused at 7/9/11: " + ", ".join("%s %d" % kv for kv in missing.most_common(25)))
+    lines.append("  converted, but ORT has no kernel: " + ", ".join(lacking))
+    print("\n".join(lines))
+    assert not wrong, "wrong numbers:\n" + "\n".join(wrong[:40])
+    assert not unloadable, "converted models ORT cannot run:\n" + "\n".join(unloadable[:40])
+    for target in TARGETS:
+        assert ok[target] / len(runnable) >= FLOOR[target], (target, ok[target], len(runnable))
+    for target in (17, 21, 26):  # every one, but where ONNX Runtime lacks the kernel
+        n_lacking = sum(x.split(" ->")[1].startswith("%d " % target) for x in lacking)
+        assert ok[target] + n_lacking == len(runnable), (target, sorted(refusals[target]))
+
+
+def test_old_models_convert_up_to_26_and_27():
+    cases, meta, results, refusals, checked27, bad27 = _state()
+    problems = []
+    originals = {n: r for (n, t), r in zip(meta, results) if t is None}
+    for (name, target), r in zip(meta, results):
+        if target != 26 or not 7 <= cases[name][0] <= 12:
+            continue
+        orig = originals[name]
+        if isinstance(orig, str) or not _matches(orig, cases[name][2], cases[name][3]):
+            continue  # ORT fails the original
+        if isinstance(r, str) and _ort_lacks(r):
+            continue
+        if isinstance(r, str) or not _matches(r, cases[name][2], cases[name][3]):
+            problems.append("%s %d->26: %s" % (name, cases[name][0], r[:200] if isinstance(r, str) else "differs"))
+    old = [n for n, c in cases.items() if 7 <= c[0] <= 12]
+    problems += ["%s %d->26 refused: %s" % (n, cases[n][0], refusals[26][n]) for n in old if n in refusals[26]]
+    print("\nopset 7-12 models: %d; converted to 27 and checked: %d" % (len(old), checked27))
+    assert checked27 == len(old)
+    assert not bad27, "\n".join(bad27[:30])
+    assert not problems, "\n".join(problems[:30])
