@@ -69,6 +69,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Split", olg__sym_onnx_split, OLG_LOWERING_NATIVE},
     {"", "Squeeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
     {"", "TopK", olg__sym_onnx_topk, OLG_LOWERING_NATIVE},
+    {"", "Trilu", olg__sym_onnx_trilu, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
     {"", "Unsqueeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
     {"", "Upsample", olg__sym_onnx_resize, OLG_LOWERING_NATIVE},
 

@@ -14,4 +14,7 @@ const olg_symbolic_reg olg__opset08[] = {
     {"aten", "max_pool3d", olg__sym_max_pool_opset8, OLG_LOWERING_NATIVE},
     {"aten", "max_pool3d_with_indices", olg__sym_max_pool_opset8, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain: Scan-8 (batch axis first); re-encoded at 9 (symbolics/onnx.c) ---- */
+    {"", "Scan", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

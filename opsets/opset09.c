@@ -8,6 +8,7 @@ const olg_symbolic_reg olg__opset09[] = {
 
     /* ---- rearranging (symbolics/arrange.c): a static mask with Where-9 ---- */
     {"aten", "tril", olg__sym_tril_opset9, OLG_LOWERING_DECOMPOSED},
+    {"", "Trilu", olg__sym_onnx_trilu_opset9, OLG_LOWERING_DECOMPOSED},
     {"aten", "triu", olg__sym_triu_opset9, OLG_LOWERING_DECOMPOSED},
 
     /* ---- ONNX domain ---- */

@@ -22,6 +22,7 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "constant_pad_nd", olg__sym_constant_pad_nd_opset11, OLG_LOWERING_NATIVE},
     {"aten", "pad", olg__sym_pad_opset11, OLG_LOWERING_NATIVE},
     {"aten", "tril", olg__sym_tril_opset11, OLG_LOWERING_DECOMPOSED},
+    {"", "Trilu", olg__sym_onnx_trilu_opset11, OLG_LOWERING_DECOMPOSED},
     {"aten", "triu", olg__sym_triu_opset11, OLG_LOWERING_DECOMPOSED},
 
     /* ---- tensor creation (symbolics/creation.c): Range-11 ---- */

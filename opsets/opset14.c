@@ -8,6 +8,7 @@ const olg_symbolic_reg olg__opset14[] = {
 
     /* ---- ONNX domain ---- */
     {"", "HardSwish", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Trilu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- rearranging (symbolics/arrange.c): Trilu-14 ---- */
     {"aten", "tril", olg__sym_tril_opset14, OLG_LOWERING_NATIVE},

@@ -626,6 +626,32 @@ olg_status olg__sym_triu_opset14(olg_lower *cx, olg_node_id src, void *ud) {
   return trilu(cx, 1, (trilu_caps){true, true, true});
 }
 
+/* ONNX Trilu (14) below 14: the same lowering as tril/triu, for a k known at conversion time
+ * (upper from the attribute); at 7, 8 a Gather, from 9 a mask with Where, from 11 Range. */
+static olg_status onnx_trilu(olg_lower *cx, trilu_caps c) {
+  if (!olg_lower_arg_is_none(cx, 1)) {
+    olg_value kv;
+    OLG_TRY(olg_lower_arg_value(cx, 1, &kv));
+    if (!olg_lower_value_known(cx, kv)) return olg_lower_unsupported(cx, "Trilu with k computed at run time", 14);
+  }
+  return trilu(cx, (int)olg__src_attr_int(cx, "upper", 1), c);
+}
+
+olg_status olg__sym_onnx_trilu(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_trilu(cx, (trilu_caps){false, false, false});
+}
+
+olg_status olg__sym_onnx_trilu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_trilu(cx, (trilu_caps){true, false, false});
+}
+
+olg_status olg__sym_onnx_trilu_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_trilu(cx, (trilu_caps){true, true, false});
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* pad, constant_pad_nd */
 

@@ -59,6 +59,9 @@ OLG_SYMBOLIC(olg__sym_triu);
 OLG_SYMBOLIC(olg__sym_triu_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_triu_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_triu_opset14); /* Trilu-14 */
+OLG_SYMBOLIC(olg__sym_onnx_trilu);         /* ONNX Trilu below 14, as tril/triu: Gather */
+OLG_SYMBOLIC(olg__sym_onnx_trilu_opset9);  /* Where-9 */
+OLG_SYMBOLIC(olg__sym_onnx_trilu_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_one_hot);       /* OneHot (9), else Equal */
 OLG_SYMBOLIC(olg__sym_embedding);
 OLG_SYMBOLIC(olg__sym_pad);           /* constant, reflect, replicate, circular */

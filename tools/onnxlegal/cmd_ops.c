@@ -1,10 +1,12 @@
 /* onnxlegal ops [--opset N] [--markdown] [--domain D]: the coverage matrix, computed from the
  * built-in registry itself: for each (domain, op), the opsets where it lowers natively, by a
  * decomposition, or not at all. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "schema.h" /* the ONNX operator tables (internal; the tool links the static library) */
 
 static const char usage[] =
     "usage: onnxlegal ops [--opset N] [--markdown] [--domain D]\n"
@@ -46,6 +48,80 @@ static void ranges(const int *kinds, int kind, char *buf, size_t cap) {
 }
 
 static const char *domain_label(const char *d) { return *d ? d : "onnx"; }
+
+/* How the ONNX ops that have a decomposition are decomposed (docs/ops.md). */
+static const struct { const char *op, *how; } decomposition_notes[] = {
+    {"AffineGrid", "MatMul of the theta matrices with a constant base grid"},
+    {"ArgMax", "select_last_index: ArgMax of the input reversed along the axis"},
+    {"ArgMin", "select_last_index: ArgMin of the input reversed along the axis"},
+    {"Attention", "MatMul, Softmax, masks (as aten::scaled_dot_product_attention)"},
+    {"AveragePool", "ceil_mode: extra end padding (count_include_pad 0)"},
+    {"CastLike", "Cast to the other input's type"},
+    {"GridSample", "Gather of the neighbours, weights by arithmetic (as aten::grid_sampler)"},
+    {"HardSwish", "x * HardSigmoid(x)"},
+    {"LayerNormalization", "ReduceMean, Sub, Mul, Sqrt, Div (as aten::layer_norm)"},
+    {"Max", "a type the version lacks: computed in float/double, cast back"},
+    {"MaxPool", "ceil_mode: extra end padding"},
+    {"Mean", "a type the version lacks: computed in float/double, cast back"},
+    {"Min", "a type the version lacks: computed in float/double, cast back"},
+    {"NegativeLogLikelihoodLoss", "Gather of the picked values, ReduceSum, Div; ignore_index by Where (9)"},
+    {"Pow", "a type the version lacks: computed in float/double, cast back"},
+    {"Scan", "Scan-8 at 9 and later: the batch axis of 1 squeezed"},
+    {"SoftmaxCrossEntropyLoss", "LogSoftmax over axis 1, then as NegativeLogLikelihoodLoss"},
+    {"Sum", "a type the version lacks: computed in float/double, cast back"},
+    {"Trilu", "Where with a constant mask (9), Gather (7, 8); k known (as aten::tril/triu)"},
+};
+
+static const char *decomposition_note(const char *op) {
+  for (size_t i = 0; i < sizeof decomposition_notes / sizeof decomposition_notes[0]; i++)
+    if (strcmp(decomposition_notes[i].op, op) == 0) return decomposition_notes[i].how;
+  return "";
+}
+
+/* Every operator of the default ONNX domain: where it converts (the registry's rows, else the
+ * pass-through wherever ONNX defines it), as Markdown. */
+static void onnx_ops_markdown(const olg_registry *r) {
+  printf("\n## Every ONNX operator\n\n"
+         "Every operator of the default domain in ONNX's tables, as `onnxlegal convert` brings a\n"
+         "node of it to each target opset from %d to %d: kept or re-encoded (**native**), by an\n"
+         "exact **decomposition** (how), or **refused** (the diagnostic names the lowest opset\n"
+         "that works). An op without a row of its own in the registry is passed through wherever\n"
+         "ONNX defines it at the target; an attribute or input type that the target's version\n"
+         "lacks is refused there, naming the opset that has it.\n\n"
+         "| op | defined from | native | decomposition | refused | how |\n"
+         "| --- | --- | --- | --- | --- | --- |\n",
+         OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
+  const olg_schema_tables *t = &olg__schema_tables;
+  size_t n_ops = 0;
+  for (int i = 0; i < t->n_ops; i++) {
+    const olg_schema_op *o = &t->ops[i];
+    if (*o->domain) continue;
+    bool rows = false;
+    for (int v = OLG_LOWER_OPSET_MIN; v <= OLG_LOWER_OPSET_MAX && !rows; v++) {
+      int since = 0;
+      olg_registry_find(r, "", o->name, v, &since, NULL);
+      rows = since > 0;
+    }
+    int kinds[NV];
+    for (int v = 0; v < NV; v++) {
+      int opset = OLG_LOWER_OPSET_MIN + v;
+      if (rows) {
+        kinds[v] = olg_registry_lowering(r, "", o->name, opset);
+      } else {
+        const olg_schema *s = olg_schema_find("", o->name, opset);
+        kinds[v] = s && !s->deprecated ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
+      }
+    }
+    char a[128], b[128], c[128];
+    ranges(kinds, OLG_LOWERING_NATIVE, a, sizeof a);
+    ranges(kinds, OLG_LOWERING_DECOMPOSED, b, sizeof b);
+    ranges(kinds, OLG_LOWERING_NONE, c, sizeof c);
+    const char *how = strcmp(b, "—") != 0 || strstr(decomposition_note(o->name), ":") ? decomposition_note(o->name) : "";
+    printf("| `%s` | %d | %s | %s | %s | %s |\n", o->name, t->schemas[o->first].since_version, a, b, c, how);
+    n_ops++;
+  }
+  printf("\n%zu ONNX operators.\n", n_ops);
+}
 
 int cli_ops(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
@@ -147,6 +223,8 @@ int cli_ops(int argc, char **argv) {
   if (opset)
     printf("%s%zu ops at opset %d: %zu native, %zu by decomposition, %zu not supported\n",
            markdown ? "\n" : "", n_ops, opset, n_native, n_decomp, n_none);
+  else if (markdown && !domain)
+    printf("\n%zu ops.\n", n_ops), onnx_ops_markdown(r);
   else if (markdown)
     printf("\n%zu ops.\n", n_ops);
   olg_registry_free(r);
