@@ -1,5 +1,6 @@
 /* onnxlegal — shape and type inference: the driver, the rule table, and the helpers the rules
- * share (inputs, attributes, merging an inferred type into a declared one, broadcasting). */
+ * share (inputs, attributes, broadcasting); merging an inferred type into a declared one is
+ * infer_merge.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -479,7 +480,7 @@ olg_type *olg__type_new(olg_icx *cx) {
   return t;
 }
 
-static olg_dim *dims_dup(olg_model *m, const olg_dim *d, int32_t rank) {
+olg_dim *olg__infer_dims_dup(olg_model *m, const olg_dim *d, int32_t rank) {
   if (rank <= 0) return NULL;
   olg_dim *p = olg__arena_alloc(m, (size_t)rank * sizeof *p);
   if (p) memcpy(p, d, (size_t)rank * sizeof *p);
@@ -495,7 +496,7 @@ olg_type *olg__type_tensor(olg_icx *cx, olg_dtype dt, const olg_ishape *s) {
   if (s && s->rank >= 0) {
     t->has_shape = true;
     t->rank = s->rank;
-    if (s->rank > 0 && !(t->dims = dims_dup(cx->m, s->d, s->rank))) return NULL;
+    if (s->rank > 0 && !(t->dims = olg__infer_dims_dup(cx->m, s->d, s->rank))) return NULL;
   }
   return t;
 }
@@ -506,291 +507,6 @@ olg_type *olg__type_wrap(olg_icx *cx, olg_type_kind kind, const olg_type *inner)
   t->kind = (uint8_t)kind;
   t->inner = (olg_type *)inner;
   return t;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Merging an inferred type into what a value holds */
-
-static bool type_empty(const olg_type *t) {
-  if (!t || t->kind == OLG_TYPE_NONE) return true;
-  return t->kind == OLG_TYPE_TENSOR && !(t->has_elem && t->elem) && !t->has_shape;
-}
-
-static bool dims_equal(const olg_dim *a, const olg_dim *b, int32_t rank) {
-  for (int32_t k = 0; k < rank; k++) {
-    if (a[k].value != b[k].value) return false;
-    if ((a[k].param == NULL) != (b[k].param == NULL)) return false;
-    if (a[k].param && strcmp(a[k].param, b[k].param) != 0) return false;
-  }
-  return true;
-}
-
-/* Merges inferred i into existing e, giving r (arena-backed). *conflict set on a contradiction,
- * in which case r is i (the inferred type wins). */
-static olg_status merge_type(olg_icx *cx, const olg_type *e, const olg_type *i, olg_type *r,
-                             bool *conflict) {
-  if (type_empty(i)) {
-    *r = *e;
-    return OLG_OK;
-  }
-  if (type_empty(e) || e->kind != i->kind) {
-    if (!type_empty(e)) *conflict = true;
-    *r = *i;
-    if (i->has_shape && i->rank > 0 && !(r->dims = dims_dup(cx->m, i->dims, i->rank)))
-      return OLG_ERR_NOMEM;
-    return OLG_OK;
-  }
-  *r = *e;
-  switch (e->kind) {
-  case OLG_TYPE_TENSOR:
-  case OLG_TYPE_SPARSE_TENSOR: {
-    olg_dtype ee = e->has_elem ? e->elem : 0, ie = i->has_elem ? i->elem : 0;
-    if (ee && ie && ee != ie) *conflict = true;
-    if (ie) {
-      r->has_elem = true;
-      r->elem = ie;
-    }
-    if (!i->has_shape) return OLG_OK;
-    if (!e->has_shape || e->rank != i->rank) {
-      if (e->has_shape) *conflict = true;
-      r->has_shape = true;
-      r->rank = i->rank;
-      r->dims = i->rank > 0 ? dims_dup(cx->m, i->dims, i->rank) : NULL;
-      return i->rank > 0 && !r->dims ? OLG_ERR_NOMEM : OLG_OK;
-    }
-    if (i->rank == 0) return OLG_OK;
-    olg_dim tmp[OLG_INFER_MAX_RANK] = {{0}};
-    olg_dim *buf = tmp;
-    if (i->rank > OLG_INFER_MAX_RANK) return OLG_OK; /* keep what is declared */
-    for (int32_t k = 0; k < i->rank; k++) {
-      const olg_dim *de = &e->dims[k], *di = &i->dims[k];
-      if (de->value >= 0 && di->value >= 0 && de->value != di->value) *conflict = true;
-      if (di->value >= 0) buf[k] = (olg_dim){di->value, NULL, de->denotation};
-      else if (de->value >= 0) buf[k] = *de;
-      else if (de->param) buf[k] = *de;
-      else buf[k] = (olg_dim){OLG_DIM_UNKNOWN, di->param, de->denotation};
-    }
-    if (*conflict) {
-      r->dims = dims_dup(cx->m, i->dims, i->rank);
-      return r->dims ? OLG_OK : OLG_ERR_NOMEM;
-    }
-    if (!dims_equal(buf, e->dims, i->rank) && !(r->dims = dims_dup(cx->m, buf, i->rank)))
-      return OLG_ERR_NOMEM;
-    return OLG_OK;
-  }
-  case OLG_TYPE_SEQUENCE:
-  case OLG_TYPE_OPTIONAL:
-  case OLG_TYPE_MAP: {
-    if (e->kind == OLG_TYPE_MAP && e->key && i->key && e->key != i->key) *conflict = true;
-    if (!i->inner) return OLG_OK;
-    if (!e->inner) {
-      r->inner = i->inner;
-      return OLG_OK;
-    }
-    olg_type in;
-    olg_status s = merge_type(cx, e->inner, i->inner, &in, conflict);
-    if (s) return s;
-    if (memcmp(&in, e->inner, sizeof in) != 0) {
-      olg_type *p = olg__arena_dup(cx->m, &in, sizeof in);
-      if (!p) return OLG_ERR_NOMEM;
-      r->inner = p;
-    }
-    return OLG_OK;
-  }
-  default:
-    return OLG_OK;
-  }
-}
-
-static olg_value_rec *out_rec(olg_icx *cx, int i) {
-  if (i < 0 || (uint32_t)i >= cx->nd->n_outputs) return NULL;
-  olg_value v = cx->nd->outputs[i];
-  if (v < 0 || (uint32_t)v >= cx->g->n_values) return NULL;
-  return &cx->g->values[v];
-}
-
-static olg_status store_type(olg_icx *cx, olg_value_rec *r, const olg_type *t) {
-  olg_type res;
-  bool conflict = false;
-  olg_status s = merge_type(cx, &r->type, t, &res, &conflict);
-  if (s) return s;
-  if (conflict && cx->diags) {
-    char a[256], b[256], msg[700];
-    snprintf(msg, sizeof msg, "output '%s': inferred %s, but it is declared %s", r->name,
-             olg__type_text(t, a, sizeof a), olg__type_text(&r->type, b, sizeof b));
-    s = olg_diags_add(cx->diags, OLG_ERROR, "OLG-INFER-MISMATCH", cx->nd->name, cx->nd->domain,
-                      cx->nd->op, cx->opset, msg);
-    if (s) return s;
-  }
-  r->type = res;
-  return OLG_OK;
-}
-
-olg_status olg__set_out_type(olg_icx *cx, int i, const olg_type *t) {
-  olg_value_rec *r = out_rec(cx, i);
-  if (!r || !t) return OLG_OK;
-  return store_type(cx, r, t);
-}
-
-/* An input's dims array equal to d (rank r), to share instead of copying: most ops give an
- * output the shape of an input. Dims arrays are never changed in place, so sharing is safe. */
-static olg_dim *input_dims_like(const olg_icx *cx, const olg_dim *d, int32_t r) {
-  uint32_t n = cx->nd->n_args < 4 ? cx->nd->n_args : 4;
-  for (uint32_t k = 0; k < n; k++) {
-    const olg_value_rec *in = olg__in(cx, (int)k);
-    if (in && in->type.kind == OLG_TYPE_TENSOR && in->type.has_shape && in->type.rank == r &&
-        dims_equal(in->type.dims, d, r))
-      return in->type.dims;
-  }
-  return NULL;
-}
-
-olg_status olg__set_out(olg_icx *cx, int i, olg_dtype dt, const olg_ishape *s) {
-  olg_value_rec *r = out_rec(cx, i);
-  if (!r) return OLG_OK;
-  olg_type t = {0};
-  t.kind = OLG_TYPE_TENSOR;
-  t.has_elem = dt != OLG_UNDEFINED;
-  t.elem = dt;
-  t.rank = OLG_RANK_UNKNOWN;
-  if (s && s->rank >= 0) {
-    t.has_shape = true;
-    t.rank = s->rank;
-    t.dims = (olg_dim *)s->d; /* merge_type copies what it keeps */
-    if (type_empty(&r->type) && s->rank > 0) {
-      /* the common case: an untyped output; share an input's equal dims */
-      olg_dim *same = input_dims_like(cx, s->d, s->rank);
-      if (same) {
-        t.dims = same;
-        t.denotation = r->type.denotation; /* what a reader kept stays */
-        t.extra = r->type.extra;
-        r->type = t;
-        return OLG_OK;
-      }
-    }
-  }
-  return store_type(cx, r, &t);
-}
-
-olg_status olg__set_out_known(olg_icx *cx, int i, const olg_tensor *kt) {
-  olg_value_rec *r = out_rec(cx, i);
-  if (!r) return OLG_OK;
-  olg_ishape s;
-  if (!olg__shape_rank(&s, kt->rank)) return olg__set_out(cx, i, kt->dtype, NULL);
-  for (int32_t k = 0; k < kt->rank; k++) s.d[k] = olg__dnum(kt->dims[k]);
-  olg_status st = olg__set_out(cx, i, kt->dtype, &s);
-  if (st) return st;
-  r->known = kt;
-  r->sym = NULL;
-  r->n_sym = 0;
-  return OLG_OK;
-}
-
-static olg_status store_le(unsigned char *p, olg_dtype dt, uint64_t k, int64_t iv, double fv,
-                           bool is_f) {
-  switch (dt) {
-#define WR(T, v) { T x = (T)(v); memcpy(p + k * sizeof(T), &x, sizeof(T)); return OLG_OK; }
-  case OLG_INT64: WR(int64_t, is_f ? (int64_t)fv : iv)
-  case OLG_INT32: WR(int32_t, is_f ? (int64_t)fv : iv)
-  case OLG_INT16: WR(int16_t, is_f ? (int64_t)fv : iv)
-  case OLG_INT8: WR(int8_t, is_f ? (int64_t)fv : iv)
-  case OLG_UINT8: WR(uint8_t, is_f ? (int64_t)fv : iv)
-  case OLG_UINT16: WR(uint16_t, is_f ? (int64_t)fv : iv)
-  case OLG_UINT32: WR(uint32_t, is_f ? (int64_t)fv : iv)
-  case OLG_UINT64: WR(uint64_t, is_f ? (uint64_t)fv : (uint64_t)iv)
-  case OLG_BOOL: WR(uint8_t, is_f ? fv != 0 : iv != 0)
-  case OLG_FLOAT: WR(float, is_f ? fv : (double)iv)
-  case OLG_DOUBLE: WR(double, is_f ? fv : (double)iv)
-#undef WR
-  default:
-    return OLG_ERR_UNSUPPORTED;
-  }
-}
-
-static olg_status make_known(olg_icx *cx, olg_dtype dt, int32_t rank, const int64_t *dims,
-                             const int64_t *iv, const double *fv, size_t n, olg_tensor **out) {
-  *out = NULL;
-  size_t nb = olg_dtype_nbytes(dt, n);
-  if (nb == SIZE_MAX || n > OLG_INFER_MAX_KNOWN) return OLG_OK;
-  switch (dt) {
-  case OLG_INT64: case OLG_INT32: case OLG_INT16: case OLG_INT8: case OLG_UINT8:
-  case OLG_UINT16: case OLG_UINT32: case OLG_UINT64: case OLG_BOOL: case OLG_FLOAT:
-  case OLG_DOUBLE:
-    break;
-  default:
-    return OLG_OK; /* not a type propagation computes */
-  }
-  olg_tensor *t = olg__arena_alloc(cx->m, sizeof *t);
-  unsigned char *data = olg__arena_alloc(cx->m, nb ? nb : 1);
-  int64_t *d = rank > 0 ? olg__arena_dup(cx->m, dims, (size_t)rank * sizeof *dims) : NULL;
-  if (!t || !data || (rank > 0 && !d)) return OLG_ERR_NOMEM;
-  for (size_t k = 0; k < n; k++)
-    store_le(data, dt, k, iv ? iv[k] : 0, fv ? fv[k] : 0, fv != NULL);
-  t->dtype = dt;
-  t->has_dtype = true;
-  t->rank = rank;
-  t->dims = d;
-  t->data = data;
-  t->nbytes = nb;
-  t->encoding = OLG_ENC_RAW;
-  t->owner = OLG_OWNER_BORROWED; /* the arena's */
-  *out = t;
-  return OLG_OK;
-}
-
-olg_status olg__set_out_ints(olg_icx *cx, int i, olg_dtype dt, int32_t rank, const int64_t *dims,
-                             const int64_t *v, size_t n) {
-  olg_tensor *t;
-  olg_status s = make_known(cx, dt, rank, dims, v, NULL, n, &t);
-  if (s) return s;
-  if (t) return olg__set_out_known(cx, i, t);
-  olg_ishape sh;
-  if (olg__shape_rank(&sh, rank))
-    for (int32_t k = 0; k < rank; k++) sh.d[k] = olg__dnum(dims[k]);
-  return olg__set_out(cx, i, dt, &sh);
-}
-
-olg_status olg__set_out_doubles(olg_icx *cx, int i, olg_dtype dt, int32_t rank,
-                                const int64_t *dims, const double *v, size_t n) {
-  olg_tensor *t;
-  olg_status s = make_known(cx, dt, rank, dims, NULL, v, n, &t);
-  if (s) return s;
-  if (t) return olg__set_out_known(cx, i, t);
-  olg_ishape sh;
-  if (olg__shape_rank(&sh, rank))
-    for (int32_t k = 0; k < rank; k++) sh.d[k] = olg__dnum(dims[k]);
-  return olg__set_out(cx, i, dt, &sh);
-}
-
-olg_status olg__set_out_syms(olg_icx *cx, int i, olg_dtype dt, int32_t rank, const olg_dim *v,
-                             size_t n) {
-  olg_value_rec *r = out_rec(cx, i);
-  if (!r) return OLG_OK;
-  if (rank == 0 && n != 1) return OLG_OK;
-  bool all = true, any = false;
-  for (size_t k = 0; k < n; k++) {
-    if (v[k].param || v[k].value == OLG_SYM_UNKNOWN) all = false;
-    if (v[k].param || v[k].value != OLG_SYM_UNKNOWN) any = true;
-  }
-  int64_t dims[1] = {(int64_t)n};
-  if (all && n <= OLG_INFER_MAX_KNOWN) {
-    int64_t vals[OLG_INFER_MAX_RANK * 2];
-    if (n <= sizeof vals / sizeof vals[0]) {
-      for (size_t k = 0; k < n; k++) vals[k] = v[k].value;
-      return olg__set_out_ints(cx, i, dt, rank, dims, vals, n);
-    }
-  }
-  olg_ishape sh;
-  olg__shape_rank(&sh, rank);
-  if (rank == 1) sh.d[0] = olg__dnum((int64_t)n);
-  olg_status s = olg__set_out(cx, i, dt, &sh);
-  if (s || !any) return s;
-  olg_dim *p = olg__arena_alloc(cx->m, (n ? n : 1) * sizeof *p);
-  if (!p) return OLG_ERR_NOMEM;
-  memcpy(p, v, n * sizeof *p);
-  r->sym = p;
-  r->n_sym = (int32_t)n;
-  return OLG_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -806,7 +522,7 @@ olg_status olg__set_graph_input(olg_icx *cx, olg_graph *sub, int i, const olg_ty
   olg_value_rec *r = &sub->values[sub->inputs.p[i]];
   olg_type res;
   bool conflict = false;
-  olg_status s = merge_type(cx, &r->type, t, &res, &conflict);
+  olg_status s = olg__infer_merge_type(cx, &r->type, t, &res, &conflict);
   if (s) return s;
   if (conflict) return OLG_OK; /* a subgraph may declare a more general or a different input;
                                   what it declares stays (the checker reports real clashes) */

@@ -147,6 +147,17 @@ olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub);
 const olg_type *olg__graph_output_type(const olg_graph *sub, int i);
 
 /* ---- the rules, by family (one file each) ---- */
+/* Shared by the parts of the driver and of the shape rules. */
+/* infer.c: rank dims copied into the model's arena */
+olg_dim *olg__infer_dims_dup(olg_model *m, const olg_dim *d, int32_t rank);
+/* infer_merge.c: the inferred type i merged into what the value holds (e) as *r; *conflict when
+ * they contradict */
+olg_status olg__infer_merge_type(olg_icx *cx, const olg_type *e, const olg_type *i, olg_type *r,
+                                 bool *conflict);
+/* infer_shape.c: an element of a shape value that is a known number; the dim it stands for */
+bool olg__infer_sym_is_num(const olg_dim *d);
+olg_dim olg__infer_dim_from_sym(const olg_dim *s);
+
 #define OLG_INFER_RULE(fn) olg_status fn(olg_icx *cx)
 /* lib/infer_elem.c */
 OLG_INFER_RULE(olg__inf_unary);       /* same type and shape as input 0 */
@@ -240,6 +251,7 @@ OLG_INFER_RULE(olg__inf_resize);
 OLG_INFER_RULE(olg__inf_upsample);
 OLG_INFER_RULE(olg__inf_depth_to_space);
 OLG_INFER_RULE(olg__inf_space_to_depth);
+/* lib/infer_const.c */
 OLG_INFER_RULE(olg__inf_constant);
 OLG_INFER_RULE(olg__inf_constant_of_shape);
 OLG_INFER_RULE(olg__inf_range);
