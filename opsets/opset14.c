@@ -6,6 +6,11 @@ const olg_symbolic_reg olg__opset14[] = {
     /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
     {"aten", "hardswish", olg__sym_hardswish_opset14, OLG_LOWERING_NATIVE},
 
+    /* ---- attention (symbolics/attention.c): a causal mask of run-time size by Trilu-14 ---- */
+    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset14,
+     OLG_LOWERING_DECOMPOSED},
+    {"", "Attention", olg__sym_onnx_attention_decomposed_opset14, OLG_LOWERING_DECOMPOSED},
+
     /* ---- ONNX domain ---- */
     {"", "HardSwish", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
     {"", "Trilu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},

@@ -7,7 +7,7 @@ const olg_symbolic_reg olg__opset23[] = {
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_NATIVE},
 
     /* ---- attention (symbolics/attention.c): Attention-23 ---- */
-    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention,
+    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset23,
      OLG_LOWERING_NATIVE},
 
     /* ---- attention, ONNX domain: Attention-23 passed through (decomposed below) ---- */

@@ -29,12 +29,17 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
+/* What the registered opset offers attention: Where (9), Trilu (14), Attention (23). */
+typedef struct att_caps {
+  bool where, trilu, attention;
+} att_caps;
+
 /* The additive bias of a bool mask: 0 where `keep` (the mask, or its negation when
- * true_means_masked), -inf elsewhere. */
-static olg_status bool_mask_bias(olg_lower *cx, olg_value mask, bool true_means_masked,
-                                 olg_dtype dt, olg_value *out) {
+ * true_means_masked), -inf elsewhere: Where, or Log of the mask as 0/1. */
+static olg_status bool_mask_bias(olg_lower *cx, att_caps c, olg_value mask,
+                                 bool true_means_masked, olg_dtype dt, olg_value *out) {
   if (olg__dtype(cx, mask) != OLG_BOOL) OLG_TRY(olg__emit_cast(cx, mask, OLG_BOOL, &mask));
-  if (olg__opset(cx) >= 9) {
+  if (c.where) {
     olg_value zero, ninf, in[3];
     OLG_TRY(olg__const_scalar(cx, dt, 0.0, &zero));
     OLG_TRY(olg__const_scalar(cx, dt, -INFINITY, &ninf));
@@ -84,6 +89,7 @@ typedef struct sdpa {
   double scale;
   olg_dtype dt;
   int32_t rq, rk, rv;
+  att_caps caps;
 } sdpa;
 
 /* The causal bias [L, S]: 0 where j <= i, -inf above: a constant when L and S are known, else
@@ -106,7 +112,7 @@ static olg_status causal_bias(olg_lower *cx, const sdpa *a, olg_value *out) {
     return olg__const_tensor_kept(cx, a->dt == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT, 2, dims, buf,
                              n * esz, out);
   }
-  if (olg__opset(cx) < 14)
+  if (!a->caps.trilu)
     return olg_lower_unsupported(cx, "a causal mask whose sizes are not known at export time "
                                      "(Trilu)", 14);
   olg_value pieces[2], shape, ones, tri;
@@ -180,7 +186,7 @@ static olg_status sdpa_decomposed(olg_lower *cx, const sdpa *a, olg_value *y) {
   }
   if (a->mask != OLG_NO_VALUE) {
     olg_value mb = a->mask;
-    if (olg__dtype(cx, mb) == OLG_BOOL) OLG_TRY(bool_mask_bias(cx, mb, false, a->dt, &mb));
+    if (olg__dtype(cx, mb) == OLG_BOOL) OLG_TRY(bool_mask_bias(cx, a->caps, mb, false, a->dt, &mb));
     else OLG_TRY(olg__emit_cast(cx, mb, a->dt, &mb));
     OLG_TRY(olg__emit2(cx, "Add", s, mb, &s));
     masked = true;
@@ -249,10 +255,10 @@ static olg_status sdpa_native(olg_lower *cx, const sdpa *a, olg_value *y) {
 /* aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value,
  *     Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, float? scale=None,
  *     bool enable_gqa=False) */
-olg_status olg__sym_scaled_dot_product_attention(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status sdpa_lower(olg_lower *cx, att_caps c) {
   sdpa a;
   memset(&a, 0, sizeof a);
+  a.caps = c;
   double dropout;
   olg_value y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &a.q));
@@ -281,16 +287,40 @@ olg_status olg__sym_scaled_dot_product_attention(olg_lower *cx, olg_node_id src,
       !olg__is_float(olg__dtype(cx, a.mask)))
     return olg_lower_error(cx, OLG_ERR_TYPE, "scaled_dot_product_attention: attn_mask must be "
                                              "bool or floating-point");
-  if (olg__opset(cx) >= 23 && sdpa_native_fits(cx, &a)) {
+  if (c.attention && sdpa_native_fits(cx, &a)) {
     OLG_TRY(sdpa_native(cx, &a, &y));
   } else {
-    if (olg__opset(cx) >= 23)
+    if (c.attention)
       OLG_TRY(olg_lower_decompose(cx, "scaled_dot_product_attention with inputs Attention-23 does "
                                       "not take (ranks above 4, broadcast batch or head dims, a "
                                       "mask of another dtype)", -1));
     OLG_TRY(sdpa_decomposed(cx, &a, &y));
   }
   return olg_lower_bind_output(cx, 0, y);
+}
+
+/* below 9: masks by Log */
+olg_status olg__sym_scaled_dot_product_attention(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return sdpa_lower(cx, (att_caps){false, false, false});
+}
+
+/* Where-9 */
+olg_status olg__sym_scaled_dot_product_attention_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return sdpa_lower(cx, (att_caps){true, false, false});
+}
+
+/* Trilu-14: a causal mask of run-time size */
+olg_status olg__sym_scaled_dot_product_attention_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return sdpa_lower(cx, (att_caps){true, true, false});
+}
+
+/* Attention-23 */
+olg_status olg__sym_scaled_dot_product_attention_opset23(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return sdpa_lower(cx, (att_caps){true, true, true});
 }
 
 /* ---- _native_multi_head_attention ---- */
@@ -317,8 +347,7 @@ static olg_status split_heads(olg_lower *cx, olg_value x, int64_t h, int64_t dh,
   return olg__emit_transpose(cx, r, (const int64_t[]){0, 2, 1, 3}, 4, out);
 }
 
-olg_status olg__sym_native_multi_head_attention(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status mha_lower(olg_lower *cx, att_caps c) {
   olg_value q, k, v, w, b, pw, pb, mask, y;
   int64_t e, h;
   int need_weights, average;
@@ -378,7 +407,7 @@ olg_status olg__sym_native_multi_head_attention(olg_lower *cx, olg_node_id src, 
       return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "_native_multi_head_attention: the mask "
                                                       "must be [B, S], [B, L, S] or [B, H, L, S]");
     }
-    OLG_TRY(bool_mask_bias(cx, mask, true, dt, &mb));
+    OLG_TRY(bool_mask_bias(cx, c, mask, true, dt, &mb));
     OLG_TRY(olg__emit2(cx, "Add", s, mb, &s));
   }
   OLG_TRY(olg__emit_softmax(cx, OLG_SOFTMAX, s, -1, &p));
@@ -401,13 +430,24 @@ olg_status olg__sym_native_multi_head_attention(olg_lower *cx, olg_node_id src, 
   return OLG_OK;
 }
 
+olg_status olg__sym_native_multi_head_attention(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return mha_lower(cx, (att_caps){false, false, false});
+}
+
+/* Where-9 */
+olg_status olg__sym_native_multi_head_attention_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return mha_lower(cx, (att_caps){true, false, false});
+}
+
 /* ONNX Attention (23) below 23: the same decomposition, for what it expresses there: 4-D Q, K,
  * V (or 3-D ones with q_num_heads / kv_num_heads), a bool or float mask, is_causal, scale; no
  * KV cache (past_key, past_value, nonpad_kv_seqlen), no softcap, and only output Y used. */
-olg_status olg__sym_onnx_attention_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status onnx_attention_lower(olg_lower *cx, att_caps c) {
   sdpa a;
   memset(&a, 0, sizeof a);
+  a.caps = c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &a.q));
   OLG_TRY(olg_lower_arg_value(cx, 1, &a.k));
   OLG_TRY(olg_lower_arg_value(cx, 2, &a.v));
@@ -458,4 +498,21 @@ olg_status olg__sym_onnx_attention_decomposed(olg_lower *cx, olg_node_id src, vo
     OLG_TRY(olg__emit_reshape_static(cx, y, (const int64_t[]){0, 0, -1}, 3, &y));
   }
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_attention_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_attention_lower(cx, (att_caps){false, false, false});
+}
+
+/* Where-9 */
+olg_status olg__sym_onnx_attention_decomposed_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_attention_lower(cx, (att_caps){true, false, false});
+}
+
+/* Trilu-14 */
+olg_status olg__sym_onnx_attention_decomposed_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_attention_lower(cx, (att_caps){true, true, false});
 }

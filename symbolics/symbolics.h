@@ -302,7 +302,11 @@ OLG_SYMBOLIC(olg__sym_affine_grid_generator);
 
 /* ---- attention (symbolics/attention.c) ---- */
 OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention);
+OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention_opset9); /* Where-9 */
+OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention_opset14); /* Trilu-14 */
+OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention_opset23); /* Attention-23 */
 OLG_SYMBOLIC(olg__sym_native_multi_head_attention); /* _native_multi_head_attention */
+OLG_SYMBOLIC(olg__sym_native_multi_head_attention_opset9); /* Where-9 */
 
 /* ---- recurrence (symbolics/rnn.c) ---- */
 OLG_SYMBOLIC(olg__sym_lstm);
@@ -314,5 +318,7 @@ OLG_SYMBOLIC(olg__sym_rnn_relu);
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed); /* GridSample below 16 (N-D below 20) */
 OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed); /* AffineGrid below 20 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed);   /* Attention below 23 */
+OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset9); /* Where-9 */
+OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset14); /* Trilu-14 */
 
 #endif
