@@ -31,6 +31,12 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- linear algebra (symbolics/linalg.c): Gemm-11's C is optional ---- */
     {"aten", "linear", olg__sym_linear_opset11, OLG_LOWERING_NATIVE},
 
+    /* ---- sampling (symbolics/sample.c): Range-11 for a batch size known at run time ---- */
+    {"aten", "grid_sampler", olg__sym_grid_sampler_opset11, OLG_LOWERING_DECOMPOSED},
+    {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset11, OLG_LOWERING_DECOMPOSED},
+    {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset11, OLG_LOWERING_DECOMPOSED},
+    {"", "GridSample", olg__sym_onnx_grid_sample_decomposed_opset11, OLG_LOWERING_DECOMPOSED},
+
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum_opset11, OLG_LOWERING_NATIVE},
 

@@ -4,8 +4,9 @@
 
 const olg_symbolic_reg olg__opset16[] = {
     /* ---- sampling (symbolics/sample.c): GridSample-16 (4-D) ---- */
-    {"aten", "grid_sampler", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
-    {"aten", "grid_sampler_2d", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler", olg__sym_grid_sampler_opset16, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset16, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset16, OLG_LOWERING_DECOMPOSED}, /* 5-D: 20 */
 
     /* ---- ONNX domain (symbolics/onnx.c) ---- */
     {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_NATIVE}, /* modes renamed at 20 */

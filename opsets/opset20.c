@@ -7,8 +7,10 @@ const olg_symbolic_reg olg__opset20[] = {
     {"aten", "gelu", olg__sym_gelu_opset20, OLG_LOWERING_NATIVE},
 
     /* ---- sampling (symbolics/sample.c): GridSample-20 (N-D), AffineGrid-20 ---- */
-    {"aten", "affine_grid_generator", olg__sym_affine_grid_generator, OLG_LOWERING_NATIVE},
-    {"aten", "grid_sampler_3d", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
+    {"aten", "affine_grid_generator", olg__sym_affine_grid_generator_opset20, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler", olg__sym_grid_sampler_opset20, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset20, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset20, OLG_LOWERING_NATIVE},
 
     /* ---- sampling, ONNX domain: AffineGrid-20 passed through (decomposed below) ---- */
     {"", "AffineGrid", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},

@@ -35,7 +35,14 @@
 enum { GS_BILINEAR = 0, GS_NEAREST = 1, GS_BICUBIC = 2 };
 enum { GS_ZEROS = 0, GS_BORDER = 1, GS_REFLECTION = 2 };
 
+/* What the registered opset offers sampling: Range (11), GridSample 4-D (16) and N-D (20),
+ * AffineGrid (20). */
+typedef struct gs_caps {
+  bool range, grid_sample_4d, grid_sample_nd, affine_grid;
+} gs_caps;
+
 typedef struct gs {
+  gs_caps caps;
   olg_value x, grid;
   olg_dtype dt;
   int r;               /* spatial rank: 2 or 3 */
@@ -162,7 +169,7 @@ static olg_status make_table(olg_lower *cx, const gs *g, gs_table *t) {
     return olg__const_tensor_kept(cx, OLG_INT64, r + 1, shape, off, (size_t)g->n * sizeof *off,
                              &t->batch_off);
   }
-  if (olg__opset(cx) < 11)
+  if (!g->caps.range)
     return olg_lower_unsupported(cx, "grid_sampler's decomposition with a batch size unknown at "
                                      "export time (it needs Range)", 11);
   olg_value n, zero, step, range, shp;
@@ -329,10 +336,10 @@ static olg_status lower_grid_sampler(olg_lower *cx, gs *g);
 
 /* aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
  * bool align_corners); also grid_sampler_2d / grid_sampler_3d (same arguments). */
-olg_status olg__sym_grid_sampler(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status grid_sampler(olg_lower *cx, gs_caps c) {
   gs g;
   memset(&g, 0, sizeof g);
+  g.caps = c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &g.x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &g.grid));
   OLG_TRY(olg_lower_arg_int(cx, 2, &g.mode));
@@ -341,12 +348,36 @@ olg_status olg__sym_grid_sampler(olg_lower *cx, olg_node_id src, void *ud) {
   return lower_grid_sampler(cx, &g);
 }
 
+/* below 11: the decomposition with a batch size known at export time */
+olg_status olg__sym_grid_sampler(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return grid_sampler(cx, (gs_caps){false, false, false, false});
+}
+
+/* Range-11: a batch size known only at run time too */
+olg_status olg__sym_grid_sampler_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return grid_sampler(cx, (gs_caps){true, false, false, false});
+}
+
+/* GridSample-16 (4-D) */
+olg_status olg__sym_grid_sampler_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return grid_sampler(cx, (gs_caps){true, true, false, false});
+}
+
+/* GridSample-20 (N-D) */
+olg_status olg__sym_grid_sampler_opset20(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return grid_sampler(cx, (gs_caps){true, true, true, false});
+}
+
 /* ONNX GridSample (16; N-D and modes renamed at 20) at an opset without it: the same
  * decomposition. Rows from opset 16 on re-encode the node instead (symbolics/onnx.c). */
-olg_status olg__sym_onnx_grid_sample_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status onnx_grid_sample_decomposed(olg_lower *cx, gs_caps c) {
   gs g;
   memset(&g, 0, sizeof g);
+  g.caps = c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &g.x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &g.grid));
   const char *mode = olg__src_attr_string(cx, "mode", "linear");
@@ -362,6 +393,17 @@ olg_status olg__sym_onnx_grid_sample_decomposed(olg_lower *cx, olg_node_id src, 
                      "not one ONNX defines", mode, pad);
   g.align_corners = olg__src_attr_int(cx, "align_corners", 0) != 0;
   return lower_grid_sampler(cx, &g);
+}
+
+olg_status olg__sym_onnx_grid_sample_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_grid_sample_decomposed(cx, (gs_caps){false, false, false, false});
+}
+
+/* Range-11: a batch size known only at run time too */
+olg_status olg__sym_onnx_grid_sample_decomposed_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_grid_sample_decomposed(cx, (gs_caps){true, false, false, false});
 }
 
 static olg_status lower_grid_sampler(olg_lower *cx, gs *gp) {
@@ -384,12 +426,11 @@ static olg_status lower_grid_sampler(olg_lower *cx, gs *gp) {
   if (!olg__is_float(g.dt) || olg__dtype(cx, g.grid) != g.dt)
     return olg_lower_error(cx, OLG_ERR_TYPE, "grid_sampler: input and grid must have the same "
                                              "floating-point dtype");
-  int opset = olg__opset(cx);
-  if (opset >= 20 || (opset >= 16 && g.r == 2)) {
+  if (g.caps.grid_sample_nd || (g.caps.grid_sample_4d && g.r == 2)) {
     OLG_TRY(grid_sample_native(cx, &g, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  if (opset >= 16) /* a 5-D input before GridSample-20 */
+  if (g.caps.grid_sample_4d) /* a 5-D input before GridSample-20 */
     OLG_TRY(olg_lower_decompose(cx, "grid_sampler of a 5-D input (GridSample-16 is 4-D only)", 20));
   g.n = olg__dim(cx, g.x, 0);
   for (int k = 0; k < g.r; k++) {
@@ -426,12 +467,11 @@ static void linspace_neg_one(int64_t n, int align_corners, bool dbl, double *out
 #undef P
 }
 
-static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_t *size,
-                                    size_t n, int ac);
+static olg_status lower_affine_grid(olg_lower *cx, bool has_affine_grid, olg_value theta,
+                                    const int64_t *size, size_t n, int ac);
 
 /* aten::affine_grid_generator(Tensor theta, int[] size, bool align_corners) */
-olg_status olg__sym_affine_grid_generator(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status affine_grid_generator(olg_lower *cx, bool has_affine_grid) {
   olg_value theta;
   const int64_t *size;
   size_t n;
@@ -439,7 +479,18 @@ olg_status olg__sym_affine_grid_generator(olg_lower *cx, olg_node_id src, void *
   OLG_TRY(olg_lower_arg_value(cx, 0, &theta));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &size, &n));
   OLG_TRY(olg__arg_bool_or(cx, 2, 0, &ac));
-  return lower_affine_grid(cx, theta, size, n, ac);
+  return lower_affine_grid(cx, has_affine_grid, theta, size, n, ac);
+}
+
+olg_status olg__sym_affine_grid_generator(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return affine_grid_generator(cx, false);
+}
+
+/* AffineGrid-20 */
+olg_status olg__sym_affine_grid_generator_opset20(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return affine_grid_generator(cx, true);
 }
 
 /* ONNX AffineGrid (20) below 20: the same decomposition; its size input must be known. */
@@ -452,11 +503,12 @@ olg_status olg__sym_onnx_affine_grid_decomposed(olg_lower *cx, olg_node_id src, 
   OLG_TRY(olg_lower_arg_value(cx, 1, &sv));
   if (!olg__known_ints(cx, sv, &size, &n))
     return olg_lower_unsupported(cx, "AffineGrid with a size known only at run time", 20);
-  return lower_affine_grid(cx, theta, size, n, olg__src_attr_int(cx, "align_corners", 0) != 0);
+  return lower_affine_grid(cx, false, theta, size, n,
+                           olg__src_attr_int(cx, "align_corners", 0) != 0);
 }
 
-static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_t *size,
-                                    size_t n, int ac) {
+static olg_status lower_affine_grid(olg_lower *cx, bool has_affine_grid, olg_value theta,
+                                    const int64_t *size, size_t n, int ac) {
   olg_value y;
   if (n != 4 && n != 5)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "affine_grid_generator: size must be "
@@ -465,7 +517,7 @@ static olg_status lower_affine_grid(olg_lower *cx, olg_value theta, const int64_
   olg_dtype dt = olg__dtype(cx, theta);
   if (!olg__is_float(dt))
     return olg_lower_error(cx, OLG_ERR_TYPE, "affine_grid_generator: theta must be floating-point");
-  if (olg__opset(cx) >= 20) {
+  if (has_affine_grid) {
     olg_value sz;
     olg_node_id nd;
     OLG_TRY(olg__const_i64s(cx, size, n, &sz));

@@ -298,7 +298,11 @@ OLG_SYMBOLIC(olg__sym_t);
 
 /* ---- sampling (symbolics/sample.c) ---- */
 OLG_SYMBOLIC(olg__sym_grid_sampler);          /* grid_sampler, grid_sampler_2d, grid_sampler_3d */
+OLG_SYMBOLIC(olg__sym_grid_sampler_opset11); /* Range-11 */
+OLG_SYMBOLIC(olg__sym_grid_sampler_opset16); /* GridSample-16 (4-D) */
+OLG_SYMBOLIC(olg__sym_grid_sampler_opset20); /* GridSample-20 (N-D) */
 OLG_SYMBOLIC(olg__sym_affine_grid_generator);
+OLG_SYMBOLIC(olg__sym_affine_grid_generator_opset20); /* AffineGrid-20 */
 
 /* ---- attention (symbolics/attention.c) ---- */
 OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention);
@@ -316,6 +320,7 @@ OLG_SYMBOLIC(olg__sym_rnn_relu);
 
 /* ---- sampling and attention, ONNX domain below the native opset (sample.c, attention.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed); /* GridSample below 16 (N-D below 20) */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed); /* AffineGrid below 20 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed);   /* Attention below 23 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset9); /* Where-9 */
