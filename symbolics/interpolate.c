@@ -49,6 +49,7 @@ enum { INTERP_NEAREST, INTERP_LINEAR, INTERP_CUBIC };
 #define INTERP_MAX_MATRIX ((int64_t)1 << 24)
 
 typedef struct interp {
+  bool resize11; /* Resize-11 (PyTorch's coordinates, sizes) is there: the registered opset */
   int mode, ns; /* INTERP_*, number of spatial dims (1..3) */
   int align_corners;
   olg_value x;
@@ -371,7 +372,7 @@ static olg_status emit_matmul_tables(olg_lower *cx, const interp *ip, const axis
                      "double inputs, not %s", olg_dtype_name(dt));
   for (int a = 0; a < ip->ns; a++)
     if (t[a].in * t[a].out > INTERP_MAX_MATRIX)
-      return olg__unsupportedf(cx, olg__opset(cx) < 11 ? 11 : -1, "an interpolation matrix of "
+      return olg__unsupportedf(cx, ip->resize11 ? -1 : 11, "an interpolation matrix of "
                                "%lld x %lld elements (spatial dim %d) is too large to embed",
                                (long long)t[a].out, (long long)t[a].in, a);
   olg_value v = ip->x, m;
@@ -405,7 +406,6 @@ static olg_status emit_matmul_tables(olg_lower *cx, const interp *ip, const axis
 static olg_status lower_static(olg_lower *cx, const interp *ip, olg_value *y) {
   axis_table t[3];
   for (int a = 0; a < ip->ns; a++) OLG_TRY(build_table(cx, ip, a, &t[a]));
-  int opset = olg__opset(cx);
   bool identity = true, same_shape = true;
   for (int a = 0; a < ip->ns; a++) {
     identity = identity && table_is_identity(&t[a]);
@@ -429,7 +429,7 @@ static olg_status lower_static(olg_lower *cx, const interp *ip, olg_value *y) {
     p.nearest_mode = "floor";
     float s[3];
     bool ok = true;
-    if (opset >= 11) {
+    if (ip->resize11) {
       /* sizes: the runtime's scale is out/in */
       for (int a = 0; a < ip->ns && ok; a++)
         ok = runtime_nearest_matches(&t[a], (float)t[a].out / (float)t[a].in);
@@ -456,7 +456,7 @@ static olg_status lower_static(olg_lower *cx, const interp *ip, olg_value *y) {
     return emit_gather_tables(cx, ip, t, y);
   }
 
-  if (opset < 11) return emit_matmul_tables(cx, ip, t, y);
+  if (!ip->resize11) return emit_matmul_tables(cx, ip, t, y);
 
   p.coordinate_transformation_mode = ip->align_corners ? "align_corners" : "half_pixel";
   if (ip->mode == INTERP_CUBIC) p.cubic_coeff_a = -0.75;
@@ -483,7 +483,6 @@ static olg_status lower_static(olg_lower *cx, const interp *ip, olg_value *y) {
 
 /* Spatial sizes known only at run time. */
 static olg_status lower_dynamic(olg_lower *cx, const interp *ip, olg_value *y) {
-  int opset = olg__opset(cx);
   bool all_scales = true, int_scales = true;
   float s[3];
   for (int a = 0; a < ip->ns; a++) {
@@ -496,7 +495,7 @@ static olg_status lower_dynamic(olg_lower *cx, const interp *ip, olg_value *y) {
   if (ip->mode == INTERP_NEAREST) {
     p.coordinate_transformation_mode = "asymmetric";
     p.nearest_mode = "floor";
-    if (opset < 11) {
+    if (!ip->resize11) {
       if (ip->has_sizes || !all_scales || !int_scales)
         return olg_lower_unsupported(cx, "nearest interpolation of an input whose spatial sizes "
                                          "are not known at export time, other than by integer "
@@ -504,7 +503,7 @@ static olg_status lower_dynamic(olg_lower *cx, const interp *ip, olg_value *y) {
       return emit_resize_scales(cx, ip, &p, s, y);
     }
   } else {
-    if (opset < 11)
+    if (!ip->resize11)
       return olg__unsupportedf(cx, 11, "%s interpolation of an input whose spatial sizes are not "
                                "known at export time (below opset 11 it is decomposed with "
                                "interpolation matrices, which need them)", mode_name(ip->mode));
@@ -515,10 +514,11 @@ static olg_status lower_dynamic(olg_lower *cx, const interp *ip, olg_value *y) {
   return emit_resize_scales(cx, ip, &p, s, y);
 }
 
-static olg_status lower_interp(olg_lower *cx, int mode, int ns) {
+static olg_status lower_interp(olg_lower *cx, int mode, int ns, bool resize11) {
   interp ip;
   olg_value y;
   OLG_TRY(parse(cx, mode, ns, &ip));
+  ip.resize11 = resize11;
   if (ip.in_static && ip.sizes_known) OLG_TRY(lower_static(cx, &ip, &y));
   else OLG_TRY(lower_dynamic(cx, &ip, &y));
   return olg_lower_bind_output(cx, 0, y);
@@ -526,10 +526,75 @@ static olg_status lower_interp(olg_lower *cx, int mode, int ns) {
 
 #define UNUSED_SRC (void)src; (void)ud
 
-olg_status olg__sym_upsample_nearest1d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 1); }
-olg_status olg__sym_upsample_nearest2d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 2); }
-olg_status olg__sym_upsample_nearest3d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_NEAREST, 3); }
-olg_status olg__sym_upsample_linear1d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 1); }
-olg_status olg__sym_upsample_bilinear2d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 2); }
-olg_status olg__sym_upsample_trilinear3d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_LINEAR, 3); }
-olg_status olg__sym_upsample_bicubic2d(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_interp(cx, INTERP_CUBIC, 2); }
+/* below 11: Upsample / Resize-10 where they match PyTorch, else gathers or interpolation
+ * matrices */
+olg_status olg__sym_upsample_nearest1d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_NEAREST, 1, false);
+}
+
+olg_status olg__sym_upsample_nearest2d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_NEAREST, 2, false);
+}
+
+olg_status olg__sym_upsample_nearest3d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_NEAREST, 3, false);
+}
+
+olg_status olg__sym_upsample_linear1d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_LINEAR, 1, false);
+}
+
+olg_status olg__sym_upsample_bilinear2d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_LINEAR, 2, false);
+}
+
+olg_status olg__sym_upsample_trilinear3d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_LINEAR, 3, false);
+}
+
+olg_status olg__sym_upsample_bicubic2d(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_CUBIC, 2, false);
+}
+
+/* Resize-11: PyTorch's coordinate modes, sizes */
+olg_status olg__sym_upsample_nearest1d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_NEAREST, 1, true);
+}
+
+olg_status olg__sym_upsample_nearest2d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_NEAREST, 2, true);
+}
+
+olg_status olg__sym_upsample_nearest3d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_NEAREST, 3, true);
+}
+
+olg_status olg__sym_upsample_linear1d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_LINEAR, 1, true);
+}
+
+olg_status olg__sym_upsample_bilinear2d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_LINEAR, 2, true);
+}
+
+olg_status olg__sym_upsample_trilinear3d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_LINEAR, 3, true);
+}
+
+olg_status olg__sym_upsample_bicubic2d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return lower_interp(cx, INTERP_CUBIC, 2, true);
+}

@@ -122,12 +122,19 @@ OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */
+OLG_SYMBOLIC(olg__sym_upsample_nearest1d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_nearest2d);
+OLG_SYMBOLIC(olg__sym_upsample_nearest2d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_nearest3d);
+OLG_SYMBOLIC(olg__sym_upsample_nearest3d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_linear1d);
+OLG_SYMBOLIC(olg__sym_upsample_linear1d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_bilinear2d);
+OLG_SYMBOLIC(olg__sym_upsample_bilinear2d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_trilinear3d);
+OLG_SYMBOLIC(olg__sym_upsample_trilinear3d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_bicubic2d);
+OLG_SYMBOLIC(olg__sym_upsample_bicubic2d_opset11); /* Resize-11 */
 
 /* ---- convolution and pooling (symbolics/conv.c, symbolics/pool.c) ---- */
 OLG_SYMBOLIC(olg__sym_conv);               /* conv1d/2d/3d (ints or 'same'/'valid'), _convolution_mode */
