@@ -209,15 +209,45 @@ sanitize:
 		LDFLAGS="-fsanitize=address,undefined" $(ASAN_BUILD)/tests/unit
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN_BUILD)/tests/unit
 
-# libFuzzer target of the protobuf reader and writer (clang); run e.g.
-#   build/fuzz/fuzz_reader -max_total_time=120 build/fuzz/corpus /usr/share/libonnx-testdata/data/node/test_if
-FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer
-.PHONY: fuzz
-fuzz:
-	$(MAKE) BUILD=build/fuzz CC=clang CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" build/fuzz/lib/libonnxlegal.a
-	@mkdir -p build/fuzz/corpus
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -std=c11 -Iinclude -Ilib -Ibuild/fuzz/gen \
-		tests/fuzz/fuzz_reader.c build/fuzz/lib/libonnxlegal.a $(LIBS) -o build/fuzz/fuzz_reader
+# ---- fuzzing (clang's libFuzzer) --------------------------------------------------------
+#   make fuzz          builds every target of tests/fuzz and runs each for FUZZ_SECONDS (new
+#                      inputs go to build/libfuzzer/corpus/<target>, crashes to build/libfuzzer/)
+#   make fuzz-replay   builds them and runs every committed input once (tests/fuzz/corpus/<target>
+#                      and tests/fuzz/regressions/<target>), under ASan, UBSan and LeakSanitizer
+# One library for all targets, built with nanopb (for fuzz_nanopb) in its own directory.
+FUZZ_BUILD := build/libfuzzer
+FUZZ_TARGETS := reader pipeline extdata nanopb builder
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_RUN_OPTS := -timeout=30 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_ENV := ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-targets
+fuzz-build:
+	$(MAKE) NANOPB=1 BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-targets
+
+# Meant for the recursive call above (BUILD=$(FUZZ_BUILD)).
+fuzz-targets: $(FUZZ_TARGETS:%=$(BUILD)/fuzz_%)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(STLIB)
+	$(CC) $(FUZZ_SAN) -fsanitize=fuzzer -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+		-Iinclude -Ilib -Itests/fuzz $< $(STLIB) $(LIBS) -o $@
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t; \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+fuzz-replay: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		dirs=tests/fuzz/corpus/$$t; \
+		if [ -d tests/fuzz/regressions/$$t ]; then dirs="$$dirs tests/fuzz/regressions/$$t"; fi; \
+		n=$$(find $$dirs -type f | wc -l); \
+		$(FUZZ_ENV) $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN_OPTS) -runs=0 $$dirs >$(FUZZ_BUILD)/replay-$$t.log 2>&1 \
+			|| { cat $(FUZZ_BUILD)/replay-$$t.log; echo "fuzz-replay: fuzz_$$t FAILED"; exit 1; }; \
+		echo "fuzz-replay: fuzz_$$t: $$n inputs, no finding"; \
+	done
 
 deps:
 	@sh tools/deps.sh

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Hand-made seeds for the fuzz targets (tests/fuzz/corpus/<target>/hand-*), written with the
+onnx Python package so that they are well-formed models a mutation can start from:
+
+  extdata   models whose initializers live in an external file: the input layout of
+            fuzz_extdata.c (two bytes of model length, the model, the external file), with
+            locations naming the regular file, a symbolic link, a subdirectory, an empty file,
+            a missing file, a directory, "..", an absolute path, offsets and lengths past the end
+  builder   nothing: libFuzzer grows that corpus from programs it writes itself
+  others    edge cases of subgraphs and sequences (If/Loop/Scan, nested, without bodies) and
+            attributes without their payload
+
+Usage: /usr/bin/python3 tests/fuzz/make_seeds.py   (rewrites the hand-* files)
+"""
+import os
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "hand-" + name), "wb") as f:
+        f.write(data)
+
+
+def ext_model(location, offset=None, length=None, n=6, checksum=False, dtype=np.float32):
+    w = numpy_helper.from_array(np.arange(n, dtype=dtype).reshape(2, -1) if n % 2 == 0
+                                else np.arange(n, dtype=dtype), "W")
+    raw = w.raw_data
+    w.ClearField("raw_data")
+    w.data_location = TensorProto.EXTERNAL
+    entries = [("location", location)]
+    if offset is not None:
+        entries.append(("offset", str(offset)))
+    if length is not None:
+        entries.append(("length", str(length)))
+    if checksum:
+        entries.append(("checksum", "0" * 40))
+    for k, v in entries:
+        e = w.external_data.add()
+        e.key, e.value = k, v
+    shape = list(np.arange(n).reshape(2, -1).shape) if n % 2 == 0 else [n]
+    elem = onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dtype)]
+    x = helper.make_tensor_value_info("X", elem, shape)
+    y = helper.make_tensor_value_info("Y", elem, shape)
+    g = helper.make_graph([helper.make_node("Add", ["X", "W"], ["Y"], name="add")], "g",
+                          [x], [y], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m.SerializeToString(), raw
+
+
+def extdata_seed(model, ext):
+    assert len(model) < 65536
+    return struct.pack("<H", len(model)) + model + ext
+
+
+def extdata():
+    cases = {
+        "plain": dict(location="w.bin"),
+        "offset": dict(location="w.bin", offset=8, length=24),
+        "link": dict(location="link.bin"),
+        "sub": dict(location="sub/w.bin"),
+        "empty": dict(location="empty.bin"),
+        "missing": dict(location="missing.bin"),
+        "dir": dict(location="sub"),
+        "dotdot": dict(location="../w.bin"),
+        "absolute": dict(location="/etc/hostname"),
+        "emptycomp": dict(location="sub//w.bin"),
+        "past-end": dict(location="w.bin", offset=1 << 40, length=24),
+        "long-length": dict(location="w.bin", offset=0, length=1 << 62),
+        "bad-offset": dict(location="w.bin", offset="-1"),
+        "checksum": dict(location="w.bin", checksum=True),
+        "int64": dict(location="w.bin", dtype=np.int64),
+        "f16": dict(location="w.bin", n=5, dtype=np.float16),
+    }
+    for name, kw in cases.items():
+        model, raw = ext_model(**kw)
+        pad = b"" if "offset" not in kw or not isinstance(kw["offset"], int) or kw["offset"] > 64 \
+            else b"\0" * kw["offset"]
+        put("extdata", name, extdata_seed(model, pad + raw + b"\x10"))
+    # an ordinary inline model: reads without the external file
+    model, raw = ext_model("w.bin")
+    put("extdata", "short-file", extdata_seed(model, raw[:5]))
+
+
+def if_model(with_body=True, depth=1):
+    def branch(tag, d):
+        if d > 1:
+            inner = helper.make_node("If", ["c"], ["r" + tag + str(d)],
+                                     then_branch=branch("t", d - 1), else_branch=branch("e", d - 1))
+            nodes = [inner]
+            out = "r" + tag + str(d)
+        else:
+            nodes = [helper.make_node("Identity", ["x"], ["o" + tag + str(d)])]
+            out = "o" + tag + str(d)
+        return helper.make_graph(nodes, tag + str(d), [],
+                                 [helper.make_tensor_value_info(out, TensorProto.FLOAT, [2])])
+    attrs = dict(then_branch=branch("t", depth), else_branch=branch("e", depth)) if with_body else {}
+    n = helper.make_node("If", ["c"], ["y"], name="if", **attrs)
+    g = helper.make_graph([n], "g", [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                                     helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m.SerializeToString()
+
+
+def loop_model():
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "x"], ["acc_out"]),
+         helper.make_node("SequenceInsert", ["seq_in", "acc_out"], ["seq_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2]),
+         helper.make_tensor_sequence_value_info("seq_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_sequence_value_info("seq_out", TensorProto.FLOAT, None)])
+    nodes = [helper.make_node("SequenceEmpty", [], ["s0"], dtype=TensorProto.FLOAT),
+             helper.make_node("Loop", ["n", "c", "a0", "s0"], ["acc", "seq"], body=body, name="loop"),
+             helper.make_node("ConcatFromSequence", ["seq"], ["cat"], axis=0)]
+    g = helper.make_graph(nodes, "g",
+                          [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+                           helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                           helper.make_tensor_value_info("a0", TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("cat", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m.SerializeToString()
+
+
+def payloadless():
+    out = {}
+    for name, atype in [("graph", onnx.AttributeProto.GRAPH), ("tensor", onnx.AttributeProto.TENSOR),
+                        ("string", onnx.AttributeProto.STRING), ("ints", onnx.AttributeProto.INTS)]:
+        n = helper.make_node("Constant" if name == "tensor" else "If", [] if name == "tensor" else ["c"],
+                             ["y"], name="n")
+        a = n.attribute.add()
+        a.name = {"graph": "then_branch", "tensor": "value", "string": "mode", "ints": "axes"}[name]
+        a.type = atype
+        g = helper.make_graph([n], "g", [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 7
+        out[name] = m.SerializeToString()
+    return out
+
+
+def main():
+    extdata()
+    for t in ("pipeline", "nanopb", "reader"):
+        put(t, "if", if_model())
+        put(t, "if-nested4", if_model(depth=4))
+        put(t, "if-nobody", if_model(with_body=False))
+        put(t, "loop-seq", loop_model())
+        for k, v in payloadless().items():
+            put(t, "nopayload-" + k, v)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
