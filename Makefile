@@ -6,6 +6,8 @@
 #   make install PREFIX=/usr/local DESTDIR=   |   make uninstall
 #   make check-exports  the dynamic symbol table holds olg_* names only
 #   make sanitize     the C tests under ASan and UBSan
+#   make tsan         8 threads legalizing and writing with one registry, under ThreadSanitizer
+#   make fuzz         every libFuzzer target for FUZZ_SECONDS each; make fuzz-replay: their corpora once
 #   make NANOPB=1     also the small-footprint writer on nanopb (olg_model_write_nanopb, in
 #                     onnxlegal/nanopb.h), built in build/nanopb unless BUILD says otherwise (a
 #                     BUILD directory must not be shared with builds without it: no flag tracking)
@@ -145,9 +147,11 @@ $(TOOL): $(TOOL_OBJS) $(STLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(TOOL_OBJS) $(STLIB) $(LIBS) $(LDFLAGS)
 
+# --wrap: the harness injects malloc failures into the library's own malloc calls (harness.h).
 $(UNIT): $(TEST_OBJS) $(STLIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STLIB) $(LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS) -o $@ $(TEST_OBJS) $(STLIB) $(LIBS) $(LDFLAGS) \
+		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 
 # The manual pages, generated from the tool's --help texts and the public headers' comments
 # (tools/gen_man.py), so they cannot go stale: onnxlegal(1), onnxlegal(3).
@@ -248,6 +252,20 @@ fuzz-replay: fuzz-build
 			|| { cat $(FUZZ_BUILD)/replay-$$t.log; echo "fuzz-replay: fuzz_$$t FAILED"; exit 1; }; \
 		echo "fuzz-replay: fuzz_$$t: $$n inputs, no finding"; \
 	done
+
+# ThreadSanitizer: 8 threads legalize (to every opset) and write with one frozen registry
+# (tests/tsan/legalize_threads.c); any report fails the target. In its own build directory.
+TSAN_BUILD := build/tsan
+.PHONY: tsan
+tsan:
+	$(MAKE) BUILD=$(TSAN_BUILD) CC=clang CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS=-fsanitize=thread \
+		$(TSAN_BUILD)/tests/legalize_threads
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(TSAN_BUILD)/tests/legalize_threads
+
+$(BUILD)/tests/legalize_threads: tests/tsan/legalize_threads.c $(STLIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Iinclude -o $@ $< $(STLIB) \
+		$(LIBS) $(LDFLAGS)
 
 deps:
 	@sh tools/deps.sh

@@ -105,6 +105,86 @@ long test_fail_each_allocation(const char *file, int line, test_scenario fn, voi
   return -1;
 }
 
+/* malloc fault injection: see CHECK_FAIL_EACH_MALLOC. Inactive (a plain call through) unless
+ * test_fail_each_malloc is running, so other tests and threads are unaffected. */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t k, size_t n);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+
+static struct {
+  int active, failed;
+  long calls, fail_at, live;
+} wm;
+
+static int wm_fail(void) {
+  if (!wm.active) return 0;
+  if (++wm.calls == wm.fail_at) {
+    wm.failed = 1;
+    return 1;
+  }
+  return 0;
+}
+
+void *__wrap_malloc(size_t n) {
+  if (wm_fail()) return NULL;
+  void *p = __real_malloc(n);
+  if (p && wm.active) wm.live++;
+  return p;
+}
+
+void *__wrap_calloc(size_t k, size_t n) {
+  if (wm_fail()) return NULL;
+  void *p = __real_calloc(k, n);
+  if (p && wm.active) wm.live++;
+  return p;
+}
+
+void *__wrap_realloc(void *p, size_t n) {
+  if (wm_fail()) return NULL;
+  void *q = __real_realloc(p, n);
+  if (q && !p && wm.active) wm.live++;
+  return q;
+}
+
+void __wrap_free(void *p) {
+  if (p && wm.active) wm.live--;
+  __real_free(p);
+}
+
+long test_fail_each_malloc(const char *file, int line, test_scenario fn, void *ud) {
+  for (long k = 1; k < 100000; k++) {
+    wm.active = 1;
+    wm.failed = 0;
+    wm.calls = wm.live = 0;
+    wm.fail_at = k;
+    olg_status s = fn(ud, NULL);
+    wm.active = 0;
+    if (wm.live != 0) {
+      olg_test_fail(file, line, "malloc call %ld failing: %ld blocks leaked", k, wm.live);
+      return -1;
+    }
+    if (!wm.failed) {
+      if (s != OLG_OK) {
+        olg_test_fail(file, line, "scenario failed without an injected failure: %s: %s",
+                      olg_status_name(s), olg_last_error());
+        return -1;
+      }
+      return k;
+    }
+    if (s == OLG_OK) {
+      olg_test_fail(file, line, "malloc call %ld failed but the scenario reported success", k);
+      return -1;
+    }
+  }
+  olg_test_fail(file, line, "scenario never completed");
+  return -1;
+}
+
 /* A directory of this run's own (mkdtemp under $TMPDIR, else /tmp), so that runs never see each
  * other's files (make test and make sanitize at once, a file left by a crashed run); removed at
  * the end when every test passed. OLG_TEST_TMP names a directory to use (and keep) instead. */

@@ -86,6 +86,16 @@ long test_fail_each_allocation(const char *file, int line, test_scenario fn, voi
     if (test_fail_each_allocation(__FILE__, __LINE__, fn, ud) < 0) return;              \
   } while (0)
 
+/* The same for the library's calls of malloc, calloc and realloc themselves (the heap option
+ * objects, which take no allocator): the unit binary is linked with -Wl,--wrap=malloc,... and
+ * the wrappers fail the k-th call, counting live blocks, only while such a scenario runs. The
+ * allocator given to the scenario is NULL. */
+long test_fail_each_malloc(const char *file, int line, test_scenario fn, void *ud);
+#define CHECK_FAIL_EACH_MALLOC(fn, ud)                                                  \
+  do {                                                                                  \
+    if (test_fail_each_malloc(__FILE__, __LINE__, fn, ud) < 0) return;                  \
+  } while (0)
+
 /* A path under the test's scratch directory (created on first use). */
 const char *test_tmp_path(const char *name);
 

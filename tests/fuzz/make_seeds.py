@@ -6,7 +6,7 @@ onnx Python package so that they are well-formed models a mutation can start fro
             fuzz_extdata.c (two bytes of model length, the model, the external file), with
             locations naming the regular file, a symbolic link, a subdirectory, an empty file,
             a missing file, a directory, "..", an absolute path, offsets and lengths past the end
-  builder   nothing: libFuzzer grows that corpus from programs it writes itself
+  builder   a few programs, structured and pseudo-random: libFuzzer grows the rest
   others    edge cases of subgraphs and sequences (If/Loop/Scan, nested, without bodies) and
             attributes without their payload
 
@@ -23,8 +23,8 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def put(target, name, data):
-    d = os.path.join(HERE, "corpus", target)
+def put(target, name, data, regression=False):
+    d = os.path.join(HERE, "regressions" if regression else "corpus", target)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "hand-" + name), "wb") as f:
         f.write(data)
@@ -141,6 +141,27 @@ def loop_model():
     return m.SerializeToString()
 
 
+def scan_model():
+    body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "next"], ["sum_out"]),
+         helper.make_node("Identity", ["sum_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("sum_in", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("next", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("sum_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [2])])
+    n = helper.make_node("Scan", ["init", "xs"], ["y", "z"], num_scan_inputs=1, body=body,
+                         name="scan")
+    g = helper.make_graph([n], "g",
+                          [helper.make_tensor_value_info("init", TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("xs", TensorProto.FLOAT, [3, 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("z", TensorProto.FLOAT, [3, 2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    m.ir_version = 6
+    return m.SerializeToString()
+
+
 def payloadless():
     out = {}
     for name, atype in [("graph", onnx.AttributeProto.GRAPH), ("tensor", onnx.AttributeProto.TENSOR),
@@ -158,15 +179,33 @@ def payloadless():
     return out
 
 
+def builder():
+    """Programs for fuzz_builder.c: a target-opset byte, then steps (first byte % 16 picks the
+    call). A few structured ones, the rest pseudo-random (fixed seed)."""
+    import random
+    rnd = random.Random(13)
+    # opset 17+? ; input float[2,3]; input float[2,3]; Add node (schema index found by the
+    # fuzzer); output of the last value
+    put("builder", "inputs-node-output",
+        bytes([6, 0, 1, 0, 3, 2, 2, 3, 0, 16, 2, 0, 3, 2, 2, 3, 0, 5, 40, 0, 1, 3, 200, 201,
+               0, 1, 0, 10, 2]))
+    put("builder", "aten-node", bytes([10, 0, 1, 0, 3, 2, 2, 3, 0, 8, 5, 0, 1, 2, 0, 0, 0, 0,
+                                         0, 0, 0, 0, 0, 0, 0, 0, 0, 200, 0, 1, 10, 1]))
+    for i in range(6):
+        put("builder", "random-%d" % i, bytes(rnd.randrange(256) for _ in range(64 << (i % 3))))
+
+
 def main():
+    builder()
     extdata()
     for t in ("pipeline", "nanopb", "reader"):
         put(t, "if", if_model())
         put(t, "if-nested4", if_model(depth=4))
         put(t, "if-nobody", if_model(with_body=False))
         put(t, "loop-seq", loop_model())
-        for k, v in payloadless().items():
-            put(t, "nopayload-" + k, v)
+        put(t, "scan", scan_model())
+        for k, v in payloadless().items():  # crash reproducers of ee8e0c2: regressions
+            put(t, "nopayload-" + k, v, regression=True)
     return 0
 
 
