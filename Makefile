@@ -48,7 +48,12 @@ CFLAGS ?= -O2 -g
 PYTHON ?= /usr/bin/python3
 # What every translation unit of the library needs; CFLAGS stays the caller's.
 OLG_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -fPIC \
-	-fvisibility=hidden -Iinclude -Ilib -I$(BUILD)/gen
+	-fvisibility=hidden -Iinclude -I$(BUILD)/gen
+# The core's headers are on the include path of the core, the tests and the tool; the parts above
+# the core (symbolics/, opsets/, profiles/) are compiled without it and include the few headers
+# that make up the core's interface for them by path, "../lib/lower.h" (docs/architecture.md;
+# tests/py/test_layout.py keeps the list).
+OLG_LIB_INC := -Ilib
 LIBS := -lprotobuf-c -lm -lpthread
 
 PROTO := $(wildcard lib/serialize/onnx.proto)
@@ -69,6 +74,8 @@ SRCS := $(filter-out lib/serialize/nanopb_writer.c,$(SRCS))
 PUBLIC_HEADERS := $(filter-out include/onnxlegal/nanopb.h,$(PUBLIC_HEADERS))
 endif
 OBJS := $(SRCS:%.c=$(BUILD)/obj/%.o) $(if $(GEN_C),$(BUILD)/obj/gen/onnx.pb-c.o)
+UPPER_OBJS := $(filter $(BUILD)/obj/symbolics/% $(BUILD)/obj/opsets/% $(BUILD)/obj/profiles/%,$(OBJS))
+$(UPPER_OBJS): OLG_LIB_INC :=
 TOOL_SRCS := $(sort $(wildcard tools/onnxlegal/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c)) tests/harness.c
@@ -112,7 +119,7 @@ $(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx.pb-c.c
 
 $(BUILD)/obj/%.o: %.c | $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(OLG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(OLG_CFLAGS) $(OLG_LIB_INC) -MMD -MP -c $< -o $@
 
 $(SHLIB): $(OBJS) lib/onnxlegal.map
 	@mkdir -p $(dir $@)

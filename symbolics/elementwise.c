@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "emit_math.h"
-#include "schema.h"
+#include "../lib/schema.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud

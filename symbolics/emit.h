@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
-#include "lower.h" /* OLG_TRY, OLG_MAX_RANK, what is known of values, olg__errf, olg__src_attr_* */
+#include "../lib/ir.h"
+#include "../lib/lower.h" /* OLG_TRY, OLG_MAX_RANK, what is known of values, olg__errf, olg__src_attr_* */
 #include "onnxlegal/legalize.h"
 #include "onnxlegal/registry.h"
 

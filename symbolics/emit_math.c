@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "emit_math.h"
-#include "schema.h"
+#include "../lib/schema.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Type promotion (PyTorch's c10 rules) */

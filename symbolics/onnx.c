@@ -12,8 +12,8 @@
 
 #include "emit.h"
 #include "emit_nn.h"
-#include "lower.h"
-#include "schema.h"
+#include "../lib/lower.h"
+#include "../lib/schema.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud

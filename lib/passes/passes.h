@@ -5,7 +5,7 @@
 #define OLG_PASSES_H
 #include <stdbool.h>
 
-#include "lower.h"
+#include "../lower.h"
 
 /* A target value that subgraphs read by name: never renamed or merged away. */
 static inline bool olg__is_protected(const olg_lower *cx, olg_value v) {

@@ -2,6 +2,11 @@
 
 - The core (lib/) never reaches up: no file under lib/ includes a header of symbolics/,
   opsets/ or profiles/.
+- The parts above the core (symbolics/, opsets/, profiles/) include only the lib/ headers that
+  make up the core's interface for them (ALLOWED_LIB_HEADERS), by the path "../lib/<header>"
+  (the Makefile compiles them without -Ilib).
+- No file under lib/, symbolics/, opsets/ or profiles/ is over 1,000 lines, except generated
+  ones (opsets/schemas_gen.c).
 - symbolics/: each opset-dependent behaviour is its own function registered in
   opsets/opsetNN.c, so only the emit helpers (symbolics/emit*.c, whose job is the encoding at
   the target opset) ask the opset; a family file never includes another family's header nor
@@ -52,6 +57,32 @@ def test_lib_includes_nothing_above_it():
             if target.split(os.sep)[0] in UPPER:
                 bad.append("%s includes %s" % (rel, inc))
     assert not bad, "the core (lib/) must not include the parts above it:\n" + "\n".join(bad)
+
+
+# The core's interface for each part above it (paths under lib/).
+ALLOWED_LIB_HEADERS = {
+    "symbolics": {"lower.h", "ir.h", "schema.h"},
+    "opsets": {"lower.h", "schema.h"},
+    "profiles": {"lower.h", "profile.h", "passes/passes.h"},
+}
+
+
+def test_upper_parts_include_only_the_core_interface():
+    bad = []
+    for part in UPPER:
+        for rel in sources(part):
+            for inc in includes(rel):
+                target = resolve(rel, inc)
+                if not target.startswith("lib" + os.sep):
+                    continue
+                header = target[len("lib" + os.sep):]
+                if header not in ALLOWED_LIB_HEADERS[part]:
+                    bad.append("%s includes lib/%s (allowed: %s)" % (
+                        rel, header, ", ".join(sorted(ALLOWED_LIB_HEADERS[part]))))
+                elif not inc.startswith("../"):
+                    bad.append('%s includes "%s": spell it "%s"' % (
+                        rel, inc, os.path.relpath(target, os.path.dirname(rel))))
+    assert not bad, "\n".join(bad)
 
 
 # ---- symbolics/ and opsets/ (h-sym) ----
@@ -146,14 +177,15 @@ def test_symbolic_definitions_visible_by_name():
 
 def test_no_file_over_1000_lines():
     bad = []
-    for d in ("symbolics", "opsets"):
-        for p in sorted(glob.glob(os.path.join(ROOT, d, "*.[ch]"))):
-            if _rel(p) in GENERATED:
+    for d in ("lib",) + UPPER:
+        for rel in sources(d):
+            if rel in GENERATED:
                 continue
-            n = sum(1 for _ in open(p))
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                n = sum(1 for _ in f)
             if n > MAX_LINES:
-                bad.append("%s: %d lines" % (_rel(p), n))
-    assert not bad, "\n".join(bad)
+                bad.append("%s: %d lines" % (rel, n))
+    assert not bad, "split these by concept (docs/architecture.md):\n" + "\n".join(bad)
 
 
 def test_one_list_of_opsets():
