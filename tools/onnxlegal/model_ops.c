@@ -65,6 +65,34 @@ int cli_print_model_ops(const olg_model *m, int table) {
     else keys[n_ops++] = keys[i];
   }
   if (n_ops) qsort(keys, n_ops, sizeof *keys, cmp_count);
+  /* What the registry says is per op; a node's arguments may need more (MaxPool with
+   * ceil_mode: 10). One legalization at the lowest opset reports every node refused there
+   * with the lowest opset that works for it (olg_diag_min_opset): each op needs the highest. */
+  int *node_need = n_ops ? calloc(n_ops, sizeof *node_need) : NULL;
+  olg_diags *d = NULL;
+  if (n_ops && node_need && olg_registry_freeze(r) == OLG_OK && olg_diags_new(&d, NULL) == OLG_OK) {
+    olg_legalize_options lo = OLG_LEGALIZE_OPTIONS_INIT;
+    lo.opset = OLG_LOWER_OPSET_MIN;
+    olg_model *out = NULL;
+    if (olg_legalize(m, r, &lo, &out, d) != OLG_OK) {
+      for (size_t k = 0; k < olg_diags_count(d); k++) {
+        if (olg_diag_severity(d, k) != OLG_ERROR) continue;
+        const char *dom = olg_diag_domain(d, k), *op = olg_diag_op(d, k);
+        if (strcmp(dom, "ai.onnx") == 0 || strcmp(dom, "onnx") == 0) dom = "";
+        int64_t need = olg_diag_min_opset(d, k);
+        for (size_t j = 0; j < n_ops; j++) {
+          if (strcmp(keys[j].op, op) != 0) continue;
+          const char *kd = strcmp(keys[j].domain, "ai.onnx") == 0 ? "" : keys[j].domain;
+          if (strcmp(kd, dom) != 0) continue;
+          if (need < 0) node_need[j] = -1;
+          else if (node_need[j] >= 0 && need > node_need[j]) node_need[j] = (int)need;
+        }
+      }
+    }
+    olg_model_free(out);
+  }
+  olg_diags_free(d);
+  olg_clear_error();
   int needs = -1; /* the lowest opset the whole model converts to */
   int blocked = 0;
   if (table)
@@ -74,6 +102,11 @@ int cli_print_model_ops(const olg_model *m, int table) {
   for (size_t i = 0; i < n_ops; i++) {
     int any, native;
     lowest(r, keys[i].domain, keys[i].op, &any, &native);
+    if (node_need && node_need[i] < 0) any = native = -1;
+    else if (node_need && any >= 0 && node_need[i] > any) {
+      any = node_need[i];
+      if (native >= 0 && native < any) native = any;
+    }
     if (any < 0) blocked = 1;
     else if (any > needs) needs = any;
     char name[300], lo[32], nat[32];
@@ -96,6 +129,7 @@ int cli_print_model_ops(const olg_model *m, int table) {
            OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
   else if (n_ops)
     printf("%s %d\n", table ? "lowest opset for the whole model:" : "converts to: opset >=", needs);
+  free(node_need);
   free(keys);
   olg_registry_free(r);
   return CLI_OK;
