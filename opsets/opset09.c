@@ -42,8 +42,10 @@ const olg_symbolic_reg olg__opset09[] = {
     {"aten", "where", olg__sym_where, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): NonZero-9, OneHot-9, Scatter-9 ---- */
+    {"aten", "index", olg__sym_index_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "index_put", olg__sym_index_put_opset9, OLG_LOWERING_DECOMPOSED},
     {"aten", "nonzero", olg__sym_nonzero, OLG_LOWERING_NATIVE},
-    {"aten", "one_hot", olg__sym_one_hot, OLG_LOWERING_NATIVE},
-    {"aten", "scatter", olg__sym_scatter, OLG_LOWERING_NATIVE},
+    {"aten", "one_hot", olg__sym_one_hot_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "scatter", olg__sym_scatter_opset9, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

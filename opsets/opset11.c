@@ -44,7 +44,10 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "cumsum", olg__sym_cumsum_opset11, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): GatherElements-11, ScatterND-11 ---- */
-    {"aten", "gather", olg__sym_gather, OLG_LOWERING_NATIVE},
-    {"aten", "index_put", olg__sym_index_put, OLG_LOWERING_NATIVE},
+    {"aten", "gather", olg__sym_gather_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "index", olg__sym_index_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "index_put", olg__sym_index_put_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "scatter", olg__sym_scatter_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "scatter_add", olg__sym_scatter_add_opset11, OLG_LOWERING_DECOMPOSED},
 
     {NULL, NULL, NULL, 0}};

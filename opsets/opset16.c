@@ -12,6 +12,8 @@ const olg_symbolic_reg olg__opset16[] = {
     {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_NATIVE}, /* modes renamed at 20 */
 
     /* ---- shape and indexing (symbolics/index.c): ScatterElements-16 reduction ---- */
-    {"aten", "scatter_add", olg__sym_scatter_add, OLG_LOWERING_NATIVE},
+    {"aten", "index_put", olg__sym_index_put_opset16, OLG_LOWERING_NATIVE},
+    {"aten", "scatter", olg__sym_scatter_opset16, OLG_LOWERING_NATIVE},
+    {"aten", "scatter_add", olg__sym_scatter_add_opset16, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -60,6 +60,16 @@ static olg_status dim_scalar(olg_lower *cx, olg_value x, int64_t axis, olg_value
 /* Binds y to the node's (only) output. */
 static olg_status bind(olg_lower *cx, olg_value y) { return olg_lower_bind_output(cx, 0, y); }
 
+/* What the registered opset offers indexing: Where, NonZero, OneHot, Scatter-9 and integer
+ * Less (9); ScatterND, ScatterElements of any type, GatherElements, Range and Gather's negative
+ * indices (11); ScatterND/ScatterElements reductions (16). */
+typedef struct ix_caps {
+  bool where_nonzero, scatter_nd, scatter_reduce;
+} ix_caps;
+
+static const ix_caps IX7 = {false, false, false}, IX9 = {true, false, false},
+                     IX11 = {true, true, false}, IX16 = {true, true, true};
+
 /* ------------------------------------------------------------------------------------------ */
 /* The advanced-indexing plan shared by index and index_put */
 
@@ -73,7 +83,7 @@ typedef struct index_plan {
 
 /* The k index tensors (1-D, one per dim of the mask) of the true entries of a boolean mask, in
  * row-major order as PyTorch (and NonZero) gives them. */
-static olg_status mask_indices(olg_lower *cx, olg_value mask, int32_t k, olg_value *cols) {
+static olg_status mask_indices(olg_lower *cx, ix_caps c, olg_value mask, int32_t k, olg_value *cols) {
   const int64_t *p;
   size_t n;
   int64_t dims[OLG_MAX_RANK];
@@ -93,7 +103,7 @@ static olg_status mask_indices(olg_lower *cx, olg_value mask, int32_t k, olg_val
     }
     return OLG_OK;
   }
-  if (olg__opset(cx) < 9)
+  if (!c.where_nonzero)
     return olg_lower_unsupported(cx, "indexing with a boolean mask computed at run time (NonZero)", 9);
   olg_value m = mask, nz;
   OLG_TRY(olg__emit_cast(cx, m, OLG_BOOL, &m));
@@ -107,7 +117,7 @@ static olg_status mask_indices(olg_lower *cx, olg_value mask, int32_t k, olg_val
 }
 
 /* Reads aten::index's / index_put's Tensor?[] indices (argument i) against x. */
-static olg_status plan_indices(olg_lower *cx, olg_value x, size_t i, index_plan *pl) {
+static olg_status plan_indices(olg_lower *cx, ix_caps c, olg_value x, size_t i, index_plan *pl) {
   const olg_value *vals;
   size_t n;
   memset(pl, 0, sizeof *pl);
@@ -133,7 +143,7 @@ static olg_status plan_indices(olg_lower *cx, olg_value x, size_t i, index_plan 
           return olg__errf(cx, OLG_ERR_INVALID_ARG, "mask dim %d is %lld, the tensor's is %lld", m,
                            (long long)md, (long long)xd);
       }
-      OLG_TRY(mask_indices(cx, v, vr, pl->idx + d));
+      OLG_TRY(mask_indices(cx, c, v, vr, pl->idx + d));
       d += vr;
       continue;
     }
@@ -149,7 +159,7 @@ static olg_status plan_indices(olg_lower *cx, olg_value x, size_t i, index_plan 
 }
 
 /* idx as int64 with negative entries counted from the end of dim `axis` of x. */
-static olg_status wrap_index(olg_lower *cx, olg_value x, int64_t axis, olg_value idx,
+static olg_status wrap_index(olg_lower *cx, ix_caps c, olg_value x, int64_t axis, olg_value idx,
                              olg_value *out) {
   OLG_TRY(olg__emit_cast(cx, idx, OLG_INT64, &idx));
   const int64_t *p;
@@ -169,7 +179,7 @@ static olg_status wrap_index(olg_lower *cx, olg_value x, int64_t axis, olg_value
   }
   olg_value sz, zero, neg, negi, add;
   OLG_TRY(dim_scalar(cx, x, axis, &sz));
-  if (olg__opset(cx) >= 9) {
+  if (c.where_nonzero) { /* Less-9 compares integers */
     OLG_TRY(olg__const_i64(cx, 0, &zero));
     OLG_TRY(olg__emit2(cx, "Less", idx, zero, &neg));
   } else { /* Less-7 compares float types only; a double holds the index exactly */
@@ -186,14 +196,14 @@ static olg_status wrap_index(olg_lower *cx, olg_value x, int64_t axis, olg_value
 /* The linear index into the indexed dims flattened (row-major): sum of idx_m * stride_m, in
  * the broadcast shape B of the index tensors. *rows gets the product of the indexed dims'
  * sizes, -1 when one is not known. */
-static olg_status linear_index(olg_lower *cx, olg_value x, const index_plan *pl, olg_value *out,
+static olg_status linear_index(olg_lower *cx, ix_caps c, olg_value x, const index_plan *pl, olg_value *out,
                                int64_t *rows) {
   olg_value lin = OLG_NO_VALUE, stride_v = OLG_NO_VALUE;
   int64_t stride = 1; /* while every size so far is known */
   for (int32_t m = pl->k - 1; m >= 0; m--) {
     int64_t d = pl->dims[m];
     olg_value w, term;
-    OLG_TRY(wrap_index(cx, x, d, pl->idx[d], &w));
+    OLG_TRY(wrap_index(cx, c, x, d, pl->idx[d], &w));
     if (stride_v != OLG_NO_VALUE) {
       OLG_TRY(olg__emit2(cx, "Mul", w, stride_v, &term));
     } else if (stride != 1) {
@@ -258,23 +268,22 @@ static void move_block(int64_t *perm, int32_t r, int32_t at, int32_t b, bool fwd
 }
 
 /* aten::index.Tensor(Tensor self, Tensor?[] indices) (and .Tensor_hacked_twin) */
-olg_status olg__sym_index(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status index_tensor(olg_lower *cx, ix_caps c) {
   olg_value x, y;
   index_plan pl;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(plan_indices(cx, x, 1, &pl));
+  OLG_TRY(plan_indices(cx, c, x, 1, &pl));
   if (pl.k == 0) return bind(cx, x);
   if (pl.k == 1) { /* Gather keeps the dims around the index where they are, as PyTorch does */
     int64_t d = pl.dims[0];
     olg_value idx = pl.idx[d];
-    if (olg__opset(cx) < 11) OLG_TRY(wrap_index(cx, x, d, idx, &idx)); /* Gather-11 wraps */
+    if (!c.scatter_nd) OLG_TRY(wrap_index(cx, c, x, d, idx, &idx)); /* Gather-11 wraps */
     OLG_TRY(olg__emit_gather(cx, x, idx, d, &y));
     return bind(cx, y);
   }
   olg_value lin, xt, flat;
   int64_t rows, perm[OLG_MAX_RANK];
-  OLG_TRY(linear_index(cx, x, &pl, &lin, &rows));
+  OLG_TRY(linear_index(cx, c, x, &pl, &lin, &rows));
   OLG_TRY(indexed_rows(cx, x, &pl, perm, &xt, &flat));
   OLG_TRY(olg__emit_gather(cx, flat, lin, 0, &y)); /* [B, other dims] */
   int32_t b = olg__rank(cx, lin);
@@ -287,6 +296,23 @@ olg_status olg__sym_index(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_transpose(cx, y, p2, (size_t)r, &y));
   }
   return bind(cx, y);
+}
+
+olg_status olg__sym_index(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_tensor(cx, IX7);
+}
+
+/* NonZero-9: masks computed at run time */
+olg_status olg__sym_index_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_tensor(cx, IX9);
+}
+
+/* Gather-11: negative indices */
+olg_status olg__sym_index_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_tensor(cx, IX11);
 }
 
 /* aten::index_select(Tensor self, int dim, Tensor index) */
@@ -325,7 +351,7 @@ typedef enum scatter_mode { SCATTER_SET, SCATTER_ADD, SCATTER_MUL } scatter_mode
 static const char *const scatter_reduction[] = {"none", "add", "mul"};
 
 /* 0..P-1 as a 1-D int64: a constant when P is known, else Range (11) over dim 0 of data. */
-static olg_status row_range(olg_lower *cx, olg_value data, int64_t p, int need_opset,
+static olg_status row_range(olg_lower *cx, ix_caps c, olg_value data, int64_t p, int need_opset,
                             olg_value *out) {
   if (p >= 0) {
     int64_t *a = alloc_ints(cx, (size_t)p);
@@ -333,7 +359,7 @@ static olg_status row_range(olg_lower *cx, olg_value data, int64_t p, int need_o
     for (int64_t i = 0; i < p; i++) a[i] = i;
     return olg__const_i64s(cx, a, (size_t)p, out);
   }
-  if (olg__opset(cx) < 11)
+  if (!c.scatter_nd) /* Range-11 */
     return olg_lower_unsupported(cx, "a scatter into dims whose sizes are not known", need_opset);
   olg_value in[3];
   OLG_TRY(olg__const_i64(cx, 0, &in[0]));
@@ -351,17 +377,16 @@ static olg_dtype matmul_type(olg_dtype t) {
 /* Scatter-9 (opsets 9, 10) takes numeric types only; ScatterElements-11 takes every type. */
 static bool scatter9_type(olg_dtype t) { return t != OLG_BOOL && t != OLG_STRING && t != OLG_UNDEFINED; }
 
-static olg_status scatter_rows(olg_lower *cx, olg_value data, olg_value lin, olg_value upd,
+static olg_status scatter_rows(olg_lower *cx, ix_caps c, olg_value data, olg_value lin, olg_value upd,
                                scatter_mode mode, int64_t p, olg_value *out) {
-  int opset = olg__opset(cx);
   int32_t ur = olg__rank(cx, upd);
   if (ur < 1) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "scatter: the updates' rank is not known");
-  if (opset >= (mode == SCATTER_SET ? 11 : 16)) {
+  if (mode == SCATTER_SET ? c.scatter_nd : c.scatter_reduce) {
     olg_value idx;
     OLG_TRY(olg__emit_unsqueeze(cx, lin, (const int64_t[]){1}, 1, &idx));
     return olg__emit_scatter_nd(cx, data, idx, upd, scatter_reduction[mode], out);
   }
-  if (mode == SCATTER_SET && opset >= 9 && scatter9_type(olg__dtype(cx, data))) {
+  if (mode == SCATTER_SET && c.where_nonzero && scatter9_type(olg__dtype(cx, data))) {
     /* Scatter-9: the row index repeated along the row */
     olg_value idx = lin, shape;
     if (ur > 1) {
@@ -391,11 +416,11 @@ static olg_status scatter_rows(olg_lower *cx, olg_value data, olg_value lin, olg
     OLG_TRY(olg__const_i64s(cx, map, (size_t)p, &mv));
     return olg__emit_gather(cx, cat, mv, 0, out);
   }
-  if (mode == SCATTER_MUL && opset < 9)
+  if (mode == SCATTER_MUL && !c.where_nonzero)
     return olg_lower_unsupported(cx, "a scatter that multiplies (Where)", 9);
   /* which[p, n]: update n writes row p */
   olg_value ar, col, row, which;
-  OLG_TRY(row_range(cx, data, p, mode == SCATTER_SET ? 9 : 11, &ar));
+  OLG_TRY(row_range(cx, c, data, p, mode == SCATTER_SET ? 9 : 11, &ar));
   OLG_TRY(olg__emit_unsqueeze(cx, ar, (const int64_t[]){1}, 1, &col));
   OLG_TRY(olg__emit_unsqueeze(cx, lin, (const int64_t[]){0}, 1, &row));
   OLG_TRY(olg__emit2(cx, "Equal", col, row, &which));
@@ -454,12 +479,12 @@ static olg_status scatter_rows(olg_lower *cx, olg_value data, olg_value lin, olg
 
 /* x[mask] = v (or += v) with v broadcasting along the masked rows by itself: Where(mask, v, x).
  * *done is false when the shape of the case does not allow it. */
-static olg_status index_put_where(olg_lower *cx, olg_value x, olg_value v, int accumulate,
+static olg_status index_put_where(olg_lower *cx, ix_caps c, olg_value x, olg_value v, int accumulate,
                                   bool *done, olg_value *out) {
   const olg_value *vals;
   size_t n;
   *done = false;
-  if (olg__opset(cx) < 9) return OLG_OK;
+  if (!c.where_nonzero) return OLG_OK;
   OLG_TRY(olg_lower_arg_values(cx, 1, &vals, &n));
   int32_t rank = olg__rank(cx, x), at = -1;
   olg_value mask = OLG_NO_VALUE;
@@ -497,8 +522,7 @@ static olg_status index_put_where(olg_lower *cx, olg_value x, olg_value v, int a
 
 /* aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) (and
  * index_put_, _index_put_impl_: the front end makes them functional). */
-olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status index_put(olg_lower *cx, ix_caps c) {
   olg_value x, v, y;
   int accumulate;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -506,10 +530,10 @@ olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__arg_bool_or(cx, 3, 0, &accumulate));
   OLG_TRY(olg__emit_cast_like(cx, v, x, &v));
   bool done;
-  OLG_TRY(index_put_where(cx, x, v, accumulate, &done, &y));
+  OLG_TRY(index_put_where(cx, c, x, v, accumulate, &done, &y));
   if (done) return bind(cx, y);
   index_plan pl;
-  OLG_TRY(plan_indices(cx, x, 1, &pl));
+  OLG_TRY(plan_indices(cx, c, x, 1, &pl));
   if (pl.k == 0) { /* x[...] = v */
     olg_value shape;
     OLG_TRY(olg__shape(cx, x, &shape));
@@ -517,12 +541,12 @@ olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
     else OLG_TRY(olg__emit_expand(cx, v, shape, &y));
     return bind(cx, y);
   }
-  if (accumulate && olg__opset(cx) < 16)
+  if (accumulate && !c.scatter_reduce)
     OLG_TRY(olg_lower_decompose(cx, "index_put with accumulate=True (ScatterND's reduction "
                                     "'add')", 16));
   olg_value lin, xt, flat, bshape, target, vt, vrows, rest, pieces[3], shape;
   int64_t rows, perm[OLG_MAX_RANK], vperm[OLG_MAX_RANK];
-  OLG_TRY(linear_index(cx, x, &pl, &lin, &rows));
+  OLG_TRY(linear_index(cx, c, x, &pl, &lin, &rows));
   OLG_TRY(indexed_rows(cx, x, &pl, perm, &xt, &flat));
   int32_t b = olg__rank(cx, lin);
   if (b < 0) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "the index tensors' rank is not known");
@@ -560,13 +584,36 @@ olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__concat_ints(cx, pieces, 2, &shape));
   OLG_TRY(olg__emit_reshape(cx, vt, shape, &vrows));
   OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
-  OLG_TRY(scatter_rows(cx, flat, lin, vrows, accumulate ? SCATTER_ADD : SCATTER_SET, rows, &y));
+  OLG_TRY(scatter_rows(cx, c, flat, lin, vrows, accumulate ? SCATTER_ADD : SCATTER_SET, rows, &y));
   OLG_TRY(olg__shape(cx, xt, &shape));
   OLG_TRY(olg__emit_reshape(cx, y, shape, &y));
   int64_t inv[OLG_MAX_RANK];
   for (int32_t i = 0; i < pl.rank; i++) inv[perm[i]] = i;
   OLG_TRY(olg__emit_transpose(cx, y, inv, (size_t)pl.rank, &y));
   return bind(cx, y);
+}
+
+olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_put(cx, IX7);
+}
+
+/* Where-9, Scatter-9 */
+olg_status olg__sym_index_put_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_put(cx, IX9);
+}
+
+/* ScatterND-11 */
+olg_status olg__sym_index_put_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_put(cx, IX11);
+}
+
+/* ScatterND-16 reduction: accumulate */
+olg_status olg__sym_index_put_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return index_put(cx, IX16);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -611,8 +658,7 @@ static olg_status elements_linear(olg_lower *cx, const int64_t *xd, const int64_
 /* aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False):
  * GatherElements (11); below, a Gather of the flattened input at positions computed from
  * static shapes. */
-olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status gather(olg_lower *cx, ix_caps c) {
   olg_value x, idx, y;
   int32_t rank;
   int64_t axis;
@@ -621,7 +667,7 @@ olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(input_rank(cx, x, &rank));
   if (rank == 0) return bind(cx, x);
   OLG_TRY(dim_arg(cx, 1, 0, rank, &axis));
-  if (olg__opset(cx) >= 11) {
+  if (c.scatter_nd) { /* GatherElements-11 */
     olg_node_id nd;
     olg_dtype it = olg__dtype(cx, idx);
     if (it != OLG_INT64 && it != OLG_INT32) OLG_TRY(olg__emit_cast(cx, idx, OLG_INT64, &idx));
@@ -644,12 +690,23 @@ olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
   return bind(cx, y);
 }
 
+olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return gather(cx, IX7);
+}
+
+/* GatherElements-11 */
+olg_status olg__sym_gather_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return gather(cx, IX11);
+}
+
 /* scatter / scatter_add: ScatterElements (Scatter-9; a reduction from 16); below, the flattened
  * row scatter of static shapes. */
-static olg_status scatter_common(olg_lower *cx, olg_value x, int64_t axis, olg_value idx,
+static olg_status scatter_common(olg_lower *cx, ix_caps c, olg_value x, int64_t axis, olg_value idx,
                                  olg_value upd, scatter_mode mode, olg_value *out) {
-  int opset = olg__opset(cx);
   int native = mode == SCATTER_SET ? 9 : 16;
+  bool has_native = mode == SCATTER_SET ? c.where_nonzero : c.scatter_reduce;
   OLG_TRY(olg__emit_cast_like(cx, upd, x, &upd));
   /* PyTorch reads src only where index reaches: cut src to index's shape */
   int64_t ud[OLG_MAX_RANK], id[OLG_MAX_RANK], xd[OLG_MAX_RANK];
@@ -671,12 +728,12 @@ static olg_status scatter_common(olg_lower *cx, olg_value x, int64_t axis, olg_v
       OLG_TRY(olg__emit_slice_dyn(cx, upd, s, e, a, OLG_NO_VALUE, &upd));
     }
   }
-  if (opset >= native && (opset >= 11 || scatter9_type(olg__dtype(cx, x))))
+  if (has_native && (c.scatter_nd || scatter9_type(olg__dtype(cx, x))))
     return olg__emit_scatter_elements(cx, x, idx, upd, axis, scatter_reduction[mode], out);
   if (mode != SCATTER_SET)
     OLG_TRY(olg_lower_decompose(cx, mode == SCATTER_ADD ? "scatter with reduction 'add'"
                                                         : "scatter with reduction 'multiply'", 16));
-  else if (opset >= native) /* a bool tensor at 9, 10 */
+  else if (has_native) /* a bool tensor at 9, 10 */
     OLG_TRY(olg_lower_decompose(cx, "scatter of a bool tensor (Scatter-9 takes numbers)", 11));
   if (!olg__static_shape(cx, x, xd, &xr) || !istat || ir != xr)
     return olg__unsupportedf(cx, native, "scatter%s of tensors whose shapes are not known",
@@ -689,15 +746,14 @@ static olg_status scatter_common(olg_lower *cx, olg_value x, int64_t axis, olg_v
   OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
   OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){-1}, 1, &flat));
   OLG_TRY(olg__emit_reshape_static(cx, upd, (const int64_t[]){-1}, 1, &uflat));
-  OLG_TRY(scatter_rows(cx, flat, lin, uflat, mode, (int64_t)p, &y));
+  OLG_TRY(scatter_rows(cx, c, flat, lin, uflat, mode, (int64_t)p, &y));
   return olg__emit_reshape_static(cx, y, xd, (size_t)xr, out);
 }
 
 /* aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src),
  * .value(self, dim, index, Scalar value), .reduce(self, dim, index, src, *, str reduce),
  * .value_reduce(self, dim, index, value, *, str reduce); reduce is 'add' or 'multiply'. */
-olg_status olg__sym_scatter(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status scatter(olg_lower *cx, ix_caps c) {
   olg_value x, idx, upd, y;
   int32_t rank;
   int64_t axis;
@@ -734,13 +790,35 @@ olg_status olg__sym_scatter(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__shape(cx, idx, &shape));
     OLG_TRY(olg__emit_expand(cx, s, shape, &upd));
   }
-  OLG_TRY(scatter_common(cx, x, axis, idx, upd, mode, &y));
+  OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, mode, &y));
   return bind(cx, y);
 }
 
-/* aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
-olg_status olg__sym_scatter_add(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_scatter(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return scatter(cx, IX7);
+}
+
+/* Scatter-9 */
+olg_status olg__sym_scatter_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, IX9);
+}
+
+/* ScatterElements-11: any type */
+olg_status olg__sym_scatter_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, IX11);
+}
+
+/* ScatterElements-16: reductions */
+olg_status olg__sym_scatter_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, IX16);
+}
+
+/* aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
+static olg_status scatter_add(olg_lower *cx, ix_caps c) {
   olg_value x, idx, upd, y;
   int32_t rank;
   int64_t axis;
@@ -750,8 +828,25 @@ olg_status olg__sym_scatter_add(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(input_rank(cx, x, &rank));
   if (rank == 0) return olg_lower_unsupported(cx, "scatter_add into a 0-D tensor", -1);
   OLG_TRY(dim_arg(cx, 1, 0, rank, &axis));
-  OLG_TRY(scatter_common(cx, x, axis, idx, upd, SCATTER_ADD, &y));
+  OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, SCATTER_ADD, &y));
   return bind(cx, y);
+}
+
+olg_status olg__sym_scatter_add(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter_add(cx, IX7);
+}
+
+/* Range-11: sizes known at run time */
+olg_status olg__sym_scatter_add_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter_add(cx, IX11);
+}
+
+/* ScatterElements-16 reduction add */
+olg_status olg__sym_scatter_add_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter_add(cx, IX16);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -773,8 +868,7 @@ olg_status olg__sym_nonzero(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* aten::one_hot(Tensor self, int num_classes=-1): int64 output. OneHot (9); below, Equal with
  * the class numbers. num_classes -1 means max + 1, read at run time unless known. */
-olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status one_hot(olg_lower *cx, ix_caps caps) {
   olg_value x, y, depth = OLG_NO_VALUE;
   int64_t c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -788,9 +882,8 @@ olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
     c = 0;
     for (size_t i = 0; i < n; i++) c = p[i] + 1 > c ? p[i] + 1 : c;
   }
-  int opset = olg__opset(cx);
   if (c < 0) {
-    if (opset < 9)
+    if (!caps.where_nonzero)
       return olg_lower_unsupported(cx, "one_hot with num_classes=-1 of indices computed at run "
                                        "time (OneHot)", 9);
     olg_value one;
@@ -799,7 +892,7 @@ olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__const_i64s(cx, (const int64_t[]){1}, 1, &one));
     OLG_TRY(olg__emit2(cx, "Add", depth, one, &depth));
   }
-  if (opset >= 9) {
+  if (caps.where_nonzero) { /* OneHot-9 */
     olg_value vals;
     olg_node_id nd;
     if (depth == OLG_NO_VALUE) OLG_TRY(olg__const_i64s(cx, &c, 1, &depth));
@@ -822,4 +915,15 @@ olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit2(cx, "Equal", xe, cv, &y));
   OLG_TRY(olg__emit_cast(cx, y, OLG_INT64, &y));
   return bind(cx, y);
+}
+
+olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return one_hot(cx, IX7);
+}
+
+/* OneHot-9 */
+olg_status olg__sym_one_hot_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return one_hot(cx, IX9);
 }

@@ -44,11 +44,22 @@ OLG_SYMBOLIC(olg__sym_chunk);
 OLG_SYMBOLIC(olg__sym_chunk_opset10); /* Slice-10 */
 OLG_SYMBOLIC(olg__sym_unbind);
 OLG_SYMBOLIC(olg__sym_index);         /* advanced indexing: Gather of a linear index */
+OLG_SYMBOLIC(olg__sym_index_opset9); /* NonZero-9 */
+OLG_SYMBOLIC(olg__sym_index_opset11); /* Gather-11 negative indices */
 OLG_SYMBOLIC(olg__sym_index_select);
 OLG_SYMBOLIC(olg__sym_index_put);     /* ScatterND (11), Scatter-9, Gather remap (7) */
+OLG_SYMBOLIC(olg__sym_index_put_opset9); /* Where-9, Scatter-9 */
+OLG_SYMBOLIC(olg__sym_index_put_opset11); /* ScatterND-11 */
+OLG_SYMBOLIC(olg__sym_index_put_opset16); /* ScatterND-16 add */
 OLG_SYMBOLIC(olg__sym_gather);        /* GatherElements (11), else static linear Gather */
+OLG_SYMBOLIC(olg__sym_gather_opset11); /* GatherElements-11 */
 OLG_SYMBOLIC(olg__sym_scatter);       /* src/value, reduce */
+OLG_SYMBOLIC(olg__sym_scatter_opset9); /* Scatter-9 */
+OLG_SYMBOLIC(olg__sym_scatter_opset11); /* ScatterElements-11 */
+OLG_SYMBOLIC(olg__sym_scatter_opset16); /* ScatterElements-16 reduce */
 OLG_SYMBOLIC(olg__sym_scatter_add);
+OLG_SYMBOLIC(olg__sym_scatter_add_opset11); /* Range-11 */
+OLG_SYMBOLIC(olg__sym_scatter_add_opset16); /* ScatterElements-16 add */
 OLG_SYMBOLIC(olg__sym_nonzero);
 OLG_SYMBOLIC(olg__sym_meshgrid);
 OLG_SYMBOLIC(olg__sym_tril);          /* a Gather of the kept entries */
@@ -60,9 +71,10 @@ OLG_SYMBOLIC(olg__sym_triu_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_triu_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_triu_opset14); /* Trilu-14 */
 OLG_SYMBOLIC(olg__sym_onnx_trilu);         /* ONNX Trilu below 14, as tril/triu: Gather */
-OLG_SYMBOLIC(olg__sym_onnx_trilu_opset9);  /* Where-9 */
+OLG_SYMBOLIC(olg__sym_onnx_trilu_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_onnx_trilu_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_one_hot);       /* OneHot (9), else Equal */
+OLG_SYMBOLIC(olg__sym_one_hot_opset9); /* OneHot-9 */
 OLG_SYMBOLIC(olg__sym_embedding);
 OLG_SYMBOLIC(olg__sym_pad);           /* constant, reflect, replicate, circular */
 OLG_SYMBOLIC(olg__sym_pad_opset11); /* Pad-11 pads input */
