@@ -135,7 +135,7 @@ def loop_model():
                            helper.make_tensor_value_info("a0", TensorProto.FLOAT, [2]),
                            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                           [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2]),
-                           helper.make_tensor_value_info("cat", TensorProto.FLOAT, None)])
+                           helper.make_tensor_value_info("cat", TensorProto.FLOAT, ["k"])])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
     return m.SerializeToString()

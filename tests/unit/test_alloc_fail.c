@@ -70,9 +70,7 @@ typedef struct sub_job {
   mem bytes;
   int64_t opset;
   const char *profile;
-  /* also olg_check (full) of the result under injection: off until inference of If stops
-   * taking a failed allocation for "no type" (issue 13, infer_ctrl.c type_union) */
-  int full_check;
+  int full_check; /* also olg_check (full) of the result, under injection too */
   olg_model *keep; /* set by the last (clean) run, for the caller to inspect; else NULL */
   olg_model *keep_src;
 } sub_job;
@@ -125,7 +123,7 @@ static olg_status legalize_read_model(void *ud, const olg_allocator *a) {
 
 static void legalize_each_failure(const char *file, int line, const char *model, int64_t opset,
                                   const char *profile, const char *want_op) {
-  sub_job j = {frozen_builtin(), {0}, opset, profile, 0, NULL, NULL};
+  sub_job j = {frozen_builtin(), {0}, opset, profile, 1, NULL, NULL};
   if (!j.r || !load(model, &j.bytes)) {
     olg_test_fail(file, line, "%s: no registry or no tests/fuzz/corpus/pipeline/%s", model, model);
     goto done;
