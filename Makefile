@@ -226,6 +226,8 @@ sanitize:
 #   make fuzz-replay   builds them and runs every committed input once (tests/fuzz/corpus/<target>
 #                      and tests/fuzz/regressions/<target>), under ASan, UBSan and LeakSanitizer
 # One library for all targets, built with nanopb (for fuzz_nanopb) in its own directory.
+# tests/fuzz/mutate.py runs a fresh mutation corpus (a few thousand models) through fuzz_pipeline;
+# tests/fuzz/make_seeds.py writes the hand-made seeds.
 FUZZ_BUILD := build/libfuzzer
 FUZZ_TARGETS := reader pipeline extdata nanopb builder
 FUZZ_SECONDS ?= 60
