@@ -409,6 +409,28 @@ static int string_allowed_from(const char *op, const char *attr, int from, const
   return 0;
 }
 
+int olg__attr_value_allowed_from(const olg_schema *s, const olg_attr *a) {
+  for (size_t i = 0; i < sizeof attr_ranges / sizeof *attr_ranges; i++) {
+    const attr_range *r = &attr_ranges[i];
+    if (s->since_version < r->since || (r->until && s->since_version >= r->until)) continue;
+    if (strcmp(r->op, s->name) != 0 || strcmp(r->attr, a->name) != 0) continue;
+    if (r->rule == RANGE_NONNEG) {
+      size_t n = a->type == OLG_ATTR_INT ? 1 : a->type == OLG_ATTR_INTS ? a->n : 0;
+      for (size_t k = 0; k < n; k++)
+        if ((a->type == OLG_ATTR_INT ? a->i : a->ints[k]) < 0) return r->neg_from;
+    } else if (r->rule == RANGE_ONE_OF && a->type == OLG_ATTR_STRING) {
+      bool ok = false;
+      for (const char *const *p = r->allowed; *p && !ok; p++)
+        ok = strlen(*p) == a->s.n && memcmp(*p, a->s.p ? a->s.p : "", a->s.n) == 0;
+      if (!ok) {
+        int later = string_allowed_from(s->name, a->name, s->since_version + 1, a->s.p ? a->s.p : "", a->s.n);
+        return later ? later : -1;
+      }
+    }
+  }
+  return 0;
+}
+
 static void check_attr_value(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s,
                              const olg_attr *a) {
   if (!olg__ck_is_default_domain(nd->domain)) return;

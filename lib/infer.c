@@ -536,11 +536,14 @@ const olg_type *olg__graph_output_type(const olg_graph *sub, int i) {
   return r->type.kind != OLG_TYPE_NONE ? &r->type : NULL;
 }
 
+static olg_status infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
+                              size_t max_errors, int depth);
+
 olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
   if (!sub) return OLG_OK; /* no body (the checker reports it): nothing to infer from */
+  if (cx->bodies_done) return OLG_OK; /* inferred node by node as they were emitted */
   /* inference recurses through the bodies: bounded by the nesting, not the stack */
-  int depth = 0;
-  for (const olg_graph *p = sub; p->parent && depth <= OLG_MAX_GRAPH_DEPTH; p = p->parent) depth++;
+  int depth = cx->depth + 1;
   if (depth > OLG_MAX_GRAPH_DEPTH) {
     char msg[256];
     snprintf(msg, sizeof msg, "the subgraphs of this node are nested more than %d graphs deep; the library follows at most %d",
@@ -552,7 +555,7 @@ olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
     }
     return olg__err(OLG_ERR_LIMIT, "node '%s' (%s): %s", cx->nd->name, cx->nd->op, msg);
   }
-  olg_status s = olg__infer_graph_ex(sub, cx->m, cx->diags, cx->notes, cx->max_errors);
+  olg_status s = infer_graph(sub, cx->m, cx->diags, cx->notes, cx->max_errors, depth);
   /* an impossible node inside the body was reported there; the outer node is not impossible
      by itself, so only memory failures propagate */
   return s == OLG_ERR_INVALID_MODEL ? OLG_OK : s;
@@ -698,14 +701,14 @@ bool olg__infer_table_sorted(void) {
 /* Driver */
 
 static olg_status infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags,
-                             bool notes, size_t max_errors) {
+                             bool notes, size_t max_errors, int depth, bool bodies_done) {
   if (!g || n < 0 || (uint32_t)n >= g->n_nodes)
     return olg__err(OLG_ERR_INVALID_ARG, "olg__infer_node: no node %d", (int)n);
   olg_node *nd = &g->nodes[n];
   if (nd->state != OLG_NODE_DONE) return OLG_OK;
   const rule *r = find_rule(nd->domain, nd->op);
   if (!r) return OLG_OK;
-  olg_icx cx = {g, g->model, nd, n, opset, diags, max_errors, notes};
+  olg_icx cx = {g, g->model, nd, n, opset, diags, max_errors, notes, bodies_done, depth};
   /* a rule's helpers return NULL both for "not known" and for a refused allocation (a type
      union, a wrapped type): the arena's failure count tells them apart, so that no failure
      passes for an unknown type */
@@ -717,7 +720,11 @@ static olg_status infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_dia
 }
 
 olg_status olg__infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags) {
-  return infer_node(g, n, opset, diags, false, 0);
+  return infer_node(g, n, opset, diags, false, 0, 0, false);
+}
+
+olg_status olg__infer_node_emitted(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags) {
+  return infer_node(g, n, opset, diags, false, 0, 0, true);
 }
 
 /* True when every explicit input of every node is produced by an earlier node (file order is
@@ -743,6 +750,11 @@ static bool ids_in_order(const olg_graph *g) {
 
 olg_status olg__infer_graph_ex(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
                                size_t max_errors) {
+  return infer_graph(g, m, diags, notes, max_errors, 0);
+}
+
+static olg_status infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
+                              size_t max_errors, int depth) {
   if (!g || !m) return olg__err(OLG_ERR_INVALID_ARG, "olg__infer_graph: NULL argument");
   olg_node_id *order = NULL;
   size_t n = g->n_nodes;
@@ -787,7 +799,7 @@ olg_status olg__infer_graph_ex(olg_graph *g, const olg_model *m, olg_diags *diag
       continue;
     }
     if (opset < 0) continue;
-    olg_status s = infer_node(g, id, opset, diags, notes, max_errors);
+    olg_status s = infer_node(g, id, opset, diags, notes, max_errors, depth, false);
     if (s == OLG_ERR_INVALID_MODEL) {
       failed = true;
       if (max_errors && diags && olg_diags_error_count(diags) >= max_errors) break;

@@ -24,6 +24,10 @@
  * added to diags, when not NULL, with code OLG-INFER-INVALID: callers need not add it). */
 olg_status olg__infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags);
 
+/* The same for a node the lowering just emitted: its subgraphs, lowered first, had each node
+ * inferred as it was emitted, so they are not inferred again (which made nesting quadratic). */
+olg_status olg__infer_node_emitted(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags);
+
 /* Infers a whole graph (topological order, subgraphs included). Every impossible node is
  * reported to diags; the result is then OLG_ERR_INVALID_MODEL (after all nodes were tried). */
 olg_status olg__infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags);

@@ -27,6 +27,9 @@ typedef struct olg_icx {
   olg_diags *diags;
   size_t max_errors; /* for subgraphs inferred by a rule */
   bool notes;
+  bool bodies_done; /* the node's subgraphs are inferred already (the lowering emits a node
+                       after its bodies, each node of which it inferred): not again */
+  int depth;        /* how many subgraphs deep the node is, counted from where inference began */
 } olg_icx;
 
 typedef olg_status (*olg_infer_fn)(olg_icx *cx);

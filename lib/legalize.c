@@ -137,7 +137,7 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
           return LOWER_SKIPPED;
   }
   s = fn(cx, id, ud);
-  if (s == OLG_ERR_NOMEM) return s;
+  if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) return s; /* reported where it arose */
   if (s) {
     if (!cx->cur_reported) {
       char buf[512];
@@ -253,7 +253,8 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
 
 /* Counts, for values of cx->src, the references by name from the subgraphs (at any depth) of
  * graph `sub`, so that a value only a subgraph reads still counts as used. */
-static void count_subgraph_refs(olg_lower *cx, const olg_graph *sub) {
+static void count_subgraph_refs(olg_lower *cx, const olg_graph *sub, int depth) {
+  if (depth > OLG_MAX_GRAPH_DEPTH) return; /* lowering refuses that deep: no need to look */
   for (uint32_t i = 0; i < sub->n_nodes; i++) {
     const olg_node *nd = &sub->nodes[i];
     if (nd->state != OLG_NODE_DONE) continue;
@@ -269,9 +270,9 @@ static void count_subgraph_refs(olg_lower *cx, const olg_graph *sub) {
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g);
+      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g, depth + 1);
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        count_subgraph_refs(cx, a->graphs[k]);
+        if (a->graphs[k]) count_subgraph_refs(cx, a->graphs[k], depth + 1);
     }
   }
 }
@@ -319,7 +320,7 @@ static olg_status compute_protect(olg_lower *cx) {
       const olg_attr *a = &nd->attrs[j];
       if (a->type == OLG_ATTR_GRAPH && a->g) olg__mark_subgraph_refs(g, a->g, cx->protect);
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        olg__mark_subgraph_refs(g, a->graphs[k], cx->protect);
+        if (a->graphs[k]) olg__mark_subgraph_refs(g, a->graphs[k], cx->protect);
     }
   }
   return OLG_OK;
@@ -381,9 +382,9 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g);
+      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g, 1);
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        count_subgraph_refs(cx, a->graphs[k]);
+        if (a->graphs[k]) count_subgraph_refs(cx, a->graphs[k], 1);
     }
   }
   for (uint32_t i = 0; i < sg->outputs.n; i++) count_use(cx, sg->outputs.p[i]);
@@ -401,7 +402,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
     s = lower_node(cx, order[k]);
-    if (s == OLG_ERR_NOMEM) goto done;
+    if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) goto done;
     if (s == OLG_OK && cx->report && cx->diags) olg__lower_report_node(cx, order[k], first);
     *n_failed += s != OLG_OK && s != LOWER_SKIPPED;
   }

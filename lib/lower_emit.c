@@ -85,6 +85,9 @@ OLG_API olg_status olg_lower_emit_subgraph(olg_lower *cx, olg_graph **out) {
 
 /* Checks an emitted ONNX node against the schema of the target opset, which it gives back for
  * the output check after inference. */
+static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema *s, bool input,
+                             int pos, olg_value v);
+
 static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_schema **found) {
   const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
   *found = s;
@@ -120,6 +123,12 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
       return olg__errf(cx, OLG_ERR_INVALID_MODEL,
                        "emitted %s-%d with attribute '%s' of type %d; the schema wants %d",
                        nd->op, s->since_version, nd->attrs[i].name, nd->attrs[i].type, as->type);
+    /* a value the version does not allow (a negative axis below 11, a later mode): what
+       olg_check would reject, refused here with the opset that takes it */
+    int from = olg__attr_value_allowed_from(s, &nd->attrs[i]);
+    if (from)
+      return olg__unsupportedf(cx, from, "%s-%d with this value of attribute '%s'", nd->op,
+                               s->since_version, nd->attrs[i].name);
   }
   for (int i = 0; i < s->n_attrs; i++)
     if (s->attrs[i].required && !olg__node_attr(nd, s->attrs[i].name))
@@ -139,6 +148,7 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
       continue;
     }
     if (a->kind != OLG_ARG_VALUE) continue;
+    OLG_TRY(check_kind(cx, nd, s, true, i, a->u.v));
     olg_dtype t = olg__dtype(cx, a->u.v);
     const olg_formal *f = olg_schema_input_formal(s, i);
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
@@ -161,6 +171,44 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
   return OLG_OK;
 }
 
+/* Sequence, optional and map values: an op takes them only from the version whose formal
+ * lists such a type (Identity from 14 for sequences, 16 for optionals; If and Loop likewise). */
+static const char *kind_prefix(uint8_t kind) {
+  return kind == OLG_TYPE_SEQUENCE ? "seq(" : kind == OLG_TYPE_OPTIONAL ? "optional("
+       : kind == OLG_TYPE_MAP ? "map(" : kind == OLG_TYPE_SPARSE_TENSOR ? "sparse_tensor(" : NULL;
+}
+
+static bool formal_takes(const olg_schema *s, const olg_formal *f, const char *pre) {
+  int na;
+  const char *const *al = olg_schema_formal_types(s, f, &na);
+  for (int i = 0; i < na; i++)
+    if (strncmp(al[i], pre, strlen(pre)) == 0) return true;
+  return false;
+}
+
+/* OLG_OK, or the refusal naming the lowest opset whose version of the op takes the value's
+ * kind at that position. */
+static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema *s, bool input,
+                             int pos, olg_value v) {
+  const char *pre = kind_prefix(cx->dst->values[v].type.kind);
+  const olg_formal *f = input ? olg_schema_input_formal(s, pos) : olg_schema_output_formal(s, pos);
+  if (!pre || !f || formal_takes(s, f, pre)) return OLG_OK;
+  size_t nv;
+  const olg_schema *vs = olg_schema_versions(s->domain, s->name, &nv);
+  int from = 0;
+  for (size_t i = 0; vs && i < nv && !from; i++) {
+    if (vs[i].since_version <= s->since_version || vs[i].deprecated) continue;
+    const olg_formal *g = input ? olg_schema_input_formal(&vs[i], pos) : olg_schema_output_formal(&vs[i], pos);
+    if (g && formal_takes(&vs[i], g, pre)) from = vs[i].since_version;
+  }
+  uint8_t k = cx->dst->values[v].type.kind;
+  const char *what = k == OLG_TYPE_SEQUENCE ? "a sequence" : k == OLG_TYPE_OPTIONAL ? "an optional"
+                   : k == OLG_TYPE_MAP ? "a map" : "a sparse tensor";
+  return olg__unsupportedf(cx, from ? from : -1, "%s with %s as %s %d ('%s'; %s-%d takes none)",
+                           nd->op, what, input ? "input" : "output", pos, f->name, s->name,
+                           s->since_version);
+}
+
 static olg_status note_custom_domain(olg_lower *cx, const char *domain) {
   for (uint32_t i = 0; i < cx->n_custom; i++)
     if (strcmp(cx->custom_domains[i], domain) == 0) return OLG_OK;
@@ -175,6 +223,7 @@ static olg_status note_custom_domain(olg_lower *cx, const char *domain) {
 static olg_status check_outputs(olg_lower *cx, const olg_node *nd, const olg_schema *s) {
   for (uint32_t i = 0; i < nd->n_outputs; i++) {
     if (nd->outputs[i] == OLG_NO_VALUE) continue;
+    OLG_TRY(check_kind(cx, nd, s, false, (int)i, nd->outputs[i]));
     olg_dtype t = olg__dtype(cx, nd->outputs[i]);
     const olg_formal *f = olg_schema_output_formal(s, (int)i);
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
@@ -196,7 +245,7 @@ OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out
   if (!*nd->domain) {
     const olg_schema *schema;
     OLG_TRY(check_schema(cx, nd, &schema));
-    s = olg__infer_node(cx->dst, n, cx->opset, NULL); /* reported below, once, as the lowering's */
+    s = olg__infer_node_emitted(cx->dst, n, cx->opset, NULL); /* reported below, once, as the lowering's */
     if (s == OLG_ERR_NOMEM) return s;
     if (s)
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s: %s", nd->op, olg_last_error());

@@ -171,4 +171,10 @@ olg_dtype olg_schema_tensor_type_dtype(const char *type_str);
 }
 #endif
 
+/* Whether attribute a's value is allowed at schema s's version (lib/check.c's table of value
+ * ranges that change with the version: negative axes, mode strings): 0 yes; otherwise the first
+ * later version that allows it, or -1 for none. */
+struct olg_attr;
+int olg__attr_value_allowed_from(const olg_schema *s, const struct olg_attr *a);
+
 #endif /* OLG_SCHEMA_H */

@@ -42,6 +42,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
+    {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* native from 17 */

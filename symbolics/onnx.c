@@ -626,6 +626,16 @@ olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 /* Constant: value_float(s)/value_int(s)/value_string(s) exist from 12; carried as a tensor. */
+/* Flatten: through the emit helper, which counts a negative axis from the front below
+ * opset 11 (where Flatten takes none) when the rank is known, and refuses otherwise. */
+olg_status olg__sym_onnx_flatten(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_flatten(cx, x, olg__src_attr_int(cx, "axis", 1), &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 olg_status olg__sym_onnx_constant(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_node *nd = olg__src_node(cx);

@@ -123,6 +123,7 @@ OLG_SYMBOLIC(olg__sym_onnx_dropout);
 OLG_SYMBOLIC(olg__sym_onnx_batchnorm);
 OLG_SYMBOLIC(olg__sym_onnx_topk);
 OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
+OLG_SYMBOLIC(olg__sym_onnx_flatten);     /* a negative axis counted from the front below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as a tensor */
 OLG_SYMBOLIC(olg__sym_onnx_scatter);     /* Scatter (9, removed at 11) <-> ScatterElements */
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample); /* GridSample modes renamed at 20 */

@@ -10,8 +10,11 @@ bool olg__has_subgraph(const olg_node *nd) {
 }
 
 
-/* Marks the names a subgraph reads from enclosing graphs as live in g. */
-void olg__mark_subgraph_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_val) {
+/* Marks the names a subgraph reads from enclosing graphs as live in g. The walks below recurse
+ * through nested subgraphs: no deeper than the lowering goes (OLG_MAX_GRAPH_DEPTH), so that no
+ * input exhausts the stack. */
+static void mark_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_val, int depth) {
+  if (depth > OLG_MAX_GRAPH_DEPTH) return;
   for (uint32_t i = 0; i < sub->n_nodes; i++) {
     const olg_node *nd = &sub->nodes[i];
     for (uint32_t j = 0; j < nd->n_args; j++) {
@@ -28,11 +31,15 @@ void olg__mark_subgraph_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_v
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) olg__mark_subgraph_refs(g, a->g, live_val);
+      if (a->type == OLG_ATTR_GRAPH && a->g) mark_refs(g, a->g, live_val, depth + 1);
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        olg__mark_subgraph_refs(g, a->graphs[k], live_val);
+        if (a->graphs[k]) mark_refs(g, a->graphs[k], live_val, depth + 1);
     }
   }
+}
+
+void olg__mark_subgraph_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_val) {
+  mark_refs(g, sub, live_val, 1);
 }
 
 bool olg__reads_by_name(const olg_value_rec *r) {
@@ -43,7 +50,8 @@ bool olg__reads_by_name(const olg_value_rec *r) {
  * of the values the subgraphs read by name from this graph (implicit inputs, which the graph's
  * own topological order does not see). fn(ud, producer) for each, duplicates possible. */
 static void subgraph_producers(const olg_graph *g, const olg_graph *sub,
-                               void (*fn)(void *, int32_t), void *ud) {
+                               void (*fn)(void *, int32_t), void *ud, int depth) {
+  if (depth > OLG_MAX_GRAPH_DEPTH) return;
   for (uint32_t i = 0; i < sub->n_nodes; i++) {
     const olg_node *nd = &sub->nodes[i];
     if (nd->state != OLG_NODE_DONE) continue;
@@ -59,9 +67,9 @@ static void subgraph_producers(const olg_graph *g, const olg_graph *sub,
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud);
+      if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud, depth + 1);
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        subgraph_producers(g, a->graphs[k], fn, ud);
+        if (a->graphs[k]) subgraph_producers(g, a->graphs[k], fn, ud, depth + 1);
     }
   }
 }
@@ -78,9 +86,9 @@ static void node_producers(const olg_graph *g, const olg_node *nd, void (*fn)(vo
   }
   for (uint32_t j = 0; j < nd->n_attrs; j++) {
     const olg_attr *a = &nd->attrs[j];
-    if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud);
+    if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud, 1);
     for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-      subgraph_producers(g, a->graphs[k], fn, ud);
+      if (a->graphs[k]) subgraph_producers(g, a->graphs[k], fn, ud, 1);
   }
 }
 

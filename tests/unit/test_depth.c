@@ -1,0 +1,77 @@
+/* Nesting and size limits: If nested 10,000 deep through the API ends in OLG_ERR_LIMIT from
+ * check, inference and legalize (no stack overflow, also under ASan), the same at 200 deep ends
+ * in a result; a 1,000,000-node chain goes through all three. Speed: bench/nesting.c. */
+#include <string.h>
+
+#include "../harness.h"
+#include "../nested_if.h"
+#include "ir.h"
+
+static void check_depth(long depth, olg_status want) {
+  olg_model *m = NULL;
+  CHECK_OK(nested_if_model(depth, &m));
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  olg_check_options co = OLG_CHECK_OPTIONS_INIT;
+  co.full = 1;
+  CHECK_EQ(olg_check(m, &co, d), want);
+  if (want) {
+    bool named = false; /* the diagnostic names the node whose subgraphs go too deep */
+    for (size_t i = 0; i < olg_diags_count(d); i++)
+      named = named || (strcmp(olg_diag_code(d, i), "OLG-CHECK-DEPTH") == 0 &&
+                        strcmp(olg_diag_op(d, i), "If") == 0 && *olg_diag_node(d, i));
+    CHECK(named);
+  }
+  co.full = 0;
+  CHECK_EQ(olg_check(m, &co, NULL), want);
+  CHECK_EQ(olg_infer_shapes(m, NULL, NULL), want);
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  olg_legalize_options lo = OLG_LEGALIZE_OPTIONS_INIT;
+  lo.opset = 17;
+  olg_model *out = NULL;
+  olg_status s = olg_legalize(m, r, &lo, &out, NULL);
+  CHECK_EQ(s, want);
+  if (want) CHECK(strstr(olg_last_error(), "nested more than") != NULL);
+  else CHECK_OK(olg_check(out, &co, NULL));
+  olg_model_free(out);
+  olg_registry_free(r);
+  olg_diags_free(d);
+  olg_model_free(m);
+}
+
+TEST(depth_nested_if_10000_refused) { check_depth(10000, OLG_ERR_LIMIT); }
+TEST(depth_nested_if_1001_refused) { check_depth(OLG_MAX_GRAPH_DEPTH + 1, OLG_ERR_LIMIT); }
+TEST(depth_nested_if_200_lowered) { check_depth(200, OLG_OK); }
+
+TEST(depth_flat_chain_1000000) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value v;
+  CHECK_OK(olg_model_set_opset(m, "", 13));
+  CHECK_OK(olg_graph_set_name(g, "chain"));
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 2, (const int64_t[]){2, 3}, NULL, &v));
+  for (long k = 0; k < 1000000; k++) {
+    olg_node_id n;
+    CHECK_OK(olg_node_begin(g, "", "Relu", NULL, &n));
+    CHECK_OK(olg_node_arg_value(g, n, v));
+    CHECK_OK(olg_node_end(g, n, 1, NULL, &v));
+  }
+  CHECK_OK(olg_value_set_type(g, v, OLG_FLOAT, 2, (const int64_t[]){2, 3}, NULL));
+  CHECK_OK(olg_graph_add_output(g, v));
+  olg_check_options co = OLG_CHECK_OPTIONS_INIT;
+  co.full = 1;
+  CHECK_OK(olg_check(m, &co, NULL));
+  CHECK_OK(olg_infer_shapes(m, NULL, NULL));
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  olg_legalize_options lo = OLG_LEGALIZE_OPTIONS_INIT;
+  lo.opset = 17;
+  olg_model *out = NULL;
+  CHECK_OK(olg_legalize(m, r, &lo, &out, NULL));
+  CHECK_EQ(olg_graph_node_count(olg_model_graph(out)), (size_t)1000000);
+  olg_model_free(out);
+  olg_registry_free(r);
+  olg_model_free(m);
+}
