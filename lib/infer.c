@@ -376,8 +376,31 @@ bool olg__shape_numel_known(const olg_ishape *s, int64_t *n) {
 
 olg_dim olg__dim_add(olg_dim a, int64_t b) {
   if (b == 0) return a;
-  if (a.value >= 0 && a.value + b >= 0) return olg__dnum(a.value + b);
+  int64_t r;
+  if (a.value >= 0 && olg__add_i64(a.value, b, &r) && r >= 0) return olg__dnum(r);
   return olg__dunk();
+}
+
+bool olg__double_to_int(double d, olg_dtype dt, int64_t *out) {
+  if (isnan(d)) return false;
+  if (dt == OLG_BOOL) { *out = d != 0; return true; }
+  d = trunc(d);
+  double lo, hi; /* the range is [lo, hi): both bounds are exact in a double */
+  switch (dt) {
+  case OLG_INT8: lo = -128.0; hi = 128.0; break;
+  case OLG_INT16: lo = -32768.0; hi = 32768.0; break;
+  case OLG_INT32: lo = -2147483648.0; hi = 2147483648.0; break;
+  case OLG_INT64: lo = -9223372036854775808.0; hi = 9223372036854775808.0; break;
+  case OLG_UINT8: lo = 0; hi = 256.0; break;
+  case OLG_UINT16: lo = 0; hi = 65536.0; break;
+  case OLG_UINT32: lo = 0; hi = 4294967296.0; break;
+  case OLG_UINT64: lo = 0; hi = 18446744073709551616.0; break;
+  default: return false;
+  }
+  if (!(d >= lo && d < hi)) return false;
+  /* uint64 above INT64_MAX keeps its bits in the int64 the callers store */
+  *out = dt == OLG_UINT64 ? (int64_t)(uint64_t)d : (int64_t)d;
+  return true;
 }
 
 olg_dim olg__dim_mul(olg_dim a, olg_dim b) {

@@ -159,7 +159,11 @@ OLG_INFER_RULE(olg__inf_range) {
       return olg__set_out(cx, 0, dt, &out);
     int64_t *p = olg__arena_alloc(cx->m, (size_t)(len ? len : 1) * sizeof *p);
     if (!p) return OLG_ERR_NOMEM;
-    for (int64_t k = 0; k < len; k++) p[k] = s[0] + k * s[2];
+    for (int64_t k = 0; k < len; k++) {
+      /* the count came from doubles: an element past the int64 range is not folded */
+      int64_t step;
+      if (!olg__mul_i64(k, s[2], &step) || !olg__add_i64(s[0], step, &p[k])) return olg__set_out(cx, 0, dt, &out);
+    }
     return olg__set_out_ints(cx, 0, dt, 1, &len, p, (size_t)len);
   }
   if (dt == OLG_FLOAT || dt == OLG_DOUBLE) {
@@ -213,7 +217,8 @@ OLG_INFER_RULE(olg__inf_onehot) {
   olg_dim depth = olg__dunk();
   if (olg__in_doubles(cx, 1, dv, 1, &n) && n == 1) {
     if (dv[0] < 1) return olg__fail(cx, "depth is %g; it must be >= 1", dv[0]);
-    depth = olg__dnum((int64_t)dv[0]);
+    int64_t d;
+    if (olg__double_to_int(dv[0], OLG_INT64, &d)) depth = olg__dnum(d); /* else unknown (NaN, huge) */
   }
   out.rank = r;
   for (int32_t k = 0, j = 0; k < r; k++) out.d[k] = k == ax ? depth : ix.d[j++];
@@ -333,7 +338,7 @@ OLG_INFER_RULE(olg__inf_tfidf) {
   if (olg__attr_ints(cx, "ngram_indexes", &p, &n)) {
     int64_t mx = -1;
     for (size_t k = 0; k < n; k++) mx = p[k] > mx ? p[k] : mx;
-    width = olg__dnum(mx + 1);
+    if (mx < INT64_MAX) width = olg__dnum(mx + 1); /* else unknown: the width overflows */
   }
   if (!olg__in_shape(cx, 0, &x)) return olg__set_out(cx, 0, OLG_FLOAT, NULL);
   if (x.rank == 1) x.d[0] = width;

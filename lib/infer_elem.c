@@ -72,7 +72,8 @@ static bool read_num(const olg_tensor *t, uint64_t k, bool as_f, int64_t *iv, do
     return false;
   }
   if (as_f) *fv = isf ? d : (double)i;
-  else *iv = isf ? (int64_t)d : i;
+  else if (!isf) *iv = i;
+  else if (!olg__double_to_int(d, OLG_INT64, iv)) return false; /* not representable: no fold */
   return true;
 }
 
@@ -218,7 +219,10 @@ olg_status olg__eval_elementwise(olg_icx *cx, olg_eval_op op, const olg_ishape *
       if (op == OLG_EV_WHERE) xf[0] = (double)xi[0];
       if (!eval_f(op, xf, nin, &r)) return OLG_OK;
       if (fv) fv[o] = r;
-      else iv[o] = (int64_t)r;
+      else if (is_compare(op)) iv[o] = r != 0;
+      /* a value the integer type cannot hold (NaN, 1e30 -> int64): undefined in ONNX and in
+         C, so the node is left to run time */
+      else if (!olg__double_to_int(r, out_dt, &iv[o])) return OLG_OK;
     } else {
       int64_t r;
       if (!eval_i(op, xi, nin, &r)) return OLG_OK;

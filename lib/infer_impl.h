@@ -118,6 +118,14 @@ olg_status olg__axis(olg_icx *cx, int64_t axis, int32_t rank, const char *what, 
 /* Sum and product of dims: known when both are known; a dim plus 0 or times 1 is itself. */
 olg_dim olg__dim_add(olg_dim a, int64_t b);
 olg_dim olg__dim_mul(olg_dim a, olg_dim b);
+/* Checked int64 arithmetic for every dim and size a rule computes from attributes or inputs a
+ * hostile model controls: false on overflow (the rule then leaves the dim unknown). */
+static inline bool olg__add_i64(int64_t a, int64_t b, int64_t *o) { return !__builtin_add_overflow(a, b, o); }
+static inline bool olg__sub_i64(int64_t a, int64_t b, int64_t *o) { return !__builtin_sub_overflow(a, b, o); }
+static inline bool olg__mul_i64(int64_t a, int64_t b, int64_t *o) { return !__builtin_mul_overflow(a, b, o); }
+/* d truncated toward zero as an integer of dtype dt (bool: d != 0), in *out; false when d is NaN
+ * or does not fit dt: ONNX leaves such a conversion undefined, so it is not folded. */
+bool olg__double_to_int(double d, olg_dtype dt, int64_t *out);
 
 /* ---- elementwise evaluation of small known tensors (lib/infer_eval.c) ---- */
 typedef enum olg_eval_op {

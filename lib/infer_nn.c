@@ -76,18 +76,30 @@ static olg_status window_out(olg_icx *cx, const spatial *sp, int i, olg_dim in, 
     return OLG_OK;
   }
   int64_t x = in.value, s = sp->s[i];
+  /* every step is checked: a hostile kernel, dilation, pad or stride near INT64_MAX leaves the
+     dim unknown instead of overflowing */
+  int64_t t, dk, pads, padded, o;
   if (sp->auto_pad == 1 || sp->auto_pad == 2) {
-    *out = olg__dnum((x + s - 1) / s);
+    *out = olg__add_i64(x, s - 1, &t) ? olg__dnum(t / s) : olg__dunk();
     return OLG_OK;
   }
-  int64_t dk = sp->d[i] * (sp->k[i] - 1) + 1;
-  int64_t padded = x + (sp->auto_pad == 3 ? 0 : sp->pb[i] + sp->pe[i]);
+  if (!olg__sub_i64(sp->k[i], 1, &t) || !olg__mul_i64(sp->d[i], t, &dk) || !olg__add_i64(dk, 1, &dk) ||
+      !olg__add_i64(sp->pb[i], sp->pe[i], &pads) ||
+      !olg__add_i64(x, sp->auto_pad == 3 ? 0 : pads, &padded)) {
+    *out = olg__dunk();
+    return OLG_OK;
+  }
   if (padded < dk)
     return olg__fail(cx, "spatial axis %d: the input (%lld, padded %lld) is smaller than the window (%lld)",
                      i, (long long)x, (long long)padded, (long long)dk);
-  int64_t o = ceil_mode ? (padded - dk + s - 1) / s + 1 : (padded - dk) / s + 1;
-  /* a window that would start in the end padding is dropped */
-  if (ceil_mode && (o - 1) * s >= x + (sp->auto_pad == 3 ? 0 : sp->pb[i])) o--;
+  /* padded >= dk here, and s > 0: padded - dk and the quotients cannot overflow */
+  o = (padded - dk) / s + 1;
+  if (ceil_mode && (padded - dk) % s != 0) o++;
+  /* a window that would start in the end padding is dropped (x + pb <= padded: no overflow;
+     a start past INT64_MAX is past it too) */
+  int64_t start;
+  if (ceil_mode && (!olg__mul_i64(o - 1, s, &start) || start >= x + (sp->auto_pad == 3 ? 0 : sp->pb[i])))
+    o--;
   *out = olg__dnum(o);
   return OLG_OK;
 }
@@ -108,9 +120,11 @@ static olg_status conv_like(olg_icx *cx, int xi, int wi, olg_dtype dt) {
     return olg__fail(cx, "weight has rank %d, the input rank %d: they must be equal", (int)w.rank, (int)x.rank);
   int64_t group = olg__attr_i(cx, "group", 1);
   if (group <= 0) return olg__fail(cx, "group must be > 0, not %lld", (long long)group);
-  if (hw && x.d[1].value >= 0 && w.d[1].value >= 0 && x.d[1].value != w.d[1].value * group)
-    return olg__fail(cx, "the input has %lld channels but the weight expects %lld (W dim 1 = %lld, group = %lld)",
-                     (long long)x.d[1].value, (long long)(w.d[1].value * group), (long long)w.d[1].value, (long long)group);
+  int64_t wc;
+  if (hw && x.d[1].value >= 0 && w.d[1].value >= 0 &&
+      (!olg__mul_i64(w.d[1].value, group, &wc) || x.d[1].value != wc))
+    return olg__fail(cx, "the input has %lld channels but the weight expects W dim 1 (%lld) x group (%lld)",
+                     (long long)x.d[1].value, (long long)w.d[1].value, (long long)group);
   spatial sp;
   olg_status st = spatial_attrs(cx, n, wi, false, &sp);
   if (st) return st;
@@ -162,12 +176,20 @@ OLG_INFER_RULE(olg__inf_conv_transpose) {
   for (int i = 0; i < n; i++) {
     olg_dim in = x.d[i + 2];
     if (in.value < 0 || !sp.k_known[i]) { out.d[i + 2] = olg__dunk(); continue; }
+    int64_t o, t, pads = 0;
     if (sp.auto_pad == 1 || sp.auto_pad == 2) {
-      out.d[i + 2] = olg__dnum(in.value * sp.s[i]);
+      out.d[i + 2] = olg__mul_i64(in.value, sp.s[i], &o) ? olg__dnum(o) : olg__dunk();
       continue;
     }
-    int64_t pads = sp.auto_pad == 3 ? 0 : sp.pb[i] + sp.pe[i];
-    int64_t o = sp.s[i] * (in.value - 1) + sp.op[i] + (sp.k[i] - 1) * sp.d[i] + 1 - pads;
+    /* s * (in - 1) + output_padding + (k - 1) * d + 1 - pads, every step checked: on overflow
+       the dim is unknown */
+    if ((sp.auto_pad != 3 && !olg__add_i64(sp.pb[i], sp.pe[i], &pads)) ||
+        !olg__mul_i64(sp.s[i], in.value - 1, &o) || !olg__add_i64(o, sp.op[i], &o) ||
+        !olg__sub_i64(sp.k[i], 1, &t) || !olg__mul_i64(t, sp.d[i], &t) || !olg__add_i64(o, t, &o) ||
+        !olg__add_i64(o, 1, &o) || !olg__sub_i64(o, pads, &o)) {
+      out.d[i + 2] = olg__dunk();
+      continue;
+    }
     if (o < 0) return olg__fail(cx, "spatial axis %d would have a negative size (%lld)", i, (long long)o);
     out.d[i + 2] = olg__dnum(o);
   }
@@ -230,7 +252,10 @@ OLG_INFER_RULE(olg__inf_max_unpool) {
   out.d[1] = x.d[1];
   for (int i = 0; i < n; i++) {
     olg_dim in = x.d[i + 2];
-    out.d[i + 2] = in.value >= 0 ? olg__dnum((in.value - 1) * sp.s[i] + sp.k[i] - sp.pb[i] - sp.pe[i]) : olg__dunk();
+    int64_t o;
+    bool ok = in.value >= 0 && olg__mul_i64(in.value - 1, sp.s[i], &o) && olg__add_i64(o, sp.k[i], &o) &&
+              olg__sub_i64(o, sp.pb[i], &o) && olg__sub_i64(o, sp.pe[i], &o) && o >= 0;
+    out.d[i + 2] = ok ? olg__dnum(o) : olg__dunk(); /* unknown on overflow */
   }
   return olg__set_out(cx, 0, dt, &out);
 }
@@ -524,7 +549,9 @@ OLG_INFER_RULE(olg__inf_attention) {
   }
   olg_dim total = kvseq;
   if (olg__nin(cx) > 4 && olg__in_shape(cx, 4, &pk) && pk.rank == 4) {
-    total = kvseq.value >= 0 && pk.d[2].value >= 0 ? olg__dnum(kvseq.value + pk.d[2].value) : olg__dunk();
+    int64_t t;
+    total = kvseq.value >= 0 && pk.d[2].value >= 0 && olg__add_i64(kvseq.value, pk.d[2].value, &t)
+          ? olg__dnum(t) : olg__dunk();
   }
   if (q.rank == 4) {
     olg__shape_rank(&y, 4);
@@ -569,7 +596,7 @@ OLG_INFER_RULE(olg__inf_affine_grid) {
   olg_dim sz[5];
   size_t n;
   if (!olg__in_syms(cx, 1, sz, 5, &n) || (n != 4 && n != 5)) {
-    if (olg__in_shape(cx, 0, &th) && th.rank == 3 && th.d[1].value >= 0 && olg__shape_rank(&out, th.d[1].value + 2)) {
+    if (olg__in_shape(cx, 0, &th) && th.rank == 3 && th.d[1].value >= 0 && th.d[1].value <= MAXR && olg__shape_rank(&out, th.d[1].value + 2)) {
       out.d[0] = th.d[0];
       out.d[out.rank - 1] = th.d[1];
       return olg__set_out(cx, 0, dt, &out);
@@ -599,7 +626,7 @@ OLG_INFER_RULE(olg__inf_col2im) {
   bool hi = olg__in_ints(cx, 1, img, MAXR, &ni), hb = olg__in_ints(cx, 2, blk, MAXR, &nb);
   olg_ishape is;
   if (!hi) {
-    if (olg__in_shape(cx, 1, &is) && is.rank == 1 && is.d[0].value >= 0 && olg__shape_rank(&out, is.d[0].value + 2))
+    if (olg__in_shape(cx, 1, &is) && is.rank == 1 && is.d[0].value >= 0 && is.d[0].value <= MAXR && olg__shape_rank(&out, is.d[0].value + 2))
       return olg__set_out(cx, 0, dt, &out);
     return olg__set_out(cx, 0, dt, NULL);
   }

@@ -350,7 +350,9 @@ OLG_INFER_RULE(olg__inf_concat) {
                          (int)k, (long long)s.d[k].value, i, (long long)out.d[k].value, (int)ax);
       if (out.d[k].value < 0 && (s.d[k].value >= 0 || (!out.d[k].param && s.d[k].param))) out.d[k] = s.d[k];
     }
-    if (sum.value >= 0 && s.d[ax].value >= 0) sum = olg__dnum(sum.value + s.d[ax].value);
+    int64_t t;
+    if (sum.value >= 0 && s.d[ax].value >= 0)
+      sum = olg__add_i64(sum.value, s.d[ax].value, &t) ? olg__dnum(t) : olg__dunk(); /* unknown on overflow */
     else if (s.d[ax].value == 0) { /* adds nothing */ }
     else if (sum.value == 0) sum = s.d[ax];
     else sum = olg__dunk();
@@ -407,7 +409,8 @@ OLG_INFER_RULE(olg__inf_split) {
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
       if (split[i] < 0) return olg__fail(cx, "split size %zu is negative (%lld)", i, (long long)split[i]);
-      total += split[i];
+      if (!olg__add_i64(total, split[i], &total))
+        return olg__fail(cx, "the split sizes add up to more than %lld", (long long)INT64_MAX);
     }
     if (d.value >= 0 && total != d.value)
       return olg__fail(cx, "the split sizes add up to %lld but axis %d has %lld", (long long)total, (int)ax, (long long)d.value);
@@ -417,12 +420,13 @@ OLG_INFER_RULE(olg__inf_split) {
     }
   } else if (!have && d.value >= 0 && nout > 0) {
     /* equal parts; from opset 18 (num_outputs) the last may be smaller */
-    int64_t chunk = (d.value + nout - 1) / nout;
+    int64_t chunk = d.value / nout + (d.value % nout != 0); /* ceil, without overflow */
     if (cx->opset < 18 && d.value % nout != 0)
       return olg__fail(cx, "axis %d has %lld elements, which do not split into %d equal parts", (int)ax, (long long)d.value, nout);
     for (int i = 0; i < nout; i++) {
       int64_t sz = chunk;
-      if ((int64_t)(i + 1) * chunk > d.value) sz = d.value - (int64_t)i * chunk;
+      int64_t end;
+      if (!olg__mul_i64(i + 1, chunk, &end) || end > d.value) sz = d.value - (int64_t)i * chunk;
       if (sz < 0) sz = 0;
       o.d[ax] = olg__dnum(sz);
       if ((st = olg__set_out(cx, i, dt, &o))) return st;
@@ -443,12 +447,14 @@ static int64_t slice_len(int64_t dim, int64_t start, int64_t end, int64_t step, 
     start = start < 0 ? 0 : start > dim ? dim : start;
     end = end < 0 ? 0 : end > dim ? dim : end;
     *first = start;
-    return end > start ? (end - start + step - 1) / step : 0;
+    return end > start ? (end - start - 1) / step + 1 : 0; /* ceil without overflow */
   }
   start = start < 0 ? 0 : start > dim - 1 ? dim - 1 : start;
   end = end < -1 ? -1 : end > dim - 1 ? dim - 1 : end;
   *first = start;
-  return start > end ? (start - end + (-step) - 1) / (-step) : 0;
+  if (start <= end) return 0;
+  /* start - end <= dim: one element when step is INT64_MIN (whose negation overflows) */
+  return step == INT64_MIN ? 1 : (start - end - 1) / (-step) + 1;
 }
 
 OLG_INFER_RULE(olg__inf_slice) {
@@ -599,7 +605,7 @@ OLG_INFER_RULE(olg__inf_gather_nd) {
   const olg_dim *last = &ix.d[ix.rank - 1];
   if (last->value < 0) return olg__set_out(cx, 0, dt, NULL);
   int64_t k = last->value;
-  if (b < 0 || b + k > x.rank)
+  if (b < 0 || b > x.rank || k > x.rank - b)
     return olg__fail(cx, "indices' last dim %lld plus batch_dims %lld exceeds the data's rank %d", (long long)k, (long long)b, (int)x.rank);
   int64_t r = ix.rank - 1 + x.rank - k - b;
   if (r > MAXR) return olg__set_out(cx, 0, dt, NULL);
@@ -719,11 +725,14 @@ OLG_INFER_RULE(olg__inf_pad) {
     const olg_dim *b = &pads[k], *e = &pads[k + na];
     olg_dim *d = &x.d[axes[k]];
     if (olg__infer_sym_is_num(b) && olg__infer_sym_is_num(e)) {
-      int64_t add = b->value + e->value;
+      int64_t add, sum;
+      bool ok = olg__add_i64(b->value, e->value, &add);
       if (d->value >= 0) {
-        if (d->value + add < 0)
+        /* pads near INT64_MAX: the size is not representable, so unknown */
+        if (!ok || !olg__add_i64(d->value, add, &sum)) { *d = olg__dunk(); continue; }
+        if (sum < 0)
           return olg__fail(cx, "pads %lld and %lld make axis %d (size %lld) negative", (long long)b->value, (long long)e->value, (int)axes[k], (long long)d->value);
-        *d = olg__dnum(d->value + add);
+        *d = olg__dnum(sum);
       } else if (add != 0) {
         *d = olg__dunk();
       }
@@ -784,8 +793,12 @@ OLG_INFER_RULE(olg__inf_resize) {
         double r = (double)sizes[k].value / (double)x.d[axes[k]].value;
         sc = smaller ? (r > sc ? r : sc) : (r < sc ? r : sc);
       }
-      for (int32_t k = 0; k < na; k++)
-        out.d[axes[k]] = known ? olg__dnum((int64_t)floor(sc * (double)x.d[axes[k]].value + 0.5)) : olg__dunk();
+      for (int32_t k = 0; k < na; k++) {
+        int64_t v;
+        /* a size out of int64 range is unknown, not a float->int overflow */
+        bool ok = known && olg__double_to_int(floor(sc * (double)x.d[axes[k]].value + 0.5), OLG_INT64, &v) && v >= 0;
+        out.d[axes[k]] = ok ? olg__dnum(v) : olg__dunk();
+      }
     }
   } else if (has_scales && olg__in_doubles(cx, scales_in, scales, MAXR, &ns)) {
     if ((int32_t)ns != na) return olg__fail(cx, "scales has %zu entries; it needs %d", ns, (int)na);
@@ -845,9 +858,13 @@ OLG_INFER_RULE(olg__inf_depth_to_space) {
   if (x.rank != 4) return olg__fail(cx, "input must be 4-D [N,C,H,W], not rank %d", (int)x.rank);
   int64_t b = olg__attr_i(cx, "blocksize", 0);
   if (b <= 0) return olg__fail(cx, "blocksize must be > 0, not %lld", (long long)b);
+  int64_t bb;
   if (x.d[1].value >= 0) {
-    if (x.d[1].value % (b * b)) return olg__fail(cx, "channels %lld are not divisible by blocksize^2 = %lld", (long long)x.d[1].value, (long long)(b * b));
-    x.d[1] = olg__dnum(x.d[1].value / (b * b));
+    /* blocksize^2 past INT64_MAX divides only 0 channels */
+    if (!olg__mul_i64(b, b, &bb)) bb = x.d[1].value == 0 ? 1 : 0;
+    if (bb == 0 || x.d[1].value % bb)
+      return olg__fail(cx, "channels %lld are not divisible by blocksize^2 (blocksize %lld)", (long long)x.d[1].value, (long long)b);
+    x.d[1] = olg__dnum(x.d[1].value / bb);
   } else {
     x.d[1] = olg__dunk();
   }
@@ -863,7 +880,8 @@ OLG_INFER_RULE(olg__inf_space_to_depth) {
   if (x.rank != 4) return olg__fail(cx, "input must be 4-D [N,C,H,W], not rank %d", (int)x.rank);
   int64_t b = olg__attr_i(cx, "blocksize", 0);
   if (b <= 0) return olg__fail(cx, "blocksize must be > 0, not %lld", (long long)b);
-  x.d[1] = olg__dim_mul(x.d[1], olg__dnum(b * b));
+  int64_t bb;
+  x.d[1] = olg__mul_i64(b, b, &bb) ? olg__dim_mul(x.d[1], olg__dnum(bb)) : olg__dunk(); /* unknown on overflow */
   for (int k = 2; k < 4; k++) {
     if (x.d[k].value >= 0) {
       if (x.d[k].value % b) return olg__fail(cx, "dim %d (%lld) is not divisible by blocksize %lld", k, (long long)x.d[k].value, (long long)b);

@@ -1,4 +1,5 @@
 /* Shape and type inference (lib/infer*.c) on graphs built through the C API. */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -589,4 +590,159 @@ out:
 TEST(infer_loop_generalizes_and_fails_each_allocation) {
   CHECK_OK(scenario_loop(NULL, NULL));
   CHECK_FAIL_EACH_ALLOCATION(scenario_loop, NULL);
+}
+
+/* Hostile attributes and dims near INT64_MAX: every dim computation is checked (the dim becomes
+ * unknown or the node is refused); under UBSan any signed overflow here aborts the test. */
+TEST(infer_overflow_guards) {
+  const int64_t BIG = INT64_MAX, HALF = INT64_MAX / 2;
+  tg t;
+  tg_init(&t, 19);
+  olg_value x = in(&t, "x", OLG_FLOAT, 4, (int64_t[]){1, 3, 8, 8}, NULL);
+  olg_value w = in(&t, "w", OLG_FLOAT, 4, (int64_t[]){4, 3, 3, 3}, NULL);
+  /* dilation x (kernel - 1) overflows */
+  olg_node_id n = begin(&t, "Conv", 2, x, w);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "dilations", (int64_t[]){BIG, 1}, 2));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[1,4,?,6]");
+  /* pads begin + end overflow */
+  n = begin(&t, "MaxPool", 1, x);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "kernel_shape", (int64_t[]){2, 2}, 2));
+  CHECK_OK(olg_node_attr_ints(t.g, n, "pads", (int64_t[]){BIG, 0, BIG, 0}, 4));
+  CHECK_OK(olg_node_attr_int(t.g, n, "ceil_mode", 1));
+  CHECK_TYPE(&t, end(&t, n, 2), "float[1,3,?,7]");
+  /* SAME padding: input + stride - 1 overflows */
+  n = begin(&t, "AveragePool", 1, x);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "kernel_shape", (int64_t[]){2, 2}, 2));
+  CHECK_OK(olg_node_attr_ints(t.g, n, "strides", (int64_t[]){BIG, 2}, 2));
+  CHECK_OK(olg_node_attr_string(t.g, n, "auto_pad", "SAME_UPPER"));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[1,3,?,4]");
+  /* ConvTranspose: input x stride (SAME) and stride x (input - 1) overflow */
+  olg_value wt = in(&t, "wt", OLG_FLOAT, 4, (int64_t[]){3, 2, 3, 3}, NULL);
+  n = begin(&t, "ConvTranspose", 2, x, wt);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "strides", (int64_t[]){HALF, 1}, 2));
+  CHECK_OK(olg_node_attr_string(t.g, n, "auto_pad", "SAME_UPPER"));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[1,2,?,8]");
+  n = begin(&t, "ConvTranspose", 2, x, wt);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "strides", (int64_t[]){HALF, 1}, 2));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[1,2,?,10]");
+  /* group x weight channels overflows: refused, not wrapped */
+  olg_value wg = in(&t, "wg", OLG_FLOAT, 4, (int64_t[]){4, HALF, 3, 3}, NULL);
+  n = begin(&t, "Conv", 2, x, wg);
+  CHECK_OK(olg_node_attr_int(t.g, n, "group", 4));
+  CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+  CHECK_STATUS(olg__infer_node(t.g, n, 19, NULL), OLG_ERR_INVALID_MODEL);
+  /* Concat: the sum of the axis overflows */
+  olg_value big = in(&t, "big", OLG_FLOAT, 2, (int64_t[]){BIG, 2}, NULL);
+  n = begin(&t, "Concat", 2, big, big);
+  CHECK_OK(olg_node_attr_int(t.g, n, "axis", 0));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[?,2]");
+  /* Pad: pads near INT64_MAX */
+  olg_value pads = ints(&t, "pads", 1, (int64_t[]){4}, (int64_t[]){BIG, 0, 1, 0}, 4);
+  CHECK_TYPE(&t, op2(&t, "Pad", big, pads), "float[?,2]");
+  olg_value pads2 = ints(&t, "pads2", 1, (int64_t[]){4}, (int64_t[]){0, BIG, 0, BIG}, 4);
+  CHECK_TYPE(&t, op2(&t, "Pad", big, pads2), "float[9223372036854775807,?]");
+  /* Split into equal parts of a huge axis */
+  n = begin(&t, "Split", 1, big);
+  CHECK_OK(olg_node_attr_int(t.g, n, "num_outputs", 2));
+  CHECK_TYPE(&t, end(&t, n, 2), "float[4611686018427387904,2]");
+  CHECK_TYPE(&t, t.g->nodes[n].outputs[1], "float[4611686018427387903,2]");
+  /* Split sizes whose sum overflows: refused */
+  olg_value sp = ints(&t, "sp", 1, (int64_t[]){2}, (int64_t[]){BIG, 1}, 2);
+  n = begin(&t, "Split", 2, big, sp);
+  CHECK_OK(olg_node_end(t.g, n, 2, NULL, NULL));
+  CHECK_STATUS(olg__infer_node(t.g, n, 19, NULL), OLG_ERR_INVALID_MODEL);
+  /* Slice: steps INT64_MAX and INT64_MIN */
+  olg_value v = in(&t, "v", OLG_FLOAT, 1, (int64_t[]){10}, NULL);
+  olg_value s0 = ints(&t, "s0", 1, (int64_t[]){1}, (int64_t[]){2}, 1);
+  olg_value e0 = ints(&t, "e0", 1, (int64_t[]){1}, (int64_t[]){BIG}, 1);
+  olg_value ax = ints(&t, "ax", 1, (int64_t[]){1}, (int64_t[]){0}, 1);
+  olg_value st = ints(&t, "st", 1, (int64_t[]){1}, (int64_t[]){BIG}, 1);
+  CHECK_TYPE(&t, end(&t, begin(&t, "Slice", 5, v, s0, e0, ax, st), 1), "float[1]");
+  olg_value s1 = ints(&t, "s1", 1, (int64_t[]){1}, (int64_t[]){-1}, 1);
+  olg_value e1 = ints(&t, "e1", 1, (int64_t[]){1}, (int64_t[]){INT64_MIN}, 1);
+  olg_value st1 = ints(&t, "st1", 1, (int64_t[]){1}, (int64_t[]){INT64_MIN}, 1);
+  CHECK_TYPE(&t, end(&t, begin(&t, "Slice", 5, v, s1, e1, ax, st1), 1), "float[1]");
+  /* DepthToSpace / SpaceToDepth: blocksize^2 overflows */
+  n = begin(&t, "DepthToSpace", 1, x);
+  CHECK_OK(olg_node_attr_int(t.g, n, "blocksize", (int64_t)1 << 32));
+  CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+  CHECK_STATUS(olg__infer_node(t.g, n, 19, NULL), OLG_ERR_INVALID_MODEL);
+  olg_value x0 = in(&t, "x0", OLG_FLOAT, 4, (int64_t[]){1, 3, 0, 0}, NULL);
+  n = begin(&t, "SpaceToDepth", 1, x0);
+  CHECK_OK(olg_node_attr_int(t.g, n, "blocksize", (int64_t)1 << 32));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[1,?,0,0]");
+  /* GatherND: batch_dims + last index dim overflows: refused */
+  olg_value gi = in(&t, "gi", OLG_INT64, 2, (int64_t[]){2, 1}, NULL);
+  n = begin(&t, "GatherND", 2, x, gi);
+  CHECK_OK(olg_node_attr_int(t.g, n, "batch_dims", BIG));
+  CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+  CHECK_STATUS(olg__infer_node(t.g, n, 19, NULL), OLG_ERR_INVALID_MODEL);
+  /* OneHot with a huge or NaN depth: unknown */
+  olg_value idx = in(&t, "idx", OLG_INT64, 1, (int64_t[]){3}, NULL);
+  olg_value dep = floats(&t, "dep", 0, NULL, (float[]){1e30f}, 1);
+  olg_value dnan = floats(&t, "dnan", 0, NULL, (float[]){NAN}, 1);
+  olg_value onv = floats(&t, "onv", 1, (int64_t[]){2}, (float[]){0, 1}, 2);
+  CHECK_TYPE(&t, end(&t, begin(&t, "OneHot", 3, idx, dep, onv), 1), "float[3,?]");
+  CHECK_TYPE(&t, end(&t, begin(&t, "OneHot", 3, idx, dnan, onv), 1), "float[3,?]");
+  /* TfIdfVectorizer: the largest ngram index + 1 overflows */
+  olg_value tin = in(&t, "tin", OLG_INT64, 2, (int64_t[]){2, 5}, NULL);
+  n = begin(&t, "TfIdfVectorizer", 1, tin);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "ngram_indexes", (int64_t[]){0, BIG}, 2));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[2,?]");
+  DONE(t);
+}
+
+/* The known contents of v as int64 (false when not known or not int). */
+static bool known_i64(tg *t, olg_value v, int64_t *out, size_t n) {
+  const olg_tensor *k = olg__resolve(t->g, v, NULL)->known;
+  if (!k || !k->data) return false;
+  for (size_t i = 0; i < n; i++) {
+    switch (k->dtype) {
+    case OLG_INT64: memcpy(&out[i], (const char *)k->data + 8 * i, 8); break;
+    case OLG_INT32: { int32_t x; memcpy(&x, (const char *)k->data + 4 * i, 4); out[i] = x; break; }
+    case OLG_UINT8: case OLG_BOOL: out[i] = ((const uint8_t *)k->data)[i]; break;
+    default: return false;
+    }
+  }
+  return true;
+}
+
+/* Folding a Cast from float to an integer type: a value the type cannot hold (NaN, +-inf,
+ * 1e30 -> int64, 3e9 -> int32, -1 -> uint8) is undefined in ONNX, so the Cast is not folded
+ * (no UB in the library); values that fit are folded, truncating toward zero. */
+TEST(infer_cast_folding_out_of_range) {
+  tg t;
+  tg_init(&t, 19);
+  int64_t got[3];
+  const struct { float v; olg_dtype to; } refused[] = {
+    {1e30f, OLG_INT64}, {-1e30f, OLG_INT64}, {NAN, OLG_INT32}, {INFINITY, OLG_INT64},
+    {3e9f, OLG_INT32}, {-1.0f, OLG_UINT8}, {256.0f, OLG_UINT8}, {9.3e18f, OLG_INT64},
+    {-NAN, OLG_UINT64}, {2e19f, OLG_UINT64},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "c%zu", i);
+    olg_value c = floats(&t, name, 1, (int64_t[]){1}, &refused[i].v, 1);
+    olg_node_id n = begin(&t, "Cast", 1, c);
+    CHECK_OK(olg_node_attr_int(t.g, n, "to", refused[i].to));
+    olg_value o = end(&t, n, 1);
+    CHECK(olg__resolve(t.g, o, NULL)->known == NULL);
+  }
+  /* in range: folded, truncated toward zero; a bool is "non-zero" */
+  olg_value f = floats(&t, "f", 1, (int64_t[]){3}, (float[]){3.7f, -2.5f, 0.0f}, 3);
+  olg_node_id n = begin(&t, "Cast", 1, f);
+  CHECK_OK(olg_node_attr_int(t.g, n, "to", OLG_INT32));
+  olg_value o = end(&t, n, 1);
+  CHECK(known_i64(&t, o, got, 3) && got[0] == 3 && got[1] == -2 && got[2] == 0);
+  olg_value b = floats(&t, "b", 1, (int64_t[]){3}, (float[]){0.5f, 0.0f, -3.0f}, 3);
+  n = begin(&t, "Cast", 1, b);
+  CHECK_OK(olg_node_attr_int(t.g, n, "to", OLG_BOOL));
+  o = end(&t, n, 1);
+  CHECK(known_i64(&t, o, got, 3) && got[0] == 1 && got[1] == 0 && got[2] == 1);
+  olg_value u = floats(&t, "u", 1, (int64_t[]){1}, (float[]){255.9f}, 1);
+  n = begin(&t, "Cast", 1, u);
+  CHECK_OK(olg_node_attr_int(t.g, n, "to", OLG_UINT8));
+  o = end(&t, n, 1);
+  CHECK(known_i64(&t, o, got, 1) && got[0] == 255);
+  DONE(t);
 }
