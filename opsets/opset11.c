@@ -50,4 +50,8 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "scatter", olg__sym_scatter_opset11, OLG_LOWERING_NATIVE},
     {"aten", "scatter_add", olg__sym_scatter_add_opset11, OLG_LOWERING_DECOMPOSED},
 
+    /* ---- ONNX domain (symbolics/onnx.c): ScatterElements-11 ---- */
+    {"", "Scatter", olg__sym_onnx_scatter_opset11, OLG_LOWERING_NATIVE},
+    {"", "ScatterElements", olg__sym_onnx_scatter_opset11, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

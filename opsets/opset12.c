@@ -19,4 +19,7 @@ const olg_symbolic_reg olg__opset12[] = {
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain (symbolics/onnx.c): Dropout-12's training_mode ---- */
+    {"", "Dropout", olg__sym_onnx_dropout_opset12, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

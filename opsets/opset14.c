@@ -19,4 +19,8 @@ const olg_symbolic_reg olg__opset14[] = {
     {"aten", "tril", olg__sym_tril_opset14, OLG_LOWERING_NATIVE},
     {"aten", "triu", olg__sym_triu_opset14, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain (symbolics/onnx.c): Reshape's allowzero, BatchNormalization's training_mode ---- */
+    {"", "BatchNormalization", olg__sym_onnx_batchnorm_opset14, OLG_LOWERING_NATIVE},
+    {"", "Reshape", olg__sym_onnx_reshape_opset14, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

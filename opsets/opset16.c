@@ -16,4 +16,8 @@ const olg_symbolic_reg olg__opset16[] = {
     {"aten", "scatter", olg__sym_scatter_opset16, OLG_LOWERING_NATIVE},
     {"aten", "scatter_add", olg__sym_scatter_add_opset16, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain (symbolics/onnx.c): ScatterElements reduction add/mul ---- */
+    {"", "Scatter", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
+    {"", "ScatterElements", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -12,4 +12,19 @@ const olg_symbolic_reg olg__opset18[] = {
     /* ---- elementwise logic (symbolics/elementwise.c): BitwiseNot-18 ---- */
     {"aten", "bitwise_not", olg__sym_bitwise_not_opset18, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain (symbolics/onnx.c): axes as inputs, Split's num_outputs, ScatterElements reduction max/min ---- */
+    {"", "Pad", olg__sym_onnx_pad_opset18, OLG_LOWERING_NATIVE},
+    {"", "ReduceL1", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceL2", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceLogSum", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceLogSumExp", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceMax", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceMean", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceMin", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceProd", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "ReduceSumSquare", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+    {"", "Split", olg__sym_onnx_split_opset18, OLG_LOWERING_NATIVE},
+    {"", "Scatter", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
+    {"", "ScatterElements", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

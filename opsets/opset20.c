@@ -15,4 +15,7 @@ const olg_symbolic_reg olg__opset20[] = {
     /* ---- sampling, ONNX domain: AffineGrid-20 passed through (decomposed below) ---- */
     {"", "AffineGrid", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain (symbolics/onnx.c): DFT's axis input ---- */
+    {"", "DFT", olg__sym_onnx_dft_opset20, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

@@ -5,214 +5,33 @@
  * the op exists at the target opset and every attribute it carries exists there with the same
  * type (additive changes: new types, new optional attributes). The ops whose ENCODING changed
  * (an attribute became an input, semantics changed under the same signature) have a row and a
- * function here that reads the source encoding and re-emits through the emit helpers. */
+ * function here that reads the source encoding and re-emits through the emit helpers.
+ * The source encoding is decoded by the helpers of emit_src.c; what the TARGET opset offers
+ * (an input that became possible, a training mode) is a caps argument of a static body, one
+ * function per opset where it changes, registered in opsets/opsetNN.c. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "emit.h"
 #include "emit_nn.h"
+#include "emit_src.h"
 #include "../lib/lower.h"
 #include "../lib/schema.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
 
-/* The source opset of the node's domain (the target's when the model imports none). */
-static int src_opset(const olg_lower *cx) {
-  int64_t s = olg_lower_source_opset(cx);
-  return s > 0 ? (int)s : olg__opset(cx);
-}
-
 static olg_status in_value(olg_lower *cx, size_t i, olg_value *out) {
   return olg__arg_value_or_none(cx, i, out);
 }
 
-/* Binds the source outputs to outs[0..n) (and fails if a further source output is used). */
-static olg_status bind_all(olg_lower *cx, const olg_value *outs, size_t n) {
-  for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
-    if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
-    else if (olg_lower_output_used(cx, i))
-      return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported when used", i);
-  }
-  return OLG_OK;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 
-/* 1 when attribute a of node nd (at source opset so) holds its schema's default, which is what
- * a version without the attribute does (an attribute is only ever added with a default that
- * keeps the older behaviour: MaxPool's ceil_mode 0, ArgMax's select_last_index 0 -- all but
- * the few listed below, checked against onnx's schema history): such an attribute may be left
- * out at a target that lacks it. Ints and strings compare exactly; float
- * defaults are printed rounded, so floats never qualify. dilations of all 1 are the default of
- * every op that has them (the spec prints no default, as it depends on the rank). */
-static bool implied_default(const olg_node *nd, const olg_attr *a, int so) {
-  /* the exceptions: an attribute whose default is NOT what the versions without it do
-   * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel) */
-  static const struct { const char *op, *attr, *implied; } older[] = {
-      {"RoiAlign", "coordinate_transformation_mode", "output_half_pixel"},
-      {"Resize", "coordinate_transformation_mode", "asymmetric"},
-  };
-  for (size_t k = 0; k < sizeof older / sizeof older[0]; k++)
-    if (strcmp(nd->op, older[k].op) == 0 && strcmp(a->name, older[k].attr) == 0)
-      return a->type == OLG_ATTR_STRING && a->s.n == strlen(older[k].implied) &&
-             memcmp(a->s.p, older[k].implied, a->s.n) == 0;
-  if (a->type == OLG_ATTR_INTS && strcmp(a->name, "dilations") == 0) {
-    for (size_t k = 0; k < a->n; k++)
-      if (a->ints[k] != 1) return false;
-    return true;
-  }
-  const olg_schema *ss = olg_schema_find("", nd->op, so);
-  const olg_attr_schema *as = ss ? olg_schema_attr(ss, a->name) : NULL;
-  if (!as || as->type != a->type || !as->default_str) return false;
-  if (a->type == OLG_ATTR_INT) {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", (long long)a->i);
-    return strcmp(buf, as->default_str) == 0;
-  }
-  if (a->type == OLG_ATTR_STRING)
-    return a->s.n == strlen(as->default_str) && memcmp(a->s.p, as->default_str, a->s.n) == 0;
-  return false;
-}
-
-/* 1 when the op's "axis" attribute counts the dims of input 0 (not of the output, as OneHot's
- * does, nor of a sequence's elements). */
-static bool axis_of_input0(const char *op) {
-  static const char *const other[] = {"OneHot", "ConcatFromSequence", "SplitToSequence", "Scan",
-                                      "Unsqueeze"};
-  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-    if (strcmp(op, other[i]) == 0) return false;
-  return true;
-}
-
-olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  const olg_node *nd = olg__src_node(cx);
-  int target = olg__opset(cx);
-  const olg_schema *ts = olg_schema_find("", nd->op, target);
-  if (!ts || ts->deprecated) {
-    size_t nv;
-    const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
-    if (!vs) return olg__unsupportedf(cx, -1, "%s (not an ONNX operator)", nd->op);
-    int first = -1, last = -1;
-    for (size_t i = 0; i < nv; i++) {
-      if (!vs[i].deprecated && first < 0) first = vs[i].since_version;
-      if (vs[i].deprecated && first > 0 && last < 0) last = vs[i].since_version;
-    }
-    if (first > target) return olg__unsupportedf(cx, first, "%s", nd->op);
-    return olg__errf(cx, OLG_ERR_UNSUPPORTED,
-                     "%s was removed at opset %d; it exists at opsets %d to %d", nd->op, last,
-                     first, last - 1);
-  }
-  uint64_t dropped = 0; /* attributes that only restate what the target's version implies */
-  for (uint32_t i = 0; i < nd->n_attrs; i++) {
-    const olg_attr_schema *as = olg_schema_attr(ts, nd->attrs[i].name);
-    if (!as && i < 64 && implied_default(nd, &nd->attrs[i], src_opset(cx))) {
-      dropped |= (uint64_t)1 << i;
-      continue;
-    }
-    if (!as || as->type != nd->attrs[i].type) {
-      /* which version brought it: say the lowest opset that works */
-      size_t nv;
-      const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
-      int from = -1;
-      for (size_t k = 0; vs && k < nv && from < 0; k++) {
-        const olg_attr_schema *a = olg_schema_attr(&vs[k], nd->attrs[i].name);
-        if (a && a->type == nd->attrs[i].type && !vs[k].deprecated) from = vs[k].since_version;
-      }
-      return olg__unsupportedf(cx, from > target ? from : -1, "%s with attribute '%s'", nd->op,
-                               nd->attrs[i].name);
-    }
-  }
-  if (strcmp(nd->op, "Scan") == 0 && (src_opset(cx) < 9) != (target < 9))
-    return olg__unsupportedf(cx, src_opset(cx) < 9 ? 8 : 9,
-                             "Scan-%d converted across opset 9 (Scan-8's batch axis and "
-                             "sequence_lens are gone at 9)", src_opset(cx) < 9 ? 8 : 9);
-  int n_in = (int)nd->n_args;
-  while (n_in > 0 && nd->args[n_in - 1].kind == OLG_ARG_NONE) n_in--;
-  for (int i = 0; i < n_in; i++) { /* a type the op takes only from a later version */
-    olg_value v;
-    if (nd->args[i].kind != OLG_ARG_VALUE || olg_lower_arg_value(cx, (size_t)i, &v)) continue;
-    olg_dtype t = olg__dtype(cx, v);
-    const olg_formal *f = olg_schema_input_formal(ts, i);
-    if (t == OLG_UNDEFINED || !f || !f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t)) continue;
-    size_t nv;
-    const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
-    int from = -1;
-    for (size_t k = 0; vs && k < nv && from < 0; k++) {
-      const olg_formal *g = vs[k].deprecated ? NULL : olg_schema_input_formal(&vs[k], i);
-      if (vs[k].since_version > target && g && olg_schema_formal_allows_dtype(g, t))
-        from = vs[k].since_version;
-    }
-    return olg__unsupportedf(cx, from, "%s of %s (input %d)", nd->op, olg_dtype_name(t), i);
-  }
-  if (ts->max_inputs != OLG_SCHEMA_UNBOUNDED && n_in > ts->max_inputs)
-    return olg__unsupportedf(cx, -1, "%s with %d inputs (it takes at most %d at this opset)",
-                             nd->op, n_in, ts->max_inputs);
-  olg_graph *g = olg_lower_target(cx);
-  olg_node_id n;
-  olg_value in0 = OLG_NO_VALUE;
-  OLG_TRY(olg_node_begin(g, "", nd->op, nd->name, &n));
-  for (int i = 0; i < n_in; i++) {
-    olg_value v = OLG_NO_VALUE;
-    if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &v));
-    if (i == 0) in0 = v;
-    OLG_TRY(olg_lower_emit_input(cx, n, v));
-  }
-  for (uint32_t i = 0; i < nd->n_attrs; i++) {
-    const olg_attr *a = &nd->attrs[i];
-    if (i < 64 && (dropped >> i & 1)) continue;
-    if (a->type == OLG_ATTR_GRAPH) { /* a body: lowered to the target opset too */
-      olg_graph *sub;
-      OLG_TRY(olg__lower_subgraph(cx, a->g, a->name, &sub));
-      OLG_TRY(olg_node_attr_graph(g, n, a->name, sub));
-    } else if (a->type == OLG_ATTR_GRAPHS) {
-      olg_graph **subs = olg__lower_alloc(cx, (a->n ? a->n : 1) * sizeof *subs);
-      if (!subs) return OLG_ERR_NOMEM;
-      for (size_t k = 0; k < a->n; k++) OLG_TRY(olg__lower_subgraph(cx, a->graphs[k], a->name, &subs[k]));
-      OLG_TRY(olg_node_attr_graphs(g, n, a->name, subs, a->n));
-    } else if (a->type == OLG_ATTR_INT && a->i < 0 && strcmp(a->name, "axis") == 0 &&
-               axis_of_input0(nd->op) && n_in > 0 && olg__rank(cx, in0) >= 0) {
-      /* a negative axis counted from input 0's rank: positive, legal at every opset (most ops
-       * took negative axes only from 11) */
-      OLG_TRY(olg_node_attr_int(g, n, "axis", a->i + olg__rank(cx, in0)));
-    } else {
-      OLG_TRY(olg__node_add_attr(g, n, a)); /* borrowed from the source model */
-    }
-  }
-  size_t n_out = nd->n_outputs;
-  while (n_out > 0 && nd->outputs[n_out - 1] == OLG_NO_VALUE) n_out--;
-  olg_value outs[64];
-  if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "more than 64 outputs");
-  OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
-  return bind_all(cx, outs, n_out);
-}
-
 /* ------------------------------------------------------------------------------------------ */
-/* Attribute-or-input: the axes (etc.) of a node, from the attribute (source opset < since) or
- * from input i. *dyn gets a run-time value when the input is not known. */
-static olg_status ints_attr_or_input(olg_lower *cx, const char *attr, size_t i, int since,
-                                     const int64_t **p, size_t *n, bool *present, olg_value *dyn) {
-  *dyn = OLG_NO_VALUE;
-  *present = false;
-  *p = NULL;
-  *n = 0;
-  if (src_opset(cx) < since) {
-    *present = olg__src_attr_ints(cx, attr, p, n);
-    return OLG_OK;
-  }
-  if (olg_lower_arg_is_none(cx, i)) return OLG_OK;
-  olg_value v;
-  OLG_TRY(olg_lower_arg_value(cx, i, &v));
-  *present = true;
-  if (!olg__known_ints(cx, v, p, n)) *dyn = v;
-  return OLG_OK;
-}
-
-/* Squeeze, Unsqueeze: axes attribute < 13, input >= 13 */
-olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* Squeeze, Unsqueeze: axes attribute < 13, input >= 13. axes_input: the target takes the axes
+ * as an input (13+), so run-time axes can be kept. */
+static olg_status squeeze(olg_lower *cx, bool axes_input) {
   const char *op = olg_lower_node_op(cx);
   bool unsq = strcmp(op, "Unsqueeze") == 0;
   olg_value x, y, dyn;
@@ -220,9 +39,9 @@ olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   size_t n;
   bool present;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(ints_attr_or_input(cx, "axes", 1, 13, &axes, &n, &present, &dyn));
+  OLG_TRY(olg__src_ints_attr_or_input(cx, "axes", 1, 13, &axes, &n, &present, &dyn));
   if (dyn != OLG_NO_VALUE) {
-    if (olg__opset(cx) < 13) return olg__unsupportedf(cx, 13, "%s with axes computed at run time", op);
+    if (!axes_input) return olg__unsupportedf(cx, 13, "%s with axes computed at run time", op);
     OLG_TRY(olg__emit2(cx, op, x, dyn, &y));
   } else if (unsq) {
     OLG_TRY(olg__emit_unsqueeze(cx, x, axes, n, &y));
@@ -230,6 +49,16 @@ olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_squeeze(cx, x, axes, n, &y));
   }
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return squeeze(cx, false);
+}
+
+olg_status olg__sym_onnx_squeeze_opset13(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return squeeze(cx, true);
 }
 
 static bool reduce_kind(const char *op, olg_reduce_kind *k) {
@@ -244,9 +73,9 @@ static bool reduce_kind(const char *op, olg_reduce_kind *k) {
   return false;
 }
 
-/* Reduce*: axes attribute below 13 (ReduceSum) or 18 (the others), input from then on */
-olg_status olg__sym_onnx_reduce(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* Reduce*: axes attribute below 13 (ReduceSum) or 18 (the others), input from then on.
+ * axes_input: the target's version of this op takes the axes as an input. */
+static olg_status reduce(olg_lower *cx, bool axes_input) {
   const char *op = olg_lower_node_op(cx);
   olg_reduce_kind kind;
   if (!reduce_kind(op, &kind)) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s is not a reduction", op);
@@ -256,11 +85,11 @@ olg_status olg__sym_onnx_reduce(olg_lower *cx, olg_node_id src, void *ud) {
   size_t n;
   bool present;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(ints_attr_or_input(cx, "axes", 1, since, &axes, &n, &present, &dyn));
+  OLG_TRY(olg__src_ints_attr_or_input(cx, "axes", 1, since, &axes, &n, &present, &dyn));
   int64_t keepdims = olg__src_attr_int(cx, "keepdims", 1);
   int64_t noop = olg__src_attr_int(cx, "noop_with_empty_axes", 0);
   if (dyn != OLG_NO_VALUE) {
-    if (olg__opset(cx) < since) return olg__unsupportedf(cx, since, "%s with axes computed at run time", op);
+    if (!axes_input) return olg__unsupportedf(cx, since, "%s with axes computed at run time", op);
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, x));
@@ -275,12 +104,23 @@ olg_status olg__sym_onnx_reduce(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+olg_status olg__sym_onnx_reduce(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return reduce(cx, false);
+}
+
+/* registered for ReduceSum at 13 and for the other reductions at 18 */
+olg_status olg__sym_onnx_reduce_axes_input(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return reduce(cx, true);
+}
+
 /* Slice: attributes starts/ends/axes < 10, inputs (and steps) >= 10 */
 olg_status olg__sym_onnx_slice(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (src_opset(cx) < 10) {
+  if (olg__src_slice_in_attrs(cx)) {
     const int64_t *s, *e, *a = NULL;
     size_t ns = 0, ne = 0, na = 0;
     if (!olg__src_attr_ints(cx, "starts", &s, &ns) || !olg__src_attr_ints(cx, "ends", &e, &ne) ||
@@ -297,13 +137,13 @@ olg_status olg__sym_onnx_slice(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Pad: attributes pads/mode/value < 11; inputs pads, constant_value >= 11, axes >= 18 */
-olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* Pad: attributes pads/mode/value < 11; inputs pads, constant_value >= 11, axes >= 18.
+ * axes_input: the target takes axes as an input (18+), so run-time axes can be kept. */
+static olg_status pad(olg_lower *cx, bool axes_input) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   const char *mode = olg__src_attr_string(cx, "mode", "constant");
-  if (src_opset(cx) < 11) {
+  if (olg__src_pad_in_attrs(cx)) {
     const int64_t *p;
     size_t n;
     if (!olg__src_attr_ints(cx, "pads", &p, &n) && !olg__src_attr_ints(cx, "paddings", &p, &n))
@@ -321,7 +161,7 @@ olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
     int32_t rank = olg__rank(cx, x);
     if (!olg__known_ints(cx, axes, &a, &na) || !olg__known_ints(cx, pads, &p, &np) || rank < 0 ||
         np != 2 * na || rank > OLG_MAX_RANK) {
-      if (olg__opset(cx) < 18) return olg_lower_unsupported(cx, "Pad with run-time axes", 18);
+      if (!axes_input) return olg_lower_unsupported(cx, "Pad with run-time axes", 18);
       olg_node_id nd;
       OLG_TRY(olg_lower_emit_begin(cx, "", "Pad", &nd));
       olg_value in[4] = {x, pads, value, axes};
@@ -343,19 +183,33 @@ olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Split: split attribute < 13, input >= 13, num_outputs >= 18 */
-olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return pad(cx, false);
+}
+
+olg_status olg__sym_onnx_pad_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return pad(cx, true);
+}
+
+/* What the target's Split offers: the sizes as an input (13+), num_outputs (18+). */
+typedef struct {
+  bool sizes_input, num_outputs;
+} split_caps;
+
+/* Split: split attribute < 13, input >= 13, num_outputs >= 18 */
+static olg_status split(olg_lower *cx, split_caps c) {
   olg_value x, dyn;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   size_t n_out = olg_lower_output_count(cx);
   const int64_t *sizes;
   size_t n;
   bool present;
-  OLG_TRY(ints_attr_or_input(cx, "split", 1, 13, &sizes, &n, &present, &dyn));
+  OLG_TRY(olg__src_ints_attr_or_input(cx, "split", 1, 13, &sizes, &n, &present, &dyn));
   int64_t axis = olg__src_attr_int(cx, "axis", 0);
   if (dyn != OLG_NO_VALUE) { /* run-time sizes: an input from 13 on */
-    if (olg__opset(cx) < 13) return olg_lower_unsupported(cx, "Split with sizes computed at run time", 13);
+    if (!c.sizes_input) return olg_lower_unsupported(cx, "Split with sizes computed at run time", 13);
     olg_value outs[64];
     if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
     olg_node_id nd;
@@ -365,11 +219,11 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg_lower_emit_input(cx, nd, dyn));
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
     OLG_TRY(olg_lower_emit_end(cx, nd, n_out, outs));
-    return bind_all(cx, outs, n_out);
+    return olg__src_bind_all(cx, outs, n_out);
   }
   if (present && n != n_out) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Split: split has the wrong length");
   int64_t *own = NULL;
-  if (!present && src_opset(cx) >= 18 && olg__opset(cx) < 18) {
+  if (olg__src_split_ceil_parts(cx, present) && !c.num_outputs) {
     /* num_outputs: ceil-sized parts, the last smaller; below 18 they must be spelled out */
     int64_t d = olg__dim(cx, x, (int32_t)axis);
     if (d < 0) return olg_lower_unsupported(cx, "Split with num_outputs of a dim whose size is not known", 18);
@@ -385,7 +239,22 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value outs[64];
   if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
   OLG_TRY(olg__emit_split(cx, x, axis, present ? sizes : NULL, n_out, outs));
-  return bind_all(cx, outs, n_out);
+  return olg__src_bind_all(cx, outs, n_out);
+}
+
+olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return split(cx, (split_caps){false, false});
+}
+
+olg_status olg__sym_onnx_split_opset13(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return split(cx, (split_caps){true, false});
+}
+
+olg_status olg__sym_onnx_split_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return split(cx, (split_caps){true, true});
 }
 
 /* Clip: attributes min/max < 11, inputs >= 11 */
@@ -393,7 +262,7 @@ olg_status olg__sym_onnx_clip(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (src_opset(cx) < 11) {
+  if (olg__src_clip_in_attrs(cx)) {
     const olg_node *nd = olg__src_node(cx);
     bool has_lo = olg__node_attr(nd, "min") != NULL, has_hi = olg__node_attr(nd, "max") != NULL;
     OLG_TRY(olg__emit_clip_f(cx, x, has_lo, olg__src_attr_float(cx, "min", 0), has_hi,
@@ -411,9 +280,7 @@ olg_status olg__sym_onnx_clip(olg_lower *cx, olg_node_id src, void *ud) {
  * sizes and the coordinate attributes; 18: axes, antialias). */
 olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  const char *op = olg_lower_node_op(cx);
-  int so = src_opset(cx);
-  bool legacy = strcmp(op, "Upsample") == 0 || so < 11;
+  bool legacy = olg__src_resize_legacy(cx);
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_resize_params p = OLG_RESIZE_PARAMS_INIT;
@@ -515,9 +382,9 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 /* Dropout at every version: in inference the output is the input and the mask all true. A
- * training_mode input that may be true (12+) is kept as a Dropout node. */
-olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+ * training_mode input that may be true (12+) is kept as a Dropout node when the target has
+ * one (training: 12+). */
+static olg_status dropout(olg_lower *cx, bool training) {
   olg_value x;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg_lower_arg_is_none(cx, 2)) {
@@ -525,7 +392,7 @@ olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg_lower_arg_value(cx, 2, &tm));
     double v;
     if (!olg__known_scalar(cx, tm, &v) || v != 0) {
-      if (olg__opset(cx) < 12) return olg_lower_unsupported(cx, "Dropout in training mode", 12);
+      if (!training) return olg_lower_unsupported(cx, "Dropout in training mode", 12);
       OLG_TRY(in_value(cx, 1, &ratio));
       olg_node_id nd;
       OLG_TRY(olg_lower_emit_begin(cx, "", "Dropout", &nd));
@@ -536,29 +403,39 @@ olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
         OLG_TRY(olg_lower_emit_attr_int(cx, nd, "seed", olg__src_attr_int(cx, "seed", 0)));
       size_t n_out = olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1;
       OLG_TRY(olg_lower_emit_end(cx, nd, n_out, outs));
-      return bind_all(cx, outs, n_out);
+      return olg__src_bind_all(cx, outs, n_out);
     }
   }
-  if (olg__src_attr_int(cx, "is_test", 1) == 0 && src_opset(cx) < 7)
+  if (olg__src_dropout_is_test_training(cx))
     return olg_lower_unsupported(cx, "Dropout in training mode", -1);
   OLG_TRY(olg_lower_bind_output(cx, 0, x));
   if (olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1)) {
     olg_value shape, mask;
     OLG_TRY(olg__shape(cx, x, &shape));
     /* the mask was the input's type before 10, bool since */
-    OLG_TRY(olg__emit_full(cx, shape, src_opset(cx) < 10 ? olg__dtype(cx, x) : OLG_BOOL, 1, &mask));
+    OLG_TRY(olg__emit_full(cx, shape, olg__src_dropout_mask_dtype(cx, x), 1, &mask));
     OLG_TRY(olg_lower_bind_output(cx, 1, mask));
   }
   return OLG_OK;
 }
 
-/* BatchNormalization in inference mode, whatever its version's attributes */
-olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return dropout(cx, false);
+}
+
+olg_status olg__sym_onnx_dropout_opset12(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return dropout(cx, true);
+}
+
+/* BatchNormalization in inference mode, whatever its version's attributes; training_mode
+ * kept as it is where the target has it (training: 14+). */
+static olg_status batchnorm(olg_lower *cx, olg_node_id src, void *ud, bool training) {
   olg_value in[5], y;
   for (size_t i = 0; i < 5; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
   if (olg__src_attr_int(cx, "training_mode", 0)) { /* the same node from 14 on */
-    if (olg__opset(cx) < 14) return olg_lower_unsupported(cx, "BatchNormalization in training mode", 14);
+    if (!training) return olg_lower_unsupported(cx, "BatchNormalization in training mode", 14);
     return olg__sym_onnx_passthrough(cx, src, ud);
   }
   if (olg__src_attr_int(cx, "is_test", 1) == 0)
@@ -574,30 +451,38 @@ olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
+  return batchnorm(cx, src, ud, false);
+}
+
+olg_status olg__sym_onnx_batchnorm_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  return batchnorm(cx, src, ud, true);
+}
+
 /* TopK: k attribute < 10, input >= 10; largest/sorted >= 11 */
 olg_status olg__sym_onnx_topk(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, kv = OLG_NO_VALUE, outs[2];
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int64_t k = olg__src_attr_int(cx, "k", -1);
-  if (src_opset(cx) >= 10) OLG_TRY(olg_lower_arg_value(cx, 1, &kv));
+  if (olg__src_topk_k_input(cx)) OLG_TRY(olg_lower_arg_value(cx, 1, &kv));
   OLG_TRY(olg__emit_topk(cx, x, kv, k, olg__src_attr_int(cx, "axis", -1),
                          (int)olg__src_attr_int(cx, "largest", 1),
                          (int)olg__src_attr_int(cx, "sorted", 1), &outs[0], &outs[1]));
-  return bind_all(cx, outs, 2);
+  return olg__src_bind_all(cx, outs, 2);
 }
 
 /* Softmax, LogSoftmax, Hardmax: below 13 the input is flattened to 2-D at axis (default 1);
- * from 13 the op works along one axis (default -1). */
-olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+ * from 13 the op works along one axis (default -1). dst_flat: the target's meaning is the
+ * flattened one (below 13). */
+static olg_status softmax(olg_lower *cx, bool dst_flat) {
   const char *op = olg_lower_node_op(cx);
   olg_softmax_kind kind = strcmp(op, "LogSoftmax") == 0 ? OLG_LOG_SOFTMAX
                           : strcmp(op, "Hardmax") == 0  ? OLG_HARDMAX
                                                         : OLG_SOFTMAX;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  bool src_flat = src_opset(cx) < 13, dst_flat = olg__opset(cx) < 13;
+  bool src_flat = olg__src_softmax_is_flat(cx);
   int64_t axis = olg__src_attr_int(cx, "axis", src_flat ? 1 : -1);
   int32_t rank = olg__rank(cx, x);
   if (!src_flat) {
@@ -623,6 +508,16 @@ olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__shape(cx, x, &shape));
   OLG_TRY(olg__emit_reshape(cx, s2, shape, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return softmax(cx, true);
+}
+
+olg_status olg__sym_onnx_softmax_opset13(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return softmax(cx, false);
 }
 
 /* Constant: value_float(s)/value_int(s)/value_string(s) exist from 12; carried as a tensor. */
@@ -661,24 +556,47 @@ olg_status olg__sym_onnx_constant(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* What the target offers: ScatterElements (11+; Scatter-9 below), its reductions add and mul
+ * (16+), max and min (18+). */
+typedef struct {
+  bool elements, add_mul, max_min;
+} scatter_caps;
+
 /* Scatter (9, removed at 11) and ScatterElements (11+): the same meaning. */
-olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status scatter(olg_lower *cx, scatter_caps c) {
   olg_value in[3], y;
   for (size_t i = 0; i < 3; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
-  int opset = olg__opset(cx);
-  if (opset < 9) return olg_lower_unsupported(cx, "Scatter", 9);
   const char *red = olg__src_attr_string(cx, "reduction", "none");
-  bool reduce = strcmp(red, "none") != 0;
-  int need = !reduce ? 0 : (strcmp(red, "add") == 0 || strcmp(red, "mul") == 0) ? 16 : 18;
-  if (reduce && opset < need) return olg__unsupportedf(cx, need, "ScatterElements with reduction '%s'", red);
+  bool reduce = strcmp(red, "none") != 0, add_mul = strcmp(red, "add") == 0 || strcmp(red, "mul") == 0;
+  if (reduce && !(add_mul ? c.add_mul : c.max_min))
+    return olg__unsupportedf(cx, add_mul ? 16 : 18, "ScatterElements with reduction '%s'", red);
   olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", opset >= 11 ? "ScatterElements" : "Scatter", &nd));
+  OLG_TRY(olg_lower_emit_begin(cx, "", c.elements ? "ScatterElements" : "Scatter", &nd));
   for (int i = 0; i < 3; i++) OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", olg__src_attr_int(cx, "axis", 0)));
   if (reduce) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "reduction", red));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, (scatter_caps){false, false, false});
+}
+
+olg_status olg__sym_onnx_scatter_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, (scatter_caps){true, false, false});
+}
+
+olg_status olg__sym_onnx_scatter_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, (scatter_caps){true, true, false});
+}
+
+olg_status olg__sym_onnx_scatter_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return scatter(cx, (scatter_caps){true, true, true});
 }
 
 /* GridSample: modes "bilinear"/"bicubic" (16) were renamed "linear"/"cubic" at 20, which also
@@ -704,14 +622,14 @@ olg_status olg__sym_onnx_shape(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Reshape: allowzero (14+) matters only when the shape holds a 0 */
-olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* Reshape: allowzero (14+) matters only when the shape holds a 0; below 14 (has_allowzero
+ * false) it is folded away when the shape is known to hold none, else refused naming 14. */
+static olg_status reshape(olg_lower *cx, bool has_allowzero) {
   olg_value x, shape, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &shape));
   int64_t allowzero = olg__src_attr_int(cx, "allowzero", 0);
-  if (allowzero && olg__opset(cx) < 14) {
+  if (allowzero && !has_allowzero) {
     const int64_t *d;
     size_t n;
     if (!olg__known_ints(cx, shape, &d, &n))
@@ -727,6 +645,16 @@ olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
   if (allowzero) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "allowzero", 1));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return reshape(cx, false);
+}
+
+olg_status olg__sym_onnx_reshape_opset14(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return reshape(cx, true);
 }
 
 /* CastLike (15) below 15: Cast to the other input's type */
@@ -756,14 +684,14 @@ olg_status olg__sym_onnx_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* DFT: axis an attribute (17, default 1), an input from 20 (default -2) */
-olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+/* DFT: axis an attribute (17, default 1), an input from 20 (default -2). axis_input: the
+ * target takes the axis as an input (20+). */
+static olg_status dft(olg_lower *cx, bool axis_input) {
   olg_value x, len, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(in_value(cx, 1, &len));
   int64_t axis;
-  if (src_opset(cx) < 20) {
+  if (olg__src_dft_axis_attr(cx)) {
     axis = olg__src_attr_int(cx, "axis", 1);
   } else if (olg_lower_arg_is_none(cx, 2)) {
     axis = -2;
@@ -773,7 +701,7 @@ olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
     size_t n;
     OLG_TRY(olg_lower_arg_value(cx, 2, &av));
     if (!olg__known_ints(cx, av, &p, &n) || n != 1) {
-      if (olg__opset(cx) < 20) return olg_lower_unsupported(cx, "DFT with a run-time axis", 20);
+      if (!axis_input) return olg_lower_unsupported(cx, "DFT with a run-time axis", 20);
       axis = INT64_MIN;
     } else {
       axis = p[0];
@@ -786,7 +714,7 @@ olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
   }
   olg_node_id nd;
   olg_value av = OLG_NO_VALUE;
-  if (olg__opset(cx) >= 20) {
+  if (axis_input) {
     if (axis == INT64_MIN) OLG_TRY(olg_lower_arg_value(cx, 2, &av));
     else OLG_TRY(olg__const_i64(cx, axis, &av));
   }
@@ -799,6 +727,16 @@ olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
   if (olg__src_attr_int(cx, "onesided", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "onesided", 1));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return dft(cx, false);
+}
+
+olg_status olg__sym_onnx_dft_opset20(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return dft(cx, true);
 }
 
 /* ArgMax/ArgMin with select_last_index 1 (12) below 12: the first extreme of the input reversed
@@ -845,7 +783,7 @@ static olg_dtype wider(olg_dtype t) {
 
 olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
   const olg_node *nd = olg__src_node(cx);
-  const olg_schema *ts = olg_schema_find("", nd->op, olg__opset(cx));
+  const olg_schema *ts = olg__target_schema(cx, nd->op);
   int n_in = (int)nd->n_args;
   if (!ts || n_in > 64 || nd->n_outputs != 1) return olg__sym_onnx_passthrough(cx, src, ud);
   olg_value in[64];
@@ -860,7 +798,7 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
     const olg_formal *f = olg_schema_input_formal(ts, i);
     if (t == OLG_UNDEFINED || !f || !f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t)) continue;
     olg_dtype w = wider(t);
-    const olg_schema *cs = olg_schema_find("", "Cast", olg__opset(cx));
+    const olg_schema *cs = olg__target_schema(cx, "Cast");
     const olg_formal *ci = cs ? olg_schema_input_formal(cs, 0) : NULL;
     if (w == OLG_UNDEFINED || !olg_schema_formal_allows_dtype(f, w) || !ci ||
         (ci->tensor_dtypes && !olg_schema_formal_allows_dtype(ci, t)))
@@ -885,7 +823,7 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
  * sequence_lens, the batch axis is squeezed off the inputs and put back on the outputs around
  * a Scan-9 with the same body (lowered to the target too). */
 olg_status olg__sym_onnx_scan(olg_lower *cx, olg_node_id src, void *ud) {
-  if (src_opset(cx) >= 9) return olg__sym_onnx_passthrough(cx, src, ud);
+  if (!olg__src_scan_has_batch(cx)) return olg__sym_onnx_passthrough(cx, src, ud);
   const olg_node *nd = olg__src_node(cx);
   const olg_attr *body = olg__node_attr(nd, "body");
   int64_t n_scan = olg__src_attr_int(cx, "num_scan_inputs", -1);

@@ -102,7 +102,7 @@ OLG_SYMBOLIC(olg__sym_sort);
 OLG_SYMBOLIC(olg__sym_argsort);
 
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
-OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row */
+OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
 OLG_SYMBOLIC(olg__sym_onnx_layer_norm_decomposed); /* LayerNormalization below 17 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather);       /* NegativeLogLikelihoodLoss 7-8 (loss.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather_where); /* NegativeLogLikelihoodLoss 9-11 */
@@ -113,25 +113,38 @@ OLG_SYMBOLIC(olg__sym_onnx_cast_around); /* Min/Max/Pow/Sum/Mean of a type the t
 OLG_SYMBOLIC(olg__sym_onnx_scan); /* Scan-8 at 9+: the batch axis of 1 squeezed (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_pool_ceil);   /* MaxPool/AveragePool ceil_mode below 10 (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_squeeze);     /* Squeeze, Unsqueeze */
+OLG_SYMBOLIC(olg__sym_onnx_squeeze_opset13); /* run-time axes kept as an input */
 OLG_SYMBOLIC(olg__sym_onnx_reduce);      /* Reduce* */
+OLG_SYMBOLIC(olg__sym_onnx_reduce_axes_input); /* ReduceSum 13+, the others 18+ */
 OLG_SYMBOLIC(olg__sym_onnx_slice);
 OLG_SYMBOLIC(olg__sym_onnx_pad);
+OLG_SYMBOLIC(olg__sym_onnx_pad_opset18); /* run-time axes kept */
 OLG_SYMBOLIC(olg__sym_onnx_split);
+OLG_SYMBOLIC(olg__sym_onnx_split_opset13); /* run-time sizes kept */
+OLG_SYMBOLIC(olg__sym_onnx_split_opset18); /* num_outputs kept */
 OLG_SYMBOLIC(olg__sym_onnx_clip);
 OLG_SYMBOLIC(olg__sym_onnx_resize);      /* Resize, Upsample */
 OLG_SYMBOLIC(olg__sym_onnx_dropout);
+OLG_SYMBOLIC(olg__sym_onnx_dropout_opset12); /* training_mode kept */
 OLG_SYMBOLIC(olg__sym_onnx_batchnorm);
+OLG_SYMBOLIC(olg__sym_onnx_batchnorm_opset14); /* training_mode kept */
 OLG_SYMBOLIC(olg__sym_onnx_topk);
 OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
+OLG_SYMBOLIC(olg__sym_onnx_softmax_opset13); /* along one axis */
 OLG_SYMBOLIC(olg__sym_onnx_flatten);     /* a negative axis counted from the front below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as a tensor */
 OLG_SYMBOLIC(olg__sym_onnx_scatter);     /* Scatter (9, removed at 11) <-> ScatterElements */
+OLG_SYMBOLIC(olg__sym_onnx_scatter_opset11); /* ScatterElements */
+OLG_SYMBOLIC(olg__sym_onnx_scatter_opset16); /* reduction add, mul */
+OLG_SYMBOLIC(olg__sym_onnx_scatter_opset18); /* reduction max, min */
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample); /* GridSample modes renamed at 20 */
 OLG_SYMBOLIC(olg__sym_onnx_shape);       /* start/end (15) -> Shape + Slice */
 OLG_SYMBOLIC(olg__sym_onnx_reshape);     /* allowzero (14) */
+OLG_SYMBOLIC(olg__sym_onnx_reshape_opset14); /* allowzero kept */
 OLG_SYMBOLIC(olg__sym_onnx_castlike);    /* CastLike (15) -> Cast */
 OLG_SYMBOLIC(olg__sym_onnx_hardswish);   /* HardSwish (14) -> x * HardSigmoid */
 OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
+OLG_SYMBOLIC(olg__sym_onnx_dft_opset20); /* axis an input */
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */

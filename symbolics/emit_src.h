@@ -1,0 +1,51 @@
+/* onnxlegal — helpers of the ONNX-domain family (symbolics/onnx.c; internal), defined in
+ * symbolics/emit_src.c: reading a source ONNX node's ENCODING, which depends on its source
+ * opset (an attribute that became an input, a semantics change under the same signature), and
+ * re-emitting a node as it is at the target opset. What the target offers is not asked here:
+ * that is the job of the per-opset symbolics registered in opsets/opsetNN.c. */
+#ifndef OLG_SYMBOLICS_EMIT_SRC_H
+#define OLG_SYMBOLICS_EMIT_SRC_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emit.h"
+#include "../lib/schema.h"
+
+/* Binds the source outputs to outs[0..n) (and fails if a further source output is used). */
+olg_status olg__src_bind_all(olg_lower *cx, const olg_value *outs, size_t n);
+
+/* Attribute-or-input: the ints (axes, split) of the source node, from attribute attr when its
+ * version predates `since` (where the attribute became input i), else from input i. *present
+ * says whether there are any; *dyn gets a run-time value when the input is not known. */
+olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i, int since,
+                                       const int64_t **p, size_t *n, bool *present,
+                                       olg_value *dyn);
+
+/* Slice below 10: starts/ends/axes are attributes (inputs, with steps, from 10). */
+bool olg__src_slice_in_attrs(const olg_lower *cx);
+/* Pad below 11: pads/value are attributes (inputs from 11, axes from 18). */
+bool olg__src_pad_in_attrs(const olg_lower *cx);
+/* Clip below 11: min/max are attributes (inputs from 11). */
+bool olg__src_clip_in_attrs(const olg_lower *cx);
+/* Upsample, and Resize-10: scales only, asymmetric coordinates (the coordinate attributes,
+ * roi and sizes from Resize-11). */
+bool olg__src_resize_legacy(const olg_lower *cx);
+/* Dropout below 7 in training mode (is_test 0; the attribute is gone at 7). */
+bool olg__src_dropout_is_test_training(olg_lower *cx);
+/* The dtype of Dropout's mask: the input's below 10, bool since. */
+olg_dtype olg__src_dropout_mask_dtype(olg_lower *cx, olg_value x);
+/* TopK from 10: k is input 1 (an attribute below). */
+bool olg__src_topk_k_input(const olg_lower *cx);
+/* Softmax, LogSoftmax, Hardmax below 13: the input flattened to 2-D at axis (default 1). */
+bool olg__src_softmax_is_flat(const olg_lower *cx);
+/* DFT below 20: axis is an attribute (default 1); an input (default -2) from 20. */
+bool olg__src_dft_axis_attr(const olg_lower *cx);
+/* Split from 18 without split sizes: num_outputs parts, ceil-sized, the last smaller. */
+bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present);
+/* Scan-8: a batch axis first and sequence_lens (gone at 9). */
+bool olg__src_scan_has_batch(const olg_lower *cx);
+
+/* The target opset's schema of the ONNX op, or NULL. */
+const olg_schema *olg__target_schema(const olg_lower *cx, const char *op);
+
+#endif
