@@ -5,7 +5,16 @@
  * value it stands for and, when known, its type. Initializers (weights) are folded into the
  * nodes that use them: listed in the box with their types, no box or edge of their own, so that
  * a network's picture shows its ops (one stays a box when it is also a graph input or output). Every id and label is quoted
- * and escaped, and bytes that are not UTF-8 are replaced, so that `dot` accepts any model. */
+ * and escaped, and bytes that are not UTF-8 are replaced, so that `dot` accepts any model.
+ *
+ * The diff (olg_model_print_dot_diff) draws the converted graph with each node coloured by how
+ * it relates to the graph it was converted from. A conversion keeps the name of a node it copies
+ * ("x"; "x#2" when names repeat) and names what it emits for a node after it ("x/ReduceMean",
+ * "x/Sub_2"), so a node is matched by its name, less a trailing "#N", less its last "/segment"
+ * (an unnamed node by its first output's name): kept (same name, same op), rewritten (emitted
+ * for a source node, or copied from one of another op), added (no source node); source nodes
+ * that nothing was emitted for are drawn apart as removed. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -112,8 +121,172 @@ static void put_free_value(olg_out *o, const olg_graph *g, olg_value v, uint8_t 
   olg__out_str(o, "\"];\n");
 }
 
-OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void *ud) {
-  if (!m || !fn) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_print_dot: model and callback are required");
+
+/* ---- the diff: matching the nodes of `after` to those of `before` -------------------------- */
+
+enum { DIFF_KEPT = 1, DIFF_REWRITTEN, DIFF_ADDED };
+
+/* A node's key: its name (kind 0) or, when it has none, its first output's name (kind 1). */
+typedef struct diff_key {
+  int kind;
+  const char *s;
+  size_t len;
+  uint32_t node; /* index in before's nodes */
+} diff_key;
+
+static bool node_key(const olg_graph *g, const olg_node *nd, diff_key *k) {
+  if (nd->name && *nd->name) {
+    k->kind = 0;
+    k->s = nd->name;
+  } else if (nd->n_outputs && nd->outputs[0] != OLG_NO_VALUE && g->values[nd->outputs[0]].name) {
+    k->kind = 1;
+    k->s = g->values[nd->outputs[0]].name;
+  } else {
+    return false;
+  }
+  k->len = strlen(k->s);
+  return true;
+}
+
+static int key_cmp(const void *pa, const void *pb) {
+  const diff_key *a = pa, *b = pb;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  size_t n = a->len < b->len ? a->len : b->len;
+  int c = memcmp(a->s, b->s, n);
+  if (c) return c;
+  return a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
+}
+
+/* The length of name without a trailing "#N", which keeps repeated node names unique. */
+static size_t base_len(const char *s, size_t len) {
+  size_t i = len;
+  while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') i--;
+  return i > 0 && i < len && s[i - 1] == '#' ? i - 1 : len;
+}
+
+/* The length of name without its last "/segment": the source node's name of an emitted
+ * "<source>/<Op>" or "<source>/<Op>_<k>" (0 when there is no '/'). */
+static size_t parent_len(const char *s, size_t len) {
+  size_t i = len;
+  while (i > 0 && s[i - 1] != '/') i--;
+  return i > 1 ? i - 1 : 0;
+}
+
+/* Marks every node of before under the key at hit (several nodes may share a name). */
+static void mark_matched(const diff_key *keys, size_t nk, const diff_key *hit, uint8_t *matched) {
+  size_t at = (size_t)(hit - keys);
+  for (size_t i = at; i < nk && key_cmp(&keys[i], hit) == 0; i++) matched[keys[i].node] = 1;
+  for (size_t i = at; i > 0 && key_cmp(&keys[i - 1], hit) == 0; i--) matched[keys[i - 1].node] = 1;
+}
+
+static bool same_op(const olg_node *a, const olg_node *b) {
+  const char *da = a->domain ? a->domain : "", *db = b->domain ? b->domain : "";
+  if (strcmp(da, "ai.onnx") == 0) da = "";
+  if (strcmp(db, "ai.onnx") == 0) db = "";
+  return strcmp(da, db) == 0 && strcmp(a->op ? a->op : "", b->op ? b->op : "") == 0;
+}
+
+typedef struct dot_diff {
+  const olg_graph *before;
+  uint8_t *status;    /* per node of after: DIFF_* */
+  int32_t *source;    /* per node of after: the matched node of before, or -1 */
+  uint8_t *matched;   /* per node of before: something was emitted for it */
+  uint32_t counts[4]; /* by DIFF_*; [0]: removed */
+} dot_diff;
+
+static void diff_free(const olg_allocator *a, dot_diff *d, const olg_graph *after) {
+  olg__free(a, d->status, after->n_nodes + 1);
+  olg__free(a, d->source, (after->n_nodes + 1) * sizeof *d->source);
+  olg__free(a, d->matched, d->before->n_nodes + 1);
+}
+
+static olg_status diff_build(const olg_allocator *a, const olg_graph *before,
+                             const olg_graph *after, dot_diff *d) {
+  memset(d, 0, sizeof *d);
+  d->before = before;
+  d->status = olg__calloc(a, after->n_nodes + 1, 1);
+  d->source = olg__calloc(a, after->n_nodes + 1, sizeof *d->source);
+  d->matched = olg__calloc(a, before->n_nodes + 1, 1);
+  diff_key *keys = olg__calloc(a, before->n_nodes + 1, sizeof *keys);
+  if (!d->status || !d->source || !d->matched || !keys) {
+    olg__free(a, keys, (before->n_nodes + 1) * sizeof *keys);
+    diff_free(a, d, after);
+    return olg__err(OLG_ERR_NOMEM, "olg_model_print_dot_diff: out of memory for %u nodes",
+                    before->n_nodes + after->n_nodes);
+  }
+  size_t nk = 0;
+  for (uint32_t i = 0; i < before->n_nodes; i++) {
+    const olg_node *nd = &before->nodes[i];
+    if (nd->state == OLG_NODE_DONE && node_key(before, nd, &keys[nk])) keys[nk++].node = i;
+  }
+  /* sorted once, looked up by binary search: n log n for graphs of any size */
+  qsort(keys, nk, sizeof *keys, key_cmp);
+  for (uint32_t i = 0; i < after->n_nodes; i++) {
+    const olg_node *nd = &after->nodes[i];
+    d->source[i] = -1;
+    if (nd->state != OLG_NODE_DONE) continue;
+    diff_key k;
+    const diff_key *hit = NULL;
+    bool emitted = false; /* matched through "<source>/<Op>": emitted for it, not a copy */
+    if (node_key(after, nd, &k)) {
+      hit = bsearch(&k, keys, nk, sizeof *keys, key_cmp);
+      size_t bl = base_len(k.s, k.len);
+      if (!hit && bl < k.len) { /* "x#2": a copy of a second source node named "x" */
+        k.len = bl;
+        hit = bsearch(&k, keys, nk, sizeof *keys, key_cmp);
+      }
+      size_t pl = k.kind == 0 ? parent_len(k.s, k.len) : 0;
+      if (!hit && pl) { /* "norm/ReduceMean_1": emitted for source node "norm" */
+        k.len = pl;
+        hit = bsearch(&k, keys, nk, sizeof *keys, key_cmp);
+        emitted = hit != NULL;
+      }
+    }
+    if (!hit) {
+      d->status[i] = DIFF_ADDED;
+    } else {
+      d->source[i] = (int32_t)hit->node;
+      mark_matched(keys, nk, hit, d->matched);
+      d->status[i] = !emitted && same_op(&before->nodes[hit->node], nd) ? DIFF_KEPT : DIFF_REWRITTEN;
+    }
+    d->counts[d->status[i]]++;
+  }
+  for (uint32_t i = 0; i < before->n_nodes; i++)
+    if (before->nodes[i].state == OLG_NODE_DONE && !d->matched[i]) d->counts[0]++;
+  olg__free(a, keys, (before->n_nodes + 1) * sizeof *keys);
+  return OLG_OK;
+}
+
+static void put_op(olg_out *o, const olg_node *nd) {
+  if (nd->domain && *nd->domain) {
+    put_esc(o, nd->domain);
+    olg__out_char(o, '.');
+  }
+  put_esc(o, nd->op);
+}
+
+/* The nodes of before that nothing was emitted for, in a cluster of their own (no edges: their
+ * values may not exist any more). */
+static void put_removed(olg_out *o, const dot_diff *d) {
+  if (!d->counts[0]) return;
+  olg__out_str(o, "  subgraph cluster_removed {\n    label=\"removed\"; style=dashed; color=\"#a00000\";\n");
+  for (uint32_t i = 0; i < d->before->n_nodes; i++) {
+    const olg_node *nd = &d->before->nodes[i];
+    if (nd->state != OLG_NODE_DONE || d->matched[i]) continue;
+    olg__out_fmt(o, "    removed%u [shape=box, style=\"rounded,dashed,filled\", fillcolor=\"#f8d7da\", label=\"", i);
+    put_op(o, nd);
+    if (nd->name && *nd->name) {
+      olg__out_str(o, "\\n");
+      put_esc(o, nd->name);
+    }
+    olg__out_str(o, "\"];\n");
+  }
+  olg__out_str(o, "  }\n");
+}
+
+static const char *const diff_fill[] = {"#fff2cc", "#eeeeee", "#ffd8a8", "#c3e6cb"};
+
+static olg_status print_dot(const olg_model *m, const dot_diff *d, olg_write_fn fn, void *ud) {
   const olg_graph *g = m->graph;
   uint8_t *seen = olg__calloc(&m->alloc, (size_t)g->n_values / 8 + 1, 1);
   if (!seen) return olg__err(OLG_ERR_NOMEM, "olg_model_print_dot: out of memory for %u values", g->n_values);
@@ -144,15 +317,19 @@ OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     const olg_node *nd = &g->nodes[i];
     if (nd->state != OLG_NODE_DONE) continue;
-    olg__out_fmt(o, "  n%u [shape=box, style=\"rounded,filled\", fillcolor=\"#fff2cc\", label=\"", i);
-    if (nd->domain && *nd->domain) {
-      put_esc(o, nd->domain);
-      olg__out_char(o, '.');
-    }
-    put_esc(o, nd->op);
+    olg__out_fmt(o, "  n%u [shape=box, style=\"rounded,filled\", fillcolor=\"%s\", label=\"", i,
+                 diff_fill[d ? d->status[i] : 0]);
+    put_op(o, nd);
     if (nd->name && *nd->name) {
       olg__out_str(o, "\\n");
       put_esc(o, nd->name);
+    }
+    if (d && d->status[i] == DIFF_REWRITTEN) { /* what it was emitted for */
+      olg__out_str(o, "\\n(from ");
+      put_op(o, &d->before->nodes[d->source[i]]);
+      olg__out_char(o, ')');
+    } else if (d && d->status[i] == DIFF_ADDED) {
+      olg__out_str(o, "\\n(added)");
     }
     bool first = true;
     for (uint32_t k = 0; k < nd->n_attrs; k++) {
@@ -208,7 +385,29 @@ OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void
     put_free_value(o, g, v, seen);
     put_edge(o, g, v, "out", (int)v);
   }
+  if (d) {
+    put_removed(o, d);
+    olg__out_fmt(o, "  label=\"%u kept, %u rewritten, %u added, %u removed\"; labelloc=b;\n",
+                 d->counts[DIFF_KEPT], d->counts[DIFF_REWRITTEN], d->counts[DIFF_ADDED], d->counts[0]);
+  }
   olg__out_str(o, "}\n");
   olg__free(&m->alloc, seen, (size_t)g->n_values / 8 + 1);
   return olg__out_finish(o);
+}
+
+OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void *ud) {
+  if (!m || !fn) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_print_dot: model and callback are required");
+  return print_dot(m, NULL, fn, ud);
+}
+
+OLG_API olg_status olg_model_print_dot_diff(const olg_model *before, const olg_model *after,
+                                            olg_write_fn fn, void *ud) {
+  if (!before || !after || !fn)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_model_print_dot_diff: two models and a callback are required");
+  dot_diff d;
+  olg_status s = diff_build(&after->alloc, before->graph, after->graph, &d);
+  if (s) return s;
+  s = print_dot(after, &d, fn, ud);
+  diff_free(&after->alloc, &d, after->graph);
+  return s;
 }

@@ -90,6 +90,14 @@ OLG_API olg_status olg_model_print_text_elided(const olg_model *m, uint64_t max_
                                                olg_write_fn fn, void *ud);
 /* The main graph as a Graphviz digraph. */
 OLG_API olg_status olg_model_print_dot(const olg_model *m, olg_write_fn fn, void *ud);
+/* What a conversion changed: after's main graph as a digraph, each node coloured by how it
+ * relates to before's (kept: same name and op; rewritten: emitted for a source node, named
+ * "<source>/<Op>[_k]" as olg_legalize names them, or copied from one of another op; added: no
+ * source node), before's nodes that nothing was emitted for drawn apart as removed, and the
+ * four counts as the graph's label. Nodes are matched by name ("name#N" as "name"), an unnamed
+ * one by its first output's name. */
+OLG_API olg_status olg_model_print_dot_diff(const olg_model *before, const olg_model *after,
+                                            olg_write_fn fn, void *ud);
 
 #ifdef __cplusplus
 }

@@ -410,3 +410,54 @@ def test_dot_of_resnet18_has_one_box_per_op_and_typed_edges(tmp_path):
     # print of the same model: weights elided, so it stays small
     p = run("print", path)
     assert p.returncode == 0 and len(p.stdout) < 100000 and "fc.weight" in p.stdout
+
+
+def test_dot_diff_colours_what_a_conversion_changed(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    # LayerNormalization (17) is decomposed at 9; Relu is kept; Dropout in inference is the
+    # identity, so nothing is emitted for it
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])
+    scale = helper.make_tensor("scale", TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])
+    bias = helper.make_tensor("bias", TensorProto.FLOAT, [4], [0.0, 0.5, 1.0, 1.5])
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="act"),
+             helper.make_node("Dropout", ["r"], ["d"], name="drop"),
+             helper.make_node("LayerNormalization", ["d", "scale", "bias"], ["y"], name="norm",
+                              axis=-1)]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y], [scale, bias]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    before, after = tmp_path / "m17.onnx", tmp_path / "m9.onnx"
+    onnx.save(model, str(before))
+    r = run("convert", before, after, "--opset", 9)
+    assert r.returncode == 0, r.stderr
+    r = run("dot", "--diff", before, after)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    label = re.search(r'label="(\d+) kept, (\d+) rewritten, (\d+) added, (\d+) removed"', r.stdout)
+    converted = onnx.load(str(after))
+    n_norm = sum(1 for n in converted.graph.node if n.name.startswith("norm/"))
+    assert n_norm > 1  # decomposed
+    assert label and tuple(map(int, label.groups())) == (1, n_norm, 0, 1), r.stdout
+    # each node's box: grey kept Relu, orange parts of the layer norm naming what they came
+    # from, the Dropout drawn apart as removed
+    assert re.search(r'fillcolor="#eeeeee", label="Relu\\nact"', r.stdout)
+    assert len(re.findall(r'fillcolor="#ffd8a8", label="[^"]*\\n\(from LayerNormalization\)[^"]*"',
+                          r.stdout)) == n_norm
+    assert re.search(r'removed\d+ \[[^\]]*label="Dropout\\ndrop"', r.stdout)
+    assert len(re.findall(r"^  n\d+ \[shape=box", r.stdout, re.M)) == len(converted.graph.node)
+    if shutil.which("dot"):
+        svg = subprocess.run(["dot", "-Tsvg"], input=r.stdout, capture_output=True, text=True)
+        assert svg.returncode == 0 and "<svg" in svg.stdout, svg.stderr
+    # the same picture from Python, and the usage errors
+    import onnxlegal
+    m17, m9 = onnxlegal.Model.read(str(before)), onnxlegal.Model.read(str(after))
+    try:
+        assert "1 kept, %d rewritten, 0 added, 1 removed" % n_norm in m9.to_dot_diff(m17)
+    finally:
+        m9.close()
+        m17.close()
+    assert run("dot", "--diff", before).returncode == 2
+    assert run("dot", "--diff", before, after, after).returncode == 2
+    assert run("dot", "--diff", "-", "-").returncode == 2
+    r = run("dot", "--diff", before, tmp_path / "missing.onnx")
+    assert r.returncode == 2 and "missing.onnx" in r.stderr

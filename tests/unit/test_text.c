@@ -138,6 +138,28 @@ TEST(print_dot_escapes_and_links) {
   olg_model_free(m);
 }
 
+/* A model against itself: every node kept, nothing removed; the arguments are checked. */
+TEST(print_dot_diff_of_a_model_against_itself) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(build(m));
+  membuf b = {0};
+  CHECK_OK(olg_model_print_dot_diff(m, m, mem_write, &b));
+  CHECK(strncmp(b.p, "digraph \"main\" {", 16) == 0);
+  CHECK(strstr(b.p, "label=\"5 kept, 0 rewritten, 0 added, 0 removed\"") != NULL);
+  CHECK(strstr(b.p, "cluster_removed") == NULL);
+  CHECK(strstr(b.p, "fillcolor=\"#eeeeee\", label=\"Transpose\\ntr.0\"") != NULL);
+  free(b.p);
+  membuf d = {0};
+  d.fail_at = 1;
+  CHECK_STATUS(olg_model_print_dot_diff(m, m, mem_write, &d), OLG_ERR_CALLBACK);
+  free(d.p);
+  CHECK_STATUS(olg_model_print_dot_diff(NULL, m, mem_write, &b), OLG_ERR_INVALID_ARG);
+  CHECK_STATUS(olg_model_print_dot_diff(m, NULL, mem_write, &b), OLG_ERR_INVALID_ARG);
+  CHECK_STATUS(olg_model_print_dot_diff(m, m, NULL, NULL), OLG_ERR_INVALID_ARG);
+  olg_model_free(m);
+}
+
 TEST(print_callback_failure_is_reported) {
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
@@ -168,8 +190,9 @@ static olg_status print_scenario(void *ud, const olg_allocator *a) {
   olg_model *m;
   olg_status s = olg_model_new(&m, &o);
   if (s) return s;
-  if (!(s = build(m)) && !(s = olg_model_print_text(m, discard, NULL)))
-    s = olg_model_print_dot(m, discard, NULL);
+  if (!(s = build(m)) && !(s = olg_model_print_text(m, discard, NULL)) &&
+      !(s = olg_model_print_dot(m, discard, NULL)))
+    s = olg_model_print_dot_diff(m, m, discard, NULL);
   olg_model_free(m);
   return s;
 }

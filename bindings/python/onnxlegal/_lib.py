@@ -143,6 +143,7 @@ SIGNATURES = {
     "olg_model_print_text": (c_int, [c_void_p, WRITE_FN, c_void_p]),
     "olg_model_print_text_elided": (c_int, [c_void_p, c_uint64, WRITE_FN, c_void_p]),
     "olg_model_print_dot": (c_int, [c_void_p, WRITE_FN, c_void_p]),
+    "olg_model_print_dot_diff": (c_int, [c_void_p, c_void_p, WRITE_FN, c_void_p]),
     # nanopb.h (only in builds with nanopb: `make NANOPB=1`; missing elsewhere)
     "olg_model_write_nanopb": (c_int, [c_void_p, WRITE_FN, c_void_p]),
     # legalize.h

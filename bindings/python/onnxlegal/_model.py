@@ -68,7 +68,8 @@ def _shape_arrays(shape):
 
 
 def _collect(fn_name, handle, *extra):
-    """Runs a streaming C writer into memory; returns the bytes."""
+    """Runs a streaming C writer into memory; returns the bytes. handle: one model's handle, or
+    a tuple of handles for a writer that reads several (olg_model_print_dot_diff)."""
     chunks = []
     failure = []
 
@@ -81,7 +82,8 @@ def _collect(fn_name, handle, *extra):
             return 1
 
     cb = WRITE_FN(sink)
-    status = getattr(lib, fn_name)(handle, cb, None, *extra)
+    heads = handle if isinstance(handle, tuple) else (handle,)  # the models the writer reads
+    status = getattr(lib, fn_name)(*heads, cb, None, *extra)
     if failure:
         raise CallbackError(status, "%s: %r" % (fn_name, failure[0]), fn_name) from failure[0]
     check(status, fn_name)
@@ -211,6 +213,13 @@ class Model:
     def to_dot(self):
         """The main graph as a Graphviz digraph."""
         return _collect("olg_model_print_dot", self.handle).decode("utf-8", "replace")
+
+    def to_dot_diff(self, before):
+        """What a conversion changed: this model's main graph as a digraph with each node
+        coloured by how it relates to `before`'s (kept, rewritten, added) and before's nodes
+        that nothing was emitted for drawn apart as removed; the counts are the graph's label."""
+        return _collect("olg_model_print_dot_diff", (before.handle, self.handle)).decode(
+            "utf-8", "replace")
 
     def check(self, full=False, allow_unlowered=False, max_errors=0, notes=True):
         """Validates the model with olg_check and returns a Diags with every finding:
