@@ -1,5 +1,6 @@
 """The Pythonic builder over the C graph API: Model, Graph, Value, Node."""
 import ctypes
+import io
 import os
 import weakref
 from ctypes import byref, c_char_p, c_double, c_float, c_int32, c_int64, c_size_t, c_void_p
@@ -187,20 +188,62 @@ class Model:
         m._borrow(data)
         return m
 
-    def write(self, path, external_data=None, threshold=1024):
-        """Writes the model to path; with external_data (a file name relative to the model's
-        directory), tensors of at least `threshold` bytes go to that file."""
-        if external_data is None:
-            call("olg_model_write_file", self.handle, enc(os.fspath(path)), None)
-            return
-        opts = c_void_p()
-        call("olg_write_options_new", byref(opts))
+    def write(self, f, external_data=None, threshold=1024, external_data_dir=None):
+        """Writes the model to f, a path or a binary file object (one with a file descriptor
+        is written through it, any other through its write method), and returns the number of
+        bytes written. With external_data (a file name relative to the model's directory, or
+        to external_data_dir), tensors of at least `threshold` bytes go to that file."""
+        opts = None
         try:
-            call("olg_write_options_set_external_data", opts, enc(os.fspath(external_data)),
-                 int(threshold))
-            call("olg_model_write_file", self.handle, enc(os.fspath(path)), opts)
+            if external_data is not None:
+                opts = c_void_p()
+                call("olg_write_options_new", byref(opts))
+                call("olg_write_options_set_external_data", opts, enc(os.fspath(external_data)),
+                     int(threshold))
+                if external_data_dir is not None:
+                    call("olg_write_options_set_external_data_dir", opts,
+                         enc(os.fspath(external_data_dir)))
+            if isinstance(f, (str, bytes, os.PathLike)):
+                path = os.fsdecode(f)
+                call("olg_model_write_file", self.handle, enc(path), opts)
+                return os.path.getsize(path)
+            if not hasattr(f, "write"):
+                raise TypeError("f must be a path or a binary file object, not %s"
+                                % type(f).__name__)
+            fileno = None
+            try:
+                fileno = f.fileno()
+            except (AttributeError, OSError, io.UnsupportedOperation):
+                pass
+            if fileno is not None:
+                f.flush()
+                start = os.lseek(fileno, 0, os.SEEK_CUR)
+                call("olg_model_write_fd", self.handle, fileno, opts)
+                end = os.lseek(fileno, 0, os.SEEK_CUR)
+                try:
+                    f.seek(end)  # keep the file object's position in step with the fd
+                except (OSError, io.UnsupportedOperation):
+                    pass
+                return end - start
+            written = [0]
+            failure = []
+
+            def sink(_ud, data, n):
+                try:
+                    f.write(ctypes.string_at(data, n))
+                    written[0] += n
+                    return 0
+                except BaseException as e:  # noqa: B902 - reported after the C call returns
+                    failure.append(e)
+                    return 1
+            status = lib.olg_model_write_callback(self.handle, WRITE_FN(sink), None, opts)
+            if failure:
+                raise failure[0]
+            check(status, "olg_model_write_callback")
+            return written[0]
         finally:
-            lib.olg_write_options_free(opts)
+            if opts is not None:
+                lib.olg_write_options_free(opts)
 
     def to_bytes(self):
         """The serialized model (protobuf wire format)."""

@@ -428,6 +428,13 @@ class Registry:
         m = lib.olg_registry_min_opset(self._h, enc(domain), enc(op), int(native_only))
         return None if m < 0 else m
 
+    def since(self, domain, op, opset):
+        """The opset of the registration that lowers (domain, op) at `opset` (where its
+        lowering last changed), or None when nothing does."""
+        since, kind = c_int(-1), c_int(0)
+        lib.olg_registry_find(self._h, enc(domain), enc(op), int(opset), byref(since), byref(kind))
+        return since.value if since.value >= 0 else None
+
     def ops(self):
         out = []
         for i in range(lib.olg_registry_op_count(self._h)):

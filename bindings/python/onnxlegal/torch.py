@@ -10,7 +10,6 @@ The arguments mean what torch.onnx.export's arguments of the same names mean. Th
 the library legalizes that graph for the opset (and target runtime) asked for, and writes it.
 Parameters are never copied: the written tensors are read from the torch tensors' own memory.
 """
-import io
 import json
 import os
 import time
@@ -181,12 +180,7 @@ class _RegistryView:
         return self.reg.min_opset(domain, op)
 
     def since(self, domain, op, opset):
-        from ctypes import byref, c_int
-        from ._lib import enc, lib
-        since, kind = c_int(-1), c_int(0)
-        lib.olg_registry_find(self.reg.handle, enc(domain), enc(op), int(opset), byref(since),
-                              byref(kind))
-        return since.value if since.value >= 0 else None
+        return self.reg.since(domain, op, opset)
 
 
 def _lowering():
@@ -257,68 +251,23 @@ def _places(nodes, limit=50):
 # Writing
 
 def _write(model, f, external_data_threshold):
-    """Writes to a path or a binary file object; tensors of at least external_data_threshold
-    bytes go to one external data file beside the model ("<model file>.data")."""
-    from ._lib import WRITE_FN, call, check, enc, lib
-    from ctypes import byref, c_void_p, string_at
-    opts = None
-    path = None
+    """Writes to a path or a binary file object (Model.write); tensors of at least
+    external_data_threshold bytes go to one external data file beside the model ("<model
+    file>.data")."""
     if isinstance(f, (str, bytes, os.PathLike)):
-        path = os.fspath(f)
-        if isinstance(path, bytes):
-            path = path.decode()
+        path = os.fsdecode(f)
     elif hasattr(f, "write"):
         path = getattr(f, "name", None) if isinstance(getattr(f, "name", None), str) else None
     else:
         raise ExportError("f must be a path or a binary file object, not %s" % type(f).__name__)
-    try:
-        if external_data_threshold is not None:
-            if not path:
-                raise ExportError("external data needs a model file with a name (f is a file "
-                                  "object without one)")
-            opts = c_void_p()
-            call("olg_write_options_new", byref(opts))
-            call("olg_write_options_set_external_data", opts,
-                 enc(os.path.basename(path) + ".data"), int(external_data_threshold))
-            call("olg_write_options_set_external_data_dir", opts,
-                 enc(os.path.dirname(os.path.abspath(path))))
-        if isinstance(f, (str, bytes, os.PathLike)):
-            call("olg_model_write_file", model.handle, enc(path), opts)
-            return os.path.getsize(path)
-        fileno = None
-        try:
-            fileno = f.fileno()
-        except (AttributeError, OSError, io.UnsupportedOperation):
-            pass
-        if fileno is not None:
-            f.flush()
-            start = os.lseek(fileno, 0, os.SEEK_CUR)
-            call("olg_model_write_fd", model.handle, fileno, opts)
-            end = os.lseek(fileno, 0, os.SEEK_CUR)
-            try:
-                f.seek(end)  # keep the Python file object's position in step with the fd
-            except (OSError, io.UnsupportedOperation):
-                pass
-            return end - start
-        written = [0]
-        failure = []
-
-        def sink(_ud, data, n):
-            try:
-                f.write(string_at(data, n))
-                written[0] += n
-                return 0
-            except BaseException as e:  # noqa: B902 - reported after the C call returns
-                failure.append(e)
-                return 1
-        status = lib.olg_model_write_callback(model.handle, WRITE_FN(sink), None, opts)
-        if failure:
-            raise failure[0]
-        check(status, "olg_model_write_callback")
-        return written[0]
-    finally:
-        if opts is not None:
-            lib.olg_write_options_free(opts)
+    if external_data_threshold is None:
+        return model.write(f)
+    if not path:
+        raise ExportError("external data needs a model file with a name (f is a file object "
+                          "without one)")
+    return model.write(f, external_data=os.path.basename(path) + ".data",
+                       threshold=int(external_data_threshold),
+                       external_data_dir=os.path.dirname(os.path.abspath(path)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -425,18 +374,15 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
             if key in ops:
                 ops[key].setdefault("notes", []).append(d["message"])
-        from ._lib import dec, lib
-        gp = out.graph._ptr
-        rep["nodes"] = int(lib.olg_graph_node_count(gp))
+        emitted = out.graph.nodes
+        rep["nodes"] = len(emitted)
         source_op = {n.name: "%s::%s" % (n.domain, n.op) for n in sg.nodes}
         hist = {}
-        for i in range(rep["nodes"]):
-            key = dec(lib.olg_node_op(gp, i))
-            dom = dec(lib.olg_node_domain(gp, i))
-            key = "%s::%s" % (dom, key) if dom else key
+        for node in emitted:
+            key = "%s::%s" % (node.domain, node.op) if node.domain else node.op
             hist[key] = hist.get(key, 0) + 1
             # "<source node name>/<Op>[_k]": what each source op was lowered into
-            src = source_op.get(dec(lib.olg_node_name(gp, i)).rpartition("/")[0])
+            src = source_op.get(node.name.rpartition("/")[0])
             if src in ops:
                 into = ops[src].setdefault("onnx_ops", {})
                 into[key] = into.get(key, 0) + 1
