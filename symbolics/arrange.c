@@ -8,30 +8,6 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
-static olg_status input_rank(olg_lower *cx, olg_value x, int32_t *rank) {
-  *rank = olg__rank(cx, x);
-  if (*rank < 0)
-    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
-                           "the rank of the input is not known at export time");
-  if (*rank > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "rank above 16");
-  return OLG_OK;
-}
-
-static olg_status norm_dim(olg_lower *cx, int64_t d, int64_t rank, int64_t *out) {
-  int64_t n = olg__norm_axis(d, rank);
-  if (n < 0)
-    return olg__errf(cx, OLG_ERR_RANGE, "dim %lld is out of range for rank %lld", (long long)d,
-                     (long long)rank);
-  *out = n;
-  return OLG_OK;
-}
-
-static olg_status dim_arg(olg_lower *cx, size_t i, int64_t dflt, int64_t rank, int64_t *out) {
-  int64_t d;
-  OLG_TRY(olg__arg_int_or(cx, i, dflt, &d));
-  return norm_dim(cx, d, rank, out);
-}
-
 static olg_value *alloc_values(olg_lower *cx, size_t n) {
   olg_value *v = olg__lower_alloc(cx, (n ? n : 1) * sizeof *v);
   return v;
@@ -64,8 +40,8 @@ olg_status olg__sym_unflatten(olg_lower *cx, olg_node_id src, void *ud) {
   const int64_t *sz;
   size_t n;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &d));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &d));
   OLG_TRY(olg_lower_arg_ints(cx, 2, &sz, &n));
   if (!n || (size_t)rank - 1 + n > OLG_MAX_RANK)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "unflatten: bad sizes");
@@ -97,7 +73,7 @@ static olg_status tile_by(olg_lower *cx, bool pad_front, olg_value *out) {
   olg_value x, reps;
   int32_t rank;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int k = olg_lower_arg_kind(cx, 1);
   size_t n;
   if (k == OLG_ARGKIND_INTS || k == OLG_ARGKIND_INT || olg__arg_values_known(cx, 1)) {
@@ -164,12 +140,12 @@ static olg_status flip(olg_lower *cx, bool slice_steps) {
   const int64_t *dl;
   size_t n;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &dl, &n));
   if (n > (size_t)rank) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "flip: too many dims");
   int64_t axes[OLG_MAX_RANK], starts[OLG_MAX_RANK], ends[OLG_MAX_RANK], steps[OLG_MAX_RANK];
   for (size_t i = 0; i < n; i++) {
-    OLG_TRY(norm_dim(cx, dl[i], rank, &axes[i]));
+    OLG_TRY(olg__norm_dim(cx, dl[i], rank, &axes[i]));
     starts[i] = -1;
     ends[i] = INT64_MIN; /* clamped to "before the first" */
     steps[i] = -1;
@@ -244,7 +220,7 @@ static olg_status roll(olg_lower *cx, bool dyn_slice) {
   const int64_t *sh, *dl;
   size_t ns, nd;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &sh, &ns));
   OLG_TRY(olg__arg_ints_or_empty(cx, 2, &dl, &nd));
   if (!nd) {
@@ -260,7 +236,7 @@ static olg_status roll(olg_lower *cx, bool dyn_slice) {
   y = x;
   for (size_t i = 0; i < nd; i++) {
     int64_t d = 0;
-    OLG_TRY(norm_dim(cx, dl[i], rank, &d));
+    OLG_TRY(olg__norm_dim(cx, dl[i], rank, &d));
     OLG_TRY(roll_one(cx, dyn_slice, y, sh[i], d, &y));
   }
   return bind(cx, y);
@@ -361,8 +337,8 @@ olg_status olg__sym_split(olg_lower *cx, olg_node_id src, void *ud) {
   int32_t rank;
   int64_t axis;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
-  OLG_TRY(dim_arg(cx, 2, 0, rank, &axis));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  OLG_TRY(olg__dim_arg(cx, 2, 0, rank, &axis));
   int k = olg_lower_arg_kind(cx, 1);
   bool one_int = k == OLG_ARGKIND_INT;
   if (k == OLG_ARGKIND_VALUE) {
@@ -388,9 +364,9 @@ static olg_status chunk(olg_lower *cx, bool dyn_slice) {
   int32_t rank;
   int64_t axis, chunks;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg_lower_arg_int(cx, 1, &chunks));
-  OLG_TRY(dim_arg(cx, 2, 0, rank, &axis));
+  OLG_TRY(olg__dim_arg(cx, 2, 0, rank, &axis));
   if (chunks <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "chunk: chunks must be positive");
   int64_t size = olg__dim(cx, x, (int32_t)axis);
   if (size >= 0) return split_even(cx, x, axis, size ? (size + chunks - 1) / chunks : 1);
@@ -426,9 +402,9 @@ olg_status olg__sym_split_with_sizes(olg_lower *cx, olg_node_id src, void *ud) {
   const int64_t *sizes;
   size_t n;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &sizes, &n));
-  OLG_TRY(dim_arg(cx, 2, 0, rank, &axis));
+  OLG_TRY(olg__dim_arg(cx, 2, 0, rank, &axis));
   return split_by_sizes(cx, x, axis, sizes, n);
 }
 
@@ -439,8 +415,8 @@ olg_status olg__sym_unbind(olg_lower *cx, olg_node_id src, void *ud) {
   int32_t rank;
   int64_t axis;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &axis));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
   size_t n = olg_lower_output_count(cx);
   int64_t size = olg__dim(cx, x, (int32_t)axis);
   if (size >= 0 && (size_t)size != n)
@@ -512,7 +488,7 @@ static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
   int32_t rank;
   int64_t k;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg__arg_int_or(cx, 1, 0, &k));
   if (rank < 2) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "tril/triu need at least 2 dims");
   if (c.trilu) {
@@ -667,7 +643,7 @@ typedef struct pad_caps {
 static olg_status pad_common(olg_lower *cx, pad_caps c, olg_value x, const int64_t *p,
                              size_t np, const char *mode, double value, olg_value *out) {
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (np % 2 || np / 2 > (size_t)rank)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: %zu values for a tensor of rank %d", np, rank);
   int64_t begin[OLG_MAX_RANK] = {0}, end[OLG_MAX_RANK] = {0};
@@ -732,7 +708,7 @@ static olg_status pad_dynamic(olg_lower *cx, pad_caps c, olg_value x, size_t i,
   const olg_value *vals;
   size_t n;
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg_lower_arg_values(cx, i, &vals, &n));
   if (n % 2 || n / 2 > (size_t)rank)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: %zu values for a tensor of rank %d", n, rank);

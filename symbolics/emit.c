@@ -32,6 +32,30 @@ olg_status olg__arg_int_or(olg_lower *cx, size_t i, int64_t dflt, int64_t *out) 
   return olg_lower_arg_int(cx, i, out);
 }
 
+olg_status olg__input_rank(olg_lower *cx, olg_value x, int32_t *rank) {
+  *rank = olg__rank(cx, x);
+  if (*rank < 0)
+    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
+                           "the rank of the input is not known at export time");
+  if (*rank > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "rank above 16");
+  return OLG_OK;
+}
+
+olg_status olg__norm_dim(olg_lower *cx, int64_t d, int64_t rank, int64_t *out) {
+  int64_t n = olg__norm_axis(d, rank);
+  if (n < 0)
+    return olg__errf(cx, OLG_ERR_RANGE, "dim %lld is out of range for rank %lld", (long long)d,
+                     (long long)rank);
+  *out = n;
+  return OLG_OK;
+}
+
+olg_status olg__dim_arg(olg_lower *cx, size_t i, int64_t dflt, int64_t rank, int64_t *out) {
+  int64_t d;
+  OLG_TRY(olg__arg_int_or(cx, i, dflt, &d));
+  return olg__norm_dim(cx, d, rank, out);
+}
+
 olg_status olg__arg_float_or(olg_lower *cx, size_t i, double dflt, double *out) {
   if (olg_lower_arg_is_none(cx, i)) {
     *out = dflt;

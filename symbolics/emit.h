@@ -65,6 +65,12 @@ olg_status olg__axes_error(olg_lower *cx, const char *op, const int64_t *axes, s
 /* Arguments with the schema's defaults: a none or absent argument gives dflt. */
 
 olg_status olg__arg_int_or(olg_lower *cx, size_t i, int64_t dflt, int64_t *out);
+/* x's rank, refused when it is not known at export time or above OLG_MAX_RANK. */
+olg_status olg__input_rank(olg_lower *cx, olg_value x, int32_t *rank);
+/* A PyTorch dim made non-negative for rank, refused (naming it) when out of range. */
+olg_status olg__norm_dim(olg_lower *cx, int64_t d, int64_t rank, int64_t *out);
+/* Positional argument i as a dim (default dflt), made non-negative for rank. */
+olg_status olg__dim_arg(olg_lower *cx, size_t i, int64_t dflt, int64_t rank, int64_t *out);
 olg_status olg__arg_float_or(olg_lower *cx, size_t i, double dflt, double *out);
 olg_status olg__arg_bool_or(olg_lower *cx, size_t i, int dflt, int *out);
 olg_status olg__arg_string_or(olg_lower *cx, size_t i, const char *dflt, const char **out);

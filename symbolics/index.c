@@ -16,30 +16,6 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
-static olg_status input_rank(olg_lower *cx, olg_value x, int32_t *rank) {
-  *rank = olg__rank(cx, x);
-  if (*rank < 0)
-    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
-                           "the rank of the input is not known at export time");
-  if (*rank > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "rank above 16");
-  return OLG_OK;
-}
-
-static olg_status norm_dim(olg_lower *cx, int64_t d, int64_t rank, int64_t *out) {
-  int64_t n = olg__norm_axis(d, rank);
-  if (n < 0)
-    return olg__errf(cx, OLG_ERR_RANGE, "dim %lld is out of range for rank %lld", (long long)d,
-                     (long long)rank);
-  *out = n;
-  return OLG_OK;
-}
-
-static olg_status dim_arg(olg_lower *cx, size_t i, int64_t dflt, int64_t rank, int64_t *out) {
-  int64_t d;
-  OLG_TRY(olg__arg_int_or(cx, i, dflt, &d));
-  return norm_dim(cx, d, rank, out);
-}
-
 static bool is_int_type(olg_dtype t) {
   return t == OLG_INT8 || t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64 || t == OLG_UINT8 ||
          t == OLG_UINT16 || t == OLG_UINT32 || t == OLG_UINT64;
@@ -122,7 +98,7 @@ static olg_status plan_indices(olg_lower *cx, ix_caps c, olg_value x, size_t i, 
   size_t n;
   memset(pl, 0, sizeof *pl);
   OLG_TRY(olg_lower_arg_values(cx, i, &vals, &n));
-  OLG_TRY(input_rank(cx, x, &pl->rank));
+  OLG_TRY(olg__input_rank(cx, x, &pl->rank));
   for (int32_t d = 0; d < OLG_MAX_RANK; d++) pl->idx[d] = OLG_NO_VALUE;
   int32_t d = 0;
   for (size_t j = 0; j < n; j++) {
@@ -323,11 +299,11 @@ olg_status olg__sym_index_select(olg_lower *cx, olg_node_id src, void *ud) {
   int64_t d;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) { /* a 0-D tensor: index 0 only, the result is the tensor itself */
     return bind(cx, x);
   }
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &d));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &d));
   if (olg__rank(cx, idx) == 0) OLG_TRY(olg__emit_unsqueeze(cx, idx, (const int64_t[]){0}, 1, &idx));
   OLG_TRY(olg__emit_gather(cx, x, idx, d, &y));
   return bind(cx, y);
@@ -664,9 +640,9 @@ static olg_status gather(olg_lower *cx, ix_caps c) {
   int64_t axis;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) return bind(cx, x);
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &axis));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
   if (c.scatter_nd) { /* GatherElements-11 */
     olg_node_id nd;
     olg_dtype it = olg__dtype(cx, idx);
@@ -759,9 +735,9 @@ static olg_status scatter(olg_lower *cx, ix_caps c) {
   int64_t axis;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) return olg_lower_unsupported(cx, "scatter into a 0-D tensor", -1);
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &axis));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
   scatter_mode mode = SCATTER_SET;
   if (!olg_lower_arg_is_none(cx, 4)) {
     const char *red;
@@ -825,9 +801,9 @@ static olg_status scatter_add(olg_lower *cx, ix_caps c) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
   OLG_TRY(olg_lower_arg_value(cx, 3, &upd));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) return olg_lower_unsupported(cx, "scatter_add into a 0-D tensor", -1);
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &axis));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
   OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, SCATTER_ADD, &y));
   return bind(cx, y);
 }

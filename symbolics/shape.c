@@ -8,26 +8,6 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
-static olg_status input_rank(olg_lower *cx, olg_value x, int32_t *rank) {
-  *rank = olg__rank(cx, x);
-  if (*rank < 0)
-    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
-                           "the rank of the input is not known at export time");
-  if (*rank > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "rank above 16");
-  return OLG_OK;
-}
-
-static olg_status dim_arg(olg_lower *cx, size_t i, int64_t dflt, int64_t rank, int64_t *out) {
-  int64_t d;
-  OLG_TRY(olg__arg_int_or(cx, i, dflt, &d));
-  int64_t n = olg__norm_axis(d, rank);
-  if (n < 0)
-    return olg__errf(cx, OLG_ERR_RANGE, "dim %lld is out of range for rank %lld", (long long)d,
-                     (long long)rank);
-  *out = n;
-  return OLG_OK;
-}
-
 /* aten::contiguous, detach, clone, alias, dropout-like no-ops: the output is the input. */
 olg_status olg__sym_identity(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
@@ -79,14 +59,14 @@ olg_status olg__sym_flatten(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value x, y;
   int32_t rank;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) { /* a 0-D tensor flattens to one element */
     OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){1}, 1, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
   int64_t s, e;
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &s));
-  OLG_TRY(dim_arg(cx, 2, -1, rank, &e));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &s));
+  OLG_TRY(olg__dim_arg(cx, 2, -1, rank, &e));
   if (s > e) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "flatten: start_dim after end_dim");
   if (s == e) return olg_lower_bind_output(cx, 0, x);
   if (s == 1 && e == rank - 1) {
@@ -126,7 +106,7 @@ olg_status olg__sym_permute(olg_lower *cx, olg_node_id src, void *ud) {
   size_t n;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &dims, &n));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (n != (size_t)rank)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "permute: %zu dims for a tensor of rank %d", n, rank);
   int64_t perm[OLG_MAX_RANK];
@@ -144,11 +124,11 @@ olg_status olg__sym_transpose(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value x, y;
   int32_t rank;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) return olg_lower_bind_output(cx, 0, x); /* PyTorch allows dims 0/-1 of a scalar */
   int64_t a, b;
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &a));
-  OLG_TRY(dim_arg(cx, 2, 0, rank, &b));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &a));
+  OLG_TRY(olg__dim_arg(cx, 2, 0, rank, &b));
   int64_t perm[OLG_MAX_RANK];
   for (int32_t i = 0; i < rank; i++) perm[i] = i;
   perm[a] = b;
@@ -201,7 +181,7 @@ static olg_status squeeze(olg_lower *cx, bool has_compress) {
     }
     return olg_lower_bind_output(cx, 0, y);
   }
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) return olg_lower_bind_output(cx, 0, x);
   const int64_t *dl;
   size_t nd;
@@ -422,8 +402,8 @@ static olg_status select(olg_lower *cx, bool gather_neg) {
   int32_t rank;
   int64_t dim;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &dim));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &dim));
   int64_t index;
   bool known;
   OLG_TRY(int_piece(cx, 2, 0, &idx, &known, &index));
@@ -465,8 +445,8 @@ olg_status olg__sym_narrow(olg_lower *cx, olg_node_id src, void *ud) {
   int64_t dim, length, start;
   bool known;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(input_rank(cx, x, &rank));
-  OLG_TRY(dim_arg(cx, 1, 0, rank, &dim));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &dim));
   OLG_TRY(olg_lower_arg_int(cx, 3, &length));
   OLG_TRY(int_piece(cx, 2, 0, &sv, &known, &start));
   if (known) {
