@@ -29,14 +29,6 @@ static olg_status reduce(olg_lower *cx, olg_reduce_kind kind, olg_value x, const
   return olg__emit_cast(cx, y, t, out);
 }
 
-static olg_status input_rank(olg_lower *cx, olg_value x, int32_t *rank) {
-  *rank = olg__rank(cx, x);
-  if (*rank < 0)
-    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "the rank of the input is not known at export time");
-  if (*rank > OLG_MAX_RANK) return olg_lower_error(cx, OLG_ERR_LIMIT, "rank above 16");
-  return OLG_OK;
-}
-
 /* One dim argument (int), normalized. */
 static olg_status one_dim(olg_lower *cx, size_t i, int32_t rank, int64_t *out) {
   int64_t d;
@@ -66,7 +58,7 @@ static olg_status sum_like(olg_lower *cx, olg_reduce_kind kind) {
     return olg__errf(cx, OLG_ERR_TYPE, "mean of a %s tensor (give a float dtype)",
                      olg_dtype_name(olg__dtype(cx, x)));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n = 0;
   bool all = true;
@@ -106,7 +98,7 @@ static olg_status amax_like(olg_lower *cx, bool max) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n;
   bool all;
@@ -157,7 +149,7 @@ static olg_status max_like(olg_lower *cx, olg_node_id src, void *ud, bool max) {
   }
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   olg_reduce_kind kind = max ? OLG_REDUCE_MAX : OLG_REDUCE_MIN;
   if (olg_lower_arg_is_none(cx, 1)) {
     if (rank == 0) return olg_lower_bind_output(cx, 0, x);
@@ -192,7 +184,7 @@ static olg_status argmax_like(olg_lower *cx, bool max) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_bool_or(cx, 2, 0, &keepdim));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   if (olg_lower_arg_is_none(cx, 1) || rank == 0) {
     if (!olg_lower_arg_is_none(cx, 1)) {
       int64_t d;
@@ -232,7 +224,7 @@ static olg_status any_like(olg_lower *cx, bool any) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype out_t = olg__dtype(cx, x) == OLG_UINT8 ? OLG_UINT8 : OLG_BOOL;
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t d = 0;
   int keepdim = 0;
   bool all = olg_lower_arg_count(cx) < 2 || olg_lower_arg_is_none(cx, 1);
@@ -297,7 +289,7 @@ static olg_status var_like(olg_lower *cx, bool std) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n = 0;
   bool all = true;
@@ -395,7 +387,7 @@ olg_status olg__sym_norm(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_float_or(cx, 1, 2, &p));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n = 0;
   bool all = true;
@@ -420,7 +412,7 @@ olg_status olg__sym_frobenius_norm(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n;
   bool all;
@@ -439,7 +431,7 @@ olg_status olg__sym_linalg_vector_norm(olg_lower *cx, olg_node_id src, void *ud)
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_float_or(cx, 1, 2, &p));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n;
   bool all;
@@ -460,7 +452,7 @@ olg_status olg__sym_logsumexp(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t axes[OLG_MAX_RANK];
   size_t n;
   bool all;
@@ -481,7 +473,7 @@ static olg_status cumsum(olg_lower *cx, bool has_cumsum) {
   olg_value x, y;
   OLG_TRY(accumulate_input(cx, 2, &x));
   int32_t rank;
-  OLG_TRY(input_rank(cx, x, &rank));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t d;
   OLG_TRY(one_dim(cx, 1, rank, &d));
   if (rank == 0) return olg_lower_bind_output(cx, 0, x);
