@@ -213,11 +213,11 @@ static olg_status const_vector(olg_lower *cx, olg_dtype t, const double *vals, i
     switch (t) {
     case OLG_FLOAT: { float f = (float)v; memcpy(buf + i * 4, &f, 4); break; }
     case OLG_DOUBLE: memcpy(buf + i * 8, &v, 8); break;
-    case OLG_INT64: { int64_t x = (int64_t)v; memcpy(buf + i * 8, &x, 8); break; }
-    case OLG_INT32: { int32_t x = (int32_t)v; memcpy(buf + i * 4, &x, 4); break; }
-    case OLG_INT16: { int16_t x = (int16_t)v; memcpy(buf + i * 2, &x, 2); break; }
-    case OLG_INT8: { int8_t x = (int8_t)v; buf[i] = (unsigned char)x; break; }
-    case OLG_UINT8: buf[i] = (unsigned char)(int64_t)v; break;
+    case OLG_INT64: { int64_t x = olg__f64_sat_i64(v); memcpy(buf + i * 8, &x, 8); break; }
+    case OLG_INT32: { int32_t x = (int32_t)olg__f64_sat_i64(v); memcpy(buf + i * 4, &x, 4); break; }
+    case OLG_INT16: { int16_t x = (int16_t)olg__f64_sat_i64(v); memcpy(buf + i * 2, &x, 2); break; }
+    case OLG_INT8: { int8_t x = (int8_t)olg__f64_sat_i64(v); buf[i] = (unsigned char)x; break; }
+    case OLG_UINT8: buf[i] = (unsigned char)olg__f64_sat_i64(v); break;
     default:
       return olg__errf(cx, OLG_ERR_TYPE, "a constant range of %s is not supported",
                        olg_dtype_name(t));
@@ -259,10 +259,20 @@ static olg_status arange(olg_lower *cx, bool has_range) {
     /* PyTorch (RangeFactories.cpp): integer outputs compute in int64 from the truncated
      * scalars, others in double; size = ceil((end - start) / step) */
     double start = a[0].v, end = a[1].v, step = a[2].v;
+    int64_t istart = 0, istep = 0, iend;
     if (int_out) {
-      start = (double)(int64_t)start;
-      end = (double)(int64_t)end;
-      step = (double)(int64_t)step;
+      /* the int64 arithmetic below must not overflow: |bounds| < 2^53 keeps every element
+       * (at most 1e8 steps from start, inside [start, end]) exact and in range */
+      const double lim = 9007199254740992.0;
+      if (!(fabs(start) < lim && fabs(end) < lim && fabs(step) < lim))
+        return olg__errf(cx, OLG_ERR_RANGE, "arange: start %g, end %g, step %g out of range for %s",
+                         start, end, step, olg_dtype_name(t));
+      (void)olg__f64_to_i64(start, &istart);
+      (void)olg__f64_to_i64(end, &iend);
+      (void)olg__f64_to_i64(step, &istep);
+      start = (double)istart;
+      end = (double)iend;
+      step = (double)istep;
     }
     if (step == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "arange: step must be nonzero");
     double size_d = ceil((end - start) / step);
@@ -272,7 +282,7 @@ static olg_status arange(olg_lower *cx, bool has_range) {
     double *vals = olg__lower_alloc(cx, (size_t)(size ? size : 1) * sizeof *vals);
     if (!vals) return OLG_ERR_NOMEM;
     for (int64_t i = 0; i < size; i++) {
-      if (int_out) vals[i] = (double)((int64_t)start + (int64_t)step * i);
+      if (int_out) vals[i] = (double)(istart + istep * i);
       else vals[i] = start + step * (double)i; /* accscalar (double), rounded once */
     }
     OLG_TRY(const_vector(cx, t, vals, size, &y));
@@ -336,7 +346,8 @@ olg_status olg__sym_linspace(olg_lower *cx, olg_node_id src, void *ud) {
       for (int64_t i = 0; i < steps; i++)
         vals[i] = i < half ? (double)(s0 + st * (float)i) : (double)(s1 - st * (float)(steps - 1 - i));
     } else if (steps > 1) { /* double, or integers with a double step from truncated ends */
-      double s0 = int_out ? (double)(int64_t)a.v : a.v, s1 = int_out ? (double)(int64_t)b.v : b.v;
+      double s0 = int_out ? (double)olg__f64_sat_i64(a.v) : a.v;
+      double s1 = int_out ? (double)olg__f64_sat_i64(b.v) : b.v;
       double st = (s1 - s0) / (double)(steps - 1);
       for (int64_t i = 0; i < steps; i++)
         vals[i] = i < half ? s0 + st * (double)i : s1 - st * (double)(steps - 1 - i);
@@ -351,7 +362,7 @@ olg_status olg__sym_linspace(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value *sv[2] = {&s0, &s1};
   for (int i = 0; i < 2; i++) {
     if (ab[i]->known) {
-      OLG_TRY(olg__const_scalar(cx, ct, int_out ? (double)(int64_t)ab[i]->v : ab[i]->v, sv[i]));
+      OLG_TRY(olg__const_scalar(cx, ct, int_out ? (double)olg__f64_sat_i64(ab[i]->v) : ab[i]->v, sv[i]));
       continue;
     }
     olg_value v = ab[i]->t;

@@ -21,6 +21,19 @@ bool olg__is_float(olg_dtype t) {
   return t == OLG_FLOAT || t == OLG_DOUBLE || t == OLG_FLOAT16 || t == OLG_BFLOAT16;
 }
 
+bool olg__f64_to_i64(double v, int64_t *out) {
+  /* -2^63 is exact in a double; 2^63 is the first value past INT64_MAX */
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return false;
+  *out = (int64_t)v;
+  return true;
+}
+
+int64_t olg__f64_sat_i64(double v) {
+  int64_t r;
+  if (olg__f64_to_i64(v, &r)) return r;
+  return v != v ? 0 : v < 0 ? INT64_MIN : INT64_MAX;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Arguments */
 
@@ -201,14 +214,20 @@ static bool put_scalar(olg_dtype t, double v, void *p) {
   case OLG_FLOAT16: { uint16_t h = float_to_half((float)v); memcpy(p, &h, 2); return true; }
   case OLG_BFLOAT16: { uint16_t h = float_to_bf16((float)v); memcpy(p, &h, 2); return true; }
   case OLG_BOOL: *(uint8_t *)p = v != 0; return true;
-  case OLG_INT8: *(int8_t *)p = (int8_t)v; return true;
-  case OLG_UINT8: *(uint8_t *)p = (uint8_t)v; return true;
-  case OLG_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); return true; }
-  case OLG_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); return true; }
-  case OLG_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); return true; }
-  case OLG_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); return true; }
-  case OLG_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); return true; }
-  case OLG_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); return true; }
+  case OLG_INT8: *(int8_t *)p = (int8_t)olg__f64_sat_i64(v); return true;
+  case OLG_UINT8: *(uint8_t *)p = (uint8_t)olg__f64_sat_i64(v); return true;
+  case OLG_INT16: { int16_t x = (int16_t)olg__f64_sat_i64(v); memcpy(p, &x, 2); return true; }
+  case OLG_UINT16: { uint16_t x = (uint16_t)olg__f64_sat_i64(v); memcpy(p, &x, 2); return true; }
+  case OLG_INT32: { int32_t x = (int32_t)olg__f64_sat_i64(v); memcpy(p, &x, 4); return true; }
+  case OLG_UINT32: { uint32_t x = (uint32_t)olg__f64_sat_i64(v); memcpy(p, &x, 4); return true; }
+  case OLG_INT64: { int64_t x = olg__f64_sat_i64(v); memcpy(p, &x, 8); return true; }
+  case OLG_UINT64: {
+    uint64_t x = !(v >= 9223372036854775808.0) ? (uint64_t)olg__f64_sat_i64(v)
+                 : v < 18446744073709551616.0  ? (uint64_t)v
+                                               : UINT64_MAX;
+    memcpy(p, &x, 8);
+    return true;
+  }
   default: return false;
   }
 }

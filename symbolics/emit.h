@@ -50,6 +50,12 @@
 int64_t olg__norm_axis(int64_t axis, int64_t rank);
 /* True for float16/float/double/bfloat16. */
 bool olg__is_float(olg_dtype t);
+/* v truncated toward zero into *out; false when v is NaN or outside int64 (where a C cast is
+ * undefined: scalars and scales come from the caller's model). */
+bool olg__f64_to_i64(double v, int64_t *out);
+/* v truncated toward zero and saturated to int64 (NaN gives 0): for writing a double into an
+ * integer tensor, never an undefined cast. */
+int64_t olg__f64_sat_i64(double v);
 /* The target opset (olg_lower_opset, as an int). Only emit helper files (symbolics/emit*.c) ask
  * it: what changes with the opset is either an encoding (an emit helper's job) or a different
  * symbolic registered in opsets/opsetNN.c. */

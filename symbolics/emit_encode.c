@@ -347,8 +347,8 @@ olg_status olg__emit_clip_f(olg_lower *cx, olg_value x, int has_lo, double lo, i
 /* A float32 scale s with floor(in * s) == size, as Upsample and Resize-10 compute the output. */
 static float exact_scale(int64_t in, int64_t size) {
   float s = (float)size / (float)in;
-  for (int i = 0; i < 64 && (int64_t)floorf((float)in * s) < size; i++) s = nextafterf(s, INFINITY);
-  for (int i = 0; i < 64 && (int64_t)floorf((float)in * s) > size; i++) s = nextafterf(s, 0);
+  for (int i = 0; i < 64 && olg__f64_sat_i64(floorf((float)in * s)) < size; i++) s = nextafterf(s, INFINITY);
+  for (int i = 0; i < 64 && olg__f64_sat_i64(floorf((float)in * s)) > size; i++) s = nextafterf(s, 0);
   return s;
 }
 

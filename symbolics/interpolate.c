@@ -235,7 +235,7 @@ static olg_status build_table(olg_lower *cx, const interp *ip, int a, axis_table
     if (ip->mode == INTERP_NEAREST) {
       /* floorf(scale * dst): floorf takes a float even for double inputs */
       double v = rnd(ip, r * rnd(ip, (double)i));
-      int64_t j = (int64_t)floorf((float)v);
+      int64_t j = olg__f64_sat_i64(floorf((float)v));
       t->idx[i] = j < in - 1 ? (j < 0 ? 0 : j) : in - 1;
     } else if (ip->mode == INTERP_LINEAR) {
       int64_t *ix = &t->idx[2 * i];
@@ -247,14 +247,14 @@ static olg_status build_table(olg_lower *cx, const interp *ip, int a, axis_table
         continue;
       }
       double src = source_index(ip, r, i, false);
-      int64_t i0 = (int64_t)src;
+      int64_t i0 = olg__f64_sat_i64(src);
       ix[0] = i0 < in ? i0 : in - 1;
       ix[1] = i0 < in - 1 ? i0 + 1 : ix[0];
       w[1] = rnd(ip, src - (double)i0);
       w[0] = rnd(ip, 1.0 - w[1]);
     } else {
       double src = source_index(ip, r, i, true);
-      int64_t i0 = (int64_t)floorf((float)src);
+      int64_t i0 = olg__f64_sat_i64(floorf((float)src));
       double c[4];
       cubic_coefficients(ip, rnd(ip, src - (double)i0), c);
       for (int k = 0; k < 4; k++) {
@@ -270,7 +270,7 @@ static olg_status build_table(olg_lower *cx, const interp *ip, int a, axis_table
 /* ---- what a runtime computes for a nearest Resize / Upsample (to compare with the table) ---- */
 
 /* floor(in * s) as a runtime computes the output size from a float scale. */
-static int64_t runtime_out(int64_t in, float s) { return (int64_t)floorf((float)in * s); }
+static int64_t runtime_out(int64_t in, float s) { return olg__f64_sat_i64(floorf((float)in * s)); }
 
 /* True when dst / s rounded down (asymmetric coordinates; floor, or truncation for Upsample,
  * which is the same for s >= 1), clamped to the input, is the table for every dst. */
@@ -278,7 +278,7 @@ static bool runtime_nearest_matches(const axis_table *t, float s) {
   if (!(s > 0) || runtime_out(t->in, s) != t->out) return false;
   for (int64_t i = 0; i < t->out; i++) {
     float x = (float)i / s;
-    int64_t j = (int64_t)floorf(x);
+    int64_t j = olg__f64_sat_i64(floorf(x));
     j = j < 0 ? 0 : j > t->in - 1 ? t->in - 1 : j;
     if (j != t->idx[i]) return false;
   }

@@ -387,6 +387,34 @@ TEST(arange_constant_or_range) {
   olg_registry_free(r);
 }
 
+/* arange with integer bounds out of int64's exact range (a hostile model: the C cast would be
+ * undefined) is refused with the values named, not computed. */
+TEST(arange_huge_integer_bounds_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const double ends[3] = {1e300, -1e19, 9007199254740993.0};
+  for (int k = 0; k < 3; k++) {
+    olg_model *src, *out = NULL;
+    olg_diags *dg;
+    builder b;
+    b_init(&b, NULL);
+    b_begin(&b, "arange"); /* arange(0, end) with an integer start: int64 output */
+    b_int(&b, 0);
+    b_float(&b, ends[k]);
+    b_int(&b, 1);
+    b_int(&b, 4); /* dtype int64 */
+    b_end(&b, 1);
+    CHECK_OK(b_done(&b, &src));
+    CHECK_OK(olg_diags_new(&dg, NULL));
+    CHECK(legalize_at(src, r, 13, 0, NULL, &out, dg) != OLG_OK);
+    CHECK(!out);
+    CHECK(diags_mention(dg, "out of range for int64"));
+    olg_diags_free(dg);
+    olg_model_free(src);
+  }
+  olg_registry_free(r);
+}
+
 /* One model with most of the family, legalized at `opset` with allocations failing in turn. */
 static olg_status family_model(olg_model **out, const olg_allocator *a) {
   builder b;
