@@ -490,12 +490,17 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
     return olg__err(OLG_ERR_UNSUPPORTED, "olg_legalize: IR version %lld is outside 3..%d",
                     (long long)ir, OLG_IR_VERSION_LATEST);
   const char *profile = o.profile ? o.profile : "";
-  const olg_profile *prof = *profile ? olg__profile_find(profile) : NULL;
-  if (*profile && !prof) {
+  const olg_profile *prof = NULL;
+  if (o.profile_object) { /* an older, shorter struct leaves it NULL */
+    prof = o.profile_object; /* a caller-defined profile; it wins over the name */
+    if (prof->magic != OLG_PROFILE_MAGIC)
+      return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: options.profile_object is not a profile");
+    profile = prof->name;
+  } else if (*profile && !(prof = olg__profile_find(profile))) {
     char known[256] = "";
-    for (const olg_profile *p = olg__profiles; p->name; p++)
+    for (const olg_profile *const *p = olg__profiles; *p; p++)
       snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-               p == olg__profiles ? "" : ", ", p->name);
+               p == olg__profiles ? "" : ", ", (*p)->name);
     return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: unknown target profile '%s' (known: %s)",
                     profile, known);
   }

@@ -91,7 +91,7 @@ struct olg_lower {
   bool fold;
   bool report;         /* a note per lowered source node (olg_legalize_options.report) */
   const char *profile; /* never NULL */
-  const struct olg_profile *prof; /* the profile's rewrites (lib/profile.h); NULL: none */
+  const struct olg_profile *prof; /* the profile's rules (lib/profile.h); NULL: none */
 
   olg_value *map;   /* source value -> target value (OLG_NO_VALUE: not lowered) */
   uint32_t *uses;   /* source value -> consumers + graph-output listings */
@@ -118,6 +118,11 @@ struct olg_lower {
   uint8_t *protect;         /* target values that subgraphs read by name: never renamed or
                                merged away (NULL: none) */
   uint32_t n_protect;
+
+  /* during the profile's rewrite (lib/profile.h): the substitution the fixes record with
+   * olg__replace_value, and its room (the engine grows it) */
+  olg_value *subst;
+  uint32_t subst_cap;
 };
 
 /* legalize.c: lowers a subgraph of the source node being lowered (an attribute `attr` of an ONNX

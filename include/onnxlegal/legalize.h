@@ -66,18 +66,23 @@ typedef struct olg_legalize_options {
   int no_constant_folding;         /* keep small constant shape computations as nodes */
   int no_decompositions;           /* refuse an op that needs a decomposition at this opset;
                                       the diagnostic names the lowest native opset */
-  const char *profile;             /* NULL or "": none. "tensorrt": no Gather on shape tensors
-                                      (Shape->Gather becomes Shape(start,end) at 15+, else
-                                      Shape->Slice). Copied during the call only. */
+  const char *profile;             /* NULL or "": none; else a built-in profile's name (the
+                                      runtime's rules, docs/profiles.md): "ort" (ONNX Runtime
+                                      1.30, CPU), "tensorrt". Copied during the call only. */
   const olg_allocator *allocator;  /* for the output model; NULL: the source model's */
   int report;                      /* add one OLG_NOTE per lowered source node to diags, saying
                                       how it was lowered: code OLG-LOWER-KEPT (the same op, as
                                       it was), OLG-LOWER-REENCODED ("as: Op, Op" -- other ops or
                                       attributes, no decomposition) or OLG-LOWER-DECOMPOSED
-                                      ("into: Op, Op"); "as: -" when no node was emitted */
+                                      ("into: Op, Op"); "as: -" when no node was emitted;
+                                      with a profile, also an OLG-PROFILE-FIXED note per
+                                      profile rule that fired, naming the rule and the node */
+  const struct olg_profile *profile_object; /* a profile object (olg_profile_new or
+                                      olg_profile_builtin); when set, it is used instead of
+                                      `profile`. Borrowed during the call only. */
 } olg_legalize_options;
 #define OLG_LEGALIZE_DEFAULT_OPSET 17
-#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0, 0}
+#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0, 0, 0}
 OLG_API void olg_legalize_options_init(olg_legalize_options *opts);
 
 /* Options on the heap, for bindings that do not lay out C structs (ctypes): new gives the
@@ -97,6 +102,63 @@ OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, i
 /* NULL or "" clears the profile. */
 OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
                                                     const char *profile);
+
+/* ---- target profiles (docs/profiles.md) ----
+ * A profile is what a runtime accepts beyond valid ONNX at the target opset: rules per (op,
+ * since-version range) -- the dtypes of a type constraint or an input, that an input be known
+ * at conversion time, ranks, or that the op is not supported at all -- each with a name and,
+ * optionally, a rewrite that makes a violating node legal. olg_legalize applies the rewrites of
+ * the profile it is given (a node that breaks a rule without a rewrite, or whose rewrite
+ * declines, is refused with the rule named: diagnostic OLG-PROFILE-REFUSED); olg_profile_check
+ * reports every violation of a model (OLG-PROFILE-VIOLATION). */
+typedef struct olg_profile olg_profile;
+
+/* The built-in profile named name ("ort", "tensorrt", ...), or NULL. Never freed. */
+OLG_API const olg_profile *olg_profile_builtin(const char *name);
+/* The name of built-in profile i (0-based), or NULL past the last. */
+OLG_API const char *olg_profile_builtin_name(size_t i);
+/* A new, empty profile named name (copied; not "" nor a built-in's name). base, if not NULL, is
+ * a profile whose rules also apply (a built-in, or one of the caller's that outlives this one). */
+OLG_API olg_status olg_profile_new(olg_profile **out, const char *name, const olg_profile *base);
+OLG_API void olg_profile_free(olg_profile *p);
+OLG_API const char *olg_profile_name(const olg_profile *p);
+
+/* Rules. rule: the rule's name, quoted by the diagnostics ("myrt/no-int8-where"); op: an ONNX-
+ * domain op; since..until: the op's since-versions it covers (until 0: every later one). */
+/* The op is not supported at those versions. */
+OLG_API olg_status olg_profile_add_op_rule(olg_profile *p, const char *rule, const char *op,
+                                           int since, int until);
+/* The dtypes accepted for the inputs and outputs bound to type constraint `constraint` ("T"), or
+ * when constraint is NULL, for input `slot` (output k: slot -1-k). */
+OLG_API olg_status olg_profile_add_type_rule(olg_profile *p, const char *rule, const char *op,
+                                             int since, int until, const char *constraint,
+                                             int slot, const olg_dtype *types, size_t n_types);
+/* Input `input`, when present, must be known at conversion time (initializer or constant). */
+OLG_API olg_status olg_profile_add_known_input_rule(olg_profile *p, const char *rule,
+                                                    const char *op, int since, int until,
+                                                    int input);
+/* The rank of input `slot` (output k: -1-k) must lie in [min_rank, max_rank]. */
+OLG_API olg_status olg_profile_add_rank_rule(olg_profile *p, const char *rule, const char *op,
+                                             int since, int until, int slot, int min_rank,
+                                             int max_rank);
+/* A rewrite for every rule of p named rule: called during olg_legalize with the lowering context
+ * (emit with olg_lower_emit_*, names derive from the node's) and the violating node of
+ * olg_lower_target(cx); it makes the node's outputs stand for new values with
+ * olg_lower_replace_value and returns OLG_OK, or returns OLG_ERR_UNSUPPORTED (after
+ * olg_lower_warning, optionally, saying why) to refuse. Rules without a rewrite refuse. */
+typedef olg_status (*olg_profile_rewrite_fn)(olg_lower *cx, olg_node_id node, const char *rule,
+                                             void *ud);
+OLG_API olg_status olg_profile_set_rewrite(olg_profile *p, const char *rule,
+                                           olg_profile_rewrite_fn fn, void *ud);
+/* Checks every node of m (subgraphs too) against p: each violation an error
+ * OLG-PROFILE-VIOLATION in diags (node, rule, what would fix it). Runs olg_infer_shapes on m
+ * first, so the rules see the dtypes and ranks (m is annotated as that call does). Returns
+ * OLG_ERR_INVALID_MODEL when there is a violation, OLG_OK when none. */
+OLG_API olg_status olg_profile_check(olg_model *m, const olg_profile *p, olg_diags *diags);
+/* Options: a profile object instead of a name (NULL clears it); borrowed until the options are
+ * freed or set again. */
+OLG_API olg_status olg_legalize_options_set_profile_object(olg_legalize_options *opts,
+                                                           const olg_profile *p);
 
 /* The IR version that goes with an opset (as in the comment above), or -1 outside
  * 1..OLG_LOWER_OPSET_MAX. */
@@ -262,6 +324,11 @@ OLG_API olg_status olg_lower_emit_const_ints(olg_lower *cx, const int64_t *v, si
 /* Makes target value v stand for output i of the source node. v may be any target value,
  * including another symbolic's output or a graph input (an identity op binds its input). */
 OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v);
+
+/* During a profile rewrite (olg_profile_set_rewrite): makes target value by stand for old
+ * everywhere (graph outputs included); old's producer is removed when nothing else uses it.
+ * OLG_ERR_INVALID_ARG outside a profile rewrite. */
+OLG_API olg_status olg_lower_replace_value(olg_lower *cx, olg_value old, olg_value by);
 
 /* ---- diagnostics ---- */
 /* Adds an error naming the source node, its op and the target opset; returns code (so

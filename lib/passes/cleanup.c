@@ -236,22 +236,20 @@ olg_status olg__cleanup(olg_lower *cx) {
   uint32_t n_vals = g->n_values;
   for (uint32_t v = 0; v < n_vals; v++) subst[v] = (olg_value)v;
   olg_status s = OLG_OK;
-  if (cx->prof && cx->prof->rewrite) {
-    /* the rewrite emits nodes (new values): give it room for them (lib/profile.h) */
-    olg_value *big = olg__realloc(al, subst, n_vals * sizeof *subst,
-                                  ((size_t)n_vals * 2 + 64) * sizeof *subst);
-    if (!big) { s = OLG_ERR_NOMEM; goto done; }
-    subst = big;
-    uint32_t cap = n_vals * 2 + 64;
-    for (uint32_t v = n_vals; v < cap; v++) subst[v] = (olg_value)v;
-    s = cx->prof->rewrite(cx, subst);
-    if (s) { n_vals = cap; goto done; }
-    if (g->n_values > cap) { /* tensorrt adds at most 3 values per Gather: cannot happen */
-      n_vals = cap;
+  if (cx->prof) {
+    /* the profile's fixes emit nodes (new values): the engine grows subst for them */
+    cx->subst = subst;
+    cx->subst_cap = n_vals;
+    s = olg__profile_rewrite(cx);
+    subst = cx->subst;
+    n_vals = cx->subst_cap;
+    cx->subst = NULL;
+    cx->subst_cap = 0;
+    if (s) goto done;
+    if (g->n_values > n_vals) { /* the engine checks each fix's growth: cannot happen */
       s = olg__err(OLG_ERR_LIMIT, "%s rewrite: too many new values", cx->prof->name);
       goto done;
     }
-    n_vals = cap;
     apply_subst(g, subst);
   }
   if (cx->fold) {

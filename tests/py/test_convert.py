@@ -163,7 +163,7 @@ def test_external_data_default_name(tmp_path):
     ([], "--opset N is required"),
     (["--opset", "6"], "from 7 to 27"),
     (["--opset", "x"], "from 7 to 27"),
-    (["--opset", "13", "--profile", "jetson"], "known profiles are: none, tensorrt"),
+    (["--opset", "13", "--profile", "jetson"], "known profiles are: none, ort, tensorrt"),
     (["--opset", "13", "--ir-version", "2"], "--ir-version"),
     (["--opset", "13", "--threshold", "5"], "--threshold needs --external-data"),
     (["--opset", "13", "--frobnicate"], "unknown option"),
@@ -207,5 +207,5 @@ def test_python_convert_path_model_and_output(opset11_model, tmp_path):
     onnx.checker.check_model(onnx.load(str(out)))
     assert report["ok"] and report["target_opset"] == 9 and report["source_opset"] == 11
     assert {n["node"] for n in report["nodes"]} == {"unsq", "relu", "sum"}
-    with pytest.raises(ValueError, match="known profiles are: none, tensorrt"):
+    with pytest.raises(ValueError, match="known profiles are: none, ort, tensorrt"):
         onnxlegal.convert(src, 9, profile="jetson")

@@ -6,7 +6,7 @@
 
 static const char usage[] =
     "usage: onnxlegal check MODEL [--json] [--fast] [--allow-unlowered] [--max-errors N]\n"
-    "                             [--no-notes]\n"
+    "                             [--no-notes] [--profile P]\n"
     "\n"
     "Validates the model against the ONNX rules and the schemas of the opsets it imports: IR\n"
     "version, names defined once and before use, ops known at their opset, arity, attributes\n"
@@ -22,6 +22,9 @@ static const char usage[] =
     "  --allow-unlowered  source-framework nodes (not yet legalized) are warnings, not errors\n"
     "  --max-errors N     stop after N errors\n"
     "  --no-notes         leave out notes (ops without schema or inference rule)\n"
+    "  --profile P        also check the rules of target runtime P (docs/profiles.md: ort,\n"
+    "                     tensorrt, ...): every violation an error OLG-PROFILE-VIOLATION\n"
+    "                     naming the node, the rule and what would fix it\n"
     "\n"
     "Exit status: 0 valid, 1 invalid (diagnostics on standard output), 2 usage or I/O error.\n";
 
@@ -96,7 +99,7 @@ int cli_check(int argc, char **argv) {
     fputs(usage, stdout);
     return CLI_OK;
   }
-  const char *path = NULL;
+  const char *path = NULL, *profile = NULL;
   int json = 0;
   olg_check_options opts = OLG_CHECK_OPTIONS_INIT;
   opts.full = 1; /* inference finds what the schemas alone cannot: the default */
@@ -107,6 +110,18 @@ int cli_check(int argc, char **argv) {
     else if (strcmp(a, "--fast") == 0) opts.full = 0;
     else if (strcmp(a, "--allow-unlowered") == 0) opts.allow_unlowered = 1;
     else if (strcmp(a, "--no-notes") == 0) opts.notes = 0;
+    else if (strcmp(a, "--profile") == 0 || strncmp(a, "--profile=", 10) == 0) {
+      if (a[9] == '=') profile = a + 10;
+      else if (i + 1 < argc) profile = argv[++i];
+      else return cli_usage_error("check", "--profile needs a profile name");
+      if (!olg_profile_builtin(profile)) {
+        fprintf(stderr, "onnxlegal: check: unknown profile '%s'; the known profiles are:", profile);
+        for (size_t k = 0; olg_profile_builtin_name(k); k++)
+          fprintf(stderr, "%s %s", k ? "," : "", olg_profile_builtin_name(k));
+        fputc('\n', stderr);
+        return CLI_USAGE;
+      }
+    }
     else if (strcmp(a, "--max-errors") == 0) {
       if (i + 1 >= argc) return cli_usage_error("check", "--max-errors needs a number");
       char *end;
@@ -150,6 +165,12 @@ int cli_check(int argc, char **argv) {
     return cli_fail("check", s, "creating the diagnostics list");
   }
   s = olg_check(m, &opts, d);
+  if (profile && (!s || s == OLG_ERR_INVALID_MODEL)) {
+    /* the runtime's rules, on the model as olg_check found it (types inferred) */
+    olg_status ps = olg_profile_check(m, olg_profile_builtin(profile), d);
+    if (ps && ps != OLG_ERR_INVALID_MODEL) s = ps;
+    else if (ps) s = ps;
+  }
   if (s && s != OLG_ERR_INVALID_MODEL) {
     int rc = cli_fail("check", s, "checking %s", path);
     olg_diags_free(d);

@@ -23,7 +23,9 @@ static const char usage[] =
     "\n"
     "  --opset N               the target opset (required)\n"
     "  --ir-version V          the output's IR version (default: the one released with N)\n"
-    "  --profile P             the target runtime's rules: none (default) or tensorrt\n"
+    "  --profile P             the target runtime's rules (docs/profiles.md): none (default),\n"
+    "                          ort (ONNX Runtime 1.30 CPU), tensorrt; the report lists\n"
+    "                          each rule that fired, on which node\n"
     "  --external-data[=FILE]  write tensors of at least BYTES bytes to FILE, relative to OUT's\n"
     "                          directory (default: OUT's name + '.data')\n"
     "  --threshold BYTES       the size from which a tensor goes to FILE (default 1024)\n"
@@ -35,8 +37,6 @@ static const char usage[] =
     "Exit status: 0 converted, 1 the model is malformed or a node cannot be converted,\n"
     "2 usage or I/O error.\n";
 
-/* The known profiles ("none" is the empty profile). */
-static const char *const profiles[] = {"none", "tensorrt", NULL};
 
 static int parse_int(const char *s, long long lo, long long hi, long long *out) {
   char *end;
@@ -152,6 +152,29 @@ static int write_report(const char *path, const char *in, long long src_opset, l
     fputc('}', f);
   }
   fputs(first ? "],\n" : "\n  ],\n", f);
+  /* the profile rules that fired: notes OLG-PROFILE-FIXED "rule NAME: ...; fixed: ..." */
+  fputs("  \"profile_rules\": [", f);
+  first = 1;
+  for (size_t i = 0; i < n; i++) {
+    const char *code = olg_diag_code(d, i), *msg = olg_diag_message(d, i);
+    int fixed = strcmp(code, "OLG-PROFILE-FIXED") == 0, refused = strcmp(code, "OLG-PROFILE-REFUSED") == 0;
+    if (!fixed && !refused) continue;
+    char rule[128] = "";
+    if (strncmp(msg, "rule ", 5) == 0) sscanf(msg + 5, "%127[^: ]", rule);
+    fputs(first ? "\n    {\"node\": " : ",\n    {\"node\": ", f);
+    first = 0;
+    json_string(f, olg_diag_node(d, i));
+    fputs(", \"op\": ", f);
+    json_string(f, olg_diag_op(d, i));
+    fputs(", \"rule\": ", f);
+    json_string(f, rule);
+    fputs(", \"action\": ", f);
+    json_string(f, fixed ? "fixed" : "refused");
+    fputs(", \"message\": ", f);
+    json_string(f, msg);
+    fputc('}', f);
+  }
+  fputs(first ? "],\n" : "\n  ],\n", f);
   size_t refused = 0;
   for (int pass = 0; pass < 2; pass++) {
     fputs(pass ? "  \"warnings\": [" : "  \"refusals\": [", f);
@@ -197,7 +220,7 @@ static void print_diags(const olg_diags *d) {
       if (*p == '\n' || *p == '\r') *p = ' ';
     fprintf(stderr, "onnxlegal: convert: %s %s: %s", sev == OLG_ERROR ? "error" : "warning",
             olg_diag_code(d, i), msg);
-    if (sev == OLG_ERROR) {
+    if (sev == OLG_ERROR && strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0) {
       if (olg_diag_min_opset(d, i) > 0)
         fprintf(stderr, " [lowest opset that works: %lld]", (long long)olg_diag_min_opset(d, i));
       else
@@ -274,15 +297,14 @@ int cli_convert(int argc, char **argv) {
     return cli_usage_error("convert", "--threshold takes a number of bytes, not '%s'", threshold_s);
   if (threshold_s && !want_external) return cli_usage_error("convert", "--threshold needs --external-data");
   if (profile) {
-    int known = 0;
-    for (int k = 0; profiles[k]; k++) known |= strcmp(profile, profiles[k]) == 0;
-    if (!known) {
-      fprintf(stderr, "onnxlegal: convert: unknown profile '%s'; the known profiles are:", profile);
-      for (int k = 0; profiles[k]; k++) fprintf(stderr, "%s %s", k ? "," : "", profiles[k]);
+    if (strcmp(profile, "none") == 0) {
+      profile = NULL;
+    } else if (!olg_profile_builtin(profile)) {
+      fprintf(stderr, "onnxlegal: convert: unknown profile '%s'; the known profiles are: none", profile);
+      for (size_t k = 0; olg_profile_builtin_name(k); k++) fprintf(stderr, ", %s", olg_profile_builtin_name(k));
       fputc('\n', stderr);
       return CLI_USAGE;
     }
-    if (strcmp(profile, "none") == 0) profile = NULL;
   }
   int out_is_stdout = strcmp(out, "-") == 0;
   if (want_external && out_is_stdout)

@@ -14,7 +14,18 @@ import os
 from ._model import Diags, Model
 from .lowering import default_registry, diagnostic_records, legalize
 
-PROFILES = ("none", "tensorrt")
+def _builtin_profiles():
+    from ._lib import lib
+    names, i = ["none"], 0
+    while True:
+        n = lib.olg_profile_builtin_name(i)
+        if not n:
+            return tuple(names)
+        names.append(n.decode())
+        i += 1
+
+
+PROFILES = _builtin_profiles()
 _RESULTS = {"OLG-LOWER-KEPT": "kept", "OLG-LOWER-REENCODED": "re-encoded",
             "OLG-LOWER-DECOMPOSED": "decomposed"}
 
@@ -32,20 +43,27 @@ def _report(records):
             (refusals if d["severity"] == "error" else warnings).append(
                 {"node": d["node"], "domain": d["domain"], "op": d["op"], "target_opset": d["opset"],
                  "lowest_opset": d["min_opset"], "code": d["code"], "message": d["message"]})
+    rules = [{"node": d["node"], "op": d["op"],
+              "rule": d["message"][5:].split(":", 1)[0].split(" ", 1)[0],
+              "action": "fixed" if d["code"] == "OLG-PROFILE-FIXED" else "refused",
+              "message": d["message"]}
+             for d in records if d["code"] in ("OLG-PROFILE-FIXED", "OLG-PROFILE-REFUSED")]
     counts = {k: sum(n["result"] == k for n in nodes) for k in ("kept", "re-encoded", "decomposed")}
     counts["refused"] = len(refusals)
-    return {"nodes": nodes, "refusals": refusals, "warnings": warnings, "counts": counts}
+    return {"nodes": nodes, "profile_rules": rules, "refusals": refusals, "warnings": warnings,
+            "counts": counts}
 
 
 def convert(src, opset, output=None, *, ir_version=None, profile=None, external_data=None,
             threshold=1024, fold=True, decompose=True, report=False):
     """Converts src (a path or an onnxlegal.Model) to `opset` (7..27); returns the new Model
     (which keeps src alive), and writes it to `output` when given (external_data: a file name
-    beside it for tensors of at least `threshold` bytes). profile: None/"none" or "tensorrt".
+    beside it for tensors of at least `threshold` bytes). profile: None/"none", a built-in
+    profile's name (PROFILES: "ort", "tensorrt", ...) or an onnxlegal.profiles.Profile.
     fold=False keeps small constant shape computations as nodes; decompose=False refuses nodes
     that need a decomposition. report=True returns (model, report) with what became of every
     node (the JSON of `onnxlegal convert --report`, as a dict)."""
-    if profile is not None and profile not in PROFILES:
+    if isinstance(profile, str) and profile not in PROFILES:
         raise ValueError("unknown profile %r; the known profiles are: %s" % (profile, ", ".join(PROFILES)))
     model = src if isinstance(src, Model) else Model.read(os.fspath(src))
     diags = Diags()
