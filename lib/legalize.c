@@ -166,6 +166,22 @@ static void count_use(olg_lower *cx, olg_value v) {
 }
 
 /* Carries the source graph's inputs and initializers over. */
+/* A subgraph input declared without a type (a front end's Loop body input) takes the type of
+ * the enclosing value the symbolic named for it: element type and rank, every dim unknown (a
+ * carried value may change size from one iteration to the next). */
+static olg_status take_outer_type(olg_lower *cx, uint32_t i, olg_type *to) {
+  const olg_lower *p = cx->parent;
+  if (!p || i >= p->n_sub_in_from || p->sub_in_from[i] == OLG_NO_VALUE) return OLG_OK;
+  if (to->kind != OLG_TYPE_TENSOR || to->has_shape || (to->has_elem && to->elem)) return OLG_OK;
+  const olg_value_rec *from = olg__value(p->dst, p->sub_in_from[i]);
+  if (!from || from->type.kind == OLG_TYPE_NONE) return OLG_OK;
+  OLG_TRY(copy_type(cx->dst_model, to, &from->type));
+  if (to->kind == OLG_TYPE_TENSOR && to->has_shape)
+    for (int32_t d = 0; d < to->rank; d++)
+      to->dims[d] = (olg_dim){.value = OLG_DIM_UNKNOWN, .param = NULL, .denotation = NULL};
+  return OLG_OK;
+}
+
 static olg_status carry_inputs(olg_lower *cx) {
   const olg_graph *sg = cx->src;
   for (uint32_t i = 0; i < sg->inputs.n; i++) {
@@ -175,6 +191,7 @@ static olg_status carry_inputs(olg_lower *cx) {
     olg_value tv;
     OLG_TRY(olg__graph_add_value(cx->dst, r->name, false, &tv));
     OLG_TRY(copy_type(cx->dst_model, &cx->dst->values[tv].type, &r->type));
+    OLG_TRY(take_outer_type(cx, i, &cx->dst->values[tv].type));
     cx->dst->values[tv].flags |= OLG_VF_INPUT;
     OLG_TRY(olg__idvec_push(cx->dst_model, &cx->dst->inputs, tv));
     cx->map[sv] = tv;
@@ -453,6 +470,8 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.n_errors = 0;
   sub.protect = NULL;
   sub.n_protect = 0;
+  sub.sub_in_from = NULL;
+  sub.n_sub_in_from = 0;
   size_t n_failed;
   olg_status s = lower_graph(&sub, &n_failed);
   cx->custom_domains = sub.custom_domains; /* the list may have grown */

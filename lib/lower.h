@@ -123,6 +123,12 @@ struct olg_lower {
    * olg__replace_value, and its room (the engine grows it) */
   olg_value *subst;
   uint32_t subst_cap;
+
+  /* for the subgraph about to be lowered by olg__lower_subgraph: the values of cx->dst whose
+     types its untyped inputs take, by position (a Loop body's carried inputs take their initial
+     values' element type and rank, dims unknown); NULL: none. Set by the symbolic around the call. */
+  const olg_value *sub_in_from;
+  size_t n_sub_in_from;
 };
 
 /* legalize.c: lowers a subgraph of the source node being lowered (an attribute `attr` of an ONNX

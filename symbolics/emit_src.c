@@ -184,11 +184,17 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   olg_graph *g = olg_lower_target(cx);
   olg_node_id n;
   olg_value in0 = OLG_NO_VALUE;
+  /* a Loop body's input k (k >= 2) is the carried value whose initial value is input k: an
+     untyped body input takes that value's type (lib/legalize.c, take_outer_type) */
+  bool loop = strcmp(nd->op, "Loop") == 0;
+  olg_value *ins = loop ? olg__lower_alloc(cx, (size_t)(n_in > 0 ? n_in : 1) * sizeof *ins) : NULL;
+  if (loop && !ins) return OLG_ERR_NOMEM;
   OLG_TRY(olg_node_begin(g, "", nd->op, nd->name, &n));
   for (int i = 0; i < n_in; i++) {
     olg_value v = OLG_NO_VALUE;
     if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &v));
     if (i == 0) in0 = v;
+    if (ins) ins[i] = i >= 2 ? v : OLG_NO_VALUE;
     OLG_TRY(olg_lower_emit_input(cx, n, v));
   }
   for (uint32_t i = 0; i < nd->n_attrs; i++) {
@@ -196,7 +202,12 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
     if (i < 64 && (dropped >> i & 1)) continue;
     if (a->type == OLG_ATTR_GRAPH) { /* a body: lowered to the target opset too */
       olg_graph *sub;
-      OLG_TRY(olg__lower_subgraph(cx, a->g, a->name, &sub));
+      cx->sub_in_from = ins;
+      cx->n_sub_in_from = ins ? (size_t)n_in : 0;
+      olg_status s = olg__lower_subgraph(cx, a->g, a->name, &sub);
+      cx->sub_in_from = NULL;
+      cx->n_sub_in_from = 0;
+      OLG_TRY(s);
       OLG_TRY(olg_node_attr_graph(g, n, a->name, sub));
     } else if (a->type == OLG_ATTR_GRAPHS) {
       olg_graph **subs = olg__lower_alloc(cx, (a->n ? a->n : 1) * sizeof *subs);

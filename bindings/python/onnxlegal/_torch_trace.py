@@ -105,9 +105,11 @@ class SourceGraph:
         self.warnings = []
 
     def ops(self):
-        """{"domain::op": [node name, ...]} of the nodes, in order of first appearance."""
+        """{"domain::op": [node name, ...]} of the nodes (those of If/Loop bodies too), in order
+        of first appearance."""
+        from ._torch_script import iter_nodes
         seen = {}
-        for n in self.nodes:
+        for n in iter_nodes(self.nodes):
             seen.setdefault("%s::%s" % (n.domain, n.op), []).append(n.name)
         return seen
 
@@ -261,6 +263,8 @@ def trace(model, args, extra_outputs=()):
     """Traces model on args (torch.onnx.export's args convention) and returns
     (torch graph, flat example inputs, their path names, [(param name, tensor)], root module,
     example outputs (flat), module names captured as extra outputs)."""
+    if _torch_script.is_script(model):
+        return _torch_script.trace_script(model, args, extra_outputs)
     args, kwargs = _split_args(args)
     flat_in, in_names = flatten((args, kwargs))
     modules = dict(model.named_modules()) if isinstance(model, torch.nn.Module) else {}
@@ -309,6 +313,8 @@ def trace(model, args, extra_outputs=()):
         # functions and modules compiled with torch.jit.script that the model calls are
         # prim::CallFunction / prim::CallMethod nodes of the trace: inline their graphs
         torch._C._jit_pass_inline(graph)
+        if _torch_script.has_blocks(graph):
+            _torch_script.prepare_graph(graph)
     finally:
         torch.jit._trace._trace_module_map = old_map
         for h in hooks:
@@ -331,10 +337,12 @@ class _Lit:
 
 
 class _List:
-    __slots__ = ("items", "elem")
+    """depth: how many blocks of scripted control flow deep it was made (a list made outside a
+    loop cannot grow inside it)."""
+    __slots__ = ("items", "elem", "depth")
 
-    def __init__(self, items, elem):
-        self.items, self.elem = items, elem
+    def __init__(self, items, elem, depth=0):
+        self.items, self.elem, self.depth = items, elem, depth
 
 
 class _Tuple:
@@ -386,7 +394,8 @@ def _source_line(node):
         return ""
     code = ""
     for prev, line in zip(lines, lines[1:]):
-        if line.strip() and set(line.strip()) <= {"~"}:
+        mark = line.replace("<--- HERE", "").strip()  # scripted code's ranges end so
+        if mark and set(mark) <= {"~"}:
             code = prev.strip()
             break
     return lines[0].strip() + (": " + code if code else "")
@@ -487,6 +496,7 @@ class _Walker:
         self.by_debug_name = {}
         self.input_names = input_names
         self.dynamic_dims = dynamic_dims
+        self.blocks = []  # the scripted If/Loop blocks being walked (_torch_script)
 
     # -- values and nodes
     def new_value(self, hint, kind="tensor", dtype=None, shape=None):
@@ -540,6 +550,10 @@ class _Walker:
             ref = base
             chain.append(ref)
         root = ref
+        if self.blocks and isinstance(root.val, SValue) and root.val.id < self.blocks[-1].start:
+            raise TorchExportError(
+                "an in-place write, inside a scripted loop or branch, into a tensor defined "
+                "outside it is not supported (at %s)" % (self.scope or "the top level"))
         root.gen += 1
         for r in chain:
             r.gen = root.gen
@@ -646,6 +660,9 @@ class _Walker:
         ins = list(node.inputs())
         if ns == "prim":
             return self.prim(node, op, ins, outs)
+        if ns == "aten" and op in _torch_script.LIST_OPS and \
+                _torch_script.aten_op(self, node, op, ins, outs):
+            return None
         if ns == "aten" and op in ("Int", "IntImplicit", "Float", "FloatImplicit", "Bool",
                                    "ScalarImplicit", "Double"):
             return self.scalar_conversion(node, op, ins, outs)
@@ -968,7 +985,7 @@ class _Walker:
             self.constant(node, outs[0])
         elif op == "ListConstruct":
             elem = str(outs[0].type().getElementType())
-            self.env[outs[0]] = _List([self.env_item(tv) for tv in ins], elem)
+            self.env[outs[0]] = _List([self.env_item(tv) for tv in ins], elem, len(self.blocks))
         elif op == "TupleConstruct":
             self.env[outs[0]] = _Tuple([self.env_item(tv) for tv in ins])
         elif op in ("ListUnpack", "TupleUnpack"):
@@ -1000,12 +1017,8 @@ class _Walker:
             self.scope = scope
             for o, r in zip(outs, block.outputs()):
                 self.env[o] = self.env_item(r)
-        elif op in ("If", "Loop"):
-            raise TorchExportError(
-                "prim::%s: control flow that depends on the data, from code compiled with "
-                "torch.jit.script (tracing keeps it as it is), is not supported by the torch "
-                "front end (module %s, %s)" % (op, self.scope or "(top level)",
-                                               _source_line(node)))
+        elif _torch_script.prim_op(self, node, op, ins, outs):
+            pass  # If / Loop on run-time values, and the prim ops scripted code uses around them
         else:
             raise TorchExportError("prim::%s is not supported (at %s)" % (op, self.scope))
 
@@ -1078,6 +1091,8 @@ def _prune(sg, outputs):
         if not any(o.id in live for o in n.outputs):
             continue
         kept.append(n)
+        for u in getattr(n, "uses", ()):  # read inside an If/Loop body
+            live.add(u.id)
         for a in n.args:
             if isinstance(a, SValue):
                 live.add(a.id)
@@ -1095,9 +1110,10 @@ def _name_nodes(sg):
     node outside every module is named after its op, "aten::add", "aten::add#2" ("::" is in no
     module path). The library names what it lowers a node into after it ("layer1.0.conv1/Conv"),
     so every node of the written model leads back to one node of the trace."""
+    from ._torch_script import iter_nodes
     seen = {}
-    for n in sg.nodes:
-        base = n.scope or "%s::%s" % (n.domain, n.op)
+    for n in iter_nodes(sg.nodes):
+        base = n.scope or "%s::%s" % (n.domain or "onnx", n.op)
         k = seen.get(base, 0) + 1
         seen[base] = k
         n.name = base if k == 1 else "%s#%d" % (base, k)
@@ -1199,3 +1215,6 @@ def _build_source_graph(model, args, input_names, output_names, dynamic_axes, ex
     w.sg.times = {"trace": t1 - t0, "walk": time.perf_counter() - t1}
     w.sg.params = tr["params"]
     return w.sg
+
+
+from . import _torch_script  # noqa: E402  (it builds on the walker above)

@@ -112,10 +112,14 @@ def to_source_model(sg):
 
     add = g.source_node
     for n in sg.nodes:
-        args = [conv(a) for a in n.args]
-        names = [out_name.get(o.id) for o in n.outputs]
-        outs = add(n.domain, n.op, args, names if any(names) else len(n.outputs),
-                   name=n.name or None)
+        if getattr(n, "blocks", None):  # a scripted If / Loop (onnxlegal._torch_script)
+            from ._torch_script import add_control
+            outs = add_control(m, g, n, conv, vals)
+        else:
+            args = [conv(a) for a in n.args]
+            names = [out_name.get(o.id) for o in n.outputs]
+            outs = add(n.domain, n.op, args, names if any(names) else len(n.outputs),
+                       name=n.name or None)
         if len(n.outputs) == 1:
             outs = (outs,)
         for o, r in zip(n.outputs, outs):
@@ -198,8 +202,8 @@ def _preflight(registry, sg, opset):
     missing = {}
     for key, scopes in sg.ops().items():
         domain, op = key.split("::", 1)
-        if registry.lowering(domain, op, opset):
-            continue
+        if not domain or registry.lowering(domain, op, opset):
+            continue  # ONNX-domain nodes (scripted If/Loop): the pass-through says what it lacks
         lowest = registry.min_opset(domain, op)
         missing[key] = {"nodes": list(scopes),
                         "min_opset": lowest if lowest is not None and lowest >= 0 else None}

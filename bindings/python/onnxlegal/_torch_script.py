@@ -1,0 +1,488 @@
+"""TorchScript control flow for the torch front end (onnxlegal._torch_trace's walker).
+
+- A torch.jit.ScriptModule or ScriptFunction as the model: its graph, inlined, parameters lifted
+  to trailing inputs (torch._C._jit_pass_lower_graph), tuples flattened
+  (torch._C._jit_pass_lower_all_tuples), constants propagated; then walked like a trace.
+- prim::If whose condition is known only at run time becomes an ONNX If, prim::Loop an ONNX
+  Loop, whose blocks are walked into subgraphs of aten nodes (SBlock): the library lowers them
+  at the target opset like the main graph (a Loop body's carried inputs take the types of their
+  initial values there).
+- Lists in scripted code: a list built in straight-line code is known to the walker item by
+  item; a list that an empty list before a loop gets one item appended per iteration (the
+  common `out = []; for ...: out.append(x)`) becomes a scan output of the Loop, a tensor
+  stacking the items, on which cat / stack / len / [i] are computed. Other lists that change
+  inside a loop or a branch would need sequences carried through the loop, which the front end
+  does not build: they are refused naming the construct and the Python line.
+"""
+import torch
+
+from ._torch_trace import (SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
+                           _Ref, _Tuple, _source_line, _split_args, _eval_mode, flatten,
+                           SCALAR_TYPE_NUMBER)
+
+INT64_MAX = 9223372036854775807
+
+# run-time scalars of scripted code have one ONNX type each, so that both branches of an If and
+# every iteration of a Loop agree: int -> int64, float -> double, bool -> bool (0-d tensors)
+_CANON = {"IntType": torch.int64, "FloatType": torch.float64, "BoolType": torch.bool}
+_KIND = {"IntType": "int", "FloatType": "float", "BoolType": "bool"}
+_OLG_CODE = {torch.int64: 7, torch.float64: 11, torch.bool: 9}  # ONNX element types
+
+
+class SBlock:
+    """A subgraph: inputs [(SValue, olg dtype code or 0 for "the type of the outer value",
+    shape or None)], nodes (SNode / SCtl), outputs [SValue]."""
+    __slots__ = ("inputs", "nodes", "outputs")
+
+    def __init__(self):
+        self.inputs, self.nodes, self.outputs = [], [], []
+
+
+class SCtl(SNode):
+    """An ONNX If / Loop of the source graph: args are its inputs (SValue or None), blocks its
+    subgraphs by attribute name; uses lists every value its blocks read from outside."""
+    __slots__ = ("blocks", "uses", "line")
+
+    def __init__(self, op, args, outputs, scope, blocks, line):
+        super().__init__("", op, args, outputs, scope)
+        self.blocks, self.line, self.uses = blocks, line, []
+
+
+class _Stacked:
+    """A list whose items a Loop stacked along a new axis 0 (a scan output): value [N, ...]."""
+    __slots__ = ("val", "line")
+
+    def __init__(self, val, line):
+        self.val, self.line = val, line
+
+
+def _refuse(what, node, min_opset=None):
+    where = _source_line(node) or "(no source line)"
+    more = (" (it needs opset >= %d)" % min_opset) if min_opset else ""
+    raise TorchExportError("%s is not supported by the torch front end%s, at %s"
+                           % (what, more, where))
+
+
+# ----------------------------------------------------------------------------------------------
+# A scripted model as a "trace"
+
+def is_script(model):
+    return isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction))
+
+
+def _param_names(model):
+    names = {}
+    if isinstance(model, torch.nn.Module):
+        for n, t in list(model.named_parameters()) + list(model.named_buffers()):
+            names.setdefault((t.data_ptr(), tuple(t.shape), t.dtype), n)
+    return names
+
+
+def prepare_graph(graph):
+    """The passes a scripted graph (or a trace holding scripted code) goes through before the
+    walk: tuples flattened where they cross If/Loop boundaries, constants folded."""
+    torch._C._jit_pass_lower_all_tuples(graph)
+    torch._C._jit_pass_constant_propagation(graph)
+    torch._C._jit_pass_dce(graph)
+
+
+def trace_script(model, args, extra_outputs=()):
+    """trace()'s result for a ScriptModule / ScriptFunction: its graph with parameters as
+    trailing inputs, the flat example inputs and the outputs of one run."""
+    if extra_outputs:
+        raise TorchExportError("extra_outputs is not supported for a scripted model")
+    args, kwargs = _split_args(args)
+    if kwargs:
+        raise TorchExportError("keyword arguments are not supported for a scripted model")
+    flat_in, in_names = flatten(args)
+    if isinstance(model, torch.jit.ScriptModule):
+        with _eval_mode(model):
+            # freezing folds the attributes that are not tensors (self.training, numbers) into
+            # constants; parameters and buffers stay, and become trailing inputs
+            frozen = torch._C._freeze_module(model._c, preserveParameters=True)
+            graph = frozen._get_method("forward").graph.copy()
+            torch._C._jit_pass_inline(graph)
+            graph, slots = torch._C._jit_pass_lower_graph(graph, frozen)
+            names = _param_names(model)
+            params = []
+            for k, t in enumerate(slots):
+                if not isinstance(t, torch.Tensor):
+                    raise TorchExportError("a scripted module attribute of type %s used as a "
+                                           "value is not supported" % type(t).__name__)
+                params.append((names.get((t.data_ptr(), tuple(t.shape), t.dtype),
+                                         "param_%d" % k), t))
+            with torch.no_grad():
+                outs = model(*args)
+    else:
+        graph = model.graph.copy()
+        torch._C._jit_pass_inline(graph)
+        params = []
+        with torch.no_grad():
+            outs = model(*args)
+    ginputs = list(graph.inputs())
+    if len(ginputs) != len(flat_in) + len(params):
+        raise TorchExportError("the scripted model takes %d inputs but args flatten to %d tensors "
+                               "(only tensor arguments are supported)"
+                               % (len(ginputs) - len(params), len(flat_in)))
+    for tv, t in zip(ginputs, flat_in):
+        tv.setType(torch._C.TensorType.create_from_tensor(t))
+    prepare_graph(graph)
+    flat_out, out_names = flatten(outs)
+    if isinstance(outs, torch.Tensor):
+        out_names = [""]
+    return dict(graph=graph, inputs=flat_in, input_names=in_names, params=params,
+                outputs=flat_out, output_names=out_names, captured=[], warnings=[])
+
+
+def has_blocks(graph):
+    return any(n.kind() in ("prim::If", "prim::Loop") for n in graph.nodes())
+
+
+# ----------------------------------------------------------------------------------------------
+# Blocks
+
+def _inside(node, loop):
+    """node is (at any depth) inside a block of loop."""
+    b = node.owningBlock()
+    while b is not None:
+        owner = b.owningNode()
+        if owner is None:
+            return False
+        if owner == loop:
+            return True
+        b = owner.owningBlock()
+    return False
+
+
+class _BlockCtx:
+    __slots__ = ("start", "depth", "scans")
+
+    def __init__(self, start, depth):
+        self.start, self.depth, self.scans = start, depth, {}
+
+
+def _walk_block(w, block, sblock):
+    """Walks a torch block into sblock.nodes; returns the env entries of its outputs."""
+    saved = w.sg.nodes
+    w.sg.nodes = sblock.nodes
+    ctx = _BlockCtx(w.next_id, len(w.blocks) + 1)
+    w.blocks.append(ctx)
+    scope = w.scope
+    try:
+        w.walk(block.nodes())
+        return [w.env_item(r) for r in block.outputs()], ctx
+    finally:
+        w.scope = scope
+        w.blocks.pop()
+        w.sg.nodes = saved
+
+
+def _materialize(w, e, ttype, start, node, what):
+    """An SValue of the block being walked for entry e (of torch type ttype): literals become
+    constants, scalars get their canonical type, outer values an Identity (a subgraph output
+    is a value of the subgraph)."""
+    kind = ttype.kind()
+    if isinstance(e, _Lazy):
+        e = e.ref(w)
+    if isinstance(e, _Ref):
+        v = w.current(e)
+    elif isinstance(e, _Lit) and isinstance(e.v, (bool, int, float)) and kind in _CANON:
+        v = w.const_scalar(e.v, _CANON[kind])
+    elif isinstance(e, _Lit) and e.v is None:
+        _refuse("a value that is None on one path (%s)" % what, node)
+    else:
+        _refuse("a %s (%s) as a value that depends on run-time control flow"
+                % (ttype, what), node, 13 if "[]" in str(ttype) else None)
+    if kind in _CANON:
+        dt = _CANON[kind]
+        v = w.emit("to", [v, SCALAR_TYPE_NUMBER[dt], False, False, None], kinds=[_KIND[kind]])
+    elif v.id < start:
+        v = w.emit("Identity", [v], domain="")
+    return v
+
+
+def _cond(w, tv):
+    """A bool 0-d value for a torch bool."""
+    e = w.env_item(tv)
+    if isinstance(e, _Lit):
+        return w.const_scalar(bool(e.v), torch.bool)
+    v = w.arg(tv)
+    return w.emit("to", [v, SCALAR_TYPE_NUMBER[torch.bool], False, False, None], kinds=["bool"])
+
+
+def _uses_outside(sblocks, start=None):
+    """The values the blocks' nodes (at any depth) read that the blocks do not define: values
+    of enclosing graphs and initializers."""
+    defined, seen = set(), {}
+
+    def scan(blocks):
+        for b in blocks:
+            defined.update(sv.id for sv, _, _ in b.inputs)
+            for n in b.nodes:
+                for a in n.args:
+                    for x in (a if isinstance(a, Values) else (a,)):
+                        if isinstance(x, SValue) and x.id not in defined:
+                            seen[x.id] = x
+                for u in getattr(n, "uses", ()):
+                    if u.id not in defined:
+                        seen[u.id] = u
+                defined.update(o.id for o in n.outputs)
+            for o in b.outputs:
+                if o.id not in defined:
+                    seen[o.id] = o
+    scan(sblocks)
+    return [v for k, v in seen.items() if k not in defined]
+
+
+def walk_if(w, node, ins, outs):
+    cond = _cond(w, ins[0])
+    start = w.next_id
+    blocks = []
+    for blk in node.blocks():
+        sb = SBlock()
+        entries, _ = _walk_block(w, blk, sb)
+        saved = w.sg.nodes
+        w.sg.nodes = sb.nodes
+        w.blocks.append(_BlockCtx(start, len(w.blocks) + 1))
+        try:
+            sb.outputs = [_materialize(w, e, o.type(), start, node, "an output of an if")
+                          for e, o in zip(entries, outs)]
+        finally:
+            w.blocks.pop()
+            w.sg.nodes = saved
+        blocks.append(sb)
+    svals = [w.new_value(o.debugName(), _KIND.get(o.type().kind(), "tensor")) for o in outs]
+    n = SCtl("If", [cond], svals, w.scope, {"then_branch": blocks[0], "else_branch": blocks[1]},
+             _source_line(node))
+    n.uses = _uses_outside(blocks, start)
+    w.sg.nodes.append(n)
+    for o, sv in zip(outs, svals):
+        w.env[o] = _Ref(sv, o)
+
+
+def walk_loop(w, node, ins, outs):
+    body = list(node.blocks())[0]
+    me = _source_line(node)
+    trip = w.env_item(ins[0])
+    if isinstance(trip, _Lit):
+        m = None if trip.v >= INT64_MAX else w.const_scalar(int(trip.v), torch.int64)
+    else:
+        m = w.emit("to", [w.arg(ins[0]), SCALAR_TYPE_NUMBER[torch.int64], False, False, None],
+                   kinds=["int"])
+    cond0 = _cond(w, ins[1])
+    inits = []
+    for tv in ins[2:]:
+        e = w.env_item(tv)
+        kind = tv.type().kind()
+        v = _materialize(w, e, tv.type(), -1, node, "a value carried by a loop") \
+            if not isinstance(e, _Ref) or kind in _CANON else w.current(e)
+        inits.append(v)
+    # lists the body appends to once per iteration: scan outputs
+    scans = []
+    for n2 in body.nodes():
+        if n2.kind() != "aten::append":
+            continue
+        lst = n2.inputsAt(0)
+        e = w.env.get(lst)
+        if not isinstance(e, _List) or e.items or "Tensor" not in e.elem:
+            continue
+        inner = [u for u in lst.uses() if _inside(u.user, node)]
+        if len(inner) != 1:
+            continue
+        scans.append(lst)
+    start = w.next_id
+    sb = SBlock()
+    it = w.new_value("iter", "int")
+    cnd = w.new_value("cond", "bool")
+    sb.inputs = [(it, 7, []), (cnd, 9, [])]
+    binputs = list(body.inputs())
+    w.env[binputs[0]] = _Ref(it, binputs[0])
+    carried = []
+    for tv, init in zip(binputs[1:], inits):
+        sv = w.new_value(tv.debugName(), _KIND.get(tv.type().kind(), "tensor"))
+        code = _OLG_CODE.get(_CANON.get(tv.type().kind()))
+        sb.inputs.append((sv, code or 0, [] if code else None))
+        w.env[tv] = _Ref(sv, tv)
+        carried.append(sv)
+    saved_lists = {lst: w.env[lst] for lst in scans}
+    w.scan_targets = getattr(w, "scan_targets", {})
+    for lst in scans:
+        w.scan_targets[lst.unique()] = None
+    try:
+        entries, ctx = _walk_block(w, body, sb)
+    finally:
+        scanned = [w.scan_targets.pop(lst.unique(), None) for lst in scans]
+    saved = w.sg.nodes
+    w.sg.nodes = sb.nodes
+    w.blocks.append(_BlockCtx(start, len(w.blocks) + 1))
+    try:
+        bouts = list(body.outputs())
+        cond_out = _materialize(w, entries[0], bouts[0].type(), start, node, "a loop condition")
+        vals = [_materialize(w, e, o.type(), start, node, "a value carried by a loop")
+                for e, o in zip(entries[1:], bouts[1:])]
+        scan_vals = []
+        for lst, sv in zip(scans, scanned):
+            if sv is None:
+                _refuse("a list appended to in a loop only on some paths", node)
+            dup = sv.id < start or sv in vals or sv in scan_vals
+            scan_vals.append(w.emit("Identity", [sv], domain="") if dup else sv)
+    finally:
+        w.blocks.pop()
+        w.sg.nodes = saved
+    sb.outputs = [cond_out] + vals + scan_vals
+    svals = [w.new_value(o.debugName(), _KIND.get(o.type().kind(), "tensor")) for o in outs]
+    svals_scan = [w.new_value(lst.debugName(), "tensor") for lst in scans]
+    n = SCtl("Loop", [m, cond0] + inits, svals + svals_scan, w.scope, {"body": sb}, me)
+    n.uses = _uses_outside([sb], start)
+    w.sg.nodes.append(n)
+    for o, sv in zip(outs, svals):
+        w.env[o] = _Ref(sv, o)
+    for lst, sv in zip(scans, svals_scan):
+        w.env[lst] = _Stacked(sv, me)
+    del saved_lists
+
+
+# ----------------------------------------------------------------------------------------------
+# prim and aten ops of scripted code around control flow
+
+def prim_op(w, node, op, ins, outs):
+    """True when the op was handled here."""
+    if op == "Loop":
+        walk_loop(w, node, ins, outs)
+    elif op == "If":
+        walk_if(w, node, ins, outs)
+    elif op in ("unchecked_cast", "Uninitialized"):
+        if op == "Uninitialized":
+            w.env[outs[0]] = _Lit(None)
+        else:
+            w.env[outs[0]] = w.env_item(ins[0])
+    elif op == "RaiseException":
+        pass  # the branch that raises is never the exported behaviour
+    elif op in ("min", "max") and len(ins) == 2:
+        a, b = w.env_item(ins[0]), w.env_item(ins[1])
+        if isinstance(a, _Lit) and isinstance(b, _Lit):
+            w.env[outs[0]] = _Lit((min if op == "min" else max)(a.v, b.v))
+            return True
+        kind = _KIND.get(outs[0].type().kind(), "tensor")
+        v = w.emit("minimum" if op == "min" else "maximum",
+                   [_scalar_tensor(w, ins[0]), _scalar_tensor(w, ins[1])], kinds=[kind])
+        w.env[outs[0]] = _Ref(v, outs[0])
+    else:
+        return False
+    return True
+
+
+def _scalar_tensor(w, tv):
+    e = w.env_item(tv)
+    if isinstance(e, _Lit):
+        return w.const_scalar(e.v, _CANON.get(tv.type().kind(), torch.int64))
+    return w.arg(tv)
+
+
+LIST_OPS = {"append", "len", "__getitem__", "cat", "stack", "__is__", "__isnot__", "dim"}
+
+
+def aten_op(w, node, op, ins, outs):
+    """True when the op was handled here (list ops on lists the walker tracks, None tests)."""
+    if op in ("__is__", "__isnot__"):
+        a, b = w.env.get(ins[0]), w.env.get(ins[1])
+        a_none = isinstance(a, _Lit) and a.v is None
+        b_none = isinstance(b, _Lit) and b.v is None
+        if not (a_none or b_none):
+            return False
+        same = a_none and b_none
+        w.env[outs[0]] = _Lit(same if op == "__is__" else not same)
+        return True
+    e = w.env.get(ins[0]) if ins else None
+    if op == "append":
+        if isinstance(e, _List):
+            scans = getattr(w, "scan_targets", {})
+            key = ins[0].unique()
+            if key in scans and w.blocks:
+                if scans[key] is not None:
+                    _refuse("a list appended to twice in one iteration", node)
+                scans[key] = w.arg(ins[1])
+            elif w.blocks and getattr(e, "depth", 0) < len(w.blocks):
+                _refuse("a list defined outside a loop or branch and changed inside it (it "
+                        "would be a sequence carried through the control flow)", node, 13)
+            else:
+                e.items.append(w.env_item(ins[1]))
+            w.env[outs[0]] = e
+            return True
+        return False
+    if not isinstance(e, _Stacked):
+        if op == "len" and isinstance(e, _List):
+            w.env[outs[0]] = _Lit(len(e.items))
+            return True
+        if op == "__getitem__" and isinstance(e, _List):
+            i = w.env_item(ins[1])
+            if isinstance(i, _Lit):
+                w.env[outs[0]] = e.items[i.v]
+                return True
+            _refuse("indexing a list with a run-time index", node, 11)
+        return False
+    s = e.val
+    if op == "len":
+        v = w.emit("size", [s, 0], kinds=["int"])
+        w.env[outs[0]] = _Ref(v, outs[0])
+    elif op == "__getitem__":
+        v = w.emit("select", [s, 0, w.arg(ins[1])])
+        w.env[outs[0]] = _Ref(v, outs[0])
+    elif op in ("cat", "stack"):
+        d = w.arg(ins[1]) if len(ins) > 1 else 0
+        if not isinstance(d, int) or d < 0:
+            _refuse("aten::%s of a list built in a loop along dim %r (only dims >= 0)"
+                    % (op, d), node)
+        t = s
+        for k in range(d):  # the list's axis 0 moved to d
+            t = w.emit("transpose", [t, k, k + 1])
+        v = t if op == "stack" else w.emit("flatten", [t, d, d + 1])
+        w.env[outs[0]] = _Ref(v, outs[0])
+    else:
+        _refuse("aten::%s of a list built in a loop" % op, node)
+    return True
+
+
+# ----------------------------------------------------------------------------------------------
+# Source graph helpers (recursive over blocks)
+
+def iter_nodes(nodes):
+    for n in nodes:
+        yield n
+        for b in getattr(n, "blocks", {}).values():
+            yield from iter_nodes(b.nodes)
+
+
+def _untyped_input(g, name):
+    """A subgraph input without a type: legalize gives it the type of the Loop's initial value."""
+    from ctypes import byref, c_int32
+    from ._lib import call, enc
+    from ._model import Value
+    v = c_int32()
+    call("olg_graph_add_input", g._ptr, enc(name), 0, -1, None, None, byref(v))
+    return Value(g, v.value)
+
+
+def add_control(m, g, n, conv, vals):
+    """Adds SCtl n (and its blocks, recursively) to graph g of model m; returns its outputs."""
+    attrs = {}
+    for attr, sb in n.blocks.items():
+        sub = m.subgraph("%s_%s" % ((n.name or n.op).replace("/", "_"), attr))
+        for k, (sv, code, shape) in enumerate(sb.inputs):
+            name = "%s_in%d" % (sub.name, k)
+            vals[sv.id] = sub.add_input(name, code, shape) if code else _untyped_input(sub, name)
+        for bn in sb.nodes:
+            if isinstance(bn, SCtl):
+                outs = add_control(m, sub, bn, conv, vals)
+            else:
+                outs = sub.source_node(bn.domain, bn.op, [conv(a) for a in bn.args],
+                                       len(bn.outputs), name=bn.name or None)
+            if len(bn.outputs) == 1:
+                outs = (outs,)
+            for o, r in zip(bn.outputs, outs):
+                vals[o.id] = r
+        for o in sb.outputs:
+            sub.add_output(vals[o.id])
+        attrs[attr] = sub
+    ins = [None if a is None else vals[a.id] for a in n.args]
+    return g.node(n.op, ins, len(n.outputs), name=n.name or None, attrs=attrs)

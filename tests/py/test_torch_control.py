@@ -1,0 +1,211 @@
+"""TorchScript control flow through onnxlegal.torch.export: scripted modules and functions with
+data-dependent loops and branches (and the lists they build), and scripted code inside a traced
+model, exported at opsets 11, 13 and 17, checked by olg_check, run in ONNX Runtime (one batch)
+at two input sizes and compared with torch; constructs the front end does not build are refused
+naming the construct, the Python line and the lowest opset where it would work."""
+import os
+import sys
+import tempfile
+import warnings
+from typing import List
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ort"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "torch"))
+
+olt = pytest.importorskip("onnxlegal.torch", reason="the onnxlegal binding does not load")
+from olgcheck import olg_check  # noqa: E402
+
+warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+
+OPSETS = (11, 13, 17)
+
+
+class LoopBranch(torch.nn.Module):
+    """A loop over the rows (as many as the input has), a branch on each row's data, a list
+    appended to once per iteration and concatenated after the loop, a carried tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        out: List[torch.Tensor] = []
+        acc = torch.zeros_like(x[0])
+        for i in range(x.size(0)):
+            r = self.lin(x[i])
+            if r.sum() > 0:
+                acc = acc + r
+            else:
+                acc = acc - r * 2
+            out.append(acc)
+        return torch.cat(out, 0), acc
+
+
+@torch.jit.script
+def while_count(x: torch.Tensor, limit: float):
+    """A while loop whose trip count depends on the data, an int counter carried, a branch
+    returning a scalar, and torch.stack of a list built in the loop."""
+    n = 0
+    y = x
+    steps: List[torch.Tensor] = []
+    while bool(y.abs().max() < limit) and n < 50:
+        y = y * 2.0
+        steps.append(y.sum(0))
+        n += 1
+    if n > 3:
+        k = n * 10
+    else:
+        k = n - 1
+    return y, torch.stack(steps, 1), y.sum() * float(k) + float(n)
+
+
+@torch.jit.script
+def gate(x: torch.Tensor) -> torch.Tensor:
+    if bool(x.mean() > 0):
+        return torch.relu(x) + 1
+    return x * -3.0
+
+
+class Traced(torch.nn.Module):
+    """A traced model calling a scripted function (as torchvision's detection models do): its
+    branch stays a run-time If."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        return gate(self.conv(x)).sum(1)
+
+
+def _cases():
+    torch.manual_seed(0)
+    lb = torch.jit.script(LoopBranch()).eval()
+    tr = Traced().eval()
+    return [
+        ("loop_branch", lb, lambda n: (torch.randn(n, 4),), (3, 7), {"input": [0]}),
+        ("while_count", while_count, lambda n: (torch.rand(2, n) * 0.1 + 0.01,
+                                                 torch.tensor(0)), None, None),
+        ("traced_scripted", tr, lambda n: ((torch.randn(1, 3, n, n) + (0.5 if n > 6 else -0.5)),),
+         (5, 8), {"input": [2, 3]}),
+    ]
+
+
+class _Run:
+    def __init__(self):
+        self.done = False
+
+    def run(self):
+        if self.done:
+            return self
+        self.done = True
+        from ortrun import run_batch
+        self.tmp = tempfile.TemporaryDirectory(prefix="olg-torch-control-")
+        self.results = {}
+        batch, keys = [], []
+        for name, model, make, sizes, dyn in _cases():
+            if name == "while_count":
+                # limit is a Python float of the scripted function: exported as an input
+                fn = model
+                args_at = [(torch.rand(2, 3) * 0.1 + 0.01, 5.0), (torch.rand(2, 6) * 0.01, 7.0)]
+
+                class Wrap(torch.nn.Module):
+                    def __init__(self, limit):
+                        super().__init__()
+                        self.limit = limit
+
+                    def forward(self, x):
+                        return fn(x, self.limit)
+                for opset in OPSETS:
+                    for k, (x, limit) in enumerate(args_at):
+                        m = torch.jit.script(Wrap(limit))
+                        path = os.path.join(self.tmp.name, "%s_%d_%d.onnx" % (name, opset, k))
+                        olt.export(m, (x,), path, opset_version=opset,
+                                   dynamic_axes={"input": [1]})
+                        olg_check(path)
+                        want = [t.numpy() for t in m(x)]
+                        x2 = x[:, :2].contiguous()
+                        want2 = [t.numpy() for t in m(x2)]
+                        for xx, ww in ((x, want), (x2, want2)):
+                            batch.append((path, {"input": xx.numpy()}))
+                            keys.append((name, opset, k, ww))
+                continue
+            for opset in OPSETS:
+                path = os.path.join(self.tmp.name, "%s_%d.onnx" % (name, opset))
+                olt.export(model, make(sizes[0]), path, opset_version=opset, dynamic_axes=dyn)
+                olg_check(path)
+                for n in sizes:
+                    args = make(n)
+                    with torch.no_grad():
+                        want = model(*args)
+                    want = [want] if isinstance(want, torch.Tensor) else list(want)
+                    batch.append((path, {"input": args[0].numpy()}))
+                    keys.append((name, opset, n, [t.numpy() for t in want]))
+        outs = run_batch(batch)
+        for key, out in zip(keys, outs):
+            self.results.setdefault(key[:2], []).append((key[2], key[3], out))
+        return self
+
+
+RUN = _Run()
+
+
+@pytest.mark.parametrize("name", ["loop_branch", "while_count", "traced_scripted"])
+@pytest.mark.parametrize("opset", OPSETS)
+def test_matches_torch(name, opset):
+    res = RUN.run().results[(name, opset)]
+    assert len(res) >= 2
+    for size, want, out in res:
+        assert not isinstance(out, str), "%s opset %d size %s: %s" % (name, opset, size, out)
+        got = list(out.values())
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape, (name, opset, size, g.shape, w.shape)
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_both_paths_taken():
+    """The cases exercise both branches and more than one trip count, so that a trace of one
+    path could not pass test_matches_torch."""
+    torch.manual_seed(0)
+    lin = torch.jit.script(LoopBranch()).eval().lin
+    signs = set()
+    for n in (3, 7):
+        x = torch.randn(n, 4)
+        signs |= {bool(lin(x[i]).sum() > 0) for i in range(n)}
+    assert signs == {True, False}
+
+
+def test_scripted_if_becomes_onnx_if():
+    m = Traced().eval()
+    rep = {}
+    with tempfile.TemporaryDirectory() as d:
+        olt.export(m, (torch.randn(1, 3, 5, 5),), os.path.join(d, "m.onnx"), opset_version=13,
+                   report=rep)
+    assert rep["onnx_ops"].get("If") == 1
+
+
+class OuterListInBranch(torch.nn.Module):
+    def forward(self, x):
+        acc: List[torch.Tensor] = [x]
+        if bool(x.sum() > 0):
+            acc.append(x * 2)
+        return torch.cat(acc, 0)
+
+
+def test_refusal_names_construct_line_and_opset():
+    m = torch.jit.script(OuterListInBranch())
+    with tempfile.TemporaryDirectory() as d:
+        with pytest.raises((olt.ExportError, olt.TorchExportError)) as e:
+            olt.export(m, (torch.randn(2, 3),), os.path.join(d, "m.onnx"), opset_version=17)
+    msg = str(e.value)
+    assert "list defined outside a loop or branch and changed inside it" in msg
+    assert "acc.append(x * 2)" in msg and "test_torch_control.py" in msg
+    assert "opset >= 13" in msg
