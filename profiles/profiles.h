@@ -7,7 +7,8 @@
 
 /* ---- the profiles ---- */
 extern const olg_profile olg__profile_ort;      /* profiles/ort.c: ONNX Runtime 1.30, CPU */
-extern const olg_profile olg__profile_tensorrt; /* profiles/tensorrt.c */
+extern const olg_profile olg__profile_tensorrt; /* profiles/tensorrt*.c */
+extern const olg_profile olg__profile_openvino; /* profiles/openvino.c */
 
 /* ---- shared fixes (profiles/fix_cast.c) ---- */
 /* A TYPES violation: the node runs in a wider type that the rule accepts, its inputs of the

@@ -48,3 +48,159 @@ def test_tensorrt_profile_has_no_gather_on_shapes_and_computes_the_same():
         assert not isinstance(r, str), r
         assert r["n"].shape == () and int(r["n"]) == 2
         np.testing.assert_array_equal(r["nw"], [2, 5])
+
+
+# ---- one hand-made model per rule (tests/py/_profile_rules.py runs them) ----
+
+from _profile_rules import init, model, node, run_cases, vi  # noqa: E402
+
+F = np.float32
+
+
+def _x(*shape):
+    return np.random.RandomState(len(shape)).rand(*shape).astype(F)
+
+
+def _sorted(out):
+    from onnx import load_from_string
+    m = load_from_string(out.to_bytes())
+    return all(a.i != 0 for nd in m.graph.node if nd.op_type == "TopK" for a in nd.attribute
+               if a.name == "sorted")
+
+
+def trt_cases():
+    c = []
+    add = c.append
+    # tensorrt.axes-initializer: axes computed from constants fold; run-time axes are refused
+    add(dict(name="reduce_axes_folded", rule="tensorrt/axes-initializer", expect="fixed",
+             folded=True, feeds={"x": _x(2, 3, 4)},
+             model=model([node("Add", ["a0", "a1"], ["axes"]),
+                          node("ReduceSum", ["x", "axes"], ["y"], name="rsum", keepdims=0)],
+                         [vi("x", F, [2, 3, 4])], [vi("y", F, None)],
+                         [init("a0", np.array([0], np.int64)), init("a1", np.array([1], np.int64))])))
+    add(dict(name="squeeze_axes_runtime", rule="tensorrt/axes-initializer", expect="refused",
+             model=model([node("Squeeze", ["x", "ax"], ["y"], name="sq")],
+                         [vi("x", F, [1, 3]), vi("ax", np.int64, [1])], [vi("y", F, None)])))
+    add(dict(name="cumsum_axis_runtime", rule="tensorrt/axes-initializer", expect="refused",
+             model=model([node("CumSum", ["x", "ax"], ["y"], name="cs")],
+                         [vi("x", F, [2, 3]), vi("ax", np.int64, [])], [vi("y", F, None)])))
+    add(dict(name="onehot_depth_runtime", rule="tensorrt/axes-initializer", expect="refused",
+             model=model([node("Shape", ["x"], ["s"]),
+                          node("ReduceMax", ["s"], ["depth"], keepdims=0),
+                          node("OneHot", ["i", "depth", "v"], ["y"], name="oh")],
+                         [vi("x", F, ["n"]), vi("i", np.int64, [3])], [vi("y", F, None)],
+                         [init("v", np.array([0, 1], F))])))
+    # tensorrt.topk
+    # (the ONNX lowering itself emits sorted=1, which sorted=0 allows)
+    add(dict(name="topk_unsorted", rule="tensorrt/topk-sorted", expect="fixed", lowered=True,
+             sort_outputs=True,
+             post=lambda out: None if _sorted(out) else "TopK with sorted=0 left",
+             feeds={"x": _x(3, 10)},
+             model=model([node("TopK", ["x", "k"], ["v", "i"], name="tk", sorted=0)],
+                         [vi("x", F, [3, 10])], [vi("v", F, None)],
+                         [init("k", np.array([4], np.int64))])))
+    add(dict(name="topk_k_limit", rule="tensorrt/topk-k", expect="refused",
+             model=model([node("TopK", ["x", "k"], ["v", "i"], name="tk")],
+                         [vi("x", F, [5000])], [vi("v", F, None)],
+                         [init("k", np.array([4000], np.int64))])))
+    add(dict(name="topk_k_runtime", rule="tensorrt/topk-k", expect="refused",
+             model=model([node("TopK", ["x", "k"], ["v", "i"], name="tk")],
+                         [vi("x", F, [50]), vi("k", np.int64, [1])], [vi("v", F, None)])))
+    # tensorrt.scatternd
+    sd = lambda red, opset: model(  # noqa: E731
+        [node("ScatterND", ["x", "idx", "u"], ["y"], name="snd", reduction=red)],
+        [vi("x", F, [4, 3])], [vi("y", F, None)],
+        [init("idx", np.array([[1], [3]], np.int64)), init("u", np.ones((2, 3), F))], opset=opset)
+    add(dict(name="scatternd_none", rule="tensorrt/scatternd-reduction", expect="fixed",
+             feeds={"x": _x(4, 3)}, model=sd("none", 16)))
+    add(dict(name="scatternd_add", rule="tensorrt/scatternd-reduction", expect="refused",
+             model=sd("add", 16)))
+    # tensorrt.gridsample-4d
+    add(dict(name="gridsample_5d", rule="tensorrt/gridsample-4d", expect="refused",
+             model=model([node("GridSample", ["x", "g"], ["y"], name="gs")],
+                         [vi("x", F, [1, 1, 2, 3, 4]), vi("g", F, [1, 2, 2, 2, 3])],
+                         [vi("y", F, None)], opset=20)))
+    # tensorrt.resize-*
+    def rs(scales, opset=13, sizes=None, rank_shape=(1, 1, 4, 4), roi=None, **attrs):
+        ins = ["x", "roi" if roi is not None else "", "sc" if scales is not None else ""]
+        inits = []
+        if roi is not None:
+            inits.append(init("roi", np.array(roi, F)))
+        if scales is not None:
+            inits.append(init("sc", np.array(scales, F)))
+        if sizes is not None:
+            ins.append("sz")
+            inits.append(init("sz", np.array(sizes, np.int64)))
+        return model([node("Resize", ins, ["y"], name="rs", **attrs)],
+                     [vi("x", F, list(rank_shape))], [vi("y", F, None)], inits, opset=opset)
+    x4 = _x(1, 1, 4, 4)
+    add(dict(name="resize_linear_nchw_ok", rule="tensorrt/resize-dims", expect="clean",
+             feeds={"x": x4}, model=rs([1, 1, 2, 2], mode="linear")))
+    add(dict(name="resize_symmetric_exact", rule="tensorrt/resize-coord", expect="fixed",
+             feeds={"x": x4}, model=rs([1, 1, 2, 2], opset=19, mode="linear",
+                                      coordinate_transformation_mode="half_pixel_symmetric")))
+    add(dict(name="resize_symmetric_sizes", rule="tensorrt/resize-coord", expect="fixed",
+             feeds={"x": x4}, model=rs(None, opset=19, sizes=[1, 1, 7, 6], mode="linear",
+                                      coordinate_transformation_mode="half_pixel_symmetric")))
+    add(dict(name="resize_symmetric_inexact", rule="tensorrt/resize-coord", expect="refused",
+             model=rs([1, 1, 1.7, 1.7], opset=19, mode="linear",
+                      coordinate_transformation_mode="half_pixel_symmetric")))
+    add(dict(name="resize_crop_whole", rule="tensorrt/resize-coord", expect="fixed",
+             feeds={"x": x4}, model=rs([1, 1, 2, 2], roi=[0, 0, 0, 0, 1, 1, 1, 1], mode="linear",
+                                      coordinate_transformation_mode="tf_crop_and_resize")))
+    add(dict(name="resize_crop_part", rule="tensorrt/resize-coord", expect="refused",
+             model=rs([1, 1, 2, 2], roi=[0, 0, 0.2, 0, 1, 1, 1, 1], mode="linear",
+                      coordinate_transformation_mode="tf_crop_and_resize")))
+    add(dict(name="resize_antialias_up", rule="tensorrt/resize-antialias", expect="fixed",
+             feeds={"x": x4}, model=rs([1, 1, 2, 3], opset=18, mode="linear", antialias=1)))
+    add(dict(name="resize_antialias_down", rule="tensorrt/resize-antialias", expect="refused",
+             model=rs([1, 1, 0.5, 0.5], opset=18, mode="linear", antialias=1)))
+    # refused by the lowering itself (at every target: no exact re-encoding), before the profile
+    add(dict(name="resize_aspect", rule="keep_aspect_ratio_policy", expect="refused",
+             check_rule="tensorrt/resize-aspect",
+             model=rs(None, opset=18, sizes=[8, 8], axes=[2, 3], mode="nearest",
+                      keep_aspect_ratio_policy="not_larger")))
+    add(dict(name="resize_linear_4dims", rule="tensorrt/resize-dims", expect="refused",
+             model=rs([2, 1, 2, 2], mode="linear")))
+    add(dict(name="resize_cubic_3dims", rule="tensorrt/resize-dims", expect="refused",
+             model=rs([1, 2, 2, 2], rank_shape=(1, 2, 4, 4), mode="cubic")))
+    add(dict(name="resize_axes_runtime", rule="axes and run-time scales", expect="refused",
+             check_rule="tensorrt/resize-axes",
+             model=model([node("Resize", ["x", "", "sc"], ["y"], name="rs", axes=[2, 3])],
+                         [vi("x", F, [1, 1, 4, 4]), vi("sc", F, [2])], [vi("y", F, None)],
+                         opset=18)))
+    # tensorrt.unsupported-op
+    add(dict(name="unique", rule="tensorrt/unsupported-op", expect="refused",
+             model=model([node("Unique", ["x"], ["y"], name="uq")], [vi("x", F, [5])],
+                         [vi("y", F, None)], opset=11)))
+    add(dict(name="bitwise_and", rule="tensorrt/unsupported-op", expect="refused",
+             model=model([node("BitwiseAnd", ["a", "b"], ["y"], name="band")],
+                         [vi("a", np.int32, [3]), vi("b", np.int32, [3])],
+                         [vi("y", np.int32, None)], opset=18)))
+    add(dict(name="bernoulli_01", rule="tensorrt/unsupported-op", expect="fixed",
+             gone=("Bernoulli",), feeds={"p": np.array([[0, 1, 1], [0, 0, 1]], F)},
+             # the spec: 1 with probability p (ORT 1.30's kernel gives 1 - p at p = 0 and 1)
+             want={"y": np.array([[0, 1, 1], [0, 0, 1]], F)},
+             model=model([node("Bernoulli", ["p"], ["y"], name="bern")], [vi("p", F, [2, 3])],
+                         [vi("y", F, None)], opset=15)))
+    add(dict(name="maxunpool", rule="tensorrt/unsupported-op", expect="fixed", gone=("MaxUnpool",),
+             feeds={"x": _x(2, 2, 4, 4)},
+             model=model([node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+                          node("MaxUnpool", ["p", "i"], ["y"], name="unpool", kernel_shape=[2, 2],
+                               strides=[2, 2])],
+                         [vi("x", F, [2, 2, 4, 4])], [vi("y", F, None)], opset=11)))
+    add(dict(name="optional", rule="tensorrt/unsupported-op", expect="fixed",
+             gone=("Optional", "OptionalGetElement", "OptionalHasElement"),
+             feeds={"x": _x(3)},
+             model=model([node("Optional", ["x"], ["o"]),
+                          node("OptionalHasElement", ["o"], ["h"], name="has"),
+                          node("OptionalGetElement", ["o"], ["g"], name="get"),
+                          node("Relu", ["g"], ["y"])],
+                         [vi("x", F, [3])], [vi("y", F, None), vi("h", np.bool_, None)],
+                         opset=15)))
+    return c
+
+
+def test_tensorrt_rules_hand_made_models():
+    bad = run_cases(trt_cases(), "tensorrt")
+    assert not bad, "\n".join(bad)
