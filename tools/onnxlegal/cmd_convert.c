@@ -24,7 +24,7 @@ static const char usage[] =
     "  --opset N               the target opset (required)\n"
     "  --ir-version V          the output's IR version (default: the one released with N)\n"
     "  --profile P             the target runtime's rules (docs/profiles.md): none (default),\n"
-    "                          ort (ONNX Runtime 1.30 CPU), tensorrt; the report lists\n"
+    "                          ort (ONNX Runtime 1.30 CPU), tensorrt, openvino; the report lists\n"
     "                          each rule that fired, on which node\n"
     "  --external-data[=FILE]  write tensors of at least BYTES bytes to FILE, relative to OUT's\n"
     "                          directory (default: OUT's name + '.data')\n"
