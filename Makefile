@@ -191,14 +191,14 @@ test-nanopb: nanopb-build
 demo: deps all
 	@$(PYTHON) tools/demo.py --build $(BUILD)
 
-# Time (CPU) of check, inference and legalize over If nested N deep and chains of N nodes
+# Time (CPU) of check, inference, legalize, text, DOT, write and read over If nested N deep and chains of N nodes
 # (bench/nesting.c): the growth from one size to the next shows whether they stay linear.
 .PHONY: bench-nesting
 bench-nesting: $(STLIB)
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Iinclude -o $(BUILD)/bench/nesting \
 		bench/nesting.c $(STLIB) $(LIBS)
-	$(BUILD)/bench/nesting 250 500 1000 2000 10000 c100000 c300000 c1000000
+	$(BUILD)/bench/nesting 16 32 64 250 500 1000 2000 10000 c100000 c300000 c1000000
 
 check-exports: $(SHLIB)
 	@bad=$$(nm -D --defined-only $(SHLIB) | awk '{print $$3}' | grep -v '^olg_' | grep -v '^ONNXLEGAL_' || true); \

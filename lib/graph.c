@@ -42,10 +42,13 @@ static uint32_t hash_str(const char *s) {
   return h;
 }
 
+_Thread_local uint64_t olg__probes;
+
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
   if (!nm->cap) return -1;
   uint32_t mask = nm->cap - 1;
   for (uint32_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+    olg__count_probe();
     if (!nm->keys[i]) return -1;
     if (strcmp(nm->keys[i], key) == 0) return nm->ids[i];
   }

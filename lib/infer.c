@@ -21,7 +21,7 @@ bool olg__is_outer_ref(const olg_graph *g, const olg_value_rec *r) {
 olg_value_rec *olg__resolve(const olg_graph *g, olg_value v, const olg_graph **owner) {
   olg_value_rec *r = &g->values[v];
   if (owner) *owner = g;
-  if (!olg__is_outer_ref(g, r) || !*r->name) return r;
+  if (!olg__is_outer_ref(g, r) || !*r->name || (r->flags & OLG_VF_RESOLVED)) return r;
   for (const olg_graph *p = g->parent; p; p = p->parent) {
     olg_value pv = olg__graph_lookup(p, r->name);
     if (pv < 0) continue;

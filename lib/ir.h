@@ -185,7 +185,11 @@ enum {
   OLG_VF_INITIALIZER = 1u << 2,
   OLG_VF_VALUE_INFO = 1u << 3, /* listed in value_info */
   OLG_VF_OUTER = 1u << 4,      /* a name from an enclosing graph (subgraphs only) */
-  OLG_VF_DUPLICATE = 1u << 5   /* a reader saw a second definition of this name (see dups) */
+  OLG_VF_DUPLICATE = 1u << 5,  /* a reader saw a second definition of this name (see dups) */
+  /* a target subgraph's copy of the enclosing value it names (type, contents), made by the
+   * lowering for the inference of the subgraph's nodes while it is lowered: they resolve it
+   * without walking the enclosing graphs (linear in nesting depth); cleared when it is done */
+  OLG_VF_RESOLVED = 1u << 6
 };
 
 #define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_rec.sym that is not known */
@@ -292,6 +296,11 @@ typedef struct olg_model {
 #define OLG_MAX_GRAPH_DEPTH 1000
 
 /* ---- internal helpers shared by the library ---- */
+
+/* Work counter for the tests of linear time (tests/unit/test_depth.c): probes of the name maps
+ * and of the passes' memo tables, per thread (no timing, no race). */
+extern _Thread_local uint64_t olg__probes;
+static inline void olg__count_probe(void) { olg__probes++; }
 
 /* The IR version released with opset v of ai.onnx.ml (lib/check.c). */
 int64_t olg__ir_for_ml_opset(int64_t v);

@@ -269,29 +269,123 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
 /* ---- graphs and subgraphs ---- */
 
 /* Counts, for values of cx->src, the references by name from the subgraphs (at any depth) of
- * graph `sub`, so that a value only a subgraph reads still counts as used. */
-static void count_subgraph_refs(olg_lower *cx, const olg_graph *sub, int depth) {
-  if (depth > OLG_MAX_GRAPH_DEPTH) return; /* lowering refuses that deep: no need to look */
-  for (uint32_t i = 0; i < sub->n_nodes; i++) {
-    const olg_node *nd = &sub->nodes[i];
-    if (nd->state != OLG_NODE_DONE) continue;
-    for (uint32_t j = 0; j < nd->n_args; j++) {
-      const olg_arg *a = &nd->args[j];
-      size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
-      for (size_t k = 0; k < cnt; k++) {
-        olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
-        if (v < 0 || !olg__reads_by_name(&sub->values[v])) continue;
-        olg_value sv = olg__graph_lookup(cx->src, sub->values[v].name);
-        if (sv >= 0) cx->uses[sv]++;
-      }
-    }
-    for (uint32_t j = 0; j < nd->n_attrs; j++) {
-      const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g, depth + 1);
-      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        if (a->graphs[k]) count_subgraph_refs(cx, a->graphs[k], depth + 1);
-    }
+ * a node, so that a value only a subgraph reads still counts as used (each name once: only
+ * whether a value is used matters). */
+static void count_ref(void *ud, const char *name) {
+  olg_lower *cx = ud;
+  olg_value sv = olg__graph_lookup(cx->src, name);
+  if (sv >= 0) cx->uses[sv]++;
+}
+
+/* Which enclosing source graph defines a name, in O(1) whatever the nesting: one map shared by
+ * the levels of one olg_legalize, name -> a stack of the levels whose source graph holds it
+ * (each level pushes its graph's names when it starts and pops them when it ends). Walking the
+ * enclosing graphs for each read was quadratic in the nesting depth. */
+struct olg_scopes {
+  const olg_allocator *al;
+  const char **keys; /* open addressing, cap a power of two */
+  int32_t *head;     /* per key: its newest entry, or -1 */
+  uint32_t cap, n_keys;
+  struct scope_entry { int32_t prev; uint32_t key; const olg_lower *level; } *e;
+  uint32_t n, cap_e;
+};
+
+static uint32_t scopes_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static uint32_t scopes_slot(const olg_scopes *sc, const char *name) {
+  uint32_t i = scopes_hash(name) & (sc->cap - 1);
+  while (sc->keys[i] && strcmp(sc->keys[i], name) != 0) {
+    olg__count_probe();
+    i = (i + 1) & (sc->cap - 1);
   }
+  olg__count_probe();
+  return i;
+}
+
+static olg_status scopes_push(olg_lower *cx) {
+  olg_scopes *sc = cx->scopes;
+  const olg_graph *g = cx->src;
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    const char *name = g->values[v].name;
+    if (!name || !*name) continue;
+    if ((sc->n_keys + 1) * 2 > sc->cap) {
+      uint32_t nc = sc->cap ? sc->cap * 2 : 64;
+      const char **keys = olg__calloc(sc->al, nc, sizeof *keys);
+      int32_t *head = keys ? olg__malloc(sc->al, (size_t)nc * sizeof *head) : NULL;
+      if (!head) {
+        olg__free(sc->al, keys, (size_t)nc * sizeof *keys);
+        return OLG_ERR_NOMEM;
+      }
+      uint32_t *moved = NULL; /* old slot -> new slot, for the entries' keys */
+      if (sc->cap && !(moved = olg__malloc(sc->al, (size_t)sc->cap * sizeof *moved))) {
+        olg__free(sc->al, keys, (size_t)nc * sizeof *keys);
+        olg__free(sc->al, head, (size_t)nc * sizeof *head);
+        return OLG_ERR_NOMEM;
+      }
+      for (uint32_t j = 0; j < sc->cap; j++) {
+        if (!sc->keys[j]) continue;
+        uint32_t i = scopes_hash(sc->keys[j]) & (nc - 1);
+        while (keys[i]) i = (i + 1) & (nc - 1);
+        keys[i] = sc->keys[j];
+        head[i] = sc->head[j];
+        moved[j] = i;
+      }
+      for (uint32_t k = 0; k < sc->n; k++) sc->e[k].key = moved[sc->e[k].key];
+      olg__free(sc->al, moved, (size_t)sc->cap * sizeof *moved);
+      olg__free(sc->al, sc->keys, (size_t)sc->cap * sizeof *sc->keys);
+      olg__free(sc->al, sc->head, (size_t)sc->cap * sizeof *sc->head);
+      sc->keys = keys;
+      sc->head = head;
+      sc->cap = nc;
+    }
+    if (sc->n == sc->cap_e) {
+      uint32_t nc = sc->cap_e ? sc->cap_e * 2 : 64;
+      struct scope_entry *e = olg__realloc(sc->al, sc->e, (size_t)sc->cap_e * sizeof *e, (size_t)nc * sizeof *e);
+      if (!e) return OLG_ERR_NOMEM;
+      sc->e = e;
+      sc->cap_e = nc;
+    }
+    uint32_t i = scopes_slot(sc, name);
+    if (!sc->keys[i]) {
+      sc->keys[i] = name;
+      sc->head[i] = -1;
+      sc->n_keys++;
+    }
+    sc->e[sc->n] = (struct scope_entry){sc->head[i], i, cx};
+    sc->head[i] = (int32_t)sc->n++;
+  }
+  return OLG_OK;
+}
+
+/* Pops what cx pushed (its entries are the newest). */
+static void scopes_pop(olg_lower *cx) {
+  olg_scopes *sc = cx->scopes;
+  while (sc->n && sc->e[sc->n - 1].level == cx) {
+    const struct scope_entry *e = &sc->e[--sc->n];
+    sc->head[e->key] = e->prev;
+  }
+}
+
+/* The innermost enclosing level (not cx itself) whose source graph holds name, or NULL. */
+static olg_lower *scopes_find(const olg_lower *cx, const char *name) {
+  const olg_scopes *sc = cx->scopes;
+  if (!sc->cap) return NULL;
+  uint32_t i = scopes_slot(sc, name);
+  if (!sc->keys[i]) return NULL;
+  int32_t k = sc->head[i];
+  while (k >= 0 && sc->e[k].level == cx) k = sc->e[k].prev;
+  return k >= 0 ? (olg_lower *)sc->e[k].level : NULL;
+}
+
+static void scopes_free(olg_scopes *sc) {
+  if (!sc) return;
+  olg__free(sc->al, sc->keys, (size_t)sc->cap * sizeof *sc->keys);
+  olg__free(sc->al, sc->head, (size_t)sc->cap * sizeof *sc->head);
+  olg__free(sc->al, sc->e, (size_t)sc->cap_e * sizeof *sc->e);
 }
 
 /* A subgraph's reference to an enclosing graph's value: found by name in the enclosing source
@@ -299,7 +393,7 @@ static void count_subgraph_refs(olg_lower *cx, const olg_graph *sub, int depth) 
  * that value, for the symbolics and inference of the subgraph). */
 static olg_status resolve_outer_ref(olg_lower *cx, olg_value sv) {
   const char *name = cx->src->values[sv].name;
-  for (olg_lower *p = cx->parent; p; p = p->parent) {
+  for (olg_lower *p = scopes_find(cx, name); p; p = NULL) {
     olg_value psv = olg__graph_lookup(p->src, name);
     if (psv < 0) continue;
     olg_value ptv = p->map[psv];
@@ -312,7 +406,9 @@ static olg_status resolve_outer_ref(olg_lower *cx, olg_value sv) {
       olg_value_rec *r = &cx->dst->values[tv];
       r->type = pr->type; /* the arena's: shared, never changed in place */
       r->known = pr->known;
-      r->flags |= OLG_VF_OUTER;
+      r->sym = pr->sym;
+      r->n_sym = pr->n_sym;
+      r->flags |= OLG_VF_OUTER | OLG_VF_RESOLVED;
     }
     cx->map[sv] = tv;
     return OLG_OK;
@@ -335,9 +431,9 @@ static olg_status compute_protect(olg_lower *cx) {
     if (nd->state != OLG_NODE_DONE) continue;
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) olg__mark_subgraph_refs(g, a->g, cx->protect);
+      if (a->type == OLG_ATTR_GRAPH) OLG_TRY(olg__mark_subgraph_refs(cx->reads, g, a->g, cx->protect));
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        if (a->graphs[k]) olg__mark_subgraph_refs(g, a->graphs[k], cx->protect);
+        OLG_TRY(olg__mark_subgraph_refs(cx->reads, g, a->graphs[k], cx->protect));
     }
   }
   return OLG_OK;
@@ -379,6 +475,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   const olg_allocator *al = &cx->dst_model->alloc;
   size_t nv = sg->n_values ? sg->n_values : 1, nn = sg->n_nodes ? sg->n_nodes : 1;
   olg_status s = OLG_OK;
+  bool pushed = false;
   *n_failed = 0;
   cx->map = olg__malloc(al, nv * sizeof *cx->map);
   cx->uses = olg__calloc(al, nv, sizeof *cx->uses);
@@ -399,9 +496,10 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) count_subgraph_refs(cx, a->g, 1);
+      if (a->type == OLG_ATTR_GRAPH && (s = olg__subgraph_reads(cx->reads, a->g, count_ref, cx)))
+        goto done;
       for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        if (a->graphs[k]) count_subgraph_refs(cx, a->graphs[k], 1);
+        if ((s = olg__subgraph_reads(cx->reads, a->graphs[k], count_ref, cx))) goto done;
     }
   }
   for (uint32_t i = 0; i < sg->outputs.n; i++) count_use(cx, sg->outputs.p[i]);
@@ -410,12 +508,14 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     goto done;
   }
   if ((s = carry_inputs(cx))) goto done;
+  if ((s = scopes_push(cx))) goto done;
+  pushed = true;
   if (cx->parent) /* the names a subgraph reads from enclosing graphs */
     for (uint32_t v = 0; v < sg->n_values; v++)
       if (cx->uses[v] && cx->map[v] == OLG_NO_VALUE && olg__reads_by_name(&sg->values[v]) &&
           (s = resolve_outer_ref(cx, (olg_value)v)))
         goto done;
-  if ((s = olg__graph_order(sg, al, order))) goto done;
+  if ((s = olg__graph_order(sg, al, cx->reads, order))) goto done;
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
     s = lower_node(cx, order[k]);
@@ -429,7 +529,11 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   if (*n_failed || cx->n_errors) goto done;
   if ((s = compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
   s = olg__cleanup(cx);
+  if (!s && cx->parent) /* the copies served this graph's lowering: later, resolve by walking */
+    for (uint32_t v = 0; v < cx->dst->n_values; v++)
+      cx->dst->values[v].flags &= ~(uint32_t)OLG_VF_RESOLVED;
 done:
+  if (pushed) scopes_pop(cx);
   olg__free(al, cx->map, nv * sizeof *cx->map);
   olg__free(al, cx->uses, nv * sizeof *cx->uses);
   olg__free(al, order, nn * sizeof *order);
@@ -445,8 +549,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
     return olg__errf(cx, OLG_ERR_INVALID_MODEL, "attribute '%s' carries no graph (a required body is missing)",
                      attr ? attr : "?");
   /* lowering a subgraph recurses (symbolic -> subgraph -> symbolic): bounded, not the stack */
-  int depth = 1;
-  for (const olg_lower *p = cx->parent; p && depth <= OLG_MAX_GRAPH_DEPTH; p = p->parent) depth++;
+  int depth = cx->depth + 1;
   if (depth > OLG_MAX_GRAPH_DEPTH)
     return olg__errf(cx, OLG_ERR_LIMIT, "subgraph '%s' is nested more than %d graphs deep; the library follows at most %d",
                      attr ? attr : "?", OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
@@ -463,6 +566,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.src = src_sub;
   sub.dst = g;
   sub.parent = cx;
+  sub.depth = depth;
   sub.scope = scope;
   sub.cur = -1;
   sub.cur_node = NULL;
@@ -555,7 +659,15 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
       (s = olg_model_set_string(dm, OLG_MODEL_DOC_STRING, src->doc_string)))
     goto fail;
   size_t n_failed; /* nodes, each reported at least once; those downstream are not counted */
+  if ((s = olg__reads_memo_new(al, &cx.reads))) goto fail;
+  olg_scopes scopes = {0};
+  scopes.al = al;
+  cx.scopes = &scopes;
   s = lower_graph(&cx, &n_failed);
+  olg__reads_memo_free(cx.reads);
+  scopes_free(&scopes);
+  cx.reads = NULL;
+  cx.scopes = NULL;
   if (s) goto fail;
   if (n_failed || cx.n_errors) {
     s = olg__err(OLG_ERR_UNSUPPORTED,

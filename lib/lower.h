@@ -79,6 +79,9 @@ olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
 
 struct olg_profile;
 
+typedef struct olg_reads_memo olg_reads_memo; /* passes/walk.c */
+typedef struct olg_scopes olg_scopes;         /* legalize.c */
+
 struct olg_lower {
   const olg_model *src_model;
   const olg_graph *src;
@@ -129,6 +132,10 @@ struct olg_lower {
      values' element type and rank, dims unknown); NULL: none. Set by the symbolic around the call. */
   const olg_value *sub_in_from;
   size_t n_sub_in_from;
+
+  int depth;                /* subgraphs deep: 0 for the main graph */
+  olg_reads_memo *reads;    /* shared by every level of one olg_legalize (passes/walk.c) */
+  olg_scopes *scopes;       /* the same: which enclosing graph defines a name (legalize.c) */
 };
 
 /* legalize.c: lowers a subgraph of the source node being lowered (an attribute `attr` of an ONNX

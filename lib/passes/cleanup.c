@@ -154,7 +154,7 @@ static olg_status dce_and_compact(olg_lower *cx) {
     s = OLG_ERR_NOMEM;
     goto done;
   }
-  s = olg__graph_order(g, al, order);
+  s = olg__graph_order(g, al, cx->reads, order);
   if (s) goto done;
   uint32_t n_live = 0;
   for (uint32_t i = 0; i < g->outputs.n; i++) live_val[g->outputs.p[i]] = 1;
@@ -181,9 +181,10 @@ static olg_status dce_and_compact(olg_lower *cx) {
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) olg__mark_subgraph_refs(g, a->g, live_val);
+      if (a->type == OLG_ATTR_GRAPH && (s = olg__mark_subgraph_refs(cx->reads, g, a->g, live_val)))
+        goto done;
       for (size_t q = 0; a->type == OLG_ATTR_GRAPHS && q < a->n; q++)
-        olg__mark_subgraph_refs(g, a->graphs[q], live_val);
+        if ((s = olg__mark_subgraph_refs(cx->reads, g, a->graphs[q], live_val))) goto done;
     }
   }
   uint32_t m = 0;

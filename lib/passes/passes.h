@@ -14,13 +14,23 @@ static inline bool olg__is_protected(const olg_lower *cx, olg_value v) {
 
 /* passes/walk.c */
 bool olg__has_subgraph(const olg_node *nd);
+/* What the walks below know of the graphs they summarized, for one olg_legalize (each graph's
+ * names read by name at any depth, computed once: linear in the nesting depth). */
+olg_status olg__reads_memo_new(const olg_allocator *al, olg_reads_memo **out);
+void olg__reads_memo_free(olg_reads_memo *m);
 /* Marks the names a subgraph reads from enclosing graphs as live in g. */
-void olg__mark_subgraph_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_val);
+olg_status olg__mark_subgraph_refs(olg_reads_memo *m, olg_graph *g, const olg_graph *sub,
+                                   uint8_t *live_val);
+/* For each name sub reads by name (of OLG_NODE_DONE nodes, at any depth, once each):
+ * fn(ud, name). */
+olg_status olg__subgraph_reads(olg_reads_memo *m, const olg_graph *sub,
+                               void (*fn)(void *, const char *), void *ud);
 /* A value a subgraph reads by name from an enclosing graph. */
 bool olg__reads_by_name(const olg_value_rec *r);
 /* A topological order of g that counts subgraph reads as edges; order[k] = -1 past the last
  * live node. */
-olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_node_id *order);
+olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
+                            olg_node_id *order);
 
 /* passes/cleanup.c: the profile's rewrites (cx->prof; lib/profile.h), then the cleanup. */
 olg_status olg__cleanup(olg_lower *cx);

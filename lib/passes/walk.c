@@ -1,5 +1,7 @@
 /* onnxlegal — walks over a target graph shared by the driver and the cleanup: subgraph
  * references by name, and a topological order that counts them as edges. */
+#include <string.h>
+
 #include "lower.h"
 #include "passes/passes.h"
 
@@ -10,36 +12,248 @@ bool olg__has_subgraph(const olg_node *nd) {
 }
 
 
-/* Marks the names a subgraph reads from enclosing graphs as live in g. The walks below recurse
- * through nested subgraphs: no deeper than the lowering goes (OLG_MAX_GRAPH_DEPTH), so that no
- * input exhausts the stack. */
-static void mark_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_val, int depth) {
-  if (depth > OLG_MAX_GRAPH_DEPTH) return;
-  for (uint32_t i = 0; i < sub->n_nodes; i++) {
-    const olg_node *nd = &sub->nodes[i];
+/* ---- the names a subgraph reads by name, at any depth, memoized per graph ----
+ *
+ * The walks below ask, for a node of graph g with subgraphs, which names those subgraphs read
+ * from outside themselves. Walking every nested node for every enclosing graph was quadratic in
+ * the nesting depth; instead each graph's set (its own reads by name and its subgraphs' sets,
+ * without duplicates) is computed once per olg_legalize and reused by every enclosing level, so
+ * the walks cost the size of a set. A graph is summarized only once it is final: source graphs
+ * are not changed by the lowering, and a target subgraph is walked only after it was lowered,
+ * cleaned and attached. The computation is an explicit post-order over the graphs (no recursion,
+ * so no depth limit is needed: deeper nests are refused by the lowering). */
+
+struct olg_reads_entry {
+  const olg_graph *g;
+  bool all;           /* every node's reads, or only those of OLG_NODE_DONE nodes */
+  bool done;          /* false while its subgraphs are being summarized (a cycle reads nothing) */
+  const char **names; /* the set */
+  uint32_t n;
+};
+
+struct olg_reads_memo {
+  const olg_allocator *al;
+  struct olg_reads_entry *e; /* open addressing by (graph, all); cap a power of two */
+  uint32_t cap, n;
+  /* scratch: a set of names (open addressing, cleared through its list) */
+  const char **set;
+  uint32_t set_cap;
+  const char **list;
+  uint32_t n_list, cap_list;
+  struct frame { const olg_graph *g; uint32_t i, j; size_t k; } *stack;
+  uint32_t cap_stack;
+};
+
+olg_status olg__reads_memo_new(const olg_allocator *al, olg_reads_memo **out) {
+  *out = olg__calloc(al, 1, sizeof **out);
+  if (!*out) return OLG_ERR_NOMEM;
+  (*out)->al = al;
+  return OLG_OK;
+}
+
+void olg__reads_memo_free(olg_reads_memo *m) {
+  if (!m) return;
+  const olg_allocator *al = m->al;
+  for (uint32_t i = 0; i < m->cap; i++)
+    if (m->e[i].g) olg__free(al, m->e[i].names, (m->e[i].n ? m->e[i].n : 1) * sizeof(char *));
+  olg__free(al, m->e, (size_t)m->cap * sizeof *m->e);
+  olg__free(al, m->set, (size_t)m->set_cap * sizeof *m->set);
+  olg__free(al, m->list, (size_t)m->cap_list * sizeof *m->list);
+  olg__free(al, m->stack, (size_t)m->cap_stack * sizeof *m->stack);
+  olg__free(al, m, sizeof *m);
+}
+
+static uint32_t hash_ptr(const void *p, bool all) {
+  uint64_t x = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(x >> 32) ^ (uint32_t)all;
+}
+
+static uint32_t hash_name(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static struct olg_reads_entry *memo_find(olg_reads_memo *m, const olg_graph *g, bool all) {
+  if (!m->cap) return NULL;
+  for (uint32_t i = hash_ptr(g, all) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    olg__count_probe();
+    if (!m->e[i].g) return NULL;
+    if (m->e[i].g == g && m->e[i].all == all) return &m->e[i];
+  }
+}
+
+static olg_status memo_add(olg_reads_memo *m, const olg_graph *g, bool all,
+                           struct olg_reads_entry **out) {
+  if ((m->n + 1) * 2 > m->cap) {
+    uint32_t nc = m->cap ? m->cap * 2 : 16;
+    struct olg_reads_entry *e = olg__calloc(m->al, nc, sizeof *e);
+    if (!e) return OLG_ERR_NOMEM;
+    for (uint32_t j = 0; j < m->cap; j++) {
+      if (!m->e[j].g) continue;
+      uint32_t i = hash_ptr(m->e[j].g, m->e[j].all) & (nc - 1);
+      while (e[i].g) i = (i + 1) & (nc - 1);
+      e[i] = m->e[j];
+    }
+    olg__free(m->al, m->e, (size_t)m->cap * sizeof *m->e);
+    m->e = e;
+    m->cap = nc;
+  }
+  uint32_t i = hash_ptr(g, all) & (m->cap - 1);
+  while (m->e[i].g) i = (i + 1) & (m->cap - 1);
+  m->e[i] = (struct olg_reads_entry){g, all, false, NULL, 0};
+  m->n++;
+  *out = &m->e[i];
+  return OLG_OK;
+}
+
+/* Adds name to the scratch set (and its list) unless it is there. */
+static olg_status set_add(olg_reads_memo *m, const char *name) {
+  if ((m->n_list + 1) * 2 > m->set_cap) {
+    uint32_t nc = m->set_cap ? m->set_cap * 2 : 64;
+    const char **set = olg__calloc(m->al, nc, sizeof *set);
+    if (!set) return OLG_ERR_NOMEM;
+    for (uint32_t j = 0; j < m->n_list; j++) {
+      uint32_t i = hash_name(m->list[j]) & (nc - 1);
+      while (set[i]) i = (i + 1) & (nc - 1);
+      set[i] = m->list[j];
+    }
+    olg__free(m->al, m->set, (size_t)m->set_cap * sizeof *m->set);
+    m->set = set;
+    m->set_cap = nc;
+  }
+  uint32_t i = hash_name(name) & (m->set_cap - 1);
+  for (; m->set[i]; i = (i + 1) & (m->set_cap - 1)) {
+    olg__count_probe();
+    if (m->set[i] == name || strcmp(m->set[i], name) == 0) return OLG_OK;
+  }
+  if (m->n_list == m->cap_list) {
+    uint32_t nc = m->cap_list ? m->cap_list * 2 : 64;
+    const char **l = olg__realloc(m->al, m->list, (size_t)m->cap_list * sizeof *l, (size_t)nc * sizeof *l);
+    if (!l) return OLG_ERR_NOMEM;
+    m->list = l;
+    m->cap_list = nc;
+  }
+  m->set[i] = name;
+  m->list[m->n_list++] = name;
+  return OLG_OK;
+}
+
+/* The summary of f->g from its own reads and its subgraphs' (all summarized): the set, moved
+ * out of the scratch into the entry, and the scratch emptied. */
+static olg_status summarize(olg_reads_memo *m, const olg_graph *g, bool all) {
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    const olg_node *nd = &g->nodes[i];
+    if (!all && nd->state != OLG_NODE_DONE) continue;
     for (uint32_t j = 0; j < nd->n_args; j++) {
       const olg_arg *a = &nd->args[j];
       size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
       for (size_t k = 0; k < cnt; k++) {
         olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
-        if (v < 0) continue;
-        const olg_value_rec *r = &sub->values[v];
-        if (r->producer >= 0 || (r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER))) continue;
-        olg_value ov = olg__graph_lookup(g, r->name);
-        if (ov >= 0) live_val[ov] = 1;
+        if (v >= 0 && olg__reads_by_name(&g->values[v])) OLG_TRY(set_add(m, g->values[v].name));
       }
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) mark_refs(g, a->g, live_val, depth + 1);
-      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        if (a->graphs[k]) mark_refs(g, a->graphs[k], live_val, depth + 1);
+      size_t cnt = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
+      for (size_t k = 0; k < cnt; k++) {
+        const olg_graph *sub = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[k];
+        const struct olg_reads_entry *se = sub ? memo_find(m, sub, all) : NULL;
+        for (uint32_t q = 0; se && q < se->n; q++) OLG_TRY(set_add(m, se->names[q]));
+      }
     }
   }
+  const char **names = olg__malloc(m->al, (m->n_list ? m->n_list : 1) * sizeof *names);
+  if (!names) return OLG_ERR_NOMEM;
+  for (uint32_t q = 0; q < m->n_list; q++) {
+    names[q] = m->list[q];
+    uint32_t i = hash_name(m->list[q]) & (m->set_cap - 1);
+    while (m->set[i] != m->list[q]) i = (i + 1) & (m->set_cap - 1);
+    m->set[i] = NULL; /* every slot in use is a list entry: emptied one by one (a probe for a
+                         later entry steps over the emptied ones, it is there) */
+  }
+  struct olg_reads_entry *e = memo_find(m, g, all);
+  e->names = names;
+  e->n = m->n_list;
+  e->done = true;
+  m->n_list = 0;
+  return OLG_OK;
 }
 
-void olg__mark_subgraph_refs(olg_graph *g, const olg_graph *sub, uint8_t *live_val) {
-  mark_refs(g, sub, live_val, 1);
+/* The names graph `root` reads by name at any depth (its own nodes' and its subgraphs'),
+ * deduplicated; all: of every node, else only of OLG_NODE_DONE nodes. */
+static olg_status reads_of(olg_reads_memo *m, const olg_graph *root, bool all,
+                           const struct olg_reads_entry **out) {
+  struct olg_reads_entry *e = memo_find(m, root, all);
+  if (!e) {
+    OLG_TRY(memo_add(m, root, all, &e));
+    uint32_t sp = 0;
+    if (!m->cap_stack) {
+      m->stack = olg__malloc(m->al, 16 * sizeof *m->stack);
+      if (!m->stack) return OLG_ERR_NOMEM;
+      m->cap_stack = 16;
+    }
+    m->stack[sp++] = (struct frame){root, 0, 0, 0};
+    while (sp) {
+      struct frame *f = &m->stack[sp - 1];
+      const olg_graph *child = NULL;
+      for (; f->i < f->g->n_nodes && !child; f->i++, f->j = 0) {
+        const olg_node *nd = &f->g->nodes[f->i];
+        if (!all && nd->state != OLG_NODE_DONE) continue;
+        for (; f->j < nd->n_attrs && !child; f->j++, f->k = 0) {
+          const olg_attr *a = &nd->attrs[f->j];
+          size_t cnt = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
+          for (; f->k < cnt && !child; f->k++) {
+            const olg_graph *sub = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[f->k];
+            if (sub && !memo_find(m, sub, all)) child = sub;
+          }
+          if (child) break; /* resume at this attribute (k already past the child) */
+        }
+        if (child) break;
+      }
+      if (!child) {
+        OLG_TRY(summarize(m, f->g, all));
+        sp--;
+        continue;
+      }
+      struct olg_reads_entry *ce;
+      OLG_TRY(memo_add(m, child, all, &ce));
+      if (sp == m->cap_stack) {
+        struct frame *st = olg__realloc(m->al, m->stack, (size_t)m->cap_stack * sizeof *st,
+                                        (size_t)m->cap_stack * 2 * sizeof *st);
+        if (!st) return OLG_ERR_NOMEM;
+        m->stack = st;
+        m->cap_stack *= 2;
+      }
+      m->stack[sp++] = (struct frame){child, 0, 0, 0};
+    }
+    e = memo_find(m, root, all);
+  }
+  *out = e;
+  return OLG_OK;
+}
+
+/* Marks the names a subgraph reads from enclosing graphs as live in g. */
+olg_status olg__mark_subgraph_refs(olg_reads_memo *m, olg_graph *g, const olg_graph *sub,
+                                   uint8_t *live_val) {
+  if (!sub) return OLG_OK;
+  const struct olg_reads_entry *e;
+  OLG_TRY(reads_of(m, sub, true, &e));
+  for (uint32_t q = 0; q < e->n; q++) {
+    olg_value ov = olg__graph_lookup(g, e->names[q]);
+    if (ov >= 0) live_val[ov] = 1;
+  }
+  return OLG_OK;
+}
+
+/* For each name sub reads by name (of OLG_NODE_DONE nodes, at any depth): fn(ud, name). */
+olg_status olg__subgraph_reads(olg_reads_memo *m, const olg_graph *sub,
+                               void (*fn)(void *, const char *), void *ud) {
+  if (!sub) return OLG_OK;
+  const struct olg_reads_entry *e;
+  OLG_TRY(reads_of(m, sub, false, &e));
+  for (uint32_t q = 0; q < e->n; q++) fn(ud, e->names[q]);
+  return OLG_OK;
 }
 
 bool olg__reads_by_name(const olg_value_rec *r) {
@@ -49,33 +263,8 @@ bool olg__reads_by_name(const olg_value_rec *r) {
 /* The producers a node depends on: its value arguments' and, for a node with subgraphs, those
  * of the values the subgraphs read by name from this graph (implicit inputs, which the graph's
  * own topological order does not see). fn(ud, producer) for each, duplicates possible. */
-static void subgraph_producers(const olg_graph *g, const olg_graph *sub,
-                               void (*fn)(void *, int32_t), void *ud, int depth) {
-  if (depth > OLG_MAX_GRAPH_DEPTH) return;
-  for (uint32_t i = 0; i < sub->n_nodes; i++) {
-    const olg_node *nd = &sub->nodes[i];
-    if (nd->state != OLG_NODE_DONE) continue;
-    for (uint32_t j = 0; j < nd->n_args; j++) {
-      const olg_arg *a = &nd->args[j];
-      size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
-      for (size_t k = 0; k < cnt; k++) {
-        olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
-        if (v < 0 || !olg__reads_by_name(&sub->values[v])) continue;
-        olg_value ov = olg__graph_lookup(g, sub->values[v].name);
-        if (ov >= 0 && g->values[ov].producer >= 0) fn(ud, g->values[ov].producer);
-      }
-    }
-    for (uint32_t j = 0; j < nd->n_attrs; j++) {
-      const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud, depth + 1);
-      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        if (a->graphs[k]) subgraph_producers(g, a->graphs[k], fn, ud, depth + 1);
-    }
-  }
-}
-
-static void node_producers(const olg_graph *g, const olg_node *nd, void (*fn)(void *, int32_t),
-                           void *ud) {
+static olg_status node_producers(olg_reads_memo *m, const olg_graph *g, const olg_node *nd,
+                                 void (*fn)(void *, int32_t), void *ud) {
   for (uint32_t j = 0; j < nd->n_args; j++) {
     const olg_arg *a = &nd->args[j];
     size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
@@ -86,10 +275,19 @@ static void node_producers(const olg_graph *g, const olg_node *nd, void (*fn)(vo
   }
   for (uint32_t j = 0; j < nd->n_attrs; j++) {
     const olg_attr *a = &nd->attrs[j];
-    if (a->type == OLG_ATTR_GRAPH && a->g) subgraph_producers(g, a->g, fn, ud, 1);
-    for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-      if (a->graphs[k]) subgraph_producers(g, a->graphs[k], fn, ud, 1);
+    size_t cnt = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
+    for (size_t k = 0; k < cnt; k++) {
+      const olg_graph *sub = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[k];
+      if (!sub) continue;
+      const struct olg_reads_entry *e;
+      OLG_TRY(reads_of(m, sub, false, &e));
+      for (uint32_t q = 0; q < e->n; q++) {
+        olg_value ov = olg__graph_lookup(g, e->names[q]);
+        if (ov >= 0 && g->values[ov].producer >= 0) fn(ud, g->values[ov].producer);
+      }
+    }
   }
+  return OLG_OK;
 }
 
 struct topo {
@@ -97,7 +295,7 @@ struct topo {
   uint32_t *indeg, *off;
   int32_t *adj;
   int32_t cur;
-  size_t n_edges;
+  size_t n_edges, n_adj;
 };
 
 static void topo_count(void *ud, int32_t p) {
@@ -115,25 +313,27 @@ static void topo_fill(void *ud, int32_t p) {
 
 /* A topological order of g that counts subgraph reads as edges (Kahn, linear in nodes plus
  * edges); order[k] = -1 past the last live node. */
-olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_node_id *order) {
+olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
+                            olg_node_id *order) {
   uint32_t n = g->n_nodes;
   if (!n) return OLG_OK;
   struct topo t = {g, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
-                   NULL, 0, 0};
+                   NULL, 0, 0, 0};
   olg_status s = OLG_OK;
   if (!t.indeg || !t.off) { s = OLG_ERR_NOMEM; goto done; }
   for (uint32_t i = 0; i < n; i++) {
     if (g->nodes[i].state != OLG_NODE_DONE) continue;
     t.cur = (int32_t)i;
-    node_producers(g, &g->nodes[i], topo_count, &t);
+    if ((s = node_producers(m, g, &g->nodes[i], topo_count, &t))) goto done;
   }
-  t.adj = olg__malloc(al, (t.n_edges ? t.n_edges : 1) * sizeof *t.adj);
+  t.n_adj = t.n_edges ? t.n_edges : 1;
+  t.adj = olg__malloc(al, t.n_adj * sizeof *t.adj);
   if (!t.adj) { s = OLG_ERR_NOMEM; goto done; }
   for (uint32_t i = 0; i < n; i++) t.off[i + 1] += t.off[i];
   for (uint32_t i = 0; i < n; i++) {
     if (g->nodes[i].state != OLG_NODE_DONE) continue;
     t.cur = (int32_t)i;
-    node_producers(g, &g->nodes[i], topo_fill, &t);
+    if ((s = node_producers(m, g, &g->nodes[i], topo_fill, &t))) goto done;
   }
   uint32_t head = 0, tail = 0, live = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -156,6 +356,6 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_nod
 done:
   olg__free(al, t.indeg, (size_t)n * sizeof(uint32_t));
   olg__free(al, t.off, ((size_t)n + 1) * sizeof(uint32_t));
-  olg__free(al, t.adj, (t.n_edges ? t.n_edges : 1) * sizeof *t.adj);
+  olg__free(al, t.adj, t.n_adj * sizeof *t.adj);
   return s;
 }

@@ -1,6 +1,8 @@
 /* Nesting and size limits: If nested 10,000 deep through the API ends in OLG_ERR_LIMIT from
  * check, inference and legalize (no stack overflow, also under ASan), the same at 200 deep ends
  * in a result; a 1,000,000-node chain goes through all three. Speed: bench/nesting.c. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../harness.h"
@@ -75,3 +77,40 @@ TEST(depth_flat_chain_1000000) {
   olg_registry_free(r);
   olg_model_free(m);
 }
+
+/* Linear in the nesting depth, counted rather than timed: the probes of the name maps and memo
+ * tables (olg__probes) that legalize makes on If nested 250 and 1000 deep.
+ * Linear work grows 4x from one to the other, quadratic work 16x; the bound allows 5x. */
+enum { STAGE_CHECK, STAGE_INFER, STAGE_LEGALIZE };
+
+static void probes_at(long depth, int stage, uint64_t *n) {
+  olg_model *m = NULL;
+  CHECK_OK(nested_if_model(depth, &m));
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  olg_check_options co = OLG_CHECK_OPTIONS_INIT;
+  co.full = 1;
+  olg_legalize_options lo = OLG_LEGALIZE_OPTIONS_INIT;
+  lo.opset = 17;
+  olg_model *out = NULL;
+  uint64_t before = olg__probes;
+  if (stage == STAGE_CHECK) CHECK_OK(olg_check(m, &co, NULL));
+  else if (stage == STAGE_INFER) CHECK_OK(olg_infer_shapes(m, NULL, NULL));
+  else CHECK_OK(olg_legalize(m, r, &lo, &out, NULL));
+  *n = olg__probes - before;
+  olg_model_free(out);
+  olg_registry_free(r);
+  olg_model_free(m);
+}
+
+static void check_linear(int stage) {
+  uint64_t a = 0, b = 0;
+  probes_at(250, stage, &a);
+  probes_at(1000, stage, &b);
+  if (getenv("OLG_PRINT_PROBES") || b > 5 * a) fprintf(stderr, "  probes at depth 250: %llu, at 1000: %llu\n",
+                         (unsigned long long)a, (unsigned long long)b);
+  CHECK(a > 0);
+  CHECK(b <= 5 * a);
+}
+
+TEST(depth_linear_work_legalize) { check_linear(STAGE_LEGALIZE); }
