@@ -4,7 +4,7 @@
  * Source: openvinotoolkit/openvino src/frontends/onnx/docs/supported_ops.md at 0ae60f0 (the
  * default-domain rows with a supported version; rows with none, and ONNX ops it does not list,
  * are unsupported). Rule (docs/profiles.md):
- *   openvino/unsupported-op   Bernoulli, LpPool, MaxUnpool, Swish, Optional* (built in the
+ *   openvino/unsupported-op   Bernoulli, Det (static, up to 3x3), LpPool, MaxUnpool, Swish, Optional* (built in the
  *                             graph) decomposed exactly; Det, DeformConv, MelWeightMatrix,
  *                             string ops, TfIdfVectorizer, ... refused (folded when constant) */
 #include <stdio.h>
@@ -82,6 +82,7 @@ static olg_status ov_unsupported_fix(olg_prule_site *st) {
   if (strcmp(op, "Bernoulli") == 0) return olg__prof_bernoulli(st);
   if (strcmp(op, "MaxUnpool") == 0) return olg__prof_maxunpool(st);
   if (strcmp(op, "LpPool") == 0) return olg__prof_lppool(st);
+  if (strcmp(op, "Det") == 0) return olg__prof_det(st);
   if (strcmp(op, "Swish") == 0) return swish(st);
   if (strncmp(op, "Optional", 8) == 0) {
     bool done = false;
@@ -94,7 +95,7 @@ static olg_status ov_unsupported_fix(olg_prule_site *st) {
 static const olg_prule openvino_rules[] = {
     {.name = "openvino/unsupported-op", .op = NULL, .kind = OLG_PRULE_MATCH,
      .match = ov_unsupported_match, .fix = ov_unsupported_fix,
-     .hint = "Bernoulli, LpPool, MaxUnpool, Swish and Optional* built in the graph are "
+     .hint = "Bernoulli, Det (up to 3x3), LpPool, MaxUnpool, Swish and Optional* built in the graph are "
              "decomposed, constant ones folded; the others have no exact rewrite here"},
 };
 

@@ -13,7 +13,8 @@
  *   tensorrt/gridsample-4d      4-D input only                       -> refused
  *   tensorrt/resize-*           profiles/tensorrt_resize.c
  *   tensorrt/unsupported-op     ops the table marks N or lacks       -> Bernoulli, MaxUnpool,
- *                               Optional* decomposed; constants folded; else refused */
+ *                               Optional*, Det (up to 3x3) decomposed; constants folded;
+ *                               else refused */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +307,7 @@ static olg_status trt_unsupported_fix(olg_prule_site *st) {
   }
   if (strcmp(op, "Bernoulli") == 0) return olg__prof_bernoulli(st);
   if (strcmp(op, "MaxUnpool") == 0) return olg__prof_maxunpool(st);
+  if (strcmp(op, "Det") == 0) return olg__prof_det(st);
   bool done = false;
   if (strncmp(op, "Optional", 8) == 0) {
     OLG_TRY(olg__prof_optional(st, &done));
@@ -365,7 +367,7 @@ static const olg_prule tensorrt_rules[] = {
 static const olg_prule tensorrt_any_rules[] = {
     {.name = "tensorrt/unsupported-op", .op = NULL, .kind = OLG_PRULE_MATCH,
      .match = trt_unsupported_match, .fix = trt_unsupported_fix,
-     .hint = "Bernoulli, MaxUnpool and Optional* built in the graph are decomposed, constant "
+     .hint = "Bernoulli, Det (up to 3x3), MaxUnpool and Optional* built in the graph are decomposed, constant "
              "ones folded; the others have no exact rewrite here"},
 };
 

@@ -49,6 +49,8 @@ olg_status olg__prof_bernoulli(olg_prule_site *st);
 olg_status olg__prof_maxunpool(olg_prule_site *st);
 /* LpPool as (AveragePool(|x|^p, count_include_pad) * prod(kernel)) ^ (1/p). */
 olg_status olg__prof_lppool(olg_prule_site *st);
+/* Det of static 1x1, 2x2 or 3x3 matrices as the cofactor formula. */
+olg_status olg__prof_det(olg_prule_site *st);
 /* Optional / OptionalHasElement / OptionalGetElement on an Optional built in the graph (or on
  * a plain tensor): read directly. *done false: not that case. */
 olg_status olg__prof_optional(olg_prule_site *st, bool *done);

@@ -188,3 +188,49 @@ olg_status olg__prof_optional(olg_prule_site *st, bool *done) {
   *done = true;
   return olg__prof_replace_outputs(st, &y, 1);
 }
+
+/* Det of n x n matrices, n <= 3 and static: the cofactor (Leibniz) formula over the entries,
+ * each read by a Gather from the matrices flattened to [..., n*n]. */
+olg_status olg__prof_det(olg_prule_site *st) {
+  olg_lower *cx = st->cx;
+  olg_value x = olg__prof_input(cx->dst, st->node, 0);
+  int32_t rank = olg__rank(cx, x);
+  int64_t n = rank >= 2 ? olg__dim(cx, x, rank - 1) : -1;
+  if (rank < 2 || rank > OLG_MAX_RANK || n < 1 || n > 3 || olg__dim(cx, x, rank - 2) != n)
+    return olg__prof_decline(st, "Det of matrices that are not static 1x1, 2x2 or 3x3");
+  int64_t dims[OLG_MAX_RANK];
+  for (int32_t d = 0; d < rank - 2; d++) dims[d] = 0; /* 0: the input's dim */
+  dims[rank - 2] = n * n;
+  olg_value xf, e[9], y;
+  OLG_TRY(olg__emit_reshape_static(cx, x, dims, (size_t)rank - 1, &xf));
+  for (int64_t k = 0; k < n * n; k++) {
+    olg_value idx;
+    OLG_TRY(olg__const_i64(cx, k, &idx));
+    OLG_TRY(olg__emit_gather(cx, xf, idx, rank - 2, &e[k]));
+  }
+  if (n == 1) {
+    y = e[0];
+  } else if (n == 2) {
+    olg_value ad, bc;
+    OLG_TRY(olg__emit2(cx, "Mul", e[0], e[3], &ad));
+    OLG_TRY(olg__emit2(cx, "Mul", e[1], e[2], &bc));
+    OLG_TRY(olg__emit2(cx, "Sub", ad, bc, &y));
+  } else {
+    /* a(ei - fh) - b(di - fg) + c(dh - eg) */
+    static const int m[3][5] = {{0, 4, 8, 5, 7}, {1, 3, 8, 5, 6}, {2, 3, 7, 4, 6}};
+    olg_value t[3];
+    for (int r = 0; r < 3; r++) {
+      olg_value p, q, minor;
+      OLG_TRY(olg__emit2(cx, "Mul", e[m[r][1]], e[m[r][2]], &p));
+      OLG_TRY(olg__emit2(cx, "Mul", e[m[r][3]], e[m[r][4]], &q));
+      OLG_TRY(olg__emit2(cx, "Sub", p, q, &minor));
+      OLG_TRY(olg__emit2(cx, "Mul", e[m[r][0]], minor, &t[r]));
+    }
+    olg_value s;
+    OLG_TRY(olg__emit2(cx, "Sub", t[0], t[1], &s));
+    OLG_TRY(olg__emit2(cx, "Add", s, t[2], &y));
+  }
+  snprintf(st->msg, sizeof st->msg, "Det of %lldx%lld matrices made the cofactor formula",
+           (long long)n, (long long)n);
+  return olg__prof_replace_outputs(st, &y, 1);
+}

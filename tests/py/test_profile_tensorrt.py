@@ -204,3 +204,75 @@ def trt_cases():
 def test_tensorrt_rules_hand_made_models():
     bad = run_cases(trt_cases(), "tensorrt")
     assert not bad, "\n".join(bad)
+
+
+# ---- the seeds' models exported for TensorRT ----
+
+SEED_OPSETS = range(9, 18)
+
+
+def _seed_exports():
+    """Every seed case of tests/torch/models.py exported with target="tensorrt" at opsets 9-17:
+    {(case, opset): record} with the path, torch's outputs and ORT's, or why it was not
+    exported."""
+    import pytest
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, os.path.join(ROOT, "tests", "torch"))
+    import models
+    import onnxlegal.torch as olt
+    from onnxlegal._torch_trace import flatten
+    from ortrun import run_batch
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="olg-trt-seeds-")
+    recs, batch, where = {}, [], []
+    for case in models.SEED_CASES:
+        model, args = case.build()
+        model.eval()
+        sg = olt.trace(model, args, **case.export_kwargs)
+        src = olt.to_source_model(sg)
+        with torch.no_grad():
+            want = [t.detach().numpy() for t in flatten(models.call(model, args))[0]]
+        feed = {si.name: t.detach().numpy() for si, t in zip(sg.inputs, flatten(tuple(args))[0])}
+        for o in SEED_OPSETS:
+            path = os.path.join(tmp, "%s.%d.onnx" % (case.name, o))
+            rec = recs[(case.name, o)] = {"path": path, "want": want, "case": case}
+            try:
+                olt.export_traced(sg, path, opset_version=o, source_model=src, target="tensorrt")
+            except olt.UnsupportedOpsError as e:
+                rec["refused"] = str(e)
+                continue
+            batch.append((path, feed))
+            where.append((case.name, o))
+    for k, out in zip(where, run_batch(batch) if batch else []):
+        recs[k]["ort"] = out
+    return recs
+
+
+def test_seed_models_exported_for_tensorrt_pass_its_check_and_compute_as_torch():
+    import subprocess
+    recs = _seed_exports()
+    bad, n_ok = [], 0
+    for (name, o), rec in sorted(recs.items()):
+        if "refused" in rec:
+            # only the lowering may refuse (an op not expressible at that opset), never a rule
+            if "OLG-PROFILE" in rec["refused"] or "tensorrt/" in rec["refused"]:
+                bad.append("%s@%d: refused by a tensorrt rule: %s" % (name, o, rec["refused"][:400]))
+            continue
+        r = subprocess.run([os.path.join(ROOT, "build", "bin", "onnxlegal"), "check", rec["path"],
+                            "--profile", "tensorrt"], capture_output=True, text=True)
+        if "OLG-PROFILE-VIOLATION" in r.stdout + r.stderr:
+            bad.append("%s@%d: check --profile tensorrt: %s" % (name, o, (r.stdout + r.stderr)[:600]))
+        out = rec.get("ort")
+        if isinstance(out, str) or out is None:
+            bad.append("%s@%d: ORT: %s" % (name, o, str(out)[:300]))
+            continue
+        case = rec["case"]
+        for w, g in zip(rec["want"], out.values()):
+            if w.shape != g.shape or not np.allclose(w, g, atol=case.atol, rtol=case.rtol):
+                bad.append("%s@%d: differs from torch" % (name, o))
+                break
+        else:
+            n_ok += 1
+    assert not bad, "\n".join(bad)
+    # most of the seeds export at most of these opsets (the rest: Resize modes before 11, ...)
+    assert n_ok >= len(recs) // 2, (n_ok, len(recs))
