@@ -288,6 +288,19 @@ class Lower:
         call("olg_lower_bind_output", self._cx, i, int(v))
 
     # ---- diagnostics ----
+    # ---- during a profile rewrite (onnxlegal.profiles) ----
+    def target_node(self, node):
+        """(op, inputs, outputs) of target node `node` (value ids; NO_VALUE for an omitted one)."""
+        g = lib.olg_lower_target(self._cx)
+        op = dec(lib.olg_node_op(g, node))
+        ins = [lib.olg_node_input_at(g, node, i) for i in range(lib.olg_node_input_count(g, node))]
+        outs = [lib.olg_node_output_at(g, node, i) for i in range(lib.olg_node_output_count(g, node))]
+        return op, ins, outs
+
+    def replace_value(self, old, new):
+        """Makes target value `new` stand for `old` everywhere (a profile rewrite's result)."""
+        call("olg_lower_replace_value", self._cx, int(old), int(new))
+
     def warning(self, message):
         call("olg_lower_warning", self._cx, enc(message))
 
@@ -505,7 +518,9 @@ def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_
             call("olg_legalize_options_set_ir_version", o, int(ir_version))
         call("olg_legalize_options_set_flags", o, int(bool(keep_initializers_as_inputs)),
              int(bool(constant_folding)), int(bool(decompositions)))
-        if profile:
+        if profile is not None and not isinstance(profile, str):
+            call("olg_legalize_options_set_profile_object", o, profile.handle)  # a Profile
+        elif profile:
             call("olg_legalize_options_set_profile", o, enc(profile))
         if report:
             call("olg_legalize_options_set_report", o, 1)

@@ -1,0 +1,183 @@
+/* Tests of target profiles through the public API: the built-in ort profile's cast-around (Where
+ * on int8 at opset 9 runs in int32), its refusal naming the rule (Max-6 on double), the check of
+ * a model, and caller-defined profiles: a type rule with and without a rewrite callback, an op
+ * rule, a built-in base. */
+#include <stdlib.h>
+
+#include "../harness.h"
+#include "../lowering_helpers.h"
+
+#define OLG_TRY_T(expr)          \
+  do {                           \
+    olg_status t_ = (expr);      \
+    if (t_) return t_;           \
+  } while (0)
+
+/* c: bool[3], x, y: dt[3] -> op(c?, x, y) named "n" -> z, at opset `opset` (an ONNX model). */
+static olg_status two_input_model(olg_model **out, const char *op, int with_cond, olg_dtype dt,
+                                  int opset) {
+  olg_model *m;
+  olg_status s = olg_model_new(&m, NULL);
+  if (s) return s;
+  olg_graph *g = olg_model_graph(m);
+  olg_value c = OLG_NO_VALUE, x, y, z;
+  olg_node_id n;
+  int64_t dims[1] = {3};
+  const char *names[1] = {"z"};
+  if ((s = olg_model_set_opset(m, "", opset)) ||
+      (with_cond && (s = olg_graph_add_input(g, "c", OLG_BOOL, 1, dims, NULL, &c))) ||
+      (s = olg_graph_add_input(g, "x", dt, 1, dims, NULL, &x)) ||
+      (s = olg_graph_add_input(g, "y", dt, 1, dims, NULL, &y)) ||
+      (s = olg_node_begin(g, "", op, "n", &n)) ||
+      (with_cond && (s = olg_node_arg_value(g, n, c))) || (s = olg_node_arg_value(g, n, x)) ||
+      (s = olg_node_arg_value(g, n, y)) || (s = olg_node_end(g, n, 1, names, &z)) ||
+      (s = olg_graph_add_output(g, z))) {
+    olg_model_free(m);
+    return s;
+  }
+  *out = m;
+  return OLG_OK;
+}
+
+static int has_diag(const olg_diags *d, const char *code, const char *needle) {
+  for (size_t i = 0; i < olg_diags_count(d); i++)
+    if (strcmp(olg_diag_code(d, i), code) == 0 && strstr(olg_diag_message(d, i), needle)) return 1;
+  return 0;
+}
+
+static olg_status convert(const olg_model *src, const char *profile, const olg_profile *obj,
+                          int opset, olg_model **out, olg_diags *d) {
+  olg_registry *r = builtin();
+  olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+  o.opset = opset;
+  o.profile = profile;
+  o.profile_object = obj;
+  o.report = 1;
+  olg_status s = r ? olg_legalize(src, r, &o, out, d) : OLG_ERR_NOMEM;
+  olg_registry_free(r); /* the output does not borrow from the registry */
+  return s;
+}
+
+TEST(profile_ort_casts_where_int8_around) {
+  olg_model *src, *out;
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_OK(two_input_model(&src, "Where", 1, OLG_INT8, 9));
+  CHECK_STATUS(olg_profile_check(src, olg_profile_builtin("ort"), d), OLG_ERR_INVALID_MODEL);
+  CHECK(has_diag(d, "OLG-PROFILE-VIOLATION", "ort/kernel-type"));
+  olg_diags_clear(d);
+  CHECK_OK(convert(src, "ort", NULL, 9, &out, d));
+  const olg_graph *g = olg_model_graph_const(out);
+  CHECK_EQ(count_op(g, "Cast"), 3);
+  CHECK_EQ(count_op(g, "Where"), 1);
+  CHECK_EQ(olg_value_dtype(g, olg_graph_output_at(g, 0)), OLG_INT8);
+  CHECK_STR(olg_value_name(g, olg_graph_output_at(g, 0)), "z");
+  CHECK(has_diag(d, "OLG-PROFILE-FIXED", "int32"));
+  olg_diags_clear(d);
+  CHECK_OK(olg_profile_check(out, olg_profile_builtin("ort"), d)); /* no violation left */
+  olg_model_free(out);
+  /* without a profile: kept as is */
+  CHECK_OK(convert(src, NULL, NULL, 9, &out, NULL));
+  CHECK_EQ(count_op(olg_model_graph_const(out), "Cast"), 0);
+  olg_model_free(out);
+  olg_model_free(src);
+  olg_diags_free(d);
+}
+
+TEST(profile_ort_refuses_max_double_at_7) {
+  olg_model *src, *out = NULL;
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_OK(two_input_model(&src, "Max", 0, OLG_DOUBLE, 7));
+  CHECK_STATUS(convert(src, "ort", NULL, 7, &out, d), OLG_ERR_UNSUPPORTED);
+  CHECK(out == NULL);
+  CHECK(has_diag(d, "OLG-PROFILE-REFUSED", "ort/kernel-type"));
+  olg_diags_clear(d);
+  CHECK_OK(convert(src, "ort", NULL, 8, &out, d)); /* Max-8 has a double kernel */
+  olg_model_free(out);
+  olg_model_free(src);
+  olg_diags_free(d);
+}
+
+/* A caller's rewrite: Add on int8 computed in int32 (wraps alike), outputs cast back. */
+static olg_status add_in_int32(olg_lower *cx, olg_node_id node, const char *rule, void *ud) {
+  (void)rule;
+  ++*(int *)ud;
+  olg_graph *g = olg_lower_target(cx);
+  olg_value a = olg_node_input_at(g, node, 0), b = olg_node_input_at(g, node, 1);
+  olg_value old = olg_node_output_at(g, node, 0), ca, cb, sum, back;
+  olg_node_id n;
+  OLG_TRY_T(olg_lower_emit_begin(cx, "", "Cast", &n));
+  OLG_TRY_T(olg_lower_emit_input(cx, n, a));
+  OLG_TRY_T(olg_lower_emit_attr_int(cx, n, "to", OLG_INT32));
+  OLG_TRY_T(olg_lower_emit_end(cx, n, 1, &ca));
+  OLG_TRY_T(olg_lower_emit_begin(cx, "", "Cast", &n));
+  OLG_TRY_T(olg_lower_emit_input(cx, n, b));
+  OLG_TRY_T(olg_lower_emit_attr_int(cx, n, "to", OLG_INT32));
+  OLG_TRY_T(olg_lower_emit_end(cx, n, 1, &cb));
+  OLG_TRY_T(olg_lower_emit_begin(cx, "", "Add", &n));
+  OLG_TRY_T(olg_lower_emit_input(cx, n, ca));
+  OLG_TRY_T(olg_lower_emit_input(cx, n, cb));
+  OLG_TRY_T(olg_lower_emit_end(cx, n, 1, &sum));
+  OLG_TRY_T(olg_lower_emit_begin(cx, "", "Cast", &n));
+  OLG_TRY_T(olg_lower_emit_input(cx, n, sum));
+  OLG_TRY_T(olg_lower_emit_attr_int(cx, n, "to", OLG_INT8));
+  OLG_TRY_T(olg_lower_emit_end(cx, n, 1, &back));
+  return olg_lower_replace_value(cx, old, back);
+}
+
+TEST(profile_caller_defined_rules_and_rewrite) {
+  olg_profile *p;
+  CHECK_STATUS(olg_profile_new(&p, "ort", NULL), OLG_ERR_INVALID_ARG); /* a built-in's name */
+  CHECK_OK(olg_profile_new(&p, "myrt", NULL));
+  CHECK_STR(olg_profile_name(p), "myrt");
+  const olg_dtype ok[] = {OLG_FLOAT, OLG_INT32};
+  CHECK_OK(olg_profile_add_type_rule(p, "myrt/add-types", "Add", 7, 0, "T", 0, ok, 2));
+  CHECK_STATUS(olg_profile_add_type_rule(p, "myrt/bad", "Add", 7, 0, "T", 0, (const olg_dtype[]){99}, 1),
+               OLG_ERR_INVALID_ARG);
+  CHECK_STATUS(olg_profile_set_rewrite(p, "myrt/none", add_in_int32, NULL), OLG_ERR_NOT_FOUND);
+  olg_model *src, *out = NULL;
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_OK(two_input_model(&src, "Add", 0, OLG_INT8, 14));
+  CHECK_STATUS(olg_profile_check(src, p, d), OLG_ERR_INVALID_MODEL);
+  CHECK(has_diag(d, "OLG-PROFILE-VIOLATION", "myrt/add-types"));
+  /* no rewrite yet: refused, naming the rule */
+  olg_diags_clear(d);
+  CHECK_STATUS(convert(src, NULL, p, 14, &out, d), OLG_ERR_UNSUPPORTED);
+  CHECK(has_diag(d, "OLG-PROFILE-REFUSED", "myrt/add-types"));
+  /* with the rewrite */
+  int calls = 0;
+  CHECK_OK(olg_profile_set_rewrite(p, "myrt/add-types", add_in_int32, &calls));
+  olg_diags_clear(d);
+  CHECK_OK(convert(src, NULL, p, 14, &out, d));
+  CHECK_EQ(calls, 1);
+  const olg_graph *g = olg_model_graph_const(out);
+  CHECK_EQ(count_op(g, "Cast"), 3);
+  CHECK_EQ(olg_value_dtype(g, olg_graph_output_at(g, 0)), OLG_INT8);
+  CHECK(has_diag(d, "OLG-PROFILE-FIXED", "myrt/add-types"));
+  olg_diags_clear(d);
+  CHECK_OK(olg_profile_check(out, p, d));
+  olg_model_free(out);
+  /* an op rule, and a base: ort's rules apply too */
+  olg_profile *q;
+  CHECK_OK(olg_profile_new(&q, "mine", olg_profile_builtin("ort")));
+  CHECK_OK(olg_profile_add_op_rule(q, "mine/no-add", "Add", 7, 0));
+  olg_diags_clear(d);
+  CHECK_STATUS(olg_profile_check(src, q, d), OLG_ERR_INVALID_MODEL);
+  CHECK(has_diag(d, "OLG-PROFILE-VIOLATION", "mine/no-add"));
+  olg_model *w;
+  CHECK_OK(two_input_model(&w, "Where", 1, OLG_INT8, 9));
+  olg_diags_clear(d);
+  CHECK_STATUS(olg_profile_check(w, q, d), OLG_ERR_INVALID_MODEL);
+  CHECK(has_diag(d, "OLG-PROFILE-VIOLATION", "ort/kernel-type"));
+  CHECK(!has_diag(d, "OLG-PROFILE-VIOLATION", "mine/no-add"));
+  olg_model_free(w);
+  olg_profile_free(q);
+  olg_profile_free(p);
+  olg_model_free(src);
+  olg_diags_free(d);
+  CHECK(olg_profile_builtin("nope") == NULL);
+  CHECK_STR(olg_profile_builtin_name(0), "ort");
+  CHECK(olg_profile_builtin_name(100) == NULL);
+}
