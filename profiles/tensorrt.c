@@ -10,6 +10,7 @@
  *   tensorrt/topk-sorted        sorted=1                             -> set (sorted=0 allows it)
  *   tensorrt/topk-k             K known and below 3840               -> refused
  *   tensorrt/scatternd-reduction  no reduction attribute at all      -> dropped when "none"
+ *   tensorrt/int64-narrow       known int64 indices that fit       -> int32, the range the proof
  *   tensorrt/gridsample-4d      4-D input only                       -> refused
  *   tensorrt/resize-*           profiles/tensorrt_resize.c
  *   tensorrt/unsupported-op     ops the table marks N or lacks       -> Bernoulli, MaxUnpool,
@@ -258,6 +259,96 @@ static olg_status scatternd_fix(olg_prule_site *st) {
   return olg__prof_clone_end(st, nid);
 }
 
+/* ---- tensorrt/int64-narrow ---- */
+
+/* The index inputs whose type constraint takes int32 as well as int64 (Tind of Gather,
+ * GatherElements, ScatterElements; CumSum's axis): narrowed only where every value is known and
+ * fits, so the node computes the same. (Slice's inputs are not: its lowering re-encodes them
+ * as int64.) */
+typedef struct narrow_slots {
+  const char *op;
+  uint32_t first, last; /* inputs narrowed together (one type constraint) */
+} narrow_slots;
+
+static const narrow_slots trt_narrow[] = {{"CumSum", 1, 1}, {"Gather", 1, 1},
+                                          {"GatherElements", 1, 1}, {"ScatterElements", 1, 1}};
+
+#define NARROW_MAX_ELEMS (1u << 20)
+
+/* The inputs of node i to narrow: *first..*last when every present one is a known int64 whose
+ * values lie in int32's range (lo/hi: the range found, the proof). */
+static bool narrowable(const olg_graph *g, olg_node_id i, uint32_t *first, uint32_t *last,
+                       int64_t *lo, int64_t *hi) {
+  const olg_node *nd = &g->nodes[i];
+  const narrow_slots *ns = NULL;
+  for (size_t k = 0; k < sizeof trt_narrow / sizeof *trt_narrow; k++)
+    if (strcmp(trt_narrow[k].op, nd->op) == 0) ns = &trt_narrow[k];
+  if (!ns) return false;
+  bool any = false;
+  *lo = INT64_MAX;
+  *hi = INT64_MIN;
+  for (uint32_t k = ns->first; k <= ns->last; k++) {
+    olg_value v = olg__prof_input(g, i, k);
+    if (v == OLG_NO_VALUE) continue;
+    const olg_tensor *t = olg__prof_known(g, v);
+    if (!t || t->dtype != OLG_INT64 || !t->data || t->nbytes % 8 ||
+        t->nbytes / 8 > NARROW_MAX_ELEMS)
+      return false;
+    for (size_t e = 0; e < t->nbytes / 8; e++) {
+      int64_t x;
+      memcpy(&x, (const char *)t->data + 8 * e, 8);
+      if (x < INT32_MIN || x > INT32_MAX) return false;
+      if (x < *lo) *lo = x;
+      if (x > *hi) *hi = x;
+    }
+    any = true;
+  }
+  *first = ns->first;
+  *last = ns->last;
+  return any;
+}
+
+static bool narrow_match(olg_prule_site *st) {
+  uint32_t first, last;
+  int64_t lo, hi;
+  if (!narrowable(st->g, st->node, &first, &last, &lo, &hi)) return false;
+  snprintf(st->msg, sizeof st->msg, "%s's int64 input%s %u%s%.0u hold%s values in [%lld, %lld]: "
+           "int32 holds them", st->g->nodes[st->node].op, first == last ? "" : "s", first,
+           first == last ? "" : "..", first == last ? 0u : last, first == last ? "s" : "",
+           (long long)lo, (long long)hi);
+  return true;
+}
+
+/* Each narrowed input becomes an int32 Constant of the same values; the node's outputs keep
+ * their types (the index type is a constraint of its own). */
+static olg_status narrow_fix(olg_prule_site *st) {
+  olg_lower *cx = st->cx;
+  uint32_t first, last;
+  int64_t lo, hi;
+  if (!narrowable(cx->dst, st->node, &first, &last, &lo, &hi))
+    return olg__prof_decline(st, "the values are not all known int64 within int32's range");
+  for (uint32_t k = first; k <= last; k++) {
+    olg_value v = olg__prof_input(cx->dst, st->node, k);
+    if (v == OLG_NO_VALUE) continue;
+    const olg_tensor *t = olg__prof_known(cx->dst, v);
+    size_t n = t->nbytes / 8;
+    int32_t *d = olg__lower_alloc(cx, n * 4 + 4);
+    if (!d) return OLG_ERR_NOMEM;
+    for (size_t e = 0; e < n; e++) {
+      int64_t x;
+      memcpy(&x, (const char *)t->data + 8 * e, 8);
+      d[e] = (int32_t)x;
+    }
+    olg_value nv;
+    OLG_TRY(olg__const_tensor_kept(cx, OLG_INT32, t->rank, t->dims, d, n * 4, &nv));
+    cx->dst->nodes[st->node].args[k].u.v = nv; /* the node reads the int32 copy */
+  }
+  snprintf(st->msg, sizeof st->msg, "inputs %u..%u narrowed to int32: proof: every value is "
+           "known, in [%lld, %lld], within int32's [%d, %d]", first, last, (long long)lo,
+           (long long)hi, INT32_MIN, INT32_MAX);
+  return OLG_OK;
+}
+
 /* ---- unsupported ops ---- */
 
 /* onnx-tensorrt docs/operators.md at 96e7811: the rows marked Y (sorted, for bsearch). */
@@ -326,9 +417,16 @@ static olg_status trt_unsupported_fix(olg_prule_site *st) {
 /* sorted by op (the engine binary-searches the table) */
 static const olg_prule tensorrt_rules[] = {
     TRT_KNOWN("CumSum", 11, 1, "axis")
+    {.name = "tensorrt/int64-narrow", .op = "CumSum", .since = 11, .kind = OLG_PRULE_MATCH,
+     .match = narrow_match, .fix = narrow_fix, .hint = "narrowed to int32 (every value fits)"},
     {.name = "tensorrt/shape-gather", .op = "Gather", .since = 1, .kind = OLG_PRULE_MATCH,
      .match = shape_gather_match, .fix = shape_gather_fix,
      .hint = "slice the shape instead (Shape start/end at 15+, Shape then Slice below)"},
+    {.name = "tensorrt/int64-narrow", .op = "Gather", .since = 1, .kind = OLG_PRULE_MATCH,
+     .match = narrow_match, .fix = narrow_fix, .hint = "narrowed to int32 (every value fits)"},
+    {.name = "tensorrt/int64-narrow", .op = "GatherElements", .since = 1,
+     .kind = OLG_PRULE_MATCH, .match = narrow_match, .fix = narrow_fix,
+     .hint = "narrowed to int32 (every value fits)"},
     {.name = "tensorrt/gridsample-4d", .op = "GridSample", .since = 16, .kind = OLG_PRULE_RANK,
      .slot = 0, .lo = 4, .hi = 4, .what = "TensorRT samples 4-D inputs only",
      .hint = "none exact (reshape to 4-D by hand where the sampling allows)"},
@@ -344,6 +442,9 @@ static const olg_prule tensorrt_rules[] = {
     TRT_KNOWN("ReduceProd", 18, 1, "axes")
     TRT_KNOWN("ReduceSum", 13, 1, "axes")
     TRT_KNOWN("ReduceSumSquare", 18, 1, "axes")
+    {.name = "tensorrt/int64-narrow", .op = "ScatterElements", .since = 1,
+     .kind = OLG_PRULE_MATCH, .match = narrow_match, .fix = narrow_fix,
+     .hint = "narrowed to int32 (every value fits)"},
     {.name = "tensorrt/scatternd-reduction", .op = "ScatterND", .since = 16,
      .kind = OLG_PRULE_MATCH, .match = scatternd_match, .fix = scatternd_fix,
      .hint = "drop reduction='none'; other reductions have no exact rewrite"},

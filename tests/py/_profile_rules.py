@@ -9,7 +9,7 @@ must report the rule (check_rule when the lowering itself refuses first), the no
 except for folded cases (a value computed from constants, made one by convert). Optional:
 sort_outputs (compare sorted along the last axis), rtol/atol, want (expected outputs instead of
 ORT's run of the original), post (a check of the fixed model: an error text or None), gone (ops
-that must not remain), lowered (the lowering itself already gives what the rule wants)."""
+that must not remain), note_has (text the rule's note must hold: a proof), lowered (the lowering itself already gives what the rule wants)."""
 import os
 import re
 import subprocess
@@ -135,6 +135,8 @@ def run_cases(cases, profile):
             bad.append("%s: no note that %s fired: %s" % (name, rule, recs))
         if expect == "clean" and any(r["code"] == "OLG-PROFILE-FIXED" for r in recs):
             bad.append("%s: expected nothing to fire: %s" % (name, recs))
+        if c.get("note_has") and not [r for r in fired(recs, rule) if c["note_has"] in r["message"]]:
+            bad.append("%s: no note of %s saying %r: %s" % (name, rule, c["note_has"], recs))
         if c.get("post"):
             msg = c["post"](out)
             if msg:

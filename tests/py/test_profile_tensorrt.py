@@ -68,10 +68,20 @@ def _sorted(out):
                if a.name == "sorted")
 
 
+def _index_types(out, op):
+    from onnx import load_from_string, numpy_helper
+    m = load_from_string(out.to_bytes())
+    consts = {i.name: numpy_helper.to_array(i).dtype.name for i in m.graph.initializer}
+    for nd in m.graph.node:
+        if nd.op_type == "Constant":
+            consts[nd.output[0]] = numpy_helper.to_array(nd.attribute[0].t).dtype.name
+    return [consts.get(nd.input[1], "?") for nd in m.graph.node if nd.op_type == op]
+
+
 def trt_cases():
     c = []
     add = c.append
-    # tensorrt.axes-initializer: axes computed from constants fold; run-time axes are refused
+    # tensorrt/axes-initializer: axes computed from constants fold; run-time axes are refused
     add(dict(name="reduce_axes_folded", rule="tensorrt/axes-initializer", expect="fixed",
              folded=True, feeds={"x": _x(2, 3, 4)},
              model=model([node("Add", ["a0", "a1"], ["axes"]),
@@ -90,7 +100,7 @@ def trt_cases():
                           node("OneHot", ["i", "depth", "v"], ["y"], name="oh")],
                          [vi("x", F, ["n"]), vi("i", np.int64, [3])], [vi("y", F, None)],
                          [init("v", np.array([0, 1], F))])))
-    # tensorrt.topk
+    # tensorrt/topk
     # (the ONNX lowering itself emits sorted=1, which sorted=0 allows)
     add(dict(name="topk_unsorted", rule="tensorrt/topk-sorted", expect="fixed", lowered=True,
              sort_outputs=True,
@@ -106,7 +116,7 @@ def trt_cases():
     add(dict(name="topk_k_runtime", rule="tensorrt/topk-k", expect="refused",
              model=model([node("TopK", ["x", "k"], ["v", "i"], name="tk")],
                          [vi("x", F, [50]), vi("k", np.int64, [1])], [vi("v", F, None)])))
-    # tensorrt.scatternd
+    # tensorrt/scatternd
     sd = lambda red, opset: model(  # noqa: E731
         [node("ScatterND", ["x", "idx", "u"], ["y"], name="snd", reduction=red)],
         [vi("x", F, [4, 3])], [vi("y", F, None)],
@@ -115,12 +125,12 @@ def trt_cases():
              feeds={"x": _x(4, 3)}, model=sd("none", 16)))
     add(dict(name="scatternd_add", rule="tensorrt/scatternd-reduction", expect="refused",
              model=sd("add", 16)))
-    # tensorrt.gridsample-4d
+    # tensorrt/gridsample-4d
     add(dict(name="gridsample_5d", rule="tensorrt/gridsample-4d", expect="refused",
              model=model([node("GridSample", ["x", "g"], ["y"], name="gs")],
                          [vi("x", F, [1, 1, 2, 3, 4]), vi("g", F, [1, 2, 2, 2, 3])],
                          [vi("y", F, None)], opset=20)))
-    # tensorrt.resize-*
+    # tensorrt/resize-*
     def rs(scales, opset=13, sizes=None, rank_shape=(1, 1, 4, 4), roi=None, **attrs):
         ins = ["x", "roi" if roi is not None else "", "sc" if scales is not None else ""]
         inits = []
@@ -169,7 +179,30 @@ def trt_cases():
              model=model([node("Resize", ["x", "", "sc"], ["y"], name="rs", axes=[2, 3])],
                          [vi("x", F, [1, 1, 4, 4]), vi("sc", F, [2])], [vi("y", F, None)],
                          opset=18)))
-    # tensorrt.unsupported-op
+    # tensorrt/int64-narrow: known int64 indices within int32 become int32, the range the proof
+    add(dict(name="int64_gather_indices", rule="tensorrt/int64-narrow", expect="fixed",
+             note_has="proof: every value is known, in [-1, 2]", feeds={"x": _x(4, 3)},
+             post=lambda out: None if "int64" not in _index_types(out, "Gather") else
+             "indices still int64",
+             model=model([node("Gather", ["x", "idx"], ["y"], name="g", axis=0)],
+                         [vi("x", F, [4, 3])], [vi("y", F, None)],
+                         [init("idx", np.array([[2, 0], [-1, 1]], np.int64))])))
+    add(dict(name="int64_scatter_cumsum", rule="tensorrt/int64-narrow", expect="fixed",
+             feeds={"x": _x(4, 6)},
+             model=model([node("ScatterElements", ["x", "si", "u"], ["s"], name="sc", axis=1),
+                          node("CumSum", ["s", "cax"], ["y"], name="cs")],
+                         [vi("x", F, [4, 6])], [vi("y", F, None)],
+                         [init("si", np.array([[5, 0], [1, 2], [3, 3], [0, 4]], np.int64)),
+                          init("u", np.full((4, 2), 7, F)),
+                          init("cax", np.array(1, np.int64))])))
+    add(dict(name="int64_slice_to_end_kept", rule="tensorrt/int64-narrow", expect="clean",
+             feeds={"x": _x(4, 6)},
+             model=model([node("Slice", ["x", "st", "en", "ax"], ["y"], name="sl")],
+                         [vi("x", F, [4, 6])], [vi("y", F, None)],
+                         [init("st", np.array([1], np.int64)),
+                          init("en", np.array([2 ** 63 - 1], np.int64)),
+                          init("ax", np.array([1], np.int64))])))
+    # tensorrt/unsupported-op
     add(dict(name="unique", rule="tensorrt/unsupported-op", expect="refused",
              model=model([node("Unique", ["x"], ["y"], name="uq")], [vi("x", F, [5])],
                          [vi("y", F, None)], opset=11)))
@@ -183,6 +216,10 @@ def trt_cases():
              want={"y": np.array([[0, 1, 1], [0, 0, 1]], F)},
              model=model([node("Bernoulli", ["p"], ["y"], name="bern")], [vi("p", F, [2, 3])],
                          [vi("y", F, None)], opset=15)))
+    add(dict(name="det_2x2", rule="tensorrt/unsupported-op", expect="fixed", gone=("Det",),
+             feeds={"x": _x(3, 2, 2)}, rtol=1e-4, atol=1e-5,
+             model=model([node("Det", ["x"], ["y"], name="det")], [vi("x", F, [3, 2, 2])],
+                         [vi("y", F, None)], opset=11)))
     add(dict(name="maxunpool", rule="tensorrt/unsupported-op", expect="fixed", gone=("MaxUnpool",),
              feeds={"x": _x(2, 2, 4, 4)},
              model=model([node("MaxPool", ["x"], ["p", "i"], kernel_shape=[2, 2], strides=[2, 2]),
