@@ -308,41 +308,33 @@ bool olg__ck_type_string(const olg_type *t, char *buf, size_t n) {
   }
 }
 
-static void check_io_type(ck *c, const olg_graph *g, const olg_value_rec *r, const char *what) {
-  const olg_type *t = &r->type;
-  char buf[200];
-  if (!olg__ck_type_present(t)) {
-    olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-IO-TYPE", NULL, -1,
-           "%s '%s' of graph '%s' has no type; the main graph's inputs and outputs must be typed (e.g. float[N,3])",
-           what, r->name, g->name);
-    return;
-  }
+const char *olg__io_type_defect(const olg_type *t) {
+  if (!olg__ck_type_present(t))
+    return "has no type; the main graph's inputs and outputs must be typed (e.g. float[N,3])";
   switch (t->kind) {
   case OLG_TYPE_TENSOR:
   case OLG_TYPE_SPARSE_TENSOR:
-    if (!t->has_elem)
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-IO-TYPE", NULL, -1,
-             "%s '%s' of graph '%s' is a tensor without element type", what, r->name, g->name);
-    else if (!t->has_shape)
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-IO-TYPE", NULL, -1,
-             "%s '%s' of graph '%s' (%s) has no shape; give its rank, with symbolic or unknown dims where they vary",
-             what, r->name, g->name, olg__type_text(t, buf, sizeof buf));
-    break;
+    if (!t->has_elem) return "is a tensor without element type";
+    if (t->elem <= 0 || t->elem > OLG_DTYPE_MAX) return "is a tensor of an undefined element type";
+    if (!t->has_shape)
+      return "has no shape; give its rank, with symbolic or unknown dims where they vary";
+    return NULL;
   case OLG_TYPE_SEQUENCE:
+    return t->inner ? NULL : "is a sequence without element type";
   case OLG_TYPE_OPTIONAL:
-    if (!t->inner)
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-IO-TYPE", NULL, -1,
-             "%s '%s' of graph '%s' is a %s without element type", what, r->name, g->name,
-             t->kind == OLG_TYPE_SEQUENCE ? "sequence" : "optional");
-    break;
+    return t->inner ? NULL : "is an optional without element type";
   case OLG_TYPE_MAP:
-    if (!t->key || !t->inner)
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-IO-TYPE", NULL, -1,
-             "%s '%s' of graph '%s' is a map without key or value type", what, r->name, g->name);
-    break;
+    return t->key && t->inner ? NULL : "is a map without key or value type";
   default:
-    break;
+    return NULL;
   }
+}
+
+static void check_io_type(ck *c, const olg_graph *g, const olg_value_rec *r, const char *what) {
+  const char *defect = olg__io_type_defect(&r->type);
+  if (defect)
+    olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-IO-TYPE", NULL, -1, "%s '%s' of graph '%s' %s",
+                   what, r->name, g->name, defect);
 }
 
 static void check_type_vs_init(ck *c, const olg_graph *g, const olg_value_rec *in, const olg_tensor *t) {
@@ -378,6 +370,30 @@ static void check_type_vs_init(ck *c, const olg_graph *g, const olg_value_rec *i
   }
 }
 
+bool olg__init_defect(const olg_tensor *t, char *why, size_t n) {
+  if (t->dtype <= 0 || t->dtype > OLG_DTYPE_MAX) {
+    snprintf(why, n, "has element type %d, which is undefined", t->dtype);
+    return true;
+  }
+  uint64_t numel;
+  if (!olg__shape_numel(t->rank, t->dims, &numel)) {
+    snprintf(why, n, "has negative dims or too many elements");
+    return true;
+  }
+  if (t->encoding != OLG_ENC_EXTERNAL && t->dtype != OLG_STRING && (t->data || numel) &&
+      olg_dtype_nbytes(t->dtype, numel) != (t->data ? t->nbytes : 0)) {
+    snprintf(why, n, "holds %zu bytes; %s with %llu elements needs %zu", t->data ? t->nbytes : 0,
+             olg_dtype_name(t->dtype), (unsigned long long)numel, olg_dtype_nbytes(t->dtype, numel));
+    return true;
+  }
+  if (t->dtype == OLG_STRING && t->n_strings != numel && t->encoding != OLG_ENC_EXTERNAL) {
+    snprintf(why, n, "holds %zu strings; its shape needs %llu", t->n_strings,
+             (unsigned long long)numel);
+    return true;
+  }
+  return false;
+}
+
 static void check_initializers(ck *c, const olg_graph *g) {
   for (uint32_t i = 0; i < g->n_inits && !c->stop; i++) {
     const olg_tensor *t = g->inits[i].t;
@@ -387,28 +403,12 @@ static void check_initializers(ck *c, const olg_graph *g) {
              "initializer %u of graph '%s' has no name; initializers must be named", i, g->name);
       continue;
     }
-    if (t->dtype <= 0 || t->dtype > OLG_DTYPE_MAX) {
+    char why[200];
+    if (olg__init_defect(t, why, sizeof why)) {
       olg__ck_report(c, OLG_ERROR, "OLG-CHECK-INIT-DATA", NULL, -1,
-             "initializer '%s' of graph '%s' has element type %d, which is undefined", r->name,
-             g->name, t->dtype);
-      continue;
+                     "initializer '%s' of graph '%s' %s", r->name, g->name, why);
+      if (t->dtype <= 0 || t->dtype > OLG_DTYPE_MAX) continue;
     }
-    uint64_t numel;
-    if (!olg__shape_numel(t->rank, t->dims, &numel)) {
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-INIT-DATA", NULL, -1,
-             "initializer '%s' of graph '%s' has negative dims or too many elements", r->name, g->name);
-      continue;
-    }
-    if (t->encoding != OLG_ENC_EXTERNAL && t->dtype != OLG_STRING &&
-        (t->data || numel) && olg_dtype_nbytes(t->dtype, numel) != (t->data ? t->nbytes : 0))
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-INIT-DATA", NULL, -1,
-             "initializer '%s' of graph '%s' holds %zu bytes; %s with %llu elements needs %zu",
-             r->name, g->name, t->data ? t->nbytes : 0, olg_dtype_name(t->dtype), (unsigned long long)numel,
-             olg_dtype_nbytes(t->dtype, numel));
-    else if (t->dtype == OLG_STRING && t->n_strings != numel && t->encoding != OLG_ENC_EXTERNAL)
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-INIT-DATA", NULL, -1,
-             "initializer '%s' of graph '%s' holds %zu strings; its shape needs %llu", r->name,
-             g->name, t->n_strings, (unsigned long long)numel);
     if (c->m->ir_version >= 1 && c->m->ir_version <= 3 && !(r->flags & OLG_VF_INPUT)) {
       /* an input of the same name may be a separate record (see check_dups) */
       bool paired = false;

@@ -52,6 +52,12 @@ int64_t olg__domain_opset(const olg_model *m, const char *domain);
 
 /* Writes a type as text ("float[N,3]", "seq(int64[?])", "?" when unknown) into buf. */
 const char *olg__type_text(const olg_type *t, char *buf, size_t n);
+/* What makes t unfit as the type of a main graph's input or output ("has no type; ...", "is a
+ * tensor without element type", ...), or NULL: olg_check reports it, legalize refuses it. */
+const char *olg__io_type_defect(const olg_type *t);
+/* True when initializer t cannot be a valid initializer (undefined element type, bad dims, data
+ * that does not match them), with why ("has element type 0, which is undefined", ...). */
+bool olg__init_defect(const olg_tensor *t, char *why, size_t n);
 
 /* True when the node's op has an inference rule in that domain. */
 bool olg__infer_has_rule(const char *domain, const char *op);

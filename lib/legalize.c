@@ -16,6 +16,7 @@
 #include "lower.h"
 #include "passes/passes.h"
 #include "profile.h"
+#include "schema.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The driver */
@@ -188,6 +189,13 @@ static olg_status carry_inputs(olg_lower *cx) {
     olg_value sv = sg->inputs.p[i];
     const olg_value_rec *r = &sg->values[sv];
     if (r->flags & OLG_VF_INITIALIZER) continue; /* an IR < 4 style input with a default */
+    if (!r->name || !*r->name) /* a name that is empty (or began with a NUL byte) */
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "input %u of graph '%s' has no name", i,
+                       sg->name);
+    const char *defect = cx->parent ? NULL : olg__io_type_defect(&r->type);
+    if (defect) /* carried over, it would make a model olg_check refuses */
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "input '%s' of graph '%s' %s", r->name,
+                       sg->name, defect);
     olg_value tv;
     OLG_TRY(olg__graph_add_value(cx->dst, r->name, false, &tv));
     OLG_TRY(copy_type(cx->dst_model, &cx->dst->values[tv].type, &r->type));
@@ -198,6 +206,10 @@ static olg_status carry_inputs(olg_lower *cx) {
   }
   for (uint32_t i = 0; i < sg->n_inits; i++) {
     const olg_tensor *st = sg->inits[i].t;
+    char why[200];
+    if (olg__init_defect(st, why, sizeof why)) /* olg_check would refuse the result */
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "initializer '%s' of graph '%s' %s",
+                       sg->values[sg->inits[i].v].name, sg->name, why);
     olg_tensor *t = olg__arena_dup(cx->dst_model, st, sizeof *t);
     if (!t) return OLG_ERR_NOMEM;
     /* borrowed: data, dims, strings and external-data keys stay the source model's */
@@ -211,6 +223,29 @@ static olg_status carry_inputs(olg_lower *cx) {
   return OLG_OK;
 }
 
+/* A graph output that is another named value needs an Identity; before Identity-21 it does not
+ * take every tensor type (uint4, float8, ...): refused, naming the opset that works, rather than
+ * written as a model olg_check refuses. */
+static olg_status identity_takes(olg_lower *cx, const char *output, const olg_type *t) {
+  if (t->kind != OLG_TYPE_TENSOR || !t->has_elem) return OLG_OK;
+  const olg_schema *s = olg_schema_find("", "Identity", cx->opset);
+  const olg_formal *f = s ? olg_schema_input_formal(s, 0) : NULL;
+  if (!f || olg_schema_formal_allows_dtype(f, t->elem)) return OLG_OK;
+  size_t nv;
+  const olg_schema *vs = olg_schema_versions("", "Identity", &nv);
+  int from = 0;
+  for (size_t i = 0; i < nv && !from; i++) {
+    const olg_formal *vf = olg_schema_input_formal(&vs[i], 0);
+    if (vs[i].since_version > cx->opset && vf && olg_schema_formal_allows_dtype(vf, t->elem))
+      from = vs[i].since_version;
+  }
+  char what[600];
+  const char *tn = olg_dtype_name(t->elem) ? olg_dtype_name(t->elem) : "?";
+  snprintf(what, sizeof what, "graph output '%s', a copy of another value: Identity of %s", output,
+           tn);
+  return olg_lower_unsupported(cx, what, from);
+}
+
 static olg_status bind_graph_outputs(olg_lower *cx) {
   const olg_graph *sg = cx->src;
   olg_graph *g = cx->dst;
@@ -218,6 +253,9 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
   for (uint32_t i = 0; i < sg->outputs.n; i++) {
     olg_value sv = sg->outputs.p[i];
     const char *name = sg->values[sv].name;
+    if (!name || !*name)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "output %u of graph '%s' has no name", i,
+                       sg->name);
     olg_value tv = cx->map[sv];
     if (tv == OLG_NO_VALUE)
       return olg__errf(cx, OLG_ERR_INVALID_MODEL, "graph output '%s' has no lowered value", name);
@@ -245,6 +283,7 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
       if (can_rename) {
         OLG_TRY(olg__value_rename(g, tv, name));
       } else {
+        OLG_TRY(identity_takes(cx, name, &tr->type));
         char nb[512];
         snprintf(nb, sizeof nb, "%s/Identity", name);
         olg_node_id n;

@@ -7,8 +7,8 @@
  * The last byte chooses the low opset and the legalize options (tensorrt profile, no folding,
  * no decompositions, initializers as inputs), so that one corpus reaches every option. Every
  * call must return a known status; a model legalize returns must write and read back. With
- * OLG_FUZZ_STRICT=1 in the environment, a legalized model that olg_check rejects at its own
- * target opset aborts too (the issue's "every legalize output passes olg_check"). */
+ * OLG_FUZZ_STRICT=1 in the environment (make fuzz and fuzz-replay set it), a legalized model that
+ * olg_check rejects at its own target opset aborts too (the issue's "every legalize output passes olg_check"). */
 #include "fuzz_common.h"
 
 static int strict = -1;
