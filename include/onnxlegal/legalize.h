@@ -40,7 +40,15 @@
  *   OLG-LOWER-KEPT              [N] the node was kept as it is (same op, domain, arguments)
  *   OLG-LOWER-REENCODED         [N] the node became the same op in another form (e.g. an
  *                                   input made an attribute) or other native ops
- *   OLG-LOWER-DECOMPOSED        [N] the node became an exact decomposition into other ops */
+ *   OLG-LOWER-DECOMPOSED        [N] the node became an exact decomposition into other ops
+ *   target profiles (olg_legalize_options.profile, olg_profile_check; docs/profiles.md)
+ *   OLG-PROFILE-VIOLATION       [E] olg_profile_check: a node breaks a rule of the profile;
+ *                                   names the rule, what the runtime accepts, what would fix it
+ *   OLG-PROFILE-REFUSED         [E] olg_legalize: a node breaks a profile rule that has no
+ *                                   exact rewrite (or whose rewrite declined); names the rule
+ *   OLG-PROFILE-FIXED           [N] olg_legalize with report: a profile rule's rewrite fired on
+ *                                   the node; names the rule and what was done
+ */
 #ifndef ONNXLEGAL_LEGALIZE_H
 #define ONNXLEGAL_LEGALIZE_H
 #include <stddef.h>
