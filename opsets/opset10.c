@@ -26,6 +26,10 @@ const olg_symbolic_reg olg__opset10[] = {
     {"aten", "max_pool3d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
     {"aten", "max_pool3d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
 
+    /* ---- torchvision (symbolics/detection.c): NonMaxSuppression-10, RoiAlign-10 ---- */
+    {"torchvision", "nms", olg__sym_tv_nms, OLG_LOWERING_NATIVE},
+    {"torchvision", "roi_align", olg__sym_tv_roi_align, OLG_LOWERING_NATIVE},
+
     /* ---- ONNX domain: MaxPool-10 and AveragePool-10 have ceil_mode (symbolics/pool.c) ---- */
     {"", "AveragePool", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
     {"", "MaxPool", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},

@@ -4,6 +4,8 @@
 
 const olg_symbolic_reg olg__opset16[] = {
     /* ---- sampling (symbolics/sample.c): GridSample-16 (4-D) ---- */
+    /* RoiAlign-16's coordinate_transformation_mode: roi_align's aligned=True (detection.c) */
+    {"torchvision", "roi_align", olg__sym_tv_roi_align_opset16, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler", olg__sym_grid_sampler_opset16, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset16, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset16, OLG_LOWERING_DECOMPOSED}, /* 5-D: 20 */

@@ -101,6 +101,11 @@ OLG_SYMBOLIC(olg__sym_topk);
 OLG_SYMBOLIC(olg__sym_sort);
 OLG_SYMBOLIC(olg__sym_argsort);
 
+/* ---- torchvision's detection ops (symbolics/detection.c) ---- */
+olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud);
+olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud);
+olg_status olg__sym_tv_roi_align_opset16(olg_lower *cx, olg_node_id src, void *ud);
+
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
 OLG_SYMBOLIC(olg__sym_onnx_layer_norm_decomposed); /* LayerNormalization below 17 (norm.c) */

@@ -209,3 +209,77 @@ def test_refusal_names_construct_line_and_opset():
     assert "list defined outside a loop or branch and changed inside it" in msg
     assert "acc.append(x * 2)" in msg and "test_torch_control.py" in msg
     assert "opset >= 13" in msg
+
+
+# ----------------------------------------------------------------------------------------------
+# torchvision's detection models (random weights): traced, with their scripted parts (batched
+# NMS's empty-input branch, ...) as run-time control flow; torchvision::nms and roi_align lowered
+# to NonMaxSuppression and RoiAlign. Traced once per model, legalized at each opset; run at the
+# traced size and at two others (the transform resizes every image to the model's own size).
+
+DETECTION = ["fasterrcnn_mobilenet_v3_large_320_fpn"]
+
+
+class _Detect:
+    def __init__(self):
+        self.results = {}
+
+    def run(self, name):
+        if name in self.results:
+            return self.results[name]
+        import torchvision
+        from ortrun import run_batch
+        from onnxlegal._torch_trace import flatten
+        torch.manual_seed(0)
+        kw = dict(weights=None, weights_backbone=None, num_classes=3)
+        if name.startswith("keypoint"):
+            kw["num_keypoints"] = 5
+        model = getattr(torchvision.models.detection, name)(**kw).eval()
+        images = [torch.rand(3, 80, 100), torch.rand(3, 120, 90)]
+        wants = []
+        for img in images:
+            with torch.no_grad():
+                want, names = flatten(model([img]))
+            wants.append((names, [t.numpy() for t in want]))
+        sg = olt.trace(model, ([images[0]],), dynamic_axes={"input": [1, 2]})
+        src = olt.to_source_model(sg)
+        tmp = tempfile.TemporaryDirectory(prefix="olg-torch-detect-")
+        batch, keys = [], []
+        for opset in OPSETS:
+            path = os.path.join(tmp.name, "%s_%d.onnx" % (name, opset))
+            olt.export_traced(sg, path, opset_version=opset, source_model=src)
+            for img, (names, want) in zip(images, wants):
+                batch.append((path, {"input": img.numpy()}))
+                keys.append((opset, tuple(img.shape), names, want))
+        outs = run_batch(batch)
+        res = {}
+        for key, out in zip(keys, outs):
+            res.setdefault(key[0], []).append((key[1], key[2], key[3], out))
+        self.results[name] = (res, tmp, sg)
+        return self.results[name]
+
+
+DETECT = _Detect()
+
+
+@pytest.mark.parametrize("name", DETECTION)
+@pytest.mark.parametrize("opset", OPSETS)
+def test_detection_matches_torch(name, opset):
+    res, _, sg = DETECT.run(name)
+    assert any(n.op == "If" for n in _all_nodes(sg.nodes)), "no run-time control flow left"
+    for shape, names, want, out in res[opset]:
+        assert not isinstance(out, str), "%s opset %d %s: %s" % (name, opset, shape, out)
+        got = list(out.values())
+        assert [k.split("_")[-1] for k in out] == [n.split("_")[-1] for n in names]
+        assert want[0].shape[0] > 0, "no detections: the comparison would be empty"
+        for g, w, n in zip(got, want, names):
+            assert g.shape == w.shape, (name, opset, shape, n, g.shape, w.shape)
+            if n.endswith("labels"):
+                np.testing.assert_array_equal(g, w)
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def _all_nodes(nodes):
+    from onnxlegal._torch_script import iter_nodes
+    return list(iter_nodes(nodes))

@@ -379,11 +379,68 @@ def _scalar_tensor(w, tv):
     return w.arg(tv)
 
 
-LIST_OPS = {"append", "len", "__getitem__", "cat", "stack", "__is__", "__isnot__", "dim"}
+LIST_OPS = {"append", "len", "__getitem__", "cat", "stack", "__is__", "__isnot__", "dim",
+            "__and__", "__or__", "_shape_as_tensor", "empty", "split", "split_with_sizes", "where"}
+
+
+def _split_runtime(w, node, ins, outs):
+    """split(x, sizes, dim) with sizes known only at run time (torchvision splits per feature
+    level by sizes computed from shapes): one slice per size, at the running sum of the sizes
+    before it. The number of pieces is the list's length, known to the walker."""
+    e = w.env.get(ins[1])
+    if not isinstance(e, _List) or all(isinstance(i, _Lit) for i in e.items) or \
+            len(outs) != 1 or outs[0].type().kind() != "ListType":
+        return False
+    x = w.arg(ins[0])
+    sizes = w.arg(ins[1])
+    d = w.arg(ins[2]) if len(ins) > 2 else 0
+    start, pieces = 0, []
+    for s in sizes:
+        end = s if isinstance(start, int) and start == 0 else \
+            w.emit("add", [start, s, 1], kinds=["int"])
+        pieces.append(_Ref(w.emit("slice", [x, d, start, end, 1]), None))
+        start = end
+    w.env[outs[0]] = _List(pieces, "Tensor", len(w.blocks))
+    return True
+
+
+def _where1(w, node, ins, outs):
+    """where(condition) is nonzero(condition, as_tuple=True): one index vector per dim."""
+    from ._torch_trace import _tensor_info
+    shape = _tensor_info(ins[0])[1]
+    if shape is None:
+        return False
+    nz = w.emit("nonzero", [w.arg(ins[0])])
+    items = [_Ref(w.emit("select", [nz, 1, k]), None) for k in range(len(shape))]
+    w.env[outs[0]] = _List(items, "Tensor", len(w.blocks))
+    return True
+
+
+def _alias(w, node, op, ins, outs):
+    """Ops torchvision's traced detection code uses, written as the ops the library lowers:
+    `a & b` on bool tensors is logical_and, _shape_as_tensor(x) is size(x), empty(...) is
+    zeros(...) (its contents are unspecified)."""
+    from ._torch_trace import _tensor_info
+    if op in ("__and__", "__or__"):
+        if any(_tensor_info(tv)[0] != torch.bool for tv in ins[:2]):
+            return False
+        w.call(node, "aten", "logical_and" if op == "__and__" else "logical_or",
+               [w.arg(tv) for tv in ins[:2]], outs, ins)
+    elif op == "_shape_as_tensor":
+        w.call(node, "aten", "size", [w.arg(ins[0])], outs, ins)
+    else:  # empty(size, dtype, layout, device, pin_memory, memory_format)
+        w.call(node, "aten", "zeros", [w.arg(tv) for tv in ins[:5]], outs, ins)
+    return True
 
 
 def aten_op(w, node, op, ins, outs):
     """True when the op was handled here (list ops on lists the walker tracks, None tests)."""
+    if op in ("__and__", "__or__", "_shape_as_tensor", "empty"):
+        return _alias(w, node, op, ins, outs)
+    if op in ("split", "split_with_sizes"):
+        return _split_runtime(w, node, ins, outs)
+    if op == "where":
+        return len(ins) == 1 and _where1(w, node, ins, outs)
     if op in ("__is__", "__isnot__"):
         a, b = w.env.get(ins[0]), w.env.get(ins[1])
         a_none = isinstance(a, _Lit) and a.v is None
