@@ -166,6 +166,27 @@ static int resolve_outer(const scope *sc, const char *name, const olg_graph **wh
   return 1;
 }
 
+/* The same through the checker's map when it answers for g (linear in the nesting depth):
+ * the definitions of name in the enclosing graphs, innermost first, are the records the walk
+ * stops at or steps over. */
+static int resolve_outer_in(const ck *c, const olg_graph *g, const scope *sc, const char *name,
+                            const olg_graph **where, olg_node_id *late_producer) {
+  if (!olg__iscopes_covers(c->isc, g)) return resolve_outer(sc, name, where, late_producer);
+  for (int32_t k = olg__iscopes_outer(c->isc, name); k >= 0; k = olg__iscopes_next(c->isc, k)) {
+    const olg_graph *eg;
+    olg_node_id limit;
+    const olg_value_rec *pr = olg__iscopes_entry(c->isc, k, &eg, &limit);
+    if (value_defined_here(pr, 0)) return 0;
+    if (pr->producer >= 0) {
+      if (pr->producer < limit) return 0;
+      *where = eg;
+      *late_producer = pr->producer;
+      return 2;
+    }
+  }
+  return 1;
+}
+
 static const char *node_desc(const olg_graph *g, olg_node_id n, char *buf, size_t sz) {
   const olg_node *p = &g->nodes[n];
   if (*p->name) snprintf(buf, sz, "node '%s' (%s)", p->name, p->op);
@@ -199,7 +220,7 @@ static void check_use(ck *c, const olg_graph *g, const scope *sc, olg_node_id n,
   }
   const olg_graph *where = NULL;
   olg_node_id late = -1;
-  int k = resolve_outer(sc, r->name, &where, &late);
+  int k = resolve_outer_in(c, g, sc, r->name, &where, &late);
   if (k == 1)
     olg__ck_report(c, OLG_ERROR, "OLG-CHECK-OUTER-UNDEFINED", nd, opset,
            "input %d '%s' is defined neither in subgraph '%s' nor in any enclosing graph",
@@ -216,6 +237,17 @@ static bool defined_in_scopes(const scope *sc, const char *name) {
     if (pv < 0) continue;
     const olg_value_rec *pr = &s->g->values[pv];
     if (value_defined_here(pr, s->limit)) return true;
+  }
+  return false;
+}
+
+static bool defined_in_scopes_in(const ck *c, const olg_graph *g, const scope *sc,
+                                 const char *name) {
+  if (!olg__iscopes_covers(c->isc, g)) return defined_in_scopes(sc, name);
+  for (int32_t k = olg__iscopes_outer(c->isc, name); k >= 0; k = olg__iscopes_next(c->isc, k)) {
+    const olg_graph *eg;
+    olg_node_id limit;
+    if (value_defined_here(olg__iscopes_entry(c->isc, k, &eg, &limit), limit)) return true;
   }
   return false;
 }
@@ -441,6 +473,7 @@ static void check_subgraphs(ck *c, olg_graph *g, const scope *sc, olg_node_id n,
     c->stop = true;
     return;
   }
+  olg__iscopes_set_limit(c->isc, n); /* g's names defined before n are visible inside */
   for (uint32_t i = 0; i < nd->n_attrs && !c->stop; i++) {
     const olg_attr *a = &nd->attrs[i];
     if (a->type == OLG_ATTR_GRAPH && a->g) check_graph(c, a->g, &inner, infer_nodes);
@@ -479,7 +512,7 @@ bool olg__ck_check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int
     for (uint32_t i = 0; i < nd->n_outputs; i++) {
       olg_value v = nd->outputs[i];
       if (v == OLG_NO_VALUE) continue;
-      if (defined_in_scopes(sc, g->values[v].name))
+      if (defined_in_scopes_in(c, g, sc, g->values[v].name))
         olg__ck_report(c, OLG_ERROR, "OLG-CHECK-NAME-DUPLICATE", nd, opset,
                "output %u '%s' of subgraph '%s' reuses a name of an enclosing graph; every name must be defined once (rename it)",
                i, g->values[v].name, g->name);
@@ -530,7 +563,20 @@ bool olg__ck_check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int
   return c->errors == before;
 }
 
+static void check_graph_body(ck *c, olg_graph *g, const scope *sc, bool infer_nodes);
+
 static void check_graph(ck *c, olg_graph *g, const scope *sc, bool infer_nodes) {
+  olg_status s = c->isc ? olg__iscopes_push(c->isc, g) : OLG_OK;
+  if (s) {
+    if (!c->fatal) c->fatal = s;
+    c->stop = true;
+  } else {
+    check_graph_body(c, g, sc, infer_nodes);
+  }
+  if (c->isc) olg__iscopes_pop(c->isc);
+}
+
+static void check_graph_body(ck *c, olg_graph *g, const scope *sc, bool infer_nodes) {
   bool main_graph = sc == NULL;
   if (!g->name || !*g->name)
     olg__ck_report(c, OLG_ERROR, "OLG-CHECK-GRAPH-NAME", NULL, -1,
@@ -566,7 +612,7 @@ static void check_graph(ck *c, olg_graph *g, const scope *sc, bool infer_nodes) 
       /* infers this node (and, through its rule, its subgraphs) before their checks; what
          inference reports goes straight to the diagnostics and is counted from there */
       size_t had = olg_diags_error_count(c->d);
-      olg_status st = olg__infer_node(g, (olg_node_id)n, opset, c->d);
+      olg_status st = olg__infer_node_in(c->isc, g, (olg_node_id)n, opset, c->d);
       if (st && st != OLG_ERR_INVALID_MODEL) {
         c->fatal = st;
         c->stop = true;
@@ -600,7 +646,7 @@ static void check_graph(ck *c, olg_graph *g, const scope *sc, bool infer_nodes) 
     if (sc) {
       const olg_graph *where = NULL;
       olg_node_id late = -1;
-      if (resolve_outer(sc, r->name, &where, &late) == 0) continue;
+      if (resolve_outer_in(c, g, sc, r->name, &where, &late) == 0) continue;
       olg__ck_report(c, OLG_ERROR, "OLG-CHECK-OUTER-UNDEFINED", NULL, -1,
              "output '%s' of subgraph '%s' is defined neither in it nor (before its node) in an enclosing graph",
              r->name, g->name);
@@ -709,14 +755,19 @@ OLG_API olg_status olg_check(const olg_model *cm, const olg_check_options *opts,
     diags = own;
   }
   ck c = {m, diags, o.full != 0, o.allow_unlowered != 0, o.notes != 0, o.max_errors, 0, OLG_OK,
-          false, false};
+          false, false, NULL};
   snapshot sn;
   if (c.full && (s = snapshot_take(m, &sn))) {
     olg_diags_free(own);
     return s;
   }
   check_model_header(&c);
+  if (!c.stop && (s = olg__iscopes_new(&m->alloc, &c.isc))) {
+    c.fatal = s;
+    c.stop = true;
+  }
   if (!c.stop) check_graph(&c, m->graph, NULL, true);
+  olg__iscopes_free(c.isc);
   if (c.full) snapshot_restore(m, &sn);
   olg_diags_free(own);
   if (own) diags = NULL;

@@ -26,6 +26,7 @@ typedef struct ck {
   olg_status fatal; /* OLG_ERR_NOMEM while recording */
   bool stop;
   bool noted_no_schema; /* OLG-CHECK-OP-NO-SCHEMA once per run */
+  olg_iscopes *isc;     /* the definitions of the graphs being checked (infer_scope.c) */
 } ck;
 
 /* check.c */

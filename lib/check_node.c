@@ -101,8 +101,8 @@ static void attr_unknown(ck *c, const olg_node *nd, int64_t opset, const olg_sch
 
 /* The dtype a value is known to have, for constraint checks: its type, or for the output of a
  * Constant the element type of its tensor (which the node itself fixes). */
-static const olg_type *checked_type(const olg_graph *g, olg_value v, olg_type *tmp) {
-  const olg_value_rec *r = olg__resolve(g, v, NULL);
+static const olg_type *checked_type(const ck *c, const olg_graph *g, olg_value v, olg_type *tmp) {
+  const olg_value_rec *r = olg__resolve_in(c->isc, g, v); /* the map: linear in nesting */
   if (olg__ck_type_present(&r->type)) return &r->type;
   if (r->producer >= 0 && r->producer < (olg_node_id)g->n_nodes) {
     const olg_node *p = &g->nodes[r->producer];
@@ -168,7 +168,7 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
                               const olg_schema *s, bool is_input, int pos, olg_value v,
                               binding *bound) {
   olg_type tmp;
-  const olg_type *t = checked_type(g, v, &tmp);
+  const olg_type *t = checked_type(c, g, v, &tmp);
   if (!t) return;
   const olg_formal *f = is_input ? olg_schema_input_formal(s, pos) : olg_schema_output_formal(s, pos);
   if (!f) return;

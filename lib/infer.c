@@ -137,7 +137,7 @@ const olg_value_rec *olg__in(const olg_icx *cx, int i) {
   if (i < 0 || (uint32_t)i >= cx->nd->n_args) return NULL;
   const olg_arg *a = &cx->nd->args[i];
   if (a->kind != OLG_ARG_VALUE || a->u.v < 0 || (uint32_t)a->u.v >= cx->g->n_values) return NULL;
-  return olg__resolve(cx->g, a->u.v, NULL);
+  return olg__resolve_in(cx->sc, cx->g, a->u.v);
 }
 
 const olg_type *olg__in_type(const olg_icx *cx, int i) {
@@ -560,7 +560,7 @@ const olg_type *olg__graph_output_type(const olg_graph *sub, int i) {
 }
 
 static olg_status infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
-                              size_t max_errors, int depth);
+                              size_t max_errors, int depth, olg_iscopes *sc);
 
 olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
   if (!sub) return OLG_OK; /* no body (the checker reports it): nothing to infer from */
@@ -578,7 +578,7 @@ olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
     }
     return olg__err(OLG_ERR_LIMIT, "node '%s' (%s): %s", cx->nd->name, cx->nd->op, msg);
   }
-  olg_status s = infer_graph(sub, cx->m, cx->diags, cx->notes, cx->max_errors, depth);
+  olg_status s = infer_graph(sub, cx->m, cx->diags, cx->notes, cx->max_errors, depth, cx->sc);
   /* an impossible node inside the body was reported there; the outer node is not impossible
      by itself, so only memory failures propagate */
   return s == OLG_ERR_INVALID_MODEL ? OLG_OK : s;
@@ -724,14 +724,15 @@ bool olg__infer_table_sorted(void) {
 /* Driver */
 
 static olg_status infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags,
-                             bool notes, size_t max_errors, int depth, bool bodies_done) {
+                             bool notes, size_t max_errors, int depth, bool bodies_done,
+                             olg_iscopes *sc) {
   if (!g || n < 0 || (uint32_t)n >= g->n_nodes)
     return olg__err(OLG_ERR_INVALID_ARG, "olg__infer_node: no node %d", (int)n);
   olg_node *nd = &g->nodes[n];
   if (nd->state != OLG_NODE_DONE) return OLG_OK;
   const rule *r = find_rule(nd->domain, nd->op);
   if (!r) return OLG_OK;
-  olg_icx cx = {g, g->model, nd, n, opset, diags, max_errors, notes, bodies_done, depth};
+  olg_icx cx = {g, g->model, nd, n, opset, diags, max_errors, notes, bodies_done, depth, sc};
   /* a rule's helpers return NULL both for "not known" and for a refused allocation (a type
      union, a wrapped type): the arena's failure count tells them apart, so that no failure
      passes for an unknown type */
@@ -743,11 +744,16 @@ static olg_status infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_dia
 }
 
 olg_status olg__infer_node(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags) {
-  return infer_node(g, n, opset, diags, false, 0, 0, false);
+  return infer_node(g, n, opset, diags, false, 0, 0, false, NULL);
+}
+
+olg_status olg__infer_node_in(olg_iscopes *sc, olg_graph *g, olg_node_id n, int64_t opset,
+                              olg_diags *diags) {
+  return infer_node(g, n, opset, diags, false, 0, 0, false, sc);
 }
 
 olg_status olg__infer_node_emitted(olg_graph *g, olg_node_id n, int64_t opset, olg_diags *diags) {
-  return infer_node(g, n, opset, diags, false, 0, 0, true);
+  return infer_node(g, n, opset, diags, false, 0, 0, true, NULL);
 }
 
 /* True when every explicit input of every node is produced by an earlier node (file order is
@@ -773,12 +779,29 @@ static bool ids_in_order(const olg_graph *g) {
 
 olg_status olg__infer_graph_ex(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
                                size_t max_errors) {
-  return infer_graph(g, m, diags, notes, max_errors, 0);
+  if (!g || !m) return olg__err(OLG_ERR_INVALID_ARG, "olg__infer_graph: NULL argument");
+  olg_iscopes *sc;
+  olg_status s = olg__iscopes_new(&g->model->alloc, &sc);
+  if (s) return s;
+  s = infer_graph(g, m, diags, notes, max_errors, 0, sc);
+  olg__iscopes_free(sc);
+  return s;
 }
 
+static olg_status infer_graph_body(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
+                                   size_t max_errors, int depth, olg_iscopes *sc);
+
 static olg_status infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
-                              size_t max_errors, int depth) {
+                              size_t max_errors, int depth, olg_iscopes *sc) {
   if (!g || !m) return olg__err(OLG_ERR_INVALID_ARG, "olg__infer_graph: NULL argument");
+  olg_status st = sc ? olg__iscopes_push(sc, g) : OLG_OK; /* popped on every way out */
+  if (!st) st = infer_graph_body(g, m, diags, notes, max_errors, depth, sc);
+  if (sc) olg__iscopes_pop(sc);
+  return st;
+}
+
+static olg_status infer_graph_body(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
+                                   size_t max_errors, int depth, olg_iscopes *sc) {
   olg_node_id *order = NULL;
   size_t n = g->n_nodes;
   const olg_allocator *al = &g->model->alloc;
@@ -822,7 +845,7 @@ static olg_status infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags
       continue;
     }
     if (opset < 0) continue;
-    olg_status s = infer_node(g, id, opset, diags, notes, max_errors, depth, false);
+    olg_status s = infer_node(g, id, opset, diags, notes, max_errors, depth, false, sc);
     if (s == OLG_ERR_INVALID_MODEL) {
       failed = true;
       if (max_errors && diags && olg_diags_error_count(diags) >= max_errors) break;

@@ -37,6 +37,31 @@ olg_status olg__infer_graph(olg_graph *g, const olg_model *m, olg_diags *diags);
 olg_status olg__infer_graph_ex(olg_graph *g, const olg_model *m, olg_diags *diags, bool notes,
                                size_t max_errors);
 
+/* lib/infer_scope.c: the definitions of the enclosing graphs, for the subgraphs inference
+ * recurses into (linear in the nesting depth). */
+typedef struct olg_iscopes olg_iscopes;
+olg_status olg__iscopes_new(const olg_allocator *al, olg_iscopes **out);
+void olg__iscopes_free(olg_iscopes *sc);
+olg_status olg__iscopes_push(olg_iscopes *sc, const olg_graph *g);
+void olg__iscopes_pop(olg_iscopes *sc);
+/* What olg__resolve(g, v) gives, through the map when g is the innermost graph pushed. */
+olg_value_rec *olg__resolve_in(const olg_iscopes *sc, const olg_graph *g, olg_value v);
+/* For the checker (check.c): the innermost graph's node whose subgraphs are checked; whether the
+ * map answers for g (g innermost, each graph the parent of the next); the definitions of a name
+ * in the enclosing graphs, innermost first (-1: none), each with its graph and that graph's
+ * limit node. */
+void olg__iscopes_set_limit(olg_iscopes *sc, olg_node_id limit);
+bool olg__iscopes_covers(const olg_iscopes *sc, const olg_graph *g);
+int32_t olg__iscopes_outer(const olg_iscopes *sc, const char *name);
+int32_t olg__iscopes_next(const olg_iscopes *sc, int32_t k);
+const olg_value_rec *olg__iscopes_entry(const olg_iscopes *sc, int32_t k, const olg_graph **g,
+                                        olg_node_id *limit);
+
+/* olg__infer_node, with the map of the enclosing graphs' definitions the caller keeps (the
+ * checker), passed on to the subgraphs the node's rule infers. */
+olg_status olg__infer_node_in(olg_iscopes *sc, olg_graph *g, olg_node_id n, int64_t opset,
+                              olg_diags *diags);
+
 /* The record that defines value v of graph g: v's own record, or for a subgraph's reference to
  * a name of an enclosing graph (a value without producer that is neither input nor
  * initializer), the enclosing graph's record of that name. *owner (may be NULL) gets the graph

@@ -30,6 +30,7 @@ typedef struct olg_icx {
   bool bodies_done; /* the node's subgraphs are inferred already (the lowering emits a node
                        after its bodies, each node of which it inferred): not again */
   int depth;        /* how many subgraphs deep the node is, counted from where inference began */
+  olg_iscopes *sc;  /* the enclosing graphs' definitions (infer_graph's), or NULL */
 } olg_icx;
 
 typedef olg_status (*olg_infer_fn)(olg_icx *cx);

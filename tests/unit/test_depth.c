@@ -79,7 +79,7 @@ TEST(depth_flat_chain_1000000) {
 }
 
 /* Linear in the nesting depth, counted rather than timed: the probes of the name maps and memo
- * tables (olg__probes) that legalize makes on If nested 250 and 1000 deep.
+ * tables (olg__probes) that check (full), inference and legalize make on If nested 250 and 1000 deep.
  * Linear work grows 4x from one to the other, quadratic work 16x; the bound allows 5x. */
 enum { STAGE_CHECK, STAGE_INFER, STAGE_LEGALIZE };
 
@@ -113,4 +113,6 @@ static void check_linear(int stage) {
   CHECK(b <= 5 * a);
 }
 
+TEST(depth_linear_work_check) { check_linear(STAGE_CHECK); }
+TEST(depth_linear_work_infer) { check_linear(STAGE_INFER); }
 TEST(depth_linear_work_legalize) { check_linear(STAGE_LEGALIZE); }
