@@ -295,6 +295,45 @@ olg_status olg__profile_check_graph(const olg_profile *p, const olg_graph *g, in
   return s;
 }
 
+/* Whether a rule of p about op at since-version v refuses what site st found (the op itself,
+ * or st->dtype for st->rule's constraint). */
+static bool still_refused(const olg_profile *p, const olg_prule_site *st, const char *op, int v) {
+  const olg_prule *want = st->rule;
+  for (const olg_profile *q = p; q; q = q->base) {
+    size_t nt = q->n_tables + (q->n_own ? 1 : 0);
+    for (size_t t = 0; t < nt; t++) {
+      const olg_prule_table *tb = t < q->n_tables ? &q->tables[t] : &q->own_table;
+      for (size_t i = 0; i < tb->n; i++) { /* only at a refusal: a scan is fine */
+        const olg_prule *r = &tb->rules[i];
+        if (!r->op || strcmp(r->op, op) != 0 || v < r->since || (r->until && v > r->until)) continue;
+        if (r->kind == OLG_PRULE_OP) return true;
+        if (want->kind == OLG_PRULE_TYPES && r->kind == OLG_PRULE_TYPES && want->tc && r->tc &&
+            strcmp(want->tc, r->tc) == 0 && !(r->types >> st->dtype & 1))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* The lowest opset above st's where the op has a version that p does not refuse for what st
+ * found; -1 when none (or for rules other than no-kernel and types). */
+static int lowest_opset_that_works(const olg_profile *p, const olg_prule_site *st, const char *op) {
+  if (st->rule->kind != OLG_PRULE_OP && st->rule->kind != OLG_PRULE_TYPES) return -1;
+  for (int o = st->opset + 1; o <= OLG_LOWER_OPSET_MAX; o++) {
+    const olg_schema *s = olg_schema_find("", op, o);
+    if (!s || s->deprecated) return -1;
+    if (s->since_version == st->version) continue;
+    const olg_formal *f = NULL;
+    for (int k = 0; st->rule->tc && k < s->n_inputs && !f; k++)
+      if (strcmp(s->inputs[k].type_str, st->rule->tc) == 0) f = &s->inputs[k];
+    if (st->rule->kind == OLG_PRULE_TYPES && (!f || !olg_schema_formal_allows_dtype(f, st->dtype)))
+      continue;
+    if (!still_refused(p, st, op, s->since_version)) return o;
+  }
+  return -1;
+}
+
 /* ---- the rewrite -------------------------------------------------------------------------- */
 
 typedef struct rewrite_state {
@@ -361,7 +400,12 @@ static olg_status rewrite_visit(olg_prule_site *st, const char *desc, bool *stop
   snprintf(msg, sizeof msg, "rule %s of profile '%s': %s; %s%s", r->name, st->profile->name, desc,
            st->msg[0] ? "no exact rewrite: " : "no rewrite for this rule",
            st->msg[0] ? st->msg : "");
-  if (cx->diags) olg_diags_add(cx->diags, OLG_ERROR, "OLG-PROFILE-REFUSED", name, "", op, cx->opset, msg);
+  if (cx->diags) {
+    size_t before = olg_diags_count(cx->diags);
+    olg_diags_add(cx->diags, OLG_ERROR, "OLG-PROFILE-REFUSED", name, "", op, cx->opset, msg);
+    int lo = lowest_opset_that_works(st->profile, st, op);
+    if (lo > 0) olg__diags_set_last_min_opset(cx->diags, before, lo);
+  }
   return OLG_OK;
 }
 

@@ -193,4 +193,6 @@ def test_max_double_at_7_is_refused_naming_the_rule(tmp_path):
         onnxlegal.convert(path, 7, profile="ort")
     assert "ort/kernel-type" in str(e.value) and "double" in str(e.value)
     assert "no exact rewrite" in str(e.value)  # says why: no exact cast
+    # and where it works: Max-8 has double kernels
+    assert [d["min_opset"] for d in e.value.diagnostics if d["code"] == "OLG-PROFILE-REFUSED"] == [8]
     onnxlegal.convert(path, 8, profile="ort")  # Max-8 has double kernels

@@ -220,7 +220,8 @@ static void print_diags(const olg_diags *d) {
       if (*p == '\n' || *p == '\r') *p = ' ';
     fprintf(stderr, "onnxlegal: convert: %s %s: %s", sev == OLG_ERROR ? "error" : "warning",
             olg_diag_code(d, i), msg);
-    if (sev == OLG_ERROR && strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0) {
+    if (sev == OLG_ERROR && (strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0 ||
+                             olg_diag_min_opset(d, i) > 0)) {
       if (olg_diag_min_opset(d, i) > 0)
         fprintf(stderr, " [lowest opset that works: %lld]", (long long)olg_diag_min_opset(d, i));
       else

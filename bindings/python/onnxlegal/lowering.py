@@ -482,7 +482,7 @@ def diagnostic_records(diags):
 def format_diagnostic(d):
     """One line: the message (it names the node, op and target opset) and the lowest opset."""
     lo = d.get("min_opset")
-    tail = "" if d["severity"] != "error" or d["code"].startswith("OLG-PROFILE-") else (
+    tail = "" if d["severity"] != "error" or (d["code"].startswith("OLG-PROFILE-") and not lo) else (
         " [lowest opset that works: %d]" % lo if lo else " [no opset from %d to %d works]" % (OPSET_MIN, OPSET_MAX))
     return "%s %s: %s%s" % (d["severity"], d["code"], d["message"], tail)
 
