@@ -259,8 +259,9 @@ static olg_status check_visit(olg_prule_site *st, const char *desc, bool *stop, 
            st->rule->hint ? st->rule->hint
                           : (st->rule->fix || st->rule->user_fix) ? "" : "the conversion refuses it");
   cs->n++;
-  if (cs->d) olg_diags_add(cs->d, OLG_ERROR, "OLG-PROFILE-VIOLATION", nd->name, nd->domain, nd->op,
-                           st->opset, msg);
+  if (cs->d) /* a violation is never lost silently: no memory to say it fails the check */
+    return olg_diags_add(cs->d, OLG_ERROR, "OLG-PROFILE-VIOLATION", nd->name, nd->domain, nd->op,
+                         st->opset, msg);
   return OLG_OK;
 }
 
@@ -392,8 +393,7 @@ static olg_status rewrite_visit(olg_prule_site *st, const char *desc, bool *stop
     if (!cx->report || !cx->diags) return OLG_OK;
     snprintf(msg, sizeof msg, "rule %s: %s; fixed: %s", r->name, desc,
              st->msg[0] ? st->msg : r->hint ? r->hint : "rewritten");
-    olg_diags_add(cx->diags, OLG_NOTE, "OLG-PROFILE-FIXED", name, "", op, cx->opset, msg);
-    return OLG_OK;
+    return olg_diags_add(cx->diags, OLG_NOTE, "OLG-PROFILE-FIXED", name, "", op, cx->opset, msg);
   }
   rs->n_refused++;
   cx->n_errors++;
@@ -402,7 +402,7 @@ static olg_status rewrite_visit(olg_prule_site *st, const char *desc, bool *stop
            st->msg[0] ? st->msg : "");
   if (cx->diags) {
     size_t before = olg_diags_count(cx->diags);
-    olg_diags_add(cx->diags, OLG_ERROR, "OLG-PROFILE-REFUSED", name, "", op, cx->opset, msg);
+    OLG_TRY(olg_diags_add(cx->diags, OLG_ERROR, "OLG-PROFILE-REFUSED", name, "", op, cx->opset, msg));
     int lo = lowest_opset_that_works(st->profile, st, op);
     if (lo > 0) olg__diags_set_last_min_opset(cx->diags, before, lo);
   }

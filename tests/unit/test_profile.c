@@ -14,10 +14,12 @@
   } while (0)
 
 /* c: bool[3], x, y: dt[3] -> op(c?, x, y) named "n" -> z, at opset `opset` (an ONNX model). */
-static olg_status two_input_model(olg_model **out, const char *op, int with_cond, olg_dtype dt,
-                                  int opset) {
+static olg_status two_input_model_a(olg_model **out, const char *op, int with_cond, olg_dtype dt,
+                                    int opset, const olg_allocator *a) {
   olg_model *m;
-  olg_status s = olg_model_new(&m, NULL);
+  olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
+  mo.allocator = a;
+  olg_status s = olg_model_new(&m, &mo);
   if (s) return s;
   olg_graph *g = olg_model_graph(m);
   olg_value c = OLG_NO_VALUE, x, y, z;
@@ -37,6 +39,11 @@ static olg_status two_input_model(olg_model **out, const char *op, int with_cond
   }
   *out = m;
   return OLG_OK;
+}
+
+static olg_status two_input_model(olg_model **out, const char *op, int with_cond, olg_dtype dt,
+                                  int opset) {
+  return two_input_model_a(out, op, with_cond, dt, opset, NULL);
 }
 
 static int has_diag(const olg_diags *d, const char *code, const char *needle) {
@@ -180,4 +187,56 @@ TEST(profile_caller_defined_rules_and_rewrite) {
   CHECK(olg_profile_builtin("nope") == NULL);
   CHECK_STR(olg_profile_builtin_name(0), "ort");
   CHECK(olg_profile_builtin_name(100) == NULL);
+}
+
+/* Every allocation of a conversion with the ort profile's cast-around, and of its check. */
+static olg_status ort_scenario(void *ud, const olg_allocator *a) {
+  const olg_registry *r = ud;
+  olg_model *src, *out;
+  olg_status s = two_input_model_a(&src, "Where", 1, OLG_INT8, 9, a);
+  if (s) return s;
+  olg_diags *dg;
+  s = olg_diags_new(&dg, a);
+  if (!s) {
+    olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+    o.opset = 9;
+    o.profile = "ort";
+    o.report = 1;
+    s = olg_legalize(src, r, &o, &out, dg);
+    if (!s) {
+      s = olg_profile_check(out, olg_profile_builtin("ort"), dg);
+      olg_model_free(out);
+    }
+    /* a report note that found no memory is counted, not dropped silently */
+    if (!s && olg_diags_lost(dg)) s = OLG_ERR_NOMEM;
+    olg_diags_free(dg);
+  }
+  olg_model_free(src);
+  return s;
+}
+
+TEST(profile_every_allocation_failure) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  CHECK_FAIL_EACH_ALLOCATION(ort_scenario, r);
+  olg_registry_free(r);
+}
+
+/* Every malloc of a caller-defined profile's making. */
+static olg_status caller_profile_scenario(void *ud, const olg_allocator *a) {
+  (void)ud;
+  (void)a;
+  olg_profile *p;
+  olg_status s = olg_profile_new(&p, "myrt", olg_profile_builtin("ort"));
+  if (s) return s;
+  const olg_dtype ok[] = {OLG_FLOAT};
+  for (int i = 0; i < 12 && !s; i++) /* past the first growth of the rule array */
+    s = olg_profile_add_type_rule(p, i % 2 ? "myrt/a" : "myrt/b", "Add", 7 + i, 0, "T", 0, ok, 1);
+  if (!s) s = olg_profile_add_op_rule(p, "myrt/c", "Relu", 7, 0);
+  olg_profile_free(p);
+  return s;
+}
+
+TEST(profile_api_every_malloc_failure) {
+  CHECK_FAIL_EACH_MALLOC(caller_profile_scenario, NULL);
 }
