@@ -4,7 +4,56 @@
  * implementation for it): per op and since-version range, the dtypes each type constraint has
  * a kernel for, and the op versions without any kernel. A missing type is cast around where
  * that is exact (profiles/fix_cast.c); the rest is refused with the rule named. */
+#include <stdio.h>
+#include <string.h>
+
 #include "profiles.h"
+#include "../lib/passes/passes.h"
+#include "../symbolics/emit.h"
+
+/* GlobalLpPool-22 (no kernel) as the reduction over the spatial axes that it is, with the
+ * kept dims: p = 1 ReduceL1, p = 2 ReduceL2, other p (|x|^p summed)^(1/p). */
+static olg_status global_lp_pool(olg_prule_site *st) {
+  olg_lower *cx = st->cx;
+  olg_graph *g = cx->dst;
+  const olg_node *nd = &g->nodes[st->node];
+  olg_value x = nd->args[0].u.v, y = nd->outputs[0];
+  const olg_attr *pa = olg__node_attr(nd, "p");
+  int64_t p = pa ? pa->i : 2;
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 3 || rank > OLG_MAX_RANK || p < 1) {
+    snprintf(st->msg, sizeof st->msg, "%s", p < 1 ? "p < 1" : "the input's rank is not known");
+    return OLG_ERR_UNSUPPORTED;
+  }
+  int64_t axes[OLG_MAX_RANK];
+  for (int32_t i = 2; i < rank; i++) axes[i - 2] = i;
+  size_t na = (size_t)rank - 2;
+  olg_value r;
+  if (p == 1 || p == 2) {
+    OLG_TRY(olg__emit_reduce(cx, p == 1 ? OLG_REDUCE_L1 : OLG_REDUCE_L2, x, axes, na, 1, &r));
+  } else {
+    olg_value pv, ip, ax;
+    OLG_TRY(olg__const_like(cx, x, (double)p, &pv));
+    OLG_TRY(olg__const_like(cx, x, 1.0 / (double)p, &ip));
+    OLG_TRY(olg__emit1(cx, "Abs", x, &ax));
+    OLG_TRY(olg__emit2(cx, "Pow", ax, pv, &ax));
+    OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_SUM, ax, axes, na, 1, &r));
+    OLG_TRY(olg__emit2(cx, "Pow", r, ip, &r));
+  }
+  OLG_TRY(olg__replace_value(cx, y, r, cx->subst));
+  snprintf(st->msg, sizeof st->msg, "decomposed into %s over the spatial axes",
+           p == 1 ? "ReduceL1" : p == 2 ? "ReduceL2" : "Abs, Pow, ReduceSum, Pow");
+  return OLG_OK;
+}
+
+/* An op version without any kernel: the equivalent form in ops that have kernels, where one is
+ * written; refused otherwise. */
+static olg_status no_kernel_fix(olg_prule_site *st) {
+  const char *op = st->g->nodes[st->node].op;
+  if (strcmp(op, "GlobalLpPool") == 0) return global_lp_pool(st);
+  snprintf(st->msg, sizeof st->msg, "no decomposition of %s into ops with kernels is written", op);
+  return OLG_ERR_UNSUPPORTED;
+}
 
 #define ORT_TYPES(op_, since_, until_, tc_, mask_)                                              \
   {.name = "ort/kernel-type", .op = op_, .since = since_, .until = until_,                     \
@@ -13,8 +62,9 @@
    .hint = "cast to an accepted type and back where exact, else another opset"},
 #define ORT_NO_KERNEL(op_, since_, until_)                                                      \
   {.name = "ort/no-kernel", .op = op_, .since = since_, .until = until_, .kind = OLG_PRULE_OP, \
+   .fix = no_kernel_fix,                                                                        \
    .what = "ONNX Runtime 1.30 (CPU) has no kernel for this version",                           \
-   .hint = "convert to an opset where the op has another version"},
+   .hint = "a decomposition into ops with kernels where one is written, else another opset"},
 
 static const olg_prule ort_rules[] = {
 #include "ort_kernels.inc"

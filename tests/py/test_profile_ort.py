@@ -196,3 +196,37 @@ def test_max_double_at_7_is_refused_naming_the_rule(tmp_path):
     # and where it works: Max-8 has double kernels
     assert [d["min_opset"] for d in e.value.diagnostics if d["code"] == "OLG-PROFILE-REFUSED"] == [8]
     onnxlegal.convert(path, 8, profile="ort")  # Max-8 has double kernels
+
+
+def test_global_lp_pool_22_decomposed_matches_ort_at_21(tmp_path):
+    """GlobalLpPool-22 has no kernel in ORT 1.30: with profile ort it becomes the reduction it
+    is; its numbers are ORT's GlobalLpPool-2 numbers of the same model at opset 21."""
+    import numpy as np
+    import onnx
+    import onnxlegal
+    from onnx import TensorProto as T, helper
+    from ortrun import run_batch
+    x = np.random.RandomState(0).randn(2, 3, 4, 5).astype(np.float32)
+    batch = []
+    for p in (1, 2, 3):
+        g = helper.make_graph([helper.make_node("GlobalLpPool", ["x"], ["y"], name="g", p=p)], "g",
+                              [helper.make_tensor_value_info("x", T.FLOAT, [2, 3, 4, 5])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [2, 3, 1, 1])])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+        m.ir_version = 10
+        path = str(tmp_path / ("glp%d.onnx" % p))
+        onnx.save(m, path)
+        batch.append((m.SerializeToString(), {"x": x}))
+        batch.append((onnxlegal.convert(path, 22).to_bytes(), {"x": x}))  # no profile: no kernel
+        for target in (22, 26):
+            out, report = onnxlegal.convert(path, target, profile="ort", report=True)
+            assert [r["rule"] for r in report["profile_rules"]] == ["ort/no-kernel"]
+            batch.append((out.to_bytes(), {"x": x}))
+    res = run_batch(batch)
+    for k in range(3):
+        want, plain, got22, got26 = res[4 * k:4 * k + 4]
+        assert not isinstance(want, str), want
+        assert isinstance(plain, str) and "GlobalLpPool(22)" in plain, plain
+        for got in (got22, got26):
+            assert not isinstance(got, str), got
+            assert np.allclose(got["y"], want["y"], rtol=1e-5, atol=1e-6)
