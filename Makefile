@@ -136,7 +136,17 @@ $(STLIB): $(OBJS)
 	rm -f $@
 	ar rcs $@ $(OBJS)
 
-$(BUILD)/lib/pkgconfig/onnxlegal.pc: pkgconfig/onnxlegal.pc.in $(VERSION_H)
+# The install paths the generated .pc and CMake files bake in: a stamp rewritten only when they
+# change, so `make install PREFIX=/opt/x` after a build for /usr/local regenerates them.
+PATHS_STAMP := $(BUILD)/install-paths.stamp
+PATHS_NOW := $(PREFIX)|$(LIBDIR)|$(INCLUDEDIR)|$(CMAKEDIR)|$(NANOPB)
+$(PATHS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(PATHS_NOW)' ]; then echo '$(PATHS_NOW)' > $@; fi
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/lib/pkgconfig/onnxlegal.pc: pkgconfig/onnxlegal.pc.in $(VERSION_H) $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 		-e 's|@VERSION@|$(VERSION)|g' $(if $(filter 1,$(NANOPB)),-e 's|^Libs.private:|Libs.private: $(NANOPB_LIBS)|') \
@@ -144,7 +154,7 @@ $(BUILD)/lib/pkgconfig/onnxlegal.pc: pkgconfig/onnxlegal.pc.in $(VERSION_H)
 
 # The CMake package: paths relative to CMAKEDIR, so that DESTDIR staging and moved trees work.
 relto = $(shell realpath -m --relative-to=$(CMAKEDIR) $(1))
-$(BUILD)/lib/cmake/onnxlegal/%.cmake: cmake/%.cmake.in $(VERSION_H) Makefile
+$(BUILD)/lib/cmake/onnxlegal/%.cmake: cmake/%.cmake.in $(VERSION_H) Makefile $(PATHS_STAMP)
 	@mkdir -p $(dir $@)
 	sed -e 's|@REL_LIBDIR@|$(call relto,$(LIBDIR))|g' -e 's|@REL_INCLUDEDIR@|$(call relto,$(INCLUDEDIR))|g' \
 		-e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' -e 's|@MINOR@|$(MINOR)|g' \

@@ -410,6 +410,15 @@ static int string_allowed_from(const char *op, const char *attr, int from, const
 }
 
 int olg__attr_value_allowed_from(const olg_schema *s, const olg_attr *a) {
+  /* an element-type attribute (Cast's to, the Random* ops' and Bernoulli's dtype, the window
+   * ops' output_datatype, QuantizeLinear's output_dtype where 0 means "from the zero point")
+   * must name a defined type at every version */
+  if (a->type == OLG_ATTR_INT && (strcmp(a->name, "to") == 0 || strcmp(a->name, "dtype") == 0 ||
+                                  strcmp(a->name, "output_datatype") == 0 ||
+                                  strcmp(a->name, "output_dtype") == 0)) {
+    int64_t lo = strcmp(a->name, "output_dtype") == 0 ? 0 : 1;
+    if (a->i < lo || a->i > OLG_DTYPE_MAX) return -1;
+  }
   for (size_t i = 0; i < sizeof attr_ranges / sizeof *attr_ranges; i++) {
     const attr_range *r = &attr_ranges[i];
     if (s->since_version < r->since || (r->until && s->since_version >= r->until)) continue;
@@ -435,6 +444,12 @@ static void check_attr_value(ck *c, const olg_node *nd, int64_t opset, const olg
                              const olg_attr *a) {
   if (!olg__ck_is_default_domain(nd->domain)) return;
   char lab[200];
+  if (a->type == OLG_ATTR_INT && olg__attr_value_allowed_from(s, a) < 0) {
+    olg__ck_report(c, OLG_ERROR, "OLG-CHECK-ATTR-VALUE", nd, opset,
+                   "attribute '%s' of %s is %lld, which is not a tensor element type", a->name,
+                   olg__ck_op_label(nd, s->since_version, lab, sizeof lab), (long long)a->i);
+    return;
+  }
   for (size_t i = 0; i < sizeof attr_ranges / sizeof *attr_ranges; i++) {
     const attr_range *r = &attr_ranges[i];
     if (s->since_version < r->since || (r->until && s->since_version >= r->until)) continue;

@@ -126,6 +126,10 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
     /* a value the version does not allow (a negative axis below 11, a later mode): what
        olg_check would reject, refused here with the opset that takes it */
     int from = olg__attr_value_allowed_from(s, &nd->attrs[i]);
+    if (from < 0)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
+                       "%s-%d with attribute '%s' of a value no version of it takes", nd->op,
+                       s->since_version, nd->attrs[i].name);
     if (from)
       return olg__unsupportedf(cx, from, "%s-%d with this value of attribute '%s'", nd->op,
                                s->since_version, nd->attrs[i].name);

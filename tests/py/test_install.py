@@ -55,6 +55,16 @@ def test_pkg_config_program_writes_valid_model(staged):
     assert m.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
 
 
+def test_pc_follows_prefix_of_install(staged, tmp_path):
+    # the same build installed for another PREFIX: the .pc says that prefix, not the first one
+    d = str(tmp_path / "root")
+    sh(["make", "-s", "PYLINK=0", "BUILD=" + staged + "/build", "install", "DESTDIR=" + d, "PREFIX=/opt/olg"])
+    pc = open(d + "/opt/olg/lib/pkgconfig/onnxlegal.pc").read()
+    assert "prefix=/opt/olg" in pc and "/usr/local" not in pc
+    cmake = open(d + "/opt/olg/lib/cmake/onnxlegal/onnxlegalConfig.cmake").read()
+    assert "/usr/local" not in cmake
+
+
 def test_uninstall_removes_everything(staged, tmp_path):
     # into a root of its own (from the same build, so nothing is compiled again): the other
     # tests' staged files stay, whatever order the tests run in
