@@ -11,7 +11,8 @@ is created on the CPU execution provider with optimizations off; ORT looks the k
 then. "Could not find an implementation" (or "Failed to find kernel") means the dtype has no
 kernel; success, or the kernel's own constructor refusing the probe's plain attributes, means
 it has; any other error (a model the probe could not make valid) says nothing, and such a dtype
-is counted as accepted (the table only lists what is known to be missing). A second round re-
+is counted as accepted (the table only lists what is known to be missing). An op version none of whose
+inputs is bound to a type constraint (RandomUniform, ...) is probed once as it is. A second round re-
 probes with each other constraint's baseline set to a dtype that worked, so an op whose kernels
 need, say, T1=int64 is not taken for one without kernels. An op version where no dtype of any
 constraint works, none is unknown and some were refused for want of a kernel becomes
@@ -138,6 +139,15 @@ def probe_round(onnx, schemas, baselines, tmp, node):
     for s in schemas:
         bound = {f["type_str"] for f in s["inputs"] if f["option"] != 1}
         cons = [c for c in s["constraints"] if c["name"] in bound and tensor_types(c)]
+        if not cons:  # no input of a constraint (RandomUniform, ...): does any kernel exist?
+            data = make_model(onnx, s, s["since_version"], {})
+            if data is not None:
+                cid = str(len(cases))
+                path = os.path.join(tmp, cid + ".onnx")
+                with open(path, "wb") as f:
+                    f.write(data)
+                cases.append({"id": cid, "path": path})
+                keys[cid] = (s["name"], s["since_version"], None, 0)
         for c in cons:
             for dt in tensor_types(c):
                 dtypes = {d["name"]: baselines[(s["name"], s["since_version"], d["name"])]
@@ -200,8 +210,10 @@ def main(argv=None):
                 if tt:
                     baselines[(s["name"], s["since_version"], c["name"])] = next((b for b in BASELINE if b in tt), tt[0])
         r1 = probe_round(onnx, probe_schemas, baselines, tmp, args.node)
-        for (op, v, cname, dt), r in sorted(r1.items()):  # baseline: a dtype that worked
-            key = (op, v, cname)
+        for (op, v, cname, dt), r in sorted(r1.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "", kv[0][3])):
+            if cname is None:
+                continue
+            key = (op, v, cname)  # baseline: a dtype that worked
             if r == "ok" and r1.get(key + (baselines[key],)) != "ok":
                 baselines[key] = dt
         r2 = probe_round(onnx, probe_schemas, baselines, tmp, args.node)
@@ -209,6 +221,11 @@ def main(argv=None):
     for s, ps in zip(schemas, probe_schemas):
         op, v, pv = s["name"], s["since_version_real"], ps["since_version"]
         status = {}
+        whole = r1.get((op, pv, None, 0))
+        if whole == "missing" and r2.get((op, pv, None, 0)) == "missing":
+            rows.append((op, v, 'ORT_NO_KERNEL("%s", %d, %d)' % (op, v, v), "no kernel (an op without typed inputs)"))
+            n_missing += 1
+            continue
         for c in ps["constraints"]:
             for dt in tensor_types(c):
                 a, b = r1.get((op, pv, c["name"], dt)), r2.get((op, pv, c["name"], dt))

@@ -4,7 +4,7 @@
  * (7 or 9), a middle (13) and a high (21) opset -> each result: olg_check at its target opset,
  * write -> read back -> write again (same bytes).
  *
- * The last byte chooses the low opset and the legalize options (tensorrt profile, no folding,
+ * The last byte chooses the low opset and the legalize options (tensorrt or ort profile, no folding,
  * no decompositions, initializers as inputs), so that one corpus reaches every option. Every
  * call must return a known status; a model legalize returns must write and read back. With
  * OLG_FUZZ_STRICT=1 in the environment (make fuzz and fuzz-replay set it), a legalized model that
@@ -16,7 +16,7 @@ static int strict = -1;
 static void legalize_at(const olg_model *m, int64_t opset, uint8_t flags) {
   olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
   o.opset = opset;
-  o.profile = flags & 1 ? "tensorrt" : NULL;
+  o.profile = flags & 1 ? (flags & 32 ? "ort" : "tensorrt") : NULL;
   o.no_constant_folding = !!(flags & 2);
   o.no_decompositions = !!(flags & 4);
   o.keep_initializers_as_inputs = !!(flags & 8);
