@@ -479,18 +479,23 @@ static bool keep_tri(int64_t i, int64_t j, int64_t k, int upper) {
 /* What the registered opset offers tril / triu: Where (9), Range (11), Trilu (14). */
 typedef struct trilu_caps {
   bool where, range, trilu;
+  olg_value kdyn; /* ONNX Trilu's k computed at run time (a 0-D int64), else OLG_NO_VALUE */
 } trilu_caps;
 
 /* tril / triu: Trilu; else a static mask with Where, or (no Where) a Gather from the last two
  * dims flattened and padded with one zero; sizes not known need Range. */
+static olg_status trilu_dyn(olg_lower *cx, olg_value x, int32_t rank, olg_value kv, int upper,
+                           trilu_caps c);
+
 static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
   olg_value x, y;
   int32_t rank;
   int64_t k;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__input_rank(cx, x, &rank));
-  OLG_TRY(olg__arg_int_or(cx, 1, 0, &k));
   if (rank < 2) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "tril/triu need at least 2 dims");
+  if (c.kdyn != OLG_NO_VALUE) return trilu_dyn(cx, x, rank, c.kdyn, upper, c);
+  OLG_TRY(olg__arg_int_or(cx, 1, 0, &k));
   if (c.trilu) {
     olg_value kv;
     olg_node_id nd;
@@ -560,46 +565,135 @@ static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
   return bind(cx, y);
 }
 
+/* tril/triu with k a 0-D (or 1-element) int64 computed at run time: the kept positions are
+ * those with j - i <= k (tril) or >= k (triu), a mask compared at run time. From 9 Where of that
+ * mask; at 7-8 (no Where, Greater/Less on floats only) the Gather of the static form with its
+ * index map computed: position p where kept, else the appended zero (exact for inf/NaN). */
+static olg_status trilu_dyn(olg_lower *cx, olg_value x, int32_t rank, olg_value kv, int upper,
+                           trilu_caps c) {
+  if (c.trilu) {
+    olg_value y;
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Trilu", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, kv));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "upper", upper));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+    return bind(cx, y);
+  }
+  int64_t rows = olg__dim(cx, x, rank - 2), cols = olg__dim(cx, x, rank - 1);
+  olg_value diff, drop, y, zero;
+  if (rows < 0 || cols < 0) {
+    if (!c.range)
+      return olg_lower_unsupported(cx, "Trilu with k computed at run time of a matrix whose size is not known (Range)", 11);
+    olg_value in[3], ri, ci;
+    OLG_TRY(olg__const_i64(cx, 0, &in[0]));
+    OLG_TRY(olg__const_i64(cx, 1, &in[2]));
+    OLG_TRY(dim_scalar(cx, x, rank - 2, &in[1]));
+    OLG_TRY(olg__emit(cx, "Range", in, 3, &ri));
+    OLG_TRY(olg__emit_unsqueeze(cx, ri, (const int64_t[]){1}, 1, &ri));
+    OLG_TRY(dim_scalar(cx, x, rank - 1, &in[1]));
+    OLG_TRY(olg__emit(cx, "Range", in, 3, &ci));
+    OLG_TRY(olg__emit2(cx, "Sub", ci, ri, &diff)); /* [rows, cols]: j - i */
+  } else {
+    int64_t n = rows * cols, dims[2] = {rows, cols};
+    int64_t *d = alloc_ints(cx, (size_t)n);
+    if (!d) return OLG_ERR_NOMEM;
+    for (int64_t p = 0; p < n; p++) d[p] = p % cols - p / cols;
+    if (c.where) {
+      OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, dims, d, (size_t)n * sizeof *d, &diff));
+    } else {
+      float *f = olg__lower_alloc(cx, (size_t)(n ? n : 1) * sizeof *f);
+      if (!f) return OLG_ERR_NOMEM;
+      for (int64_t p = 0; p < n; p++) f[p] = (float)d[p];
+      OLG_TRY(olg__const_f32s(cx, f, (size_t)n, &diff)); /* flat: [rows * cols] */
+      OLG_TRY(olg__emit_cast(cx, kv, OLG_FLOAT, &kv));
+    }
+  }
+  /* drop = j - i > k (tril) or j - i < k (triu) */
+  OLG_TRY(olg__emit2(cx, upper ? "Less" : "Greater", diff, kv, &drop));
+  if (c.where) {
+    OLG_TRY(olg__const_like(cx, x, 0, &zero));
+    OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){drop, zero, x}, 3, &y));
+    return bind(cx, y);
+  }
+  /* [..., rows * cols + 1] with a zero last; map = p + drop * (n - p) */
+  int64_t lead[OLG_MAX_RANK + 1], n = rows * cols, xd[OLG_MAX_RANK];
+  int32_t xr;
+  for (int32_t i = 0; i < rank - 2; i++) lead[i] = 0; /* copies the dim */
+  lead[rank - 2] = n;
+  olg_value flat, padded, pos, gap, map;
+  OLG_TRY(olg__emit_reshape_static(cx, x, lead, (size_t)rank - 1, &flat));
+  if (olg__static_shape(cx, x, xd, &xr)) { /* a zero column by Concat: any dtype */
+    olg_value both[2], zshape;
+    xd[rank - 2] = 1;
+    both[0] = flat;
+    OLG_TRY(olg__const_i64s(cx, xd, (size_t)rank - 1, &zshape));
+    OLG_TRY(olg__emit_full(cx, zshape, olg__dtype(cx, x), 0, &both[1]));
+    OLG_TRY(olg__emit_concat(cx, both, 2, rank - 2, &padded));
+  } else {
+    int64_t pads[2 * OLG_MAX_RANK] = {0};
+    pads[2 * (rank - 1) - 1] = 1;
+    OLG_TRY(olg__emit_pad(cx, flat, "constant", pads, 2 * ((size_t)rank - 1), 0, &padded));
+  }
+  int64_t *pv = alloc_ints(cx, (size_t)n), *gv = alloc_ints(cx, (size_t)n);
+  if (!pv || !gv) return OLG_ERR_NOMEM;
+  for (int64_t p = 0; p < n; p++) {
+    pv[p] = p;
+    gv[p] = n - p;
+  }
+  OLG_TRY(olg__const_i64s(cx, pv, (size_t)n, &pos));
+  OLG_TRY(olg__const_i64s(cx, gv, (size_t)n, &gap));
+  OLG_TRY(olg__emit_cast(cx, drop, OLG_INT64, &drop));
+  OLG_TRY(olg__emit2(cx, "Mul", drop, gap, &map));
+  OLG_TRY(olg__emit2(cx, "Add", map, pos, &map));
+  OLG_TRY(olg__emit_gather(cx, padded, map, rank - 2, &y));
+  lead[rank - 2] = rows;
+  lead[rank - 1] = cols;
+  OLG_TRY(olg__emit_reshape_static(cx, y, lead, (size_t)rank, &y));
+  return bind(cx, y);
+}
+
 /* aten::tril(Tensor self, int diagonal=0), aten::triu(Tensor self, int diagonal=0): below 9 a
  * Gather; Where-9 a static mask; Range-11 a mask computed at run time; Trilu-14 */
 olg_status olg__sym_tril(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){false, false, false});
+  return trilu(cx, 0, (trilu_caps){false, false, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_tril_opset9(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){true, false, false});
+  return trilu(cx, 0, (trilu_caps){true, false, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_tril_opset11(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){true, true, false});
+  return trilu(cx, 0, (trilu_caps){true, true, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_tril_opset14(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){true, true, true});
+  return trilu(cx, 0, (trilu_caps){true, true, true, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_triu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){false, false, false});
+  return trilu(cx, 1, (trilu_caps){false, false, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_triu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){true, false, false});
+  return trilu(cx, 1, (trilu_caps){true, false, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_triu_opset11(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){true, true, false});
+  return trilu(cx, 1, (trilu_caps){true, true, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_triu_opset14(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){true, true, true});
+  return trilu(cx, 1, (trilu_caps){true, true, true, OLG_NO_VALUE});
 }
 
 /* ONNX Trilu (14) below 14: the same lowering as tril/triu, for a k known at conversion time
@@ -608,24 +702,24 @@ static olg_status onnx_trilu(olg_lower *cx, trilu_caps c) {
   if (!olg_lower_arg_is_none(cx, 1)) {
     olg_value kv;
     OLG_TRY(olg_lower_arg_value(cx, 1, &kv));
-    if (!olg_lower_value_known(cx, kv)) return olg_lower_unsupported(cx, "Trilu with k computed at run time", 14);
+    if (!olg_lower_value_known(cx, kv)) c.kdyn = kv;
   }
   return trilu(cx, (int)olg__src_attr_int(cx, "upper", 1), c);
 }
 
 olg_status olg__sym_onnx_trilu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_trilu(cx, (trilu_caps){false, false, false});
+  return onnx_trilu(cx, (trilu_caps){false, false, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_onnx_trilu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_trilu(cx, (trilu_caps){true, false, false});
+  return onnx_trilu(cx, (trilu_caps){true, false, false, OLG_NO_VALUE});
 }
 
 olg_status olg__sym_onnx_trilu_opset11(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_trilu(cx, (trilu_caps){true, true, false});
+  return onnx_trilu(cx, (trilu_caps){true, true, false, OLG_NO_VALUE});
 }
 
 /* ------------------------------------------------------------------------------------------ */
