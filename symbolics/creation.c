@@ -399,3 +399,33 @@ olg_status olg__sym_linspace(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_cast(cx, y, t, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
+
+/* ONNX ConstantOfShape (9) at 7-8: the value (one element of any type, float 0 when absent)
+ * as a tensor of the shape's rank with every dim 1, tiled by the shape (Tile-6 takes its
+ * repeats at run time); a 0-D shape gives the value itself. Exact for every type. */
+olg_status olg__sym_onnx_constant_of_shape(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value shape, c, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &shape));
+  const olg_attr *a = olg__node_attr(olg__src_node(cx), "value");
+  static const float zero = 0;
+  olg_dtype dt = OLG_FLOAT;
+  const void *data = &zero;
+  size_t nb = sizeof zero;
+  if (a) {
+    if (a->type != OLG_ATTR_TENSOR || !a->t || a->t->dtype == OLG_STRING ||
+        (!a->t->data && a->t->nbytes) || olg_dtype_nbytes(a->t->dtype, 1) != a->t->nbytes)
+      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "ConstantOfShape: 'value' must be a one-element tensor");
+    dt = a->t->dtype;
+    data = a->t->data;
+    nb = a->t->nbytes;
+  }
+  int64_t len = olg__dim(cx, shape, 0), ones[OLG_MAX_RANK];
+  if (olg__rank(cx, shape) != 1 || len < 0 || len > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "ConstantOfShape of a shape whose length is not known", 9);
+  for (int64_t i = 0; i < len; i++) ones[i] = 1;
+  OLG_TRY(olg__const_tensor(cx, dt, (int32_t)len, ones, data, nb, &c));
+  if (len == 0) return olg_lower_bind_output(cx, 0, c);
+  OLG_TRY(olg__emit2(cx, "Tile", c, shape, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -95,6 +95,7 @@ OLG_SYMBOLIC(olg__sym_new_zeros);
 OLG_SYMBOLIC(olg__sym_new_ones);
 OLG_SYMBOLIC(olg__sym_new_full);
 OLG_SYMBOLIC(olg__sym_linspace);
+OLG_SYMBOLIC(olg__sym_onnx_constant_of_shape); /* ONNX ConstantOfShape at 7-8: Tile */
 
 /* ---- sorting (symbolics/sort.c) ---- */
 OLG_SYMBOLIC(olg__sym_topk);
