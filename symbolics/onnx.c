@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_axes.h"
 #include "emit_nn.h"
 #include "emit_src.h"
 #include "../lib/lower.h"
@@ -41,8 +42,12 @@ static olg_status squeeze(olg_lower *cx, bool axes_input) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__src_ints_attr_or_input(cx, "axes", 1, 13, &axes, &n, &present, &dyn));
   if (dyn != OLG_NO_VALUE) {
-    if (!axes_input) return olg__unsupportedf(cx, 13, "%s with axes computed at run time", op);
-    OLG_TRY(olg__emit2(cx, op, x, dyn, &y));
+    if (!axes_input) { /* an exact Reshape to the shape computed from the axes */
+      OLG_TRY(olg_lower_decompose(cx, unsq ? "Unsqueeze with run-time axes" : "Squeeze with run-time axes", 13));
+      OLG_TRY(unsq ? olg__emit_unsqueeze_dyn(cx, x, dyn, &y) : olg__emit_squeeze_dyn(cx, x, dyn, &y));
+    } else {
+      OLG_TRY(olg__emit2(cx, op, x, dyn, &y));
+    }
   } else if (unsq) {
     OLG_TRY(olg__emit_unsqueeze(cx, x, axes, n, &y));
   } else {
@@ -89,7 +94,11 @@ static olg_status reduce(olg_lower *cx, bool axes_input) {
   int64_t keepdims = olg__src_attr_int(cx, "keepdims", 1);
   int64_t noop = olg__src_attr_int(cx, "noop_with_empty_axes", 0);
   if (dyn != OLG_NO_VALUE) {
-    if (!axes_input) return olg__unsupportedf(cx, since, "%s with axes computed at run time", op);
+    if (!axes_input) { /* reshaped so that the listed dims are reduced (emit_axes.c) */
+      OLG_TRY(olg_lower_decompose(cx, "a reduction with run-time axes", since));
+      OLG_TRY(olg__emit_reduce_dyn(cx, kind, x, dyn, (int)keepdims, (int)noop, &y));
+      return olg_lower_bind_output(cx, 0, y);
+    }
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, x));
@@ -209,9 +218,13 @@ static olg_status split(olg_lower *cx, split_caps c) {
   OLG_TRY(olg__src_ints_attr_or_input(cx, "split", 1, 13, &sizes, &n, &present, &dyn));
   int64_t axis = olg__src_attr_int(cx, "axis", 0);
   if (dyn != OLG_NO_VALUE) { /* run-time sizes: an input from 13 on */
-    if (!c.sizes_input) return olg_lower_unsupported(cx, "Split with sizes computed at run time", 13);
     olg_value outs[64];
     if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
+    if (!c.sizes_input) { /* Slice (10+) or Gather of a run-time range per part (emit_axes.c) */
+      OLG_TRY(olg_lower_decompose(cx, "Split with run-time sizes", 13));
+      OLG_TRY(olg__emit_split_dyn(cx, x, axis, dyn, n_out, outs));
+      return olg__src_bind_all(cx, outs, n_out);
+    }
     olg_node_id nd;
     OLG_TRY(olg__emit_cast(cx, dyn, OLG_INT64, &dyn));
     OLG_TRY(olg_lower_emit_begin(cx, "", "Split", &nd));
