@@ -43,6 +43,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED}, /* native from 9 */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
+    {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},

@@ -12,6 +12,7 @@ const olg_symbolic_reg olg__opset12[] = {
 
     /* ---- linear algebra (symbolics/linalg.c): Einsum-12 ---- */
     {"aten", "einsum", olg__sym_einsum_opset12, OLG_LOWERING_NATIVE},
+    {"", "Einsum", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain: the losses are native from 12 (symbolics/loss.c below) ---- */
     {"", "ArgMax", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE}, /* select_last_index */

@@ -448,3 +448,22 @@ olg_status olg__sym_t(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_transpose(cx, x, (const int64_t[]){1, 0}, 2, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
+
+/* ONNX Einsum (12) below 12: the same decomposition as aten::einsum's (Transpose, ReduceSum,
+ * MatMul; a diagonal is refused naming 12), the inputs of one type as Einsum requires. */
+olg_status olg__sym_onnx_einsum(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  const char *eq = olg__src_attr_string(cx, "equation", NULL);
+  if (!eq) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Einsum without an equation");
+  size_t n = olg_lower_arg_count(cx), len = strlen(eq), k = 0;
+  if (!n) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Einsum of no inputs");
+  olg_value *vals = olg__lower_alloc(cx, n * sizeof *vals), y;
+  char *e = olg__lower_alloc(cx, len + 1);
+  if (!vals || !e) return OLG_ERR_NOMEM;
+  for (size_t i = 0; i < len; i++)
+    if (eq[i] != ' ' && eq[i] != '\t') e[k++] = eq[i];
+  e[k] = 0;
+  for (size_t i = 0; i < n; i++) OLG_TRY(olg_lower_arg_value(cx, i, &vals[i]));
+  OLG_TRY(einsum_decomposed(cx, e, vals, n, olg__dtype(cx, vals[0]), &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

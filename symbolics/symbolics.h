@@ -333,6 +333,7 @@ OLG_SYMBOLIC(olg__sym_linear);
 OLG_SYMBOLIC(olg__sym_linear_opset11); /* Gemm-11 without C */
 OLG_SYMBOLIC(olg__sym_einsum);        /* Einsum-12 */
 OLG_SYMBOLIC(olg__sym_einsum_opset12); /* Einsum-12 */
+OLG_SYMBOLIC(olg__sym_onnx_einsum);   /* ONNX Einsum below 12: as einsum's decomposition */
 OLG_SYMBOLIC(olg__sym_t);
 
 /* ---- sampling (symbolics/sample.c) ---- */
