@@ -42,6 +42,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED}, /* native from 9 */
+    {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED}, /* native from 11 (reduce.c) */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},

@@ -181,6 +181,26 @@ olg_status olg__emit_unsqueeze_dyn(olg_lower *cx, olg_value x, olg_value axes, o
   return reshape_to(cx, x, s, out);
 }
 
+/* 0 .. n-1 (n a 1-element int64 <= bound) from ramp = 0 .. bound (a constant): ramp tiled n
+ * times is k mod (bound + 1) at position k; as [bound + 1, n] its first row is 0 .. n-1. */
+static olg_status arange_from(olg_lower *cx, olg_value ramp, int64_t bound, olg_value n,
+                              olg_value *out) {
+  olg_value t;
+  int64_t b0 = 0, e0 = 1, z = 0;
+  OLG_TRY(olg__emit_reshape_static(cx, n, (const int64_t[]){1}, 1, &n));
+  OLG_TRY(olg__emit2(cx, "Tile", ramp, n, &t));
+  OLG_TRY(olg__emit_reshape_static(cx, t, (const int64_t[]){bound + 1, -1}, 2, &t));
+  OLG_TRY(olg__emit_slice(cx, t, &b0, &e0, &z, NULL, 1, &t));
+  return olg__emit_reshape_static(cx, t, (const int64_t[]){-1}, 1, out);
+}
+
+olg_status olg__emit_arange_bounded(olg_lower *cx, olg_value n, int64_t bound, olg_value *out) {
+  olg_value ramp;
+  OLG_TRY(olg__emit_cast(cx, n, OLG_INT64, &n));
+  OLG_TRY(iota(cx, bound + 1, 0, &ramp));
+  return arange_from(cx, ramp, bound, n, out);
+}
+
 olg_status olg__emit_split_dyn(olg_lower *cx, olg_value x, int64_t axis, olg_value sizes,
                                size_t n_out, olg_value *outs) {
   int64_t r = olg__rank(cx, x);
@@ -211,11 +231,7 @@ olg_status olg__emit_split_dyn(olg_lower *cx, olg_value x, int64_t axis, olg_val
     }
     olg_value t, idx;
     OLG_TRY(olg__emit_slice(cx, sizes, &b, &e, &z, NULL, 1, &sz));
-    OLG_TRY(olg__emit2(cx, "Tile", ramp, sz, &t));
-    OLG_TRY(olg__emit_reshape_static(cx, t, (const int64_t[]){dim + 1, -1}, 2, &t));
-    int64_t b0 = 0, e0 = 1;
-    OLG_TRY(olg__emit_slice(cx, t, &b0, &e0, &z, NULL, 1, &t));
-    OLG_TRY(olg__emit_reshape_static(cx, t, (const int64_t[]){-1}, 1, &t));
+    OLG_TRY(arange_from(cx, ramp, dim, sz, &t));
     OLG_TRY(olg__emit2(cx, "Add", t, st, &idx));
     OLG_TRY(olg__emit_gather(cx, x, idx, ax, &outs[k]));
   }

@@ -16,5 +16,8 @@ olg_status olg__emit_unsqueeze_dyn(olg_lower *cx, olg_value x, olg_value axes, o
 /* Split of x along axis into n_out parts of run-time sizes (1-D int tensor of n_out entries). */
 olg_status olg__emit_split_dyn(olg_lower *cx, olg_value x, int64_t axis, olg_value sizes,
                                size_t n_out, olg_value *outs);
+/* 0 .. n-1 as int64 for a run-time n (one element, any int type) known to be <= bound, at any
+ * opset (Tile-6, Reshape, Slice of constants). */
+olg_status olg__emit_arange_bounded(olg_lower *cx, olg_value n, int64_t bound, olg_value *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_axes.h"
 
 static bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
@@ -486,8 +487,15 @@ olg_status olg__emit_topk(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, 
     if (olg__known_scalar(cx, k_v, &kd)) {
       k = (int64_t)kd;
       k_v = OLG_NO_VALUE;
-    } else if (opset < 10) {
-      return olg_lower_unsupported(cx, "TopK with k computed at run time", 10);
+    } else if (opset < 10) { /* all of the dim sorted, then its first k by a Gather */
+      int64_t d = rank >= 0 ? olg__dim(cx, x, (int32_t)axis) : -1;
+      if (d < 0) return olg_lower_unsupported(cx, "TopK with k computed at run time along a dim whose size is not known", 10);
+      olg_value v, i, first;
+      OLG_TRY(olg__emit_topk(cx, x, OLG_NO_VALUE, d, axis, largest, sorted, &v, &i));
+      OLG_TRY(olg__emit_arange_bounded(cx, k_v, d, &first));
+      if (values) OLG_TRY(olg__emit_gather(cx, v, first, axis, values));
+      if (indices) OLG_TRY(olg__emit_gather(cx, i, first, axis, indices));
+      return OLG_OK;
     }
   }
   olg_value xin = x;

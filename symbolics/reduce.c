@@ -467,8 +467,49 @@ olg_status olg__sym_logsumexp(olg_lower *cx, olg_node_id src, void *ud) {
 /* The largest dim a cumsum below opset 11 multiplies by an n x n triangle of ones. */
 #define CUMSUM_MATMUL_MAX 4096
 
-/* aten::cumsum(self, int dim, *, ScalarType? dtype=None): CumSum-11. Below, for a dim of known
- * size n, the dim moved last times the upper triangle of ones: y[..., j] = sum_{i<=j} x[..., i]. */
+/* The cumulative sum of x along dim d below CumSum-11, for a dim of known size n: the dim moved
+ * last times a triangle of ones, y[..., j] = sum of x[..., i] over i <= j (i < j exclusive;
+ * i >= j, i > j reversed). */
+static olg_status cumsum_matmul(olg_lower *cx, olg_value x, int32_t rank, int64_t d,
+                                bool exclusive, bool reverse, olg_value *out) {
+  olg_value y;
+  olg_dtype t = olg__dtype(cx, x), ct;
+  int64_t size = olg__dim(cx, x, (int32_t)d);
+  if (size < 0)
+    return olg_lower_unsupported(cx, "cumsum along a dim whose size is not known (below CumSum-11)", 11);
+  if (size > CUMSUM_MATMUL_MAX)
+    return olg__unsupportedf(cx, 11, "cumsum along a dim of %lld (below CumSum-11, up to %d)",
+                             (long long)size, CUMSUM_MATMUL_MAX);
+  OLG_TRY(olg__compute_dtype(cx, "MatMul", 0, t, &ct));
+  size_t es = olg_dtype_nbytes(ct, 1);
+  unsigned char *tri = olg__lower_alloc(cx, (size_t)(size * size) * es + 1);
+  if (!tri) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < size; i++)
+    for (int64_t j = 0; j < size; j++) {
+      unsigned char *p = tri + (size_t)(i * size + j) * es;
+      bool in = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+      double one = in;
+      if (ct == OLG_FLOAT) { float f = (float)one; memcpy(p, &f, 4); }
+      else if (ct == OLG_DOUBLE) memcpy(p, &one, 8);
+      else if (ct == OLG_INT64) { int64_t v = (int64_t)one; memcpy(p, &v, 8); }
+      else if (ct == OLG_INT32) { int32_t v = (int32_t)one; memcpy(p, &v, 4); }
+      else return olg__unsupportedf(cx, 11, "cumsum of %s tensors", olg_dtype_name(t));
+    }
+  olg_value u, xin;
+  int64_t dims[2] = {size, size};
+  OLG_TRY(olg__const_tensor_kept(cx, ct, 2, dims, tri, (size_t)(size * size) * es, &u));
+  int64_t perm[OLG_MAX_RANK];
+  for (int32_t i = 0; i < rank; i++) perm[i] = i;
+  perm[d] = rank - 1;
+  perm[rank - 1] = d;
+  OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
+  OLG_TRY(olg__emit_transpose(cx, xin, perm, (size_t)rank, &xin));
+  OLG_TRY(olg__emit2(cx, "MatMul", xin, u, &y));
+  OLG_TRY(olg__emit_transpose(cx, y, perm, (size_t)rank, &y));
+  return olg__emit_cast(cx, y, t, out);
+}
+
+/* aten::cumsum(self, int dim, *, ScalarType? dtype=None): CumSum-11; below, cumsum_matmul. */
 static olg_status cumsum(olg_lower *cx, bool has_cumsum) {
   olg_value x, y;
   OLG_TRY(accumulate_input(cx, 2, &x));
@@ -487,38 +528,41 @@ static olg_status cumsum(olg_lower *cx, bool has_cumsum) {
     OLG_TRY(olg__emit_cast(cx, y, t, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  int64_t size = olg__dim(cx, x, (int32_t)d);
-  if (size < 0)
-    return olg_lower_unsupported(cx, "cumsum along a dim whose size is not known (below CumSum-11)", 11);
-  if (size > CUMSUM_MATMUL_MAX)
-    return olg__unsupportedf(cx, 11, "cumsum along a dim of %lld (below CumSum-11, up to %d)",
-                             (long long)size, CUMSUM_MATMUL_MAX);
-  OLG_TRY(olg__compute_dtype(cx, "MatMul", 0, t, &ct));
-  size_t es = olg_dtype_nbytes(ct, 1);
-  unsigned char *tri = olg__lower_alloc(cx, (size_t)(size * size) * es + 1);
-  if (!tri) return OLG_ERR_NOMEM;
-  for (int64_t i = 0; i < size; i++)
-    for (int64_t j = 0; j < size; j++) {
-      unsigned char *p = tri + (size_t)(i * size + j) * es;
-      double one = i <= j;
-      if (ct == OLG_FLOAT) { float f = (float)one; memcpy(p, &f, 4); }
-      else if (ct == OLG_DOUBLE) memcpy(p, &one, 8);
-      else if (ct == OLG_INT64) { int64_t v = (int64_t)one; memcpy(p, &v, 8); }
-      else if (ct == OLG_INT32) { int32_t v = (int32_t)one; memcpy(p, &v, 4); }
-      else return olg__unsupportedf(cx, 11, "cumsum of %s tensors", olg_dtype_name(t));
-    }
-  olg_value u, xin;
-  int64_t dims[2] = {size, size};
-  OLG_TRY(olg__const_tensor_kept(cx, ct, 2, dims, tri, (size_t)(size * size) * es, &u));
-  int64_t perm[OLG_MAX_RANK];
-  for (int32_t i = 0; i < rank; i++) perm[i] = i;
-  perm[d] = rank - 1;
-  perm[rank - 1] = d;
-  OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
-  OLG_TRY(olg__emit_transpose(cx, xin, perm, (size_t)rank, &xin));
-  OLG_TRY(olg__emit2(cx, "MatMul", xin, u, &y));
-  OLG_TRY(olg__emit_transpose(cx, y, perm, (size_t)rank, &y));
-  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  OLG_TRY(cumsum_matmul(cx, x, rank, d, false, false, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ONNX CumSum (11) below 11: cumsum_matmul along the axis, with exclusive and reverse. An axis
+ * computed at run time: the sums along every axis, stacked twice (so that axis + rank indexes
+ * a negative axis too) and the one wanted taken by a Gather. */
+olg_status olg__sym_onnx_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, av, y;
+  int32_t rank;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &av));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  bool ex = olg__src_attr_int(cx, "exclusive", 0) != 0, rev = olg__src_attr_int(cx, "reverse", 0) != 0;
+  if (rank == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "CumSum of a 0-D tensor");
+  double a;
+  if (olg__known_scalar(cx, av, &a) || rank == 1) {
+    int64_t d = rank == 1 ? 0 : olg__norm_axis((int64_t)a, rank);
+    if (d < 0) return olg_lower_error(cx, OLG_ERR_RANGE, "CumSum: axis out of range");
+    OLG_TRY(cumsum_matmul(cx, x, rank, d, ex, rev, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  olg_value each[2 * OLG_MAX_RANK], all, idx, rv;
+  for (int32_t i = 0; i < rank; i++) {
+    OLG_TRY(cumsum_matmul(cx, x, rank, i, ex, rev, &each[i]));
+    OLG_TRY(olg__emit_unsqueeze(cx, each[i], (const int64_t[]){0}, 1, &each[i]));
+    each[i + rank] = each[i];
+  }
+  OLG_TRY(olg__emit_concat(cx, each, 2 * (size_t)rank, 0, &all));
+  OLG_TRY(olg__emit_cast(cx, av, OLG_INT64, &idx));
+  OLG_TRY(olg__emit_reshape_static(cx, idx, NULL, 0, &idx));
+  OLG_TRY(olg__const_i64(cx, rank, &rv));
+  OLG_TRY(olg__emit2(cx, "Add", idx, rv, &idx));
+  OLG_TRY(olg__emit_gather(cx, all, idx, 0, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
