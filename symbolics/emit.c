@@ -234,9 +234,60 @@ static bool put_scalar(olg_dtype t, double v, void *p) {
 
 static olg_status const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
                                const void *data, size_t nbytes, olg_data_mode mode,
+                               olg_value *out);
+
+/* An integer or bool constant as a double Constant cast to dtype; OLG_ERR_UNSUPPORTED (nothing
+ * emitted) when a value is not exactly a double or the type is not an integer or bool. */
+static olg_status const_via_double(olg_lower *cx, olg_dtype dtype, int32_t rank,
+                                   const int64_t *dims, const void *data, size_t nbytes,
+                                   olg_value *out) {
+  size_t es = olg_dtype_nbytes(dtype, 1);
+  if (!es || nbytes % es) return OLG_ERR_UNSUPPORTED;
+  size_t n = nbytes / es;
+  double *d = olg__lower_alloc(cx, (n ? n : 1) * sizeof *d);
+  if (!d) return OLG_ERR_NOMEM;
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++, p += es) {
+    switch (dtype) {
+      case OLG_INT64: { int64_t v; memcpy(&v, p, 8); if (v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53)) return OLG_ERR_UNSUPPORTED; d[i] = (double)v; break; }
+      case OLG_UINT64: { uint64_t v; memcpy(&v, p, 8); if (v > (UINT64_C(1) << 53)) return OLG_ERR_UNSUPPORTED; d[i] = (double)v; break; }
+      case OLG_INT32: { int32_t v; memcpy(&v, p, 4); d[i] = v; break; }
+      case OLG_UINT32: { uint32_t v; memcpy(&v, p, 4); d[i] = v; break; }
+      case OLG_INT16: { int16_t v; memcpy(&v, p, 2); d[i] = v; break; }
+      case OLG_UINT16: { uint16_t v; memcpy(&v, p, 2); d[i] = v; break; }
+      case OLG_INT8: d[i] = (int8_t)*p; break;
+      case OLG_UINT8: d[i] = *p; break;
+      case OLG_BOOL: d[i] = *p != 0; break;
+      default: return OLG_ERR_UNSUPPORTED;
+    }
+  }
+  olg_value c;
+  OLG_TRY(const_tensor(cx, OLG_DOUBLE, rank, dims, d, n * sizeof *d, OLG_DATA_BORROW, &c));
+  OLG_TRY(olg__emit_cast(cx, c, dtype, out));
+  /* the contents stay known to later symbolics, as a Constant's are */
+  olg_graph *g = olg_lower_target(cx);
+  if (!g->values[*out].known) {
+    olg_tensor *t;
+    OLG_TRY(olg__tensor_new(g->model, NULL, dtype, rank, dims, data, nbytes, OLG_DATA_COPY, NULL,
+                            NULL, &t));
+    g->values[*out].known = t;
+  }
+  return OLG_OK;
+}
+
+static olg_status const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
+                               const void *data, size_t nbytes, olg_data_mode mode,
                                olg_value *out) {
-  if (olg__opset(cx) < 9 && dtype != OLG_FLOAT && dtype != OLG_DOUBLE && dtype != OLG_FLOAT16)
-    return olg__lower_initializer(cx, dtype, rank, dims, data, nbytes, mode, out); /* Constant-1 */
+  if (olg__opset(cx) < 9 && dtype != OLG_FLOAT && dtype != OLG_DOUBLE && dtype != OLG_FLOAT16) {
+    /* Constant-1 takes float types only. In a subgraph an initializer would have to be one of
+       its inputs too (IR 3), which If/Loop bodies cannot add: there the values go as a double
+       Constant and a Cast, exact when they are (integers up to 2^53, bools) */
+    if (cx->parent) {
+      olg_status st = const_via_double(cx, dtype, rank, dims, data, nbytes, out);
+      if (st != OLG_ERR_UNSUPPORTED) return st;
+    }
+    return olg__lower_initializer(cx, dtype, rank, dims, data, nbytes, mode, out);
+  }
   olg_node_id n;
   OLG_TRY(olg_lower_emit_begin(cx, "", "Constant", &n));
   if (mode == OLG_DATA_COPY) {

@@ -237,3 +237,118 @@ olg_status olg__emit_split_dyn(olg_lower *cx, olg_value x, int64_t axis, olg_val
   }
   return OLG_OK;
 }
+
+/* Slice below 10 with run-time starts/ends/axes/steps, for a tensor whose dims are known: per
+ * dim i, the bounds of the axis listed as i (F[k, i] = 1; 0 .. d and step 1 when none), made
+ * non-negative and clamped as Slice-10 does (in float: exact for dims below 2^24; bounds like
+ * INT64_MAX clamp to the dim), count = max(0, ceil((end - start) / step)), then a Gather of
+ * start + step * arange(count) along each dim. */
+olg_status olg__emit_slice_gather(olg_lower *cx, olg_value x, olg_value starts, olg_value ends,
+                                  olg_value axes, olg_value steps, olg_value *out) {
+  int64_t xd[OLG_MAX_RANK], m;
+  int32_t r;
+  if (!olg__static_shape(cx, x, xd, &r) || r == 0)
+    return olg_lower_unsupported(cx, "Slice with bounds computed at run time of a tensor whose shape is not known", 10);
+  for (int32_t i = 0; i < r; i++)
+    if (xd[i] >= (1 << 24))
+      return olg_lower_unsupported(cx, "Slice with bounds computed at run time along a dim of 2^24 or more", 10);
+  if (olg__rank(cx, starts) != 1 || (m = olg__dim(cx, starts, 0)) < 0 || m > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "Slice with run-time bounds whose count is not known", 10);
+  olg_value f, fl, one, d, sv[3], listed;
+  int64_t *dd = ints(cx, (size_t)r);
+  if (!dd) return OLG_ERR_NOMEM;
+  for (int32_t i = 0; i < r; i++) dd[i] = xd[i];
+  /* F [m, r]: axis k is dim i */
+  if (axes == OLG_NO_VALUE) {
+    int64_t *fv = ints(cx, (size_t)(m * r)), dims[2] = {m, r};
+    if (!fv) return OLG_ERR_NOMEM;
+    for (int64_t k = 0; k < m; k++)
+      for (int64_t i = 0; i < r; i++) fv[k * r + i] = k == i;
+    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, dims, fv, (size_t)(m * r) * 8, &f));
+  } else {
+    int64_t *pos = ints(cx, (size_t)r), *neg = ints(cx, (size_t)r), dims[2] = {1, r};
+    if (!pos || !neg) return OLG_ERR_NOMEM;
+    for (int64_t i = 0; i < r; i++) {
+      pos[i] = i;
+      neg[i] = i - r;
+    }
+    olg_value col, p, n, e1, e2;
+    OLG_TRY(olg__emit_cast(cx, axes, OLG_INT64, &col));
+    OLG_TRY(olg__emit_reshape_static(cx, col, (const int64_t[]){m, 1}, 2, &col));
+    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, dims, pos, (size_t)r * 8, &p));
+    OLG_TRY(olg__const_tensor(cx, OLG_INT64, 2, dims, neg, (size_t)r * 8, &n));
+    OLG_TRY(olg__emit2(cx, "Equal", col, p, &e1));
+    OLG_TRY(olg__emit2(cx, "Equal", col, n, &e2));
+    OLG_TRY(olg__emit2(cx, "Or", e1, e2, &f));
+    OLG_TRY(olg__emit_cast(cx, f, OLG_INT64, &f));
+  }
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MAX, f, (const int64_t[]){0}, 1, 0, &listed));
+  OLG_TRY(olg__const_i64(cx, 1, &one));
+  OLG_TRY(olg__emit2(cx, "Sub", one, listed, &fl)); /* unlisted: 1 */
+  OLG_TRY(olg__const_i64s(cx, dd, (size_t)r, &d));
+  olg_value in[3] = {starts, ends, steps}, dflt[3];
+  OLG_TRY(olg__const_i64s(cx, (const int64_t[]){0}, 1, &dflt[0]));
+  dflt[1] = d;
+  dflt[2] = one;
+  for (int j = 0; j < 3; j++) { /* per dim: the listed axis' value, else the default */
+    olg_value v, col, t;
+    if (in[j] == OLG_NO_VALUE) {
+      OLG_TRY(olg__const_i64(cx, 1, &sv[j]));
+      OLG_TRY(olg__emit2(cx, "Mul", listed, sv[j], &sv[j]));
+      OLG_TRY(olg__emit2(cx, "Add", sv[j], fl, &sv[j]));
+      OLG_TRY(olg__emit_cast(cx, sv[j], OLG_FLOAT, &sv[j]));
+      continue;
+    }
+    OLG_TRY(olg__emit_cast(cx, in[j], OLG_INT64, &v));
+    OLG_TRY(olg__emit_reshape_static(cx, v, (const int64_t[]){m, 1}, 2, &col));
+    OLG_TRY(olg__emit2(cx, "Mul", f, col, &t));
+    OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_SUM, t, (const int64_t[]){0}, 1, 0, &t));
+    OLG_TRY(olg__emit2(cx, "Mul", fl, dflt[j], &v));
+    OLG_TRY(olg__emit2(cx, "Add", t, v, &t));
+    OLG_TRY(olg__emit_cast(cx, t, OLG_FLOAT, &sv[j]));
+  }
+  /* in float: pos = step > 0; s += d where s < 0 (e too); s in [0, d - 1 + pos],
+   * e in [pos - 1, d - 1 + pos] */
+  olg_value zf, onef, pos, neg, dfl, hi, elo, s = sv[0], e = sv[1], st = sv[2], cnt;
+  float *zeros = olg__lower_alloc(cx, (size_t)r * sizeof *zeros);
+  if (!zeros) return OLG_ERR_NOMEM;
+  memset(zeros, 0, (size_t)r * sizeof *zeros);
+  OLG_TRY(olg__const_f32s(cx, zeros, (size_t)r, &zf)); /* Max-6/Min-6 do not broadcast */
+  OLG_TRY(olg__const_f32s(cx, (const float[]){1}, 1, &onef));
+  OLG_TRY(olg__emit_cast(cx, d, OLG_FLOAT, &dfl));
+  OLG_TRY(olg__emit2(cx, "Greater", st, zf, &pos));
+  OLG_TRY(olg__emit_cast(cx, pos, OLG_FLOAT, &pos));
+  OLG_TRY(olg__emit2(cx, "Sub", dfl, onef, &hi));
+  OLG_TRY(olg__emit2(cx, "Add", hi, pos, &hi));
+  OLG_TRY(olg__emit2(cx, "Sub", pos, onef, &elo));
+  olg_value *b[2] = {&s, &e};
+  for (int j = 0; j < 2; j++) {
+    OLG_TRY(olg__emit2(cx, "Less", *b[j], zf, &neg));
+    OLG_TRY(olg__emit_cast(cx, neg, OLG_FLOAT, &neg));
+    OLG_TRY(olg__emit2(cx, "Mul", neg, dfl, &neg));
+    OLG_TRY(olg__emit2(cx, "Add", *b[j], neg, b[j]));
+    OLG_TRY(olg__emit(cx, "Max", (const olg_value[]){*b[j], j ? elo : zf}, 2, b[j]));
+    OLG_TRY(olg__emit(cx, "Min", (const olg_value[]){*b[j], hi}, 2, b[j]));
+  }
+  OLG_TRY(olg__emit2(cx, "Sub", e, s, &cnt));
+  OLG_TRY(olg__emit2(cx, "Div", cnt, st, &cnt));
+  OLG_TRY(olg__emit1(cx, "Ceil", cnt, &cnt));
+  OLG_TRY(olg__emit(cx, "Max", (const olg_value[]){cnt, zf}, 2, &cnt));
+  OLG_TRY(olg__emit_cast(cx, cnt, OLG_INT64, &cnt));
+  OLG_TRY(olg__emit_cast(cx, s, OLG_INT64, &s));
+  OLG_TRY(olg__emit_cast(cx, st, OLG_INT64, &st));
+  olg_value y = x;
+  for (int64_t i = 0; i < r; i++) {
+    olg_value n_i, s_i, st_i, idx;
+    int64_t b0 = i, e0 = i + 1, z = 0;
+    OLG_TRY(olg__emit_slice(cx, cnt, &b0, &e0, &z, NULL, 1, &n_i));
+    OLG_TRY(olg__emit_slice(cx, s, &b0, &e0, &z, NULL, 1, &s_i));
+    OLG_TRY(olg__emit_slice(cx, st, &b0, &e0, &z, NULL, 1, &st_i));
+    OLG_TRY(olg__emit_arange_bounded(cx, n_i, xd[i], &idx));
+    OLG_TRY(olg__emit2(cx, "Mul", idx, st_i, &idx));
+    OLG_TRY(olg__emit2(cx, "Add", idx, s_i, &idx));
+    OLG_TRY(olg__emit_gather(cx, y, idx, i, &y));
+  }
+  *out = y;
+  return OLG_OK;
+}

@@ -19,5 +19,9 @@ olg_status olg__emit_split_dyn(olg_lower *cx, olg_value x, int64_t axis, olg_val
 /* 0 .. n-1 as int64 for a run-time n (one element, any int type) known to be <= bound, at any
  * opset (Tile-6, Reshape, Slice of constants). */
 olg_status olg__emit_arange_bounded(olg_lower *cx, olg_value n, int64_t bound, olg_value *out);
+/* Slice below 10 with run-time starts/ends/axes/steps (axes/steps may be OLG_NO_VALUE) of a
+ * tensor whose dims are known: Gathers of computed index ranges. */
+olg_status olg__emit_slice_gather(olg_lower *cx, olg_value x, olg_value starts, olg_value ends,
+                                  olg_value axes, olg_value steps, olg_value *out);
 
 #endif

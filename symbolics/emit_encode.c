@@ -156,8 +156,8 @@ olg_status olg__emit_slice_dyn(olg_lower *cx, olg_value x, olg_value starts, olg
                (steps == OLG_NO_VALUE || olg__known_ints(cx, steps, &st, &nst));
   if (known && ns == ne && (!a || na == ns) && (!st || nst == ns))
     return olg__emit_slice(cx, x, s, e, a, st, ns, out);
-  if (olg__opset(cx) < 10)
-    return olg_lower_unsupported(cx, "Slice with bounds computed at run time", 10);
+  if (olg__opset(cx) < 10) /* Gathers of computed ranges (emit_axes.c) */
+    return olg__emit_slice_gather(cx, x, starts, ends, axes, steps, out);
   olg_value in[5] = {x, starts, ends, axes, steps};
   size_t n = steps != OLG_NO_VALUE ? 5 : axes != OLG_NO_VALUE ? 4 : 3;
   for (size_t i = 1; i < n; i++)

@@ -43,6 +43,7 @@ static olg_status fold_constants(olg_lower *cx) {
       /* Constant-1 takes float types only: the folded value becomes an initializer, which
        * takes over the output's value (and name) */
       if (g->values[out].flags & OLG_VF_OUTPUT) continue;
+      if (cx->parent) continue; /* a subgraph's initializer must be its input too (IR 3) */
       olg_tensor *it = olg__arena_dup(cx->dst_model, t, sizeof *it);
       if (!it) return OLG_ERR_NOMEM;
       it->owner = OLG_OWNER_BORROWED; /* the bytes live in this model's arena or source */
