@@ -42,6 +42,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED}, /* native from 9 */
+    {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED}, /* native from 11 (creation.c) */
     {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED}, /* native from 11 (reduce.c) */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */
@@ -304,5 +305,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "GridSample", olg__sym_onnx_grid_sample_decomposed, OLG_LOWERING_DECOMPOSED},
+
+    /* ---- window functions (symbolics/signal.c) ---- */
+    {"", "BlackmanWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
+    {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
+    {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
 
     {NULL, NULL, NULL, 0}};

@@ -43,6 +43,7 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum_opset11, OLG_LOWERING_NATIVE},
     {"", "CumSum", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Range", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): GatherElements-11, ScatterND-11 ---- */
     {"aten", "gather", olg__sym_gather_opset11, OLG_LOWERING_NATIVE},

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_axes.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -428,4 +429,72 @@ olg_status olg__sym_onnx_constant_of_shape(olg_lower *cx, olg_node_id src, void 
   if (len == 0) return olg_lower_bind_output(cx, 0, c);
   OLG_TRY(olg__emit2(cx, "Tile", c, shape, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+/* The largest Range folded into a constant. */
+#define RANGE_FOLD_MAX (1 << 20)
+
+/* ONNX Range (11) below 11. Inputs known at conversion time fold to a constant computed as
+ * Range does (in the inputs' type: int64 arithmetic for integers, float for float). From 9, run
+ * time inputs: n = max(ceil((limit - start) / delta), 0) in double, 0 .. n-1 as the NonZero of
+ * n ones (ConstantOfShape-9), then start + i * delta. */
+static olg_status onnx_range(olg_lower *cx, bool has_nonzero) {
+  olg_value in[3], y;
+  double v[3];
+  bool known = true;
+  for (size_t i = 0; i < 3; i++) {
+    OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
+    known = known && olg__known_scalar(cx, in[i], &v[i]);
+  }
+  olg_dtype t = olg__dtype(cx, in[0]);
+  bool is_int = t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64;
+  if (!is_int && t != OLG_FLOAT && t != OLG_DOUBLE)
+    return olg__errf(cx, OLG_ERR_TYPE, "Range of %s", olg_dtype_name(t));
+  if (known) {
+    if (v[2] == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Range: delta must be nonzero");
+    double n = ceil((v[1] - v[0]) / v[2]);
+    if (!(n <= RANGE_FOLD_MAX)) return olg__errf(cx, OLG_ERR_INVALID_ARG, "Range: %g elements", n);
+    int64_t len = n > 0 ? (int64_t)n : 0;
+    double *vals = olg__lower_alloc(cx, (size_t)(len ? len : 1) * sizeof *vals);
+    if (!vals) return OLG_ERR_NOMEM;
+    for (int64_t i = 0; i < len; i++) {
+      if (is_int) vals[i] = (double)((int64_t)v[0] + i * (int64_t)v[2]);
+      else if (t == OLG_FLOAT) vals[i] = (float)((float)v[0] + (float)i * (float)v[2]);
+      else vals[i] = v[0] + (double)i * v[2];
+    }
+    OLG_TRY(const_vector(cx, t, vals, len, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  if (!has_nonzero) return olg_lower_unsupported(cx, "Range of inputs computed at run time", 9);
+  olg_value d[3], cnt, idx;
+  for (size_t i = 0; i < 3; i++) {
+    OLG_TRY(olg__emit_reshape_static(cx, in[i], NULL, 0, &in[i]));
+    OLG_TRY(olg__emit_cast(cx, in[i], OLG_DOUBLE, &d[i]));
+  }
+  OLG_TRY(olg__emit2(cx, "Sub", d[1], d[0], &cnt));
+  OLG_TRY(olg__emit2(cx, "Div", cnt, d[2], &cnt));
+  OLG_TRY(olg__emit1(cx, "Ceil", cnt, &cnt));
+  OLG_TRY(olg__emit1(cx, "Relu", cnt, &cnt));
+  OLG_TRY(olg__emit_cast(cx, cnt, OLG_INT64, &cnt));
+  OLG_TRY(olg__emit_arange_rt(cx, cnt, &idx));
+  olg_dtype ct = is_int ? OLG_INT64 : t;
+  olg_value s, dl;
+  OLG_TRY(olg__emit_cast(cx, idx, ct, &idx));
+  OLG_TRY(olg__emit_cast(cx, in[0], ct, &s));
+  OLG_TRY(olg__emit_cast(cx, in[2], ct, &dl));
+  OLG_TRY(olg__emit2(cx, "Mul", idx, dl, &y));
+  OLG_TRY(olg__emit2(cx, "Add", y, s, &y));
+  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_range(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_range(cx, false);
+}
+
+/* NonZero-9, ConstantOfShape-9: run-time inputs */
+olg_status olg__sym_onnx_range_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_range(cx, true);
 }

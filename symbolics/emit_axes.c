@@ -352,3 +352,23 @@ olg_status olg__emit_slice_gather(olg_lower *cx, olg_value x, olg_value starts, 
   *out = y;
   return OLG_OK;
 }
+
+/* 0 .. n-1 (int64) for a run-time count n (one element, any int type): Range (11), the NonZero
+ * of n ones (9), refused naming 9 below. */
+olg_status olg__emit_arange_rt(olg_lower *cx, olg_value n, olg_value *out) {
+  int opset = olg__opset(cx);
+  olg_value zero, one;
+  OLG_TRY(olg__emit_cast(cx, n, OLG_INT64, &n));
+  if (opset >= 11) {
+    OLG_TRY(olg__emit_reshape_static(cx, n, NULL, 0, &n));
+    OLG_TRY(olg__const_i64(cx, 0, &zero));
+    OLG_TRY(olg__const_i64(cx, 1, &one));
+    return olg__emit(cx, "Range", (const olg_value[]){zero, n, one}, 3, out);
+  }
+  if (opset < 9) return olg_lower_unsupported(cx, "a range of a length computed at run time", 9);
+  olg_value ones, idx;
+  OLG_TRY(olg__emit_reshape_static(cx, n, (const int64_t[]){1}, 1, &n));
+  OLG_TRY(olg__emit_full(cx, n, OLG_INT64, 1, &ones));
+  OLG_TRY(olg__emit1(cx, "NonZero", ones, &idx));
+  return olg__emit_reshape_static(cx, idx, (const int64_t[]){-1}, 1, out);
+}

@@ -23,5 +23,8 @@ olg_status olg__emit_arange_bounded(olg_lower *cx, olg_value n, int64_t bound, o
  * tensor whose dims are known: Gathers of computed index ranges. */
 olg_status olg__emit_slice_gather(olg_lower *cx, olg_value x, olg_value starts, olg_value ends,
                                   olg_value axes, olg_value steps, olg_value *out);
+/* 0 .. n-1 (int64) for a run-time count n without a bound: Range (11) or NonZero (9); below 9
+ * refused naming 9. */
+olg_status olg__emit_arange_rt(olg_lower *cx, olg_value n, olg_value *out);
 
 #endif

@@ -96,6 +96,8 @@ OLG_SYMBOLIC(olg__sym_new_ones);
 OLG_SYMBOLIC(olg__sym_new_full);
 OLG_SYMBOLIC(olg__sym_linspace);
 OLG_SYMBOLIC(olg__sym_onnx_constant_of_shape); /* ONNX ConstantOfShape at 7-8: Tile */
+OLG_SYMBOLIC(olg__sym_onnx_range);        /* ONNX Range below 11: known inputs folded */
+OLG_SYMBOLIC(olg__sym_onnx_range_opset9); /* NonZero-9: run-time inputs */
 
 /* ---- sorting (symbolics/sort.c) ---- */
 OLG_SYMBOLIC(olg__sym_topk);
@@ -151,6 +153,9 @@ OLG_SYMBOLIC(olg__sym_onnx_castlike);    /* CastLike (15) -> Cast */
 OLG_SYMBOLIC(olg__sym_onnx_hardswish);   /* HardSwish (14) -> x * HardSigmoid */
 OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
 OLG_SYMBOLIC(olg__sym_onnx_dft_opset20); /* axis an input */
+
+/* ---- signal processing (symbolics/signal.c) ---- */
+OLG_SYMBOLIC(olg__sym_onnx_window); /* Hann/Hamming/BlackmanWindow below 17 */
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */
