@@ -39,7 +39,12 @@ static olg_status spatial_attrs(olg_icx *cx, int n, int kernel_from_w, bool kern
   if (olg__attr_ints(cx, "kernel_shape", &p, &an)) {
     if ((int)an != n)
       return olg__fail(cx, "kernel_shape has %zu entries; the input has %d spatial axes", an, n);
-    for (int i = 0; i < n; i++) { sp->k[i] = p[i]; sp->k_known[i] = true; }
+    for (int i = 0; i < n; i++) {
+      if (p[i] <= 0)
+        return olg__fail(cx, "kernel_shape[%d] is %lld; kernel sizes must be > 0", i, (long long)p[i]);
+      sp->k[i] = p[i];
+      sp->k_known[i] = true;
+    }
   } else if (kernel_from_w >= 0) {
     olg_ishape w;
     if (olg__in_shape(cx, kernel_from_w, &w) && w.rank == n + 2)

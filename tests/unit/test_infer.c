@@ -238,6 +238,12 @@ TEST(infer_conv_and_pooling) {
   n = begin(&t, "Conv", 2, x, w2);
   CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
   CHECK_STATUS(olg__infer_node(t.g, n, 19, NULL), OLG_ERR_INVALID_MODEL);
+  /* a kernel size <= 0 makes the node impossible (not an unknown dim) */
+  n = begin(&t, "MaxPool", 1, x);
+  CHECK_OK(olg_node_attr_ints(t.g, n, "kernel_shape", (int64_t[]){-2, 2}, 2));
+  CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+  CHECK_STATUS(olg__infer_node(t.g, n, 19, NULL), OLG_ERR_INVALID_MODEL);
+  CHECK(strstr(olg_last_error(), "kernel_shape[0] is -2") != NULL);
   /* pooling: floor and ceil modes; a window starting in the end padding is dropped */
   olg_value p = in(&t, "p", OLG_FLOAT, 4, (int64_t[]){1, 1, 6, 6}, NULL);
   n = begin(&t, "MaxPool", 1, p);
