@@ -64,7 +64,11 @@ olg_status olg__prof_maxunpool(olg_prule_site *st) {
       int64_t s = sa && sa->n == (size_t)ns ? sa->ints[d] : 1;
       int64_t pb = pd && pd->n == 2 * (size_t)ns ? pd->ints[d] : 0;
       int64_t pe = pd && pd->n == 2 * (size_t)ns ? pd->ints[ns + d] : 0;
-      out[2 + d] = (dims[2 + d] - 1) * s - pb - pe + ks->ints[d];
+      int64_t k = ks->ints[d], lim = (int64_t)1 << 31; /* no overflow on hostile attributes */
+      if (s < 1 || s > lim || k < 1 || k > lim || pb < 0 || pb > lim || pe < 0 || pe > lim ||
+          dims[2 + d] > lim)
+        return olg__prof_decline(st, "MaxUnpool with strides, kernel or pads out of range");
+      out[2 + d] = (dims[2 + d] - 1) * s - pb - pe + k;
     }
   }
   int64_t total = 1;
@@ -103,7 +107,11 @@ olg_status olg__prof_lppool(olg_prule_site *st) {
       (dilated && olg__opset(cx) < 19))
     return olg__prof_decline(st, "LpPool with ceil_mode, p < 1, or dilations below opset 19");
   int64_t kprod = 1;
-  for (size_t k = 0; k < ks->n; k++) kprod *= ks->ints[k];
+  for (size_t k = 0; k < ks->n; k++) {
+    if (ks->ints[k] < 1 || ks->ints[k] > ((int64_t)1 << 24) / kprod)
+      return olg__prof_decline(st, "LpPool with a kernel of more than 2^24 elements");
+    kprod *= ks->ints[k]; /* exact in float below 2^24 */
+  }
   static const char *const pool_attrs[] = {"kernel_shape", "strides", "pads", "auto_pad",
                                            "dilations", NULL};
   olg_value a, ap, avg, kc, sum, y;
