@@ -684,6 +684,7 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   cx.opset = (int)o.opset;
   cx.allow_decompositions = !o.no_decompositions;
   cx.fold = !o.no_constant_folding;
+  cx.fold_weights = cx.fold && o.fold_weights; /* an older, shorter struct leaves it 0 */
   cx.report = o.report != 0; /* an older, shorter struct leaves it 0 */
   cx.profile = profile;
   cx.prof = prof;

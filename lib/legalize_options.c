@@ -60,6 +60,13 @@ OLG_API olg_status olg_legalize_options_set_flags(olg_legalize_options *opts,
   return OLG_OK;
 }
 
+OLG_API olg_status olg_legalize_options_set_fold_weights(olg_legalize_options *opts,
+                                                         int fold_weights) {
+  if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize_options_set_fold_weights: options are NULL");
+  opts->fold_weights = fold_weights != 0;
+  return OLG_OK;
+}
+
 OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, int report) {
   if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize_options_set_report: options are NULL");
   opts->report = report != 0;

@@ -92,6 +92,7 @@ struct olg_lower {
   int opset;
   bool allow_decompositions;
   bool fold;
+  bool fold_weights; /* olg_legalize_options.fold_weights (passes/fold.c) */
   bool report;         /* a note per lowered source node (olg_legalize_options.report) */
   const char *profile; /* never NULL */
   const struct olg_profile *prof; /* the profile's rules (lib/profile.h); NULL: none */

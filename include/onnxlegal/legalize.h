@@ -88,9 +88,15 @@ typedef struct olg_legalize_options {
   const struct olg_profile *profile_object; /* a profile object (olg_profile_new or
                                       olg_profile_builtin); when set, it is used instead of
                                       `profile`. Borrowed during the call only. */
+  int fold_weights;                /* 1: fold weights as torch.onnx's do_constant_folding does:
+                                      each inference BatchNormalization into the Conv, Gemm or
+                                      MatMul before it (known weights and statistics; computed
+                                      in double, cast back), and byte-equal initializers merged.
+                                      0: off (the default). Ignored when constant folding is
+                                      off. */
 } olg_legalize_options;
 #define OLG_LEGALIZE_DEFAULT_OPSET 17
-#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 OLG_API void olg_legalize_options_init(olg_legalize_options *opts);
 
 /* Options on the heap, for bindings that do not lay out C structs (ctypes): new gives the
@@ -107,6 +113,9 @@ OLG_API olg_status olg_legalize_options_set_flags(olg_legalize_options *opts,
                                                   int constant_folding, int decompositions);
 /* 1: the per-node report notes (the report member above); 0: none (the default). */
 OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, int report);
+/* 1: fold weights (the fold_weights member above); 0: do not (the default). */
+OLG_API olg_status olg_legalize_options_set_fold_weights(olg_legalize_options *opts,
+                                                         int fold_weights);
 /* NULL or "" clears the profile. */
 OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
                                                     const char *profile);

@@ -233,6 +233,7 @@ olg_status olg__cleanup(olg_lower *cx) {
   olg_graph *g = cx->dst;
   const olg_allocator *al = &cx->dst_model->alloc;
   cx->cur_node = NULL;
+  if (cx->fold_weights) OLG_TRY(olg__fold_weights(cx)); /* passes/fold.c: adds values */
   olg_value *subst = olg__malloc(al, (g->n_values ? g->n_values : 1) * sizeof *subst);
   if (!subst) return OLG_ERR_NOMEM;
   uint32_t n_vals = g->n_values;

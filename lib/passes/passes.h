@@ -32,6 +32,10 @@ bool olg__reads_by_name(const olg_value_rec *r);
 olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
                             olg_node_id *order);
 
+/* passes/fold.c: BatchNormalization into Conv/Gemm/MatMul, byte-equal initializers merged
+ * (cx->fold_weights; called by the cleanup before anything else). */
+olg_status olg__fold_weights(olg_lower *cx);
+
 /* passes/cleanup.c: the profile's rewrites (cx->prof; lib/profile.h), then the cleanup. */
 olg_status olg__cleanup(olg_lower *cx);
 

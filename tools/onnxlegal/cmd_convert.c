@@ -12,7 +12,8 @@
 static const char usage[] =
     "usage: onnxlegal convert IN OUT --opset N [--ir-version V] [--profile P]\n"
     "                         [--external-data[=FILE]] [--threshold BYTES]\n"
-    "                         [--no-fold] [--no-decompose] [--report FILE.json]\n"
+    "                         [--no-fold] [--fold-weights] [--no-decompose]\n"
+    "                         [--report FILE.json]\n"
     "\n"
     "Converts the model IN to opset N (7..27) of the default ONNX domain, up or down, and writes\n"
     "it to OUT. Each node is kept, re-encoded (the same meaning in the target's encoding) or\n"
@@ -30,6 +31,8 @@ static const char usage[] =
     "                          directory (default: OUT's name + '.data')\n"
     "  --threshold BYTES       the size from which a tensor goes to FILE (default 1024)\n"
     "  --no-fold               keep small constant shape computations as nodes\n"
+    "  --fold-weights          fold each inference BatchNormalization into the Conv, Gemm or\n"
+    "                          MatMul before it, merge byte-equal initializers\n"
     "  --no-decompose          refuse a node that needs a decomposition at N\n"
     "  --report FILE.json      what became of every node, and every refusal, as JSON (written\n"
     "                          whether or not the conversion succeeds; '-': standard output)\n"
@@ -249,7 +252,7 @@ int cli_convert(int argc, char **argv) {
   }
   const char *in = NULL, *out = NULL, *profile = NULL, *report = NULL, *external = NULL;
   const char *opset_s = NULL, *ir_s = NULL, *threshold_s = NULL;
-  int want_external = 0, no_fold = 0, no_decompose = 0, only_operands = 0;
+  int want_external = 0, no_fold = 0, fold_weights = 0, no_decompose = 0, only_operands = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **slot = NULL;
@@ -272,6 +275,7 @@ int cli_convert(int argc, char **argv) {
       if (strcmp(a, "--external-data") == 0) want_external = 1;
       else if (strncmp(a, "--external-data=", 16) == 0) want_external = 1, external = a + 16;
       else if (strcmp(a, "--no-fold") == 0) no_fold = 1;
+      else if (strcmp(a, "--fold-weights") == 0) fold_weights = 1;
       else if (strcmp(a, "--no-decompose") == 0) no_decompose = 1;
       else return cli_usage_error("convert", "unknown option '%s'", a);
     } else if (!only_operands && strcmp(a, "--") == 0) {
@@ -357,6 +361,7 @@ int cli_convert(int argc, char **argv) {
   o.opset = opset;
   o.ir_version = ir;
   o.no_constant_folding = no_fold;
+  o.fold_weights = fold_weights;
   o.no_decompositions = no_decompose;
   o.profile = profile;
   o.report = report != NULL;

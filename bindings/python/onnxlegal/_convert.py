@@ -55,12 +55,14 @@ def _report(records):
 
 
 def convert(src, opset, output=None, *, ir_version=None, profile=None, external_data=None,
-            threshold=1024, fold=True, decompose=True, report=False):
+            threshold=1024, fold=True, decompose=True, report=False, fold_weights=False):
     """Converts src (a path or an onnxlegal.Model) to `opset` (7..27); returns the new Model
     (which keeps src alive), and writes it to `output` when given (external_data: a file name
     beside it for tensors of at least `threshold` bytes). profile: None/"none", a built-in
     profile's name (PROFILES: "ort", "tensorrt", ...) or an onnxlegal.profiles.Profile.
-    fold=False keeps small constant shape computations as nodes; decompose=False refuses nodes
+    fold=False keeps small constant shape computations as nodes; fold_weights=True folds each
+    inference BatchNormalization into the Conv/Gemm/MatMul before it and merges byte-equal
+    initializers; decompose=False refuses nodes
     that need a decomposition. report=True returns (model, report) with what became of every
     node (the JSON of `onnxlegal convert --report`, as a dict)."""
     if isinstance(profile, str) and profile not in PROFILES:
@@ -71,7 +73,7 @@ def convert(src, opset, output=None, *, ir_version=None, profile=None, external_
         out = legalize(model, default_registry(), opset=opset, ir_version=ir_version,
                        constant_folding=fold, decompositions=decompose,
                        profile=None if profile in (None, "none") else profile, diags=diags,
-                       report=report)
+                       report=report, fold_weights=fold_weights)
         records = diagnostic_records(diags) if report else None
     finally:  # a failure raises from legalize with every diagnostic in its message
         diags.close()
