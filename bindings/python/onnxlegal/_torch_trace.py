@@ -67,11 +67,16 @@ class SNode:
     """scope: the module path of the node ("layer1.0.relu", "" at the top level); name: unique,
     the scope ("layer1.0.relu#2" for the second node of that module, a module called twice), or
     the op outside every module ("aten::add#2"); see _name_nodes."""
-    __slots__ = ("domain", "op", "args", "outputs", "scope", "schema", "name")
+    __slots__ = ("domain", "op", "args", "outputs", "scope", "schema", "name", "tnode")
 
-    def __init__(self, domain, op, args, outputs, scope, schema=None):
+    def __init__(self, domain, op, args, outputs, scope, schema=None, tnode=None):
         self.domain, self.op, self.args, self.outputs = domain, op, args, outputs
         self.scope, self.schema, self.name = scope, schema, scope
+        self.tnode = tnode  # the torch node walked into it (its source line for errors)
+
+    def source_line(self):
+        """'File "f.py", line 89: code' of the Python line the node came from, or ''."""
+        return _source_line(self.tnode) if self.tnode is not None else ""
 
     def __repr__(self):
         return "%s = %s::%s(%s)  # %s" % (", ".join(map(repr, self.outputs)), self.domain,
@@ -121,8 +126,21 @@ class SourceGraph:
         return "\n".join(lines)
 
 
-class TorchExportError(RuntimeError):
-    """The model cannot be walked into a source graph; the message says where and why."""
+class ExportError(RuntimeError):
+    """The model could not be exported; the message says what and where (onnxlegal.torch's
+    ExportError: every error of the front end, the walk's included, is one).
+
+    diagnostics holds the library's findings (dicts with severity, code, node, op, opset,
+    message), report the export report gathered so far."""
+
+    def __init__(self, message, diagnostics=(), report=None):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+        self.report = report
+
+
+# the walk's name for it, kept for the code that raises it
+TorchExportError = ExportError
 
 
 # ----------------------------------------------------------------------------------------------
@@ -246,12 +264,21 @@ def _tracing_shims():
             setattr(mod, name, fn)
 
 
+# "eval" (the default), "training" or "preserve": onnxlegal.torch.export's training argument
+TRAINING_MODE = "eval"
+
+
 @contextlib.contextmanager
 def _eval_mode(model):
     """Export is for inference (torch.onnx's default TrainingMode.EVAL): eval() for the trace,
-    the modules' own training flags restored afterwards."""
+    the modules' own training flags restored afterwards. TRAINING_MODE (set by export's
+    training argument for the call) may ask for train() ("training") or the modules' own
+    flags ("preserve") instead."""
     flags = [(m, m.training) for m in model.modules()]
-    model.eval()
+    if TRAINING_MODE == "training":
+        model.train()
+    elif TRAINING_MODE != "preserve":
+        model.eval()
     try:
         yield
     finally:
@@ -506,7 +533,8 @@ class _Walker:
 
     def emit(self, op, args, n_out=1, domain="aten", kinds=None, schema=None):
         outs = [self.new_value(op, (kinds[i] if kinds else "tensor")) for i in range(n_out)]
-        self.sg.nodes.append(SNode(domain, op, args, outs, self.scope, schema))
+        self.sg.nodes.append(SNode(domain, op, args, outs, self.scope, schema,
+                                   getattr(self, "tnode", None)))
         return outs[0] if n_out == 1 else outs
 
     def initializer(self, tensor, name, kind="const"):
@@ -652,6 +680,7 @@ class _Walker:
         raise TorchExportError("internal: unknown output kind %r" % (e,))
 
     def node(self, node):
+        self.tnode = node
         kind = node.kind()
         if kind == "prim::Constant":  # a third of a trace's nodes: the short way
             return self.constant(node, node.output())
@@ -699,7 +728,7 @@ class _Walker:
         for o, n in zip(outs, layout):
             for _ in range(1 if n is None else n):
                 svals.append(self.new_value(o.debugName(), kinds[len(svals)]))
-        self.sg.nodes.append(SNode(ns, op, args, svals, self.scope, schema))
+        self.sg.nodes.append(SNode(ns, op, args, svals, self.scope, schema, node))
         it = iter(svals)
         for o, n in zip(outs, layout):
             if n is None:
@@ -948,7 +977,7 @@ class _Walker:
             new = self.new_value(fn)
             dt, shape = _tensor_info(outs[0]) if outs else (None, None)
             new.dtype, new.shape = dt, shape
-            self.sg.nodes.append(SNode("aten", fn, args, [new], self.scope, schema))
+            self.sg.nodes.append(SNode("aten", fn, args, [new], self.scope, schema, node))
         self.assign(self_e, new)
         for o in outs:
             self.env[o] = self_e  # the result of an in-place op is its first argument
@@ -1208,7 +1237,9 @@ def _build_source_graph(model, args, input_names, output_names, dynamic_axes, ex
     for name in dyn:
         if name not in names and name not in onames:
             raise TorchExportError("dynamic_axes names %r, which is neither an input nor an "
-                                   "output" % name)
+                                   "output; the inputs are %s, the outputs %s"
+                                   % (name, ", ".join(map(repr, names)) or "(none)",
+                                      ", ".join(map(repr, onames)) or "(none)"))
     w.sg.example_outputs = tr["outputs"]
     w.sg.dynamic_axes = dyn
     w.sg.warnings = tr["warnings"]

@@ -17,23 +17,12 @@ import time
 import torch
 
 from . import _dtypes
-from ._torch_trace import (Bools, Floats, Ints, SValue, TorchExportError, Values,
+from . import _torch_trace
+from ._torch_trace import (Bools, ExportError, Floats, Ints, SInput, SValue, Values,
                            build_source_graph)
 
 __all__ = ["export", "trace", "export_traced", "to_source_model", "ExportError",
            "UnsupportedOpsError"]
-
-
-class ExportError(TorchExportError):
-    """The model could not be exported; the message says what and where.
-
-    diagnostics holds the library's findings (dicts with severity, code, node, op, opset,
-    message), report the export report gathered so far."""
-
-    def __init__(self, message, diagnostics=(), report=None):
-        super().__init__(message)
-        self.diagnostics = list(diagnostics)
-        self.report = report
 
 
 class UnsupportedOpsError(ExportError):
@@ -138,29 +127,49 @@ class _Lowering:
     def __init__(self, lowering):
         self.low = lowering
 
-    def registry(self, custom_symbolics=None):
-        if not custom_symbolics:
+    def registry(self, custom_symbolics=None, custom_shape_fns=None, custom_opsets=None):
+        if not custom_symbolics and not custom_shape_fns and not custom_opsets:
             return _RegistryView(self.low.default_registry())
         reg = self.low.Registry(builtin=True)
-        for key, fn in custom_symbolics.items():
-            if "::" not in key:
-                raise ExportError("custom_symbolics keys are \"domain::op\" (e.g. "
-                                  "\"mmcv::MSDeformAttn\"), not %r" % key)
-            domain, op = key.split("::", 1)
+        shaped = set()
+        for key, fn in (custom_shape_fns or {}).items():
+            domain, op = _split_key(key, "custom_shape_fns")
+            if domain in ("", "ai.onnx"):
+                raise ExportError("custom_shape_fns[%r]: ONNX-domain ops are inferred by the "
+                                  "library; a shape function is for a custom domain's op" % key)
+            if not callable(fn):
+                raise ExportError("custom_shape_fns[%r] is not callable" % key)
+            reg.add_shape_fn(domain, op, fn)
+            shaped.add("%s::%s" % (domain, op))
+        for domain, version in (custom_opsets or {}).items():
+            if not isinstance(domain, str) or domain in ("", "ai.onnx"):
+                raise ExportError("custom_opsets: %r is not a custom domain (the default "
+                                  "domain's version is opset_version)" % (domain,))
+            if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+                raise ExportError("custom_opsets[%r] must be an int >= 1, not %r"
+                                  % (domain, version))
+            reg.set_domain_version(domain, version)
+        view = _RegistryView(None)
+        for key, fn in (custom_symbolics or {}).items():
+            domain, op = _split_key(key, "custom_symbolics")
             since = self.low.OPSET_MIN
             if isinstance(fn, tuple):  # (fn, since_opset)
                 fn, since = fn
             if not callable(fn):
                 raise ExportError("custom_symbolics[%r] is not callable" % key)
-            reg.add(domain, op, fn, since=since)
-        return _RegistryView(reg.freeze())
+            reg.add(domain, op, _spying(fn, shaped, view.emitted_without_shape), since=since)
+        view.reg = reg.freeze()
+        return view
 
-    def legalize(self, src, registry, opset, profile):
+    def legalize(self, src, registry, opset, profile, fold=True,
+                 keep_initializers_as_inputs=False):
         """(legalized model, diagnostics); the model is None when legalize failed."""
         from . import Diags, Error
         diags = Diags()
         try:
-            out = self.low.legalize(src, registry.reg, opset=opset, profile=profile, diags=diags)
+            out = self.low.legalize(src, registry.reg, opset=opset, profile=profile, diags=diags,
+                                    constant_folding=fold, fold_weights=fold,
+                                    keep_initializers_as_inputs=keep_initializers_as_inputs)
         except Error as e:
             found = list(diags)
             if not any(d["severity"] == "error" for d in found):
@@ -170,9 +179,41 @@ class _Lowering:
         return out, list(diags)
 
 
+def _split_key(key, what):
+    if not isinstance(key, str) or "::" not in key:
+        raise ExportError("%s keys are \"domain::op\" (e.g. \"mmcv::MSDeformAttn\"), not %r"
+                          % (what, key))
+    return key.split("::", 1)
+
+
+class _EmitSpy:
+    """The lowering context handed to a custom symbolic: the same, except that emit notes the
+    custom-domain ops emitted that have no shape function (for the error that follows)."""
+
+    def __init__(self, cx, shaped, record):
+        self._cx, self._shaped, self._record = cx, shaped, record
+
+    def __getattr__(self, name):
+        return getattr(self._cx, name)
+
+    def emit(self, op, inputs=(), attrs=None, domain="", outputs=1, **kwattrs):
+        if domain not in ("", "ai.onnx") and "%s::%s" % (domain, op) not in self._shaped:
+            key = "%s::%s" % (domain, op)
+            if key not in self._record:
+                self._record.append(key)
+        return self._cx.emit(op, inputs, attrs, domain, outputs, **kwattrs)
+
+
+def _spying(fn, shaped, record):
+    def symbolic(cx, node):
+        return fn(_EmitSpy(cx, shaped, record), node)
+    return symbolic
+
+
 class _RegistryView:
     def __init__(self, reg):
         self.reg = reg
+        self.emitted_without_shape = []
 
     def lowering(self, domain, op, opset):
         return self.reg.lowering(domain, op, opset) is not None
@@ -210,7 +251,14 @@ def _preflight(registry, sg, opset):
     return missing
 
 
-def _unsupported_message(missing, opset):
+def _unsupported_message(missing, opset, sg=None):
+    by_name = {n.name: n for n in sg.nodes} if sg is not None else {}
+
+    def at(nodes):
+        # the Python line of the first node of the op, when the trace knows it
+        where = _python_line(by_name.get(nodes[0])) if nodes else ""
+        return "\n    first at " + where if where else ""
+
     never = {k: v for k, v in missing.items() if v["min_opset"] is None}
     later = {k: v for k, v in missing.items() if v["min_opset"] is not None}
     lines = []
@@ -218,12 +266,14 @@ def _unsupported_message(missing, opset):
         lines.append("%d op(s) have no symbolic at any opset (register one with "
                      "custom_symbolics={\"domain::op\": fn}):" % len(never))
         for k, v in sorted(never.items()):
-            lines.append("  %s, %d node(s): %s" % (k, len(v["nodes"]), _places(v["nodes"])))
+            lines.append("  %s, %d node(s): %s%s" % (k, len(v["nodes"]), _places(v["nodes"]),
+                                                    at(v["nodes"])))
     if later:
         lines.append("%d op(s) cannot be expressed at opset %d:" % (len(later), opset))
         for k, v in sorted(later.items()):
-            lines.append("  %s needs opset >= %d; %d node(s): %s"
-                         % (k, v["min_opset"], len(v["nodes"]), _places(v["nodes"])))
+            lines.append("  %s needs opset >= %d; %d node(s): %s%s"
+                         % (k, v["min_opset"], len(v["nodes"]), _places(v["nodes"]),
+                            at(v["nodes"])))
     return "\n".join(lines)
 
 
@@ -277,20 +327,88 @@ def _write(model, f, external_data_threshold):
 # ----------------------------------------------------------------------------------------------
 # export
 
-def export(model, args, f, *, opset_version=17, input_names=None, output_names=None,
-           dynamic_axes=None, target=None, extra_outputs=None, custom_symbolics=None,
+def default_opset():
+    """The installed torch's default opset for torch.onnx.export (14 for torch 1.13)."""
+    for where in ("torch.onnx._constants", "torch.onnx.symbolic_helper"):
+        try:
+            mod = __import__(where, fromlist=["x"])
+        except ImportError:
+            continue
+        for attr in ("ONNX_DEFAULT_OPSET", "onnx_default_opset", "_default_onnx_opset_version"):
+            if isinstance(getattr(mod, attr, None), int):
+                return getattr(mod, attr)
+    return 14
+
+
+# torch.onnx's own enums when torch has them (1.13: torch.onnx.TrainingMode,
+# torch.onnx.OperatorExportTypes), their names otherwise
+TrainingMode = getattr(torch.onnx, "TrainingMode", None)
+OperatorExportTypes = getattr(torch.onnx, "OperatorExportTypes", None)
+_EVAL = TrainingMode.EVAL if TrainingMode is not None else "EVAL"
+_ONNX = OperatorExportTypes.ONNX if OperatorExportTypes is not None else "ONNX"
+
+# Protocol buffers cannot hold more than 2 GiB; a model whose tensors come near that goes to
+# external data (with room left for the graph itself).
+EXTERNAL_DATA_AUTO_BYTES = 2 ** 31 - 2 ** 26
+# tensors of at least this many bytes go to the external file then (onnx's own default)
+EXTERNAL_DATA_AUTO_THRESHOLD = 1024
+
+
+def _enum_name(v, what, names):
+    name = getattr(v, "name", v)
+    if isinstance(name, str) and name.upper() in names:
+        return name.upper()
+    if what == "training" and isinstance(v, bool):  # torch < 1.12 took a bool
+        return "TRAINING" if v else "EVAL"
+    raise ExportError("%s must be one of %s (torch.onnx.%s), not %r"
+                      % (what, ", ".join(names), "TrainingMode" if what == "training" else
+                         "OperatorExportTypes", v))
+
+
+def export(model, args, f, export_params=True, verbose=False, training=_EVAL, input_names=None,
+           output_names=None, operator_export_type=_ONNX, opset_version=None,
+           do_constant_folding=True, dynamic_axes=None, keep_initializers_as_inputs=None,
+           custom_opsets=None, export_modules_as_functions=False, *, target=None,
+           extra_outputs=None, custom_symbolics=None, custom_shape_fns=None,
            external_data_threshold=None, report=None):
     """Exports model (an nn.Module or a function of tensors) run on args to the ONNX file f.
 
+    The arguments up to export_modules_as_functions are torch.onnx.export's (torch 1.13), in
+    its order, with its meanings:
     args: a tensor, or a tuple of tensors (nested tuples, lists and dicts of tensors are
-      flattened in order; a dict as the last element holds keyword arguments), as for
-      torch.onnx.export. Python numbers in args are constants of the trace.
+      flattened in order; a dict as the last element holds keyword arguments). Python numbers
+      in args are constants of the trace.
     f: a path, or a binary file object.
-    opset_version: the target opset of the default ONNX domain.
+    export_params: True: the parameters are initializers of the graph; False: they are graph
+      inputs after the model's own inputs (named after the parameters), and the file holds no
+      weights.
+    verbose: prints the exported graph (text form) to stdout.
+    training: torch.onnx.TrainingMode. EVAL (default): traced in eval mode; TRAINING: in train
+      mode, Dropout and BatchNormalization keep their training behaviour (Dropout's
+      training_mode input, opset 12+; BatchNormalization's training_mode, opset 14+) or the
+      export is refused naming the node; PRESERVE: each module's own mode.
+    operator_export_type: torch.onnx.OperatorExportTypes. ONNX (default) and ONNX_ATEN_FALLBACK
+      (the same here while every op lowers to ONNX; an op that does not is refused, since
+      onnxlegal never writes ATen nodes) are accepted; ONNX_ATEN (every op as an ATen node) and
+      ONNX_FALLTHROUGH (unlowered ops left as aten nodes) are refused: they make models only
+      Caffe2/PyTorch can run.
+    opset_version: the target opset of the default ONNX domain; None: the installed torch's
+      default (default_opset()).
+    do_constant_folding: fold at export time (default on): BatchNormalization into the
+      preceding Conv/Gemm/MatMul, constant subgraphs into constants, byte-equal initializers
+      merged (the library's legalize option fold_weights and its constant folding).
     input_names / output_names: names of the flattened inputs / outputs, in order (the rest get
       "input_<k>" / "output_<k>").
     dynamic_axes: {input or output name: [dims]} or {name: {dim: "symbolic name"}}; those dims
       stay symbolic, and the model runs at other sizes of them.
+    keep_initializers_as_inputs: also list the initializers among the graph inputs (Caffe2 and
+      some old runtimes need it); None: False, except where the IR version requires it.
+    custom_opsets: {domain: version}: the version written in opset_import for a custom domain
+      the custom symbolics emit into (1 when not given).
+    export_modules_as_functions: ONNX local functions (FunctionProto, opset 15+) are not
+      written by the library: anything but False is refused, naming what is missing.
+
+    onnxlegal's own arguments (keyword only):
     target: a target runtime profile for the library ("tensorrt"), or None.
     extra_outputs: names of submodules ("layer1.0.conv1") or of values of the trace, whose
       values become extra graph outputs (for debugging), after the model's own outputs.
@@ -300,24 +418,123 @@ def export(model, args, f, *, opset_version=17, input_names=None, output_names=N
       and binds the outputs. They override the built-ins of the same op. A Function without a
       trace of its insides (an autograd Function) is the op "autograd::<its class name>"; an op
       of a torch.library namespace is "<namespace>::<op>".
-    external_data_threshold: when not None, tensors of at least this many bytes are written to
-      "<f>.data" beside the model instead of inside it.
+    custom_shape_fns: {"domain::op": fn(sx)}: the shape function of a custom-domain op that the
+      custom symbolics emit (lowering.Registry.add_shape_fn): without one, the types of its
+      outputs are unknown to the ops after it.
+    external_data_threshold: tensors of at least this many bytes are written to "<f>.data"
+      beside the model instead of inside it. None: only when the tensors come near protobuf's
+      2 GiB limit (EXTERNAL_DATA_AUTO_BYTES), then every tensor of 1 KiB or more.
     report: a dict to fill, or a path to write the report to as JSON: the source ops seen (count,
       lowering "native" or "decomposed" at this opset, the opset its symbolic is registered
       from, the ONNX ops its nodes became, and the library's notes about it), the ONNX ops
-      written, diagnostics, node counts, bytes, and the time of each stage (trace, walk, build,
-      preflight, legalize, write).
+      written, diagnostics, node and initializer counts, bytes, and the time of each stage
+      (trace, walk, build, preflight, legalize, write).
 
-    Returns the report (a dict). Raises UnsupportedOpsError listing every op without a symbolic
-    and every node where it occurs (and, for an op that needs a higher opset, the lowest that
-    works), before anything is written; ExportError for other failures."""
+    Returns the report (a dict). Every error is an ExportError: UnsupportedOpsError lists every
+    op without a symbolic and every node where it occurs (and, for an op that needs a higher
+    opset, the lowest that works), before anything is written; the others list every diagnostic
+    of the library (node, op, opset, lowest opset that works, the Python line when known)."""
     t_start = time.perf_counter()
-    sg = build_source_graph(model, args, input_names=input_names, output_names=output_names,
-                            dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
-    return export_traced(sg, f, opset_version=opset_version, target=target,
-                         custom_symbolics=custom_symbolics,
-                         external_data_threshold=external_data_threshold, report=report,
-                         _t_start=t_start)
+    mode = _enum_name(training, "training", ("EVAL", "PRESERVE", "TRAINING"))
+    op_type = _enum_name(operator_export_type, "operator_export_type",
+                         ("ONNX", "ONNX_ATEN", "ONNX_ATEN_FALLBACK", "ONNX_FALLTHROUGH"))
+    if op_type in ("ONNX_ATEN", "ONNX_FALLTHROUGH"):
+        raise ExportError(
+            "operator_export_type=%s is not supported: it writes %s, which only PyTorch/Caffe2 "
+            "can run; onnxlegal writes ONNX ops only (ONNX, or ONNX_ATEN_FALLBACK while every op "
+            "has a symbolic; register one for a missing op with custom_symbolics)"
+            % (op_type, "every op as an ATen node" if op_type == "ONNX_ATEN" else
+               "the ops without a symbolic as aten nodes"))
+    if export_modules_as_functions not in (False, None) and \
+            not (isinstance(export_modules_as_functions, (set, list, tuple, frozenset)) and
+                 not export_modules_as_functions):
+        raise ExportError(
+            "export_modules_as_functions=%r is not supported: the library's model (olg_model) "
+            "and its writers have no ONNX local functions (ModelProto.functions / "
+            "FunctionProto); export with export_modules_as_functions=False"
+            % (export_modules_as_functions,))
+    if custom_opsets is not None and not isinstance(custom_opsets, dict):
+        raise ExportError("custom_opsets must be a dict {domain: version}, not %s"
+                          % type(custom_opsets).__name__)
+    prev = _torch_trace.TRAINING_MODE
+    _torch_trace.TRAINING_MODE = mode.lower()
+    try:
+        sg = build_source_graph(model, args, input_names=input_names, output_names=output_names,
+                                dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
+    except ExportError:
+        raise
+    except (RuntimeError, TypeError, ValueError) as e:
+        # torch's tracer failing on the model (or its args)
+        raise ExportError("tracing the model failed: %s: %s" % (type(e).__name__, e)) from e
+    finally:
+        _torch_trace.TRAINING_MODE = prev
+    if not export_params:
+        _params_as_inputs(sg)
+    if mode != "EVAL":
+        # Dropout keeps its training behaviour (BatchNormalization does already: the
+        # library's batch_norm with training=True normalizes with the batch's statistics)
+        custom_symbolics = dict(_TRAINING_SYMBOLICS, **(custom_symbolics or {}))
+    try:
+        return export_traced(sg, f, opset_version=opset_version, target=target,
+                             custom_symbolics=custom_symbolics,
+                             custom_shape_fns=custom_shape_fns, custom_opsets=custom_opsets,
+                             external_data_threshold=external_data_threshold, report=report,
+                             do_constant_folding=do_constant_folding,
+                             keep_initializers_as_inputs=keep_initializers_as_inputs,
+                             verbose=verbose, _t_start=t_start)
+    except UnsupportedOpsError as e:
+        if op_type == "ONNX_ATEN_FALLBACK":
+            e.args = (str(e) + "\n(operator_export_type=ONNX_ATEN_FALLBACK: onnxlegal writes no "
+                      "ATen fallback nodes, which only PyTorch/Caffe2 run; register a symbolic "
+                      "with custom_symbolics)",)
+        raise
+
+
+def _dropout_training(cx, node):
+    """aten::dropout(x, p, train) when the model is exported in training mode: with train, ONNX
+    Dropout with its training_mode input on (opset 12+, where Dropout has one), as torch.onnx
+    does; without, the identity."""
+    from .lowering import UnsupportedOp
+    import numpy as np
+    x = cx.arg_value(0)
+    if not cx.arg_bool(2, False):
+        cx.bind(0, x)
+        return
+    if cx.opset < 12:
+        raise UnsupportedOp("dropout in training mode (training=TrainingMode.TRAINING) needs "
+                            "Dropout's training_mode input", 12)
+    ratio = cx.const(np.array(cx.arg_float(1), dtype=np.float32))
+    cx.bind(0, cx.emit("Dropout", [x, ratio, cx.const(np.array(True))]))
+
+
+def _channel_dropout_training(cx, node):
+    """feature/alpha dropout in training mode: no ONNX op drops whole channels (or keeps the
+    SELU statistics), so a train=True node is refused; train=False is the identity."""
+    from .lowering import UnsupportedOp
+    if cx.arg_bool(2, False):
+        raise UnsupportedOp("aten::%s in training mode: ONNX has no dropout of whole channels "
+                            "or alpha dropout (export with training=TrainingMode.EVAL)"
+                            % cx.node_op, -1)
+    cx.bind(0, cx.arg_value(0))
+
+
+_TRAINING_SYMBOLICS = {"aten::dropout": _dropout_training,
+                       "aten::feature_dropout": _channel_dropout_training,
+                       "aten::alpha_dropout": _channel_dropout_training,
+                       "aten::feature_alpha_dropout": _channel_dropout_training}
+
+
+def _params_as_inputs(sg):
+    """export_params=False: the model's parameters and buffers become graph inputs (after the
+    model's inputs, as torch.onnx does); constants of the trace stay initializers."""
+    keep = []
+    for init in sg.initializers:
+        if init.kind == "parameter":
+            sg.inputs.append(SInput(init.value, init.name, init.dtype, list(init.array.shape),
+                                    init.tensor))
+        else:
+            keep.append(init)
+    sg.initializers[:] = keep
 
 
 def trace(model, args, *, input_names=None, output_names=None, dynamic_axes=None,
@@ -328,13 +545,15 @@ def trace(model, args, *, input_names=None, output_names=None, dynamic_axes=None
                               dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
 
 
-def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None,
-                  external_data_threshold=None, report=None, source_model=None, _t_start=None):
+def export_traced(sg, f, *, opset_version=None, target=None, custom_symbolics=None,
+                  custom_shape_fns=None, custom_opsets=None, external_data_threshold=None,
+                  report=None, source_model=None, do_constant_folding=True,
+                  keep_initializers_as_inputs=None, verbose=False, _t_start=None):
     """The second half of export: legalizes a SourceGraph (from trace) for opset_version and
     writes it to f. source_model (from to_source_model(sg)) may be given to reuse one across
     opsets; legalize only reads it."""
     t_start = _t_start if _t_start is not None else time.perf_counter()
-    opset = int(opset_version)
+    opset = int(opset_version) if opset_version is not None else default_opset()
     rep = {"opset": opset, "target": target, "times": dict(sg.times)}
     times = rep["times"]
     rep["tracer_warnings"] = sorted(set(sg.warnings))
@@ -349,7 +568,7 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
         times["build"] = time.perf_counter() - t
         t = time.perf_counter()
         low = _lowering()
-        registry = low.registry(custom_symbolics)
+        registry = low.registry(custom_symbolics, custom_shape_fns, custom_opsets)
         ops = {}
         for key, scopes in sg.ops().items():
             domain, op = key.split("::", 1)
@@ -359,14 +578,17 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
         missing = _preflight(registry, sg, opset)
         times["preflight"] = time.perf_counter() - t
         if missing:
-            raise UnsupportedOpsError(_unsupported_message(missing, opset), missing, report=rep)
+            raise UnsupportedOpsError(_unsupported_message(missing, opset, sg), missing,
+                                      report=rep)
         t = time.perf_counter()
-        out, diags = low.legalize(src, registry, opset=opset, profile=target)
+        out, diags = low.legalize(src, registry, opset=opset, profile=target,
+                                  fold=bool(do_constant_folding),
+                                  keep_initializers_as_inputs=bool(keep_initializers_as_inputs))
         times["legalize"] = time.perf_counter() - t
         rep["diagnostics"] = diags
         if out is None:
             errors = [d for d in diags if d.get("severity") == "error"]
-            text = "\n".join("  " + d["message"] for d in errors) or "  (no diagnostic)"
+            text = _diagnostics_text(errors, sg, registry)
             if errors and all(d.get("code") == "OLG-LOWER-UNSUPPORTED" for d in errors):
                 # the symbolics exist but refuse these nodes' arguments at this opset
                 raise UnsupportedOpsError("%d node(s) cannot be lowered at opset %d:\n%s"
@@ -380,6 +602,7 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
                 ops[key].setdefault("notes", []).append(d["message"])
         emitted = out.graph.nodes
         rep["nodes"] = len(emitted)
+        rep["initializers"] = len(out.graph.initializers)
         source_op = {n.name: "%s::%s" % (n.domain, n.op) for n in sg.nodes}
         hist = {}
         for node in emitted:
@@ -391,10 +614,16 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
                 into = ops[src].setdefault("onnx_ops", {})
                 into[key] = into.get(key, 0) + 1
         rep["onnx_ops"] = dict(sorted(hist.items()))
+        if verbose:
+            print(out.to_text())
+        threshold = external_data_threshold
+        if threshold is None and rep["initializer_bytes"] >= EXTERNAL_DATA_AUTO_BYTES:
+            threshold = EXTERNAL_DATA_AUTO_THRESHOLD
+            rep["external_data"] = "automatic: %d bytes of tensors" % rep["initializer_bytes"]
         t = time.perf_counter()
         from . import Error
         try:
-            rep["bytes_written"] = _write(out, f, external_data_threshold)
+            rep["bytes_written"] = _write(out, f, threshold)
         except Error as e:
             where = os.fspath(f) if isinstance(f, (str, bytes, os.PathLike)) else \
                 getattr(f, "name", f)
@@ -405,6 +634,60 @@ def export_traced(sg, f, *, opset_version=17, target=None, custom_symbolics=None
     finally:
         _emit_report(report, rep)
     return rep
+
+
+def _python_line(node):
+    """The Python line a source node came from: a traced node's source range is a stack
+    ('f.py(12): forward' lines, the innermost first); the innermost frame outside torch's own
+    package, as 'File "f.py", line 12, in forward: <the code>'. '' when unknown."""
+    import linecache
+    import re
+    if node is None or node.tnode is None:
+        return ""
+    try:
+        text = node.tnode.sourceRange()
+    except RuntimeError:
+        return ""
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    for raw in text.splitlines():
+        m = re.match(r"(.+)\((\d+)\): (\S+)$", raw.strip())
+        if not m:
+            continue
+        path, line, fn = m.group(1), int(m.group(2)), m.group(3)
+        if os.path.abspath(path).startswith(torch_dir):
+            continue
+        code = linecache.getline(path, line).strip()
+        return 'File "%s", line %d, in %s%s' % (path, line, fn, ": " + code if code else "")
+    return node.source_line()
+
+
+def _diagnostics_text(errors, sg, registry):
+    """Every error diagnostic on its own line: the message (it names node, op and opset), the
+    lowest opset that works, and the Python line of the source node when the trace knows it;
+    then what an emitted custom-domain op without a shape function explains."""
+    by_name = {n.name: n for n in sg.nodes}
+    lines = []
+    for d in errors:
+        lo = d.get("min_opset")
+        line = "  %s" % d["message"]
+        if d.get("node") and d["node"] not in d["message"]:
+            line += " (node %s)" % d["node"]
+        if d.get("op") and d["op"] not in d["message"]:
+            line += " (op %s)" % d["op"]
+        if lo and lo > 0:
+            line += " [lowest opset that works: %d]" % lo
+        elif d.get("code") == "OLG-LOWER-UNSUPPORTED":
+            line += " [no opset works]"
+        node = by_name.get(d.get("node") or "")
+        where = _python_line(node)
+        if where:
+            line += "\n    at " + where
+        lines.append(line)
+    for key in getattr(registry, "emitted_without_shape", ()):
+        lines.append("  note: custom-domain op %s was emitted by a custom symbolic and has no "
+                     "shape function, so its outputs' types are unknown to the ops after it: "
+                     "give one with custom_shape_fns={%r: fn}" % (key, key))
+    return "\n".join(lines) or "  (no diagnostic)"
 
 
 def _name_output_dims(out, sg):
