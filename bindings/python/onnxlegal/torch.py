@@ -21,6 +21,9 @@ from . import _torch_trace
 from ._torch_trace import (Bools, ExportError, Floats, Ints, SInput, SValue, Values,
                            build_source_graph)
 
+# the walk's name for ExportError (the same class)
+TorchExportError = ExportError
+
 __all__ = ["export", "trace", "export_traced", "to_source_model", "ExportError",
            "UnsupportedOpsError"]
 
