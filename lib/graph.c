@@ -417,7 +417,10 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
   for (;;) {
     const char *b = base && *base ? base : "v";
     size_t bl = strlen(b);
-    int k = snprintf(buf, sizeof buf, "_%llu", (unsigned long long)g->next_auto++);
+    olg_sbuf sb = {buf, 0, sizeof buf}; /* "_%llu" */
+    olg__sb_mem(&sb, "_", 1);
+    olg__sb_u64(&sb, g->next_auto++);
+    int k = (int)sb.n;
     char *p = olg__arena_alloc(g->model, bl + (size_t)k + 1);
     if (!p) return NULL;
     memcpy(p, b, bl);
@@ -432,7 +435,10 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
   size_t wl = strlen(want);
   for (uint64_t k = 2;; k++) {
     char suffix[32];
-    int sl = snprintf(suffix, sizeof suffix, "#%llu", (unsigned long long)k);
+    olg_sbuf sb = {suffix, 0, sizeof suffix}; /* "#%llu" */
+    olg__sb_mem(&sb, "#", 1);
+    olg__sb_u64(&sb, k);
+    int sl = (int)sb.n;
     char *p = olg__arena_alloc(g->model, wl + (size_t)sl + 1);
     if (!p) return NULL;
     memcpy(p, want, wl);

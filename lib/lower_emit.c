@@ -28,12 +28,17 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   } else {
     k = cx->n_emitted;
   }
-  if (base && k == 0)
-    snprintf(buf, sizeof buf, "%s/%s", base, op);
-  else if (base)
-    snprintf(buf, sizeof buf, "%s/%s_%u", base, op, k);
-  else
-    snprintf(buf, sizeof buf, "%s_%u", op, cx->dst->n_nodes);
+  olg_sbuf sb = {buf, 0, sizeof buf}; /* "%s/%s", "%s/%s_%u" or "%s_%u" */
+  buf[0] = 0;
+  if (base) {
+    olg__sb_str(&sb, base);
+    olg__sb_mem(&sb, "/", 1);
+  }
+  olg__sb_str(&sb, op);
+  if (!base || k) {
+    olg__sb_mem(&sb, "_", 1);
+    olg__sb_u64(&sb, base ? k : cx->dst->n_nodes);
+  }
   cx->n_emitted++;
   /* two source nodes may share a name (a module called twice): keep emitted names unique */
   const char *name = olg__graph_fresh_node_name(cx->dst, buf);
