@@ -372,6 +372,19 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
   if (streq(ctm, "half_pixel_symmetric") && opset < 19)
     return olg_lower_unsupported(cx, "Resize with coordinate_transformation_mode 'half_pixel_symmetric'", 19);
 
+  if (opset >= 13 && streq(ctm, "tf_half_pixel_for_nn")) {
+    /* removed at 13: its source coordinate (x + 0.5) / s is half_pixel's plus 0.5 (exact in
+     * float below 2^23), so its rounding is half_pixel's shifted by a half: round_prefer_floor
+     * of it is ceil of half_pixel's, floor of it round_prefer_ceil of half_pixel's */
+    if (streq(mode, "nearest") && streq(nm, "round_prefer_floor")) nm = "ceil";
+    else if (streq(mode, "nearest") && streq(nm, "floor")) nm = "round_prefer_ceil";
+    else
+      return olg__unsupportedf(cx, -1, "Resize %s with coordinate_transformation_mode "
+                               "'tf_half_pixel_for_nn'%s%s (removed at 13)", mode,
+                               streq(mode, "nearest") ? " and nearest_mode " : "",
+                               streq(mode, "nearest") ? nm : "");
+    ctm = "half_pixel";
+  }
   if (opset >= 11) {
     olg_value roi = OLG_NO_VALUE, scales = p->scales_v, sizes = p->sizes_v;
     if (p->scales) OLG_TRY(olg__const_f32s(cx, p->scales, p->n, &scales));

@@ -36,13 +36,8 @@ FLOOR = {7: 0.67, 9: 0.80, 11: 0.955, 13: 0.98, 17: 0.99, 21: 0.99, 26: 0.99}
 
 # Node tests refused at 13 and above with a reason, each a conversion still to write: an exact
 # re-encoding exists but is not implemented yet. Counted as not converted; the rest of 17, 21
-# and 26 must all convert.
-KNOWN_REFUSALS = {
-    "test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn":
-        "Resize-11's coordinate_transformation_mode tf_half_pixel_for_nn was removed at Resize-13 "
-        "(olg_check refuses it there); exact re-encoding to write: half_pixel with nearest_mode "
-        "ceil for round_prefer_floor (round_prefer_ceil for floor)",
-}
+# and 26 must all convert. (Resize-11's tf_half_pixel_for_nn, the last one, is re-encoded since.)
+KNOWN_REFUSALS = {}
 
 # Converted models ONNX Runtime cannot run although they are valid ONNX at the target: ORT has
 # no kernel for that (op, version, type). Keyed by the op and version ORT names in "Could not
