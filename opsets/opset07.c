@@ -3,6 +3,23 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset07[] = {
+    /* ---- ONNX indexing below its opset (symbolics/index.c) ---- */
+    {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED}, /* native from 11 */
+
+    /* ---- ONNX elementwise ops below their opset or type (onnx_math.c, activation.c) ---- */
+    {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE}, /* 8-/16-bit ints: wider, wrapped */
+    {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED},       /* native from 12 */
+    {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE},
+    {"", "Equal", olg__sym_onnx_compare, OLG_LOWERING_NATIVE},       /* floats: from 11 */
+    {"", "GreaterOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
+    {"", "IsInf", olg__sym_onnx_isinf, OLG_LOWERING_DECOMPOSED},     /* native from 10 */
+    {"", "IsNaN", olg__sym_onnx_isnan, OLG_LOWERING_DECOMPOSED},     /* native from 9 */
+    {"", "LessOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
+    {"", "Mod", olg__sym_onnx_mod, OLG_LOWERING_DECOMPOSED},         /* native from 10 */
+    {"", "Mul", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE},
+    {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE},
+    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED}, /* native from 10 */
+
     /* ---- shape and indexing basics (symbolics/shape.c) ---- */
     {"aten", "_reshape_alias", olg__sym_view, OLG_LOWERING_NATIVE},
     {"aten", "alias", olg__sym_identity, OLG_LOWERING_NATIVE},

@@ -3,6 +3,11 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset09[] = {
+    {"", "GatherElements", olg__sym_onnx_gather_elements_opset9, OLG_LOWERING_DECOMPOSED},
+    /* ---- ONNX domain: IsNaN-9; ThresholdedRelu by Where-9 ---- */
+    {"", "IsNaN", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu_opset9, OLG_LOWERING_DECOMPOSED},
+
     /* ---- shape basics (symbolics/shape.c): Compress-9 squeezes a dim of unknown size ---- */
     {"aten", "squeeze", olg__sym_squeeze_opset9, OLG_LOWERING_NATIVE},
 

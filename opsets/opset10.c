@@ -3,6 +3,11 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset10[] = {
+    /* ---- ONNX domain: Mod-10, IsInf-10, ThresholdedRelu-10 ---- */
+    {"", "IsInf", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Mod", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "ThresholdedRelu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */
     {"aten", "div", olg__sym_div_opset10, OLG_LOWERING_NATIVE},          /* double floor div */
     {"aten", "floor_divide", olg__sym_floor_divide_opset10, OLG_LOWERING_NATIVE},

@@ -3,6 +3,10 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset11[] = {
+    {"", "GatherElements", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    /* ---- ONNX domain: Equal-11 takes floats ---- */
+    {"", "Equal", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     /* ---- interpolation (symbolics/interpolate.c): Resize-11 has PyTorch's coordinates ---- */
     {"aten", "upsample_bicubic2d", olg__sym_upsample_bicubic2d_opset11, OLG_LOWERING_NATIVE},
     {"aten", "upsample_bilinear2d", olg__sym_upsample_bilinear2d_opset11, OLG_LOWERING_NATIVE},

@@ -3,6 +3,11 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset12[] = {
+    /* ---- ONNX domain: Celu-12, GreaterOrEqual-12, LessOrEqual-12 ---- */
+    {"", "Celu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "GreaterOrEqual", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "LessOrEqual", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     /* ---- activations (symbolics/activation.c): Celu-12 ---- */
     {"aten", "celu", olg__sym_celu_opset12, OLG_LOWERING_NATIVE},
 

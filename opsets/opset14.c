@@ -3,6 +3,12 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset14[] = {
+    /* ---- ONNX domain: Add/Sub/Mul/Div-14 take 8- and 16-bit integers ---- */
+    {"", "Add", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Div", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Mul", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Sub", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+
     /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
     {"aten", "hardswish", olg__sym_hardswish_opset14, OLG_LOWERING_NATIVE},
 

@@ -177,6 +177,17 @@ olg_status olg__sym_celu(olg_lower *cx, olg_node_id src, void *ud) {
   return celu_formula(cx, x, alpha);
 }
 
+/* ONNX Celu below 12: the same formula, alpha an attribute */
+olg_status olg__sym_onnx_celu(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x;
+  OLG_TRY(float_arg(cx, &x));
+  double alpha = olg__src_attr_float(cx, "alpha", 1.0);
+  if (alpha == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Celu: alpha must not be 0");
+  OLG_TRY(olg_lower_decompose(cx, "Celu as Relu + alpha * Elu(min(x, 0) / alpha)", 12));
+  return celu_formula(cx, x, alpha);
+}
+
 /* Celu-12, which takes float32 only: other dtypes keep the formula */
 olg_status olg__sym_celu_opset12(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
@@ -445,22 +456,29 @@ olg_status olg__sym_glu(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::threshold(self, threshold, value): x <= threshold ? value : x (so NaN stays NaN). */
-static olg_status threshold_args(olg_lower *cx, olg_value *x, olg_value *tv, olg_value *vv,
-                                 olg_value *le) {
+/* aten::threshold(self, threshold, value): x <= threshold ? value : x (so NaN stays NaN). ONNX
+ * ThresholdedRelu (onnx: alpha an attribute,
+ * value 0) is threshold(x, alpha, 0). */
+static olg_status threshold_args(olg_lower *cx, bool onnx, olg_value *x, olg_value *tv,
+                                 olg_value *vv, olg_value *le) {
   OLG_TRY(olg_lower_arg_value(cx, 0, x));
   olg_dtype t = olg__dtype(cx, *x);
-  OLG_TRY(olg__arg_cast(cx, 1, t, tv));
-  OLG_TRY(olg__arg_cast(cx, 2, t, vv));
+  if (onnx) {
+    OLG_TRY(olg_lower_decompose(cx, "ThresholdedRelu as aten::threshold(x, alpha, 0)", 10));
+    OLG_TRY(olg__const_like(cx, *x, olg__src_attr_float(cx, "alpha", 1.0), tv));
+    OLG_TRY(olg__const_like(cx, *x, 0, vv));
+  } else {
+    OLG_TRY(olg__arg_cast(cx, 1, t, tv));
+    OLG_TRY(olg__arg_cast(cx, 2, t, vv));
+  }
   return olg__emit_compare(cx, OLG_CMP_LE, *x, *tv, le);
 }
 
 /* below 9: m * value + (1 - m) * max(x, threshold), each side finite where its mask is 0 (Max
  * keeps NaN) */
-olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status threshold_below9(olg_lower *cx, bool onnx) {
   olg_value x, tv, vv, le, y;
-  OLG_TRY(threshold_args(cx, &x, &tv, &vv, &le));
+  OLG_TRY(threshold_args(cx, onnx, &x, &tv, &vv, &le));
   olg_dtype t = olg__dtype(cx, x);
   olg_value m, one, nm, keep = x, fill;
   if (olg__is_float(t)) OLG_TRY(olg__emit_max_min(cx, true, x, tv, &keep));
@@ -473,13 +491,32 @@ olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* from 9: Where */
-olg_status olg__sym_threshold_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return threshold_below9(cx, false);
+}
+
+olg_status olg__sym_onnx_thresholded_relu(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return threshold_below9(cx, true);
+}
+
+/* from 9: Where */
+static olg_status threshold_where(olg_lower *cx, bool onnx) {
   olg_value x, tv, vv, le, y;
-  OLG_TRY(threshold_args(cx, &x, &tv, &vv, &le));
+  OLG_TRY(threshold_args(cx, onnx, &x, &tv, &vv, &le));
   OLG_TRY(olg__emit_where(cx, le, vv, x, &y));
   return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_threshold_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return threshold_where(cx, false);
+}
+
+olg_status olg__sym_onnx_thresholded_relu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return threshold_where(cx, true);
 }
 
 /* aten::softmax(self, int dim, ScalarType? dtype=None), log_softmax likewise */

@@ -120,30 +120,12 @@ static olg_status floor_div_float(olg_lower *cx, bool has_mod, olg_value a, olg_
   return olg__emit_where(cx, bz, raw, fl, out);
 }
 
-/* The remainder r = a - trunc(a/b)*b of integers (Div truncates), and whether Python's sign
- * rule needs r + b: r != 0 with a sign other than b's. */
-static olg_status int_trunc_rem(olg_lower *cx, olg_value a, olg_value b, olg_value *q,
-                                olg_value *r, olg_value *adj) {
-  olg_value qb;
-  OLG_TRY(olg__emit_math2(cx, "Div", a, b, q));
-  OLG_TRY(olg__emit_math2(cx, "Mul", *q, b, &qb));
-  OLG_TRY(olg__emit_math2(cx, "Sub", a, qb, r));
-  if (!adj) return OLG_OK;
-  olg_value zero, nz, rneg, bneg, diff;
-  OLG_TRY(olg__const_like(cx, a, 0, &zero));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, *r, zero, &nz));
-  OLG_TRY(olg__emit_is_negative(cx, *r, &rneg));
-  OLG_TRY(olg__emit_is_negative(cx, b, &bneg));
-  OLG_TRY(olg__emit2(cx, "Xor", rneg, bneg, &diff));
-  return olg__emit2(cx, "And", nz, diff, adj);
-}
-
 static olg_status floor_div(olg_lower *cx, bool has_mod, olg_dtype t, olg_value a, olg_value b,
                             olg_value *out) {
   if (olg__is_float(t)) return floor_div_float(cx, has_mod, a, b, out);
   if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "floor division of bool tensors");
   olg_value q, r, adj;
-  OLG_TRY(int_trunc_rem(cx, a, b, &q, &r, &adj));
+  OLG_TRY(olg__emit_int_trunc_rem(cx, a, b, &q, &r, &adj));
   OLG_TRY(olg__emit_cast(cx, adj, t, &adj));
   return olg__emit_math2(cx, "Sub", q, adj, out);
 }
@@ -209,75 +191,12 @@ olg_status olg__sym_floor_divide_opset10(olg_lower *cx, olg_node_id src, void *u
   return floor_divide(cx, true);
 }
 
-/* fmod (python 0) or Python's remainder (python 1) of floats. float32/float16 in double, where
- * a - q*b is exact; double with Mod-10 (fmod=1; has_mod) and PyTorch's sign fix-up. */
-static olg_status rem_float(olg_lower *cx, bool has_mod, bool python, olg_value a, olg_value b,
-                            olg_value *out) {
-  olg_dtype t = olg__dtype(cx, a);
-  olg_value q, qb, r;
-  if (t == OLG_DOUBLE && has_mod) {
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, a));
-    OLG_TRY(olg_lower_emit_input(cx, nd, b));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "fmod", 1));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &r));
-    if (!python) return (*out = r, OLG_OK);
-    olg_value zero, nz, rneg, bneg, diff, adj, rb;
-    OLG_TRY(olg__const_like(cx, a, 0, &zero));
-    OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, r, zero, &nz));
-    OLG_TRY(olg__emit_is_negative(cx, r, &rneg));
-    OLG_TRY(olg__emit_is_negative(cx, b, &bneg));
-    OLG_TRY(olg__emit2(cx, "Xor", rneg, bneg, &diff));
-    OLG_TRY(olg__emit2(cx, "And", nz, diff, &adj));
-    OLG_TRY(olg__emit2(cx, "Add", r, b, &rb));
-    return olg__emit_where(cx, adj, rb, r, out);
-  }
-  olg_value ad = a, bd = b;
-  if (t != OLG_DOUBLE) {
-    OLG_TRY(olg__emit_cast(cx, a, OLG_DOUBLE, &ad));
-    OLG_TRY(olg__emit_cast(cx, b, OLG_DOUBLE, &bd));
-  }
-  OLG_TRY(olg__emit2(cx, "Div", ad, bd, &q));
-  if (python) OLG_TRY(olg__emit1(cx, "Floor", q, &q));
-  else OLG_TRY(olg__emit_trunc(cx, q, &q));
-  OLG_TRY(olg__emit2(cx, "Mul", q, bd, &qb));
-  OLG_TRY(olg__emit2(cx, "Sub", ad, qb, &r));
-  return olg__emit_cast(cx, r, t, out);
-}
-
 /* has_mod: Mod (opset 10) is there. */
 static olg_status remainder_like(olg_lower *cx, bool has_mod, bool python) {
   olg_dtype t;
   olg_value a, b, y;
   OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
-  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "remainder of bool tensors");
-  if (olg__is_float(t)) {
-    OLG_TRY(rem_float(cx, has_mod, python, a, b, &y));
-  } else if (has_mod) { /* Mod-10: fmod 0 takes the divisor's sign */
-    olg_node_id nd;
-    olg_dtype ct;
-    OLG_TRY(olg__compute_dtype(cx, "Mod", 0, t, &ct));
-    olg_value ac, bc;
-    OLG_TRY(olg__emit_cast(cx, a, ct, &ac));
-    OLG_TRY(olg__emit_cast(cx, b, ct, &bc));
-    OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, ac));
-    OLG_TRY(olg_lower_emit_input(cx, nd, bc));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "fmod", python ? 0 : 1));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    OLG_TRY(olg__emit_cast(cx, y, t, &y));
-  } else {
-    olg_value q, r, adj;
-    OLG_TRY(int_trunc_rem(cx, a, b, &q, &r, python ? &adj : NULL));
-    y = r;
-    if (python) {
-      olg_value m;
-      OLG_TRY(olg__emit_cast(cx, adj, t, &m));
-      OLG_TRY(olg__emit_math2(cx, "Mul", m, b, &m));
-      OLG_TRY(olg__emit_math2(cx, "Add", r, m, &y));
-    }
-  }
+  OLG_TRY(olg__emit_remainder(cx, has_mod, python, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

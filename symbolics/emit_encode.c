@@ -10,6 +10,7 @@
 
 #include "emit.h"
 #include "emit_axes.h"
+#include "emit_interp.h"
 
 static bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 
@@ -413,15 +414,13 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     return olg_lower_emit_end(cx, nd, 1, out);
   }
 
-  /* Upsample-7/9 and Resize-10: asymmetric coordinates; nearest rounds down */
-  if (p->has_roi) return olg_lower_unsupported(cx, "Resize with tf_crop_and_resize", 11);
-  if (streq(mode, "cubic"))
-    return olg_lower_unsupported(cx, "Resize with mode 'cubic'", 11);
-  if (!streq(ctm, "asymmetric"))
-    return olg__unsupportedf(cx, 11, "Resize with coordinate_transformation_mode '%s'", ctm);
-  if (streq(mode, "nearest") && !streq(nm, "floor"))
-    return olg__unsupportedf(cx, 11, "Resize nearest with nearest_mode '%s'", nm);
-  if (p->exclude_outside) return olg_lower_unsupported(cx, "Resize with exclude_outside", 11);
+  /* Upsample-7/9 and Resize-10: asymmetric coordinates; nearest rounds down when up-sampling
+   * (up when down-sampling); linear. Anything else: tables computed here (emit_interp.c). */
+  bool down = false;
+  for (size_t i = 0; p->scales && i < p->n; i++) down = down || p->scales[i] < 1;
+  if (p->has_roi || streq(mode, "cubic") || !streq(ctm, "asymmetric") || p->exclude_outside ||
+      (streq(mode, "nearest") && (!streq(nm, "floor") || down || !p->scales)))
+    return olg__emit_resize_tables(cx, x, p, out);
   float *sc = NULL;
   size_t n = p->n;
   olg_value scales_v = p->scales_v;
@@ -450,6 +449,8 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     n = t->nbytes / 4;
     sc = (float *)t->data;
   }
+  for (size_t i = 0; sc && opset < 10 && i < n; i++)
+    if (sc[i] < 1) return olg__emit_resize_tables(cx, x, p, out); /* Upsample: scales >= 1 */
   const char *umode = streq(mode, "linear") ? "linear" : "nearest";
   olg_node_id nd;
   if (opset < 9) {

@@ -70,6 +70,15 @@ olg_status olg__emit_round(olg_lower *cx, olg_value x, olg_value *out);
 olg_status olg__emit_round_even_floor(olg_lower *cx, olg_value x, olg_value *out);
 /* Rounding toward zero of a float tensor (no ONNX op: Floor(|x|) with the sign restored). */
 olg_status olg__emit_trunc(olg_lower *cx, olg_value x, olg_value *out);
+/* Integer division of a by b truncated (*q), its remainder r = a - q*b (sign of a), and, when adj
+ * is not NULL, where Python's sign rule needs r + b (r != 0 with a sign other than b's). */
+olg_status olg__emit_int_trunc_rem(olg_lower *cx, olg_value a, olg_value b, olg_value *q,
+                                   olg_value *r, olg_value *adj);
+/* The remainder of a by b (one dtype, not bool): python, the divisor's sign (aten::remainder,
+ * ONNX Mod fmod=0); else the dividend's (aten::fmod, Mod fmod=1). has_mod: Mod-10 is there
+ * (below, integers by truncating Div and a sign fix-up, floats through double). */
+olg_status olg__emit_remainder(olg_lower *cx, bool has_mod, bool python, olg_value a, olg_value b,
+                               olg_value *out);
 /* A 0-D constant of x's dtype: olg__const_like, named for symmetry. */
 #define olg__scalar_like olg__const_like
 

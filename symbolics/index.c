@@ -634,15 +634,24 @@ static olg_status elements_linear(olg_lower *cx, const int64_t *xd, const int64_
 /* aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False):
  * GatherElements (11); below, a Gather of the flattened input at positions computed from
  * static shapes. */
-static olg_status gather(olg_lower *cx, ix_caps c) {
+static olg_status gather(olg_lower *cx, ix_caps c, bool onnx) {
   olg_value x, idx, y;
   int32_t rank;
   int64_t axis;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
+  OLG_TRY(olg_lower_arg_value(cx, onnx ? 1 : 2, &idx));
   OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) return bind(cx, x);
-  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
+  if (onnx) { /* GatherElements: axis an attribute, negative indices count from the end */
+    axis = olg__norm_axis(olg__src_attr_int(cx, "axis", 0), rank);
+    if (axis < 0) return olg__errf(cx, OLG_ERR_RANGE, "GatherElements: axis out of range for rank %d", rank);
+    if (!c.scatter_nd) {
+      OLG_TRY(olg_lower_decompose(cx, "GatherElements as a Gather of the flattened input", 11));
+      OLG_TRY(wrap_index(cx, c, x, axis, idx, &idx));
+    }
+  } else {
+    OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
+  }
   if (c.scatter_nd) { /* GatherElements-11 */
     olg_node_id nd;
     olg_dtype it = olg__dtype(cx, idx);
@@ -668,13 +677,24 @@ static olg_status gather(olg_lower *cx, ix_caps c) {
 
 olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return gather(cx, IX7);
+  return gather(cx, IX7, false);
 }
 
 /* GatherElements-11 */
 olg_status olg__sym_gather_opset11(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return gather(cx, IX11);
+  return gather(cx, IX11, false);
+}
+
+/* ONNX GatherElements below 11: the same decomposition, negative indices wrapped first */
+olg_status olg__sym_onnx_gather_elements(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return gather(cx, IX7, true);
+}
+
+olg_status olg__sym_onnx_gather_elements_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return gather(cx, IX9, true);
 }
 
 /* scatter / scatter_add: ScatterElements (Scatter-9; a reduction from 16); below, the flattened

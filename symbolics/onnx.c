@@ -785,10 +785,15 @@ olg_status olg__sym_onnx_arg_extreme(olg_lower *cx, olg_node_id src, void *ud) {
  * float16/bfloat16, double for 8-, 16- and 32-bit integers (both exact for every value of the
  * narrower type), and the result cast back -- the same numbers wherever the result fits the
  * type. 64-bit integers do not fit a double: refused as the pass-through refuses them. */
-static olg_dtype wider(olg_dtype t) {
+static olg_dtype wider(olg_dtype t, const char *op) {
+  /* Max/Min only select: float holds every 8- and 16-bit integer, and ONNX Runtime's Max-6 and
+   * Min-6 have float kernels only */
+  bool select = strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0;
   switch (t) {
+  case OLG_INT8: case OLG_INT16: case OLG_UINT8: case OLG_UINT16:
+    return select ? OLG_FLOAT : OLG_DOUBLE;
   case OLG_FLOAT16: case OLG_BFLOAT16: return OLG_FLOAT;
-  case OLG_INT8: case OLG_INT16: case OLG_INT32: case OLG_UINT8: case OLG_UINT16: case OLG_UINT32:
+  case OLG_INT32: case OLG_UINT32:
     return OLG_DOUBLE;
   default: return OLG_UNDEFINED;
   }
@@ -810,7 +815,7 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
     if (i == 0) out_t = t;
     const olg_formal *f = olg_schema_input_formal(ts, i);
     if (t == OLG_UNDEFINED || !f || !f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t)) continue;
-    olg_dtype w = wider(t);
+    olg_dtype w = wider(t, nd->op);
     const olg_schema *cs = olg__target_schema(cx, "Cast");
     const olg_formal *ci = cs ? olg_schema_input_formal(cs, 0) : NULL;
     if (w == OLG_UNDEFINED || !olg_schema_formal_allows_dtype(f, w) || !ci ||

@@ -70,6 +70,8 @@ OLG_SYMBOLIC(olg__sym_triu);
 OLG_SYMBOLIC(olg__sym_triu_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_triu_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_triu_opset14); /* Trilu-14 */
+OLG_SYMBOLIC(olg__sym_onnx_gather_elements);        /* ONNX GatherElements below 11 */
+OLG_SYMBOLIC(olg__sym_onnx_gather_elements_opset9); /* Less-9 of integers */
 OLG_SYMBOLIC(olg__sym_onnx_trilu);         /* ONNX Trilu below 14, as tril/triu: Gather */
 OLG_SYMBOLIC(olg__sym_onnx_trilu_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_onnx_trilu_opset11); /* Range-11 */
@@ -208,6 +210,9 @@ OLG_SYMBOLIC(olg__sym_rms_norm);                     /* RMSNormalization-23 */
 OLG_SYMBOLIC(olg__sym_local_response_norm);
 
 /* ---- activations (symbolics/activation.c) ---- */
+OLG_SYMBOLIC(olg__sym_onnx_celu);                      /* ONNX Celu below 12 */
+OLG_SYMBOLIC(olg__sym_onnx_thresholded_relu);          /* ONNX ThresholdedRelu below 10 */
+OLG_SYMBOLIC(olg__sym_onnx_thresholded_relu_opset9);   /* Where-9 */
 OLG_SYMBOLIC(olg__sym_relu);
 OLG_SYMBOLIC(olg__sym_relu6);
 OLG_SYMBOLIC(olg__sym_leaky_relu);
@@ -238,6 +243,13 @@ OLG_SYMBOLIC(olg__sym_log_sigmoid);
 OLG_SYMBOLIC(olg__sym_softmax);
 OLG_SYMBOLIC(olg__sym_log_softmax);
 OLG_SYMBOLIC(olg__sym_dropout);       /* dropout, feature_dropout, alpha_dropout, ... */
+
+/* ---- ONNX elementwise ops below their opset or type (symbolics/onnx_math.c) ---- */
+OLG_SYMBOLIC(olg__sym_onnx_mod);        /* Mod below 10 */
+OLG_SYMBOLIC(olg__sym_onnx_int_arith);  /* Add/Sub/Mul/Div of 8-/16-bit integers below 14 */
+OLG_SYMBOLIC(olg__sym_onnx_compare);    /* Equal of floats < 11, GreaterOrEqual/LessOrEqual < 12 */
+OLG_SYMBOLIC(olg__sym_onnx_isnan);      /* IsNaN below 9 */
+OLG_SYMBOLIC(olg__sym_onnx_isinf);      /* IsInf below 10 */
 
 /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */
 OLG_SYMBOLIC(olg__sym_add);

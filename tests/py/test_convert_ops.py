@@ -92,3 +92,110 @@ def test_resize11_tf_half_pixel_for_nn_reencoded_at_13_and_up():
                           {"x": x}))
     problems = _check(cases, (13, 18, 21))
     assert not problems, "\n".join(problems)
+
+
+def test_narrow_integer_arithmetic_below_14_wraps_as_the_kernel():
+    """Add/Sub/Mul/Div of int8/uint8/int16/uint16 before 14: computed in int32/int64 and wrapped,
+    the same bits as Add-14 & co. in ONNX Runtime (overflow included)."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for dt in (np.int8, np.uint8, np.int16, np.uint16):
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, size=(3, 7), endpoint=True).astype(dt)
+        b = rng.integers(info.min, info.max, size=(7,), endpoint=True).astype(dt)
+        a[0, :3] = [info.min, info.max, info.min]
+        b[:3] = [info.max, info.max, 1 if info.min == 0 else -1]
+        for op in ("Add", "Sub", "Mul", "Div"):
+            bb = np.where(b == 0, 1, b).astype(dt) if op == "Div" else b
+            node = helper.make_node(op, ["a", "b"], ["y"])
+            feeds = {"a": a, "b": bb}
+            cases.append(("%s %s" % (op, np.dtype(dt).name), _model(node, 14, feeds), feeds))
+    problems = _check(cases, (7, 9, 13))
+    assert not problems, "\n".join(problems)
+
+
+def test_mod_and_comparisons_below_their_opsets():
+    """Mod (10) of signed/unsigned integers with fmod 0 and 1 and of floats with fmod 1;
+    GreaterOrEqual/LessOrEqual (12) of ints and floats with NaN; IsInf (10) one-sided."""
+    rng = np.random.default_rng(7)
+    cases = []
+    for dt in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.float32, np.float64):
+        a = rng.integers(-100, 100, size=(4, 5)).astype(dt) if np.dtype(dt).kind == "i" else \
+            rng.integers(0, 200, size=(4, 5)).astype(dt) if np.dtype(dt).kind == "u" else \
+            (rng.standard_normal((4, 5)) * 50).astype(dt)
+        b = rng.integers(1, 13, size=(5,)).astype(dt)
+        if np.dtype(dt).kind != "u":
+            b[::2] = -b[::2]
+        for fmod in ((0, 1) if np.dtype(dt).kind in "iu" else (1,)):
+            node = helper.make_node("Mod", ["a", "b"], ["y"], fmod=fmod)
+            feeds = {"a": a, "b": b}
+            cases.append(("Mod %s fmod=%d" % (np.dtype(dt).name, fmod), _model(node, 10, feeds), feeds))
+    for dt in (np.int32, np.int64, np.float32):
+        a = rng.integers(-3, 3, size=(3, 4)).astype(dt)
+        b = rng.integers(-3, 3, size=(4,)).astype(dt)
+        if dt == np.float32:
+            a[0, 0], b[1] = np.nan, np.nan
+        for op in ("GreaterOrEqual", "LessOrEqual"):
+            feeds = {"a": a, "b": b}
+            cases.append(("%s %s" % (op, np.dtype(dt).name),
+                          _model(helper.make_node(op, ["a", "b"], ["y"]), 12, feeds, TensorProto.BOOL), feeds))
+    x = np.array([np.inf, -np.inf, np.nan, 1.0, -3e38, 3e38], dtype=np.float32)
+    for pos, neg in ((1, 0), (0, 1), (0, 0)):
+        node = helper.make_node("IsInf", ["x"], ["y"], detect_positive=pos, detect_negative=neg)
+        cases.append(("IsInf %d %d" % (pos, neg), _model(node, 10, {"x": x}, TensorProto.BOOL), {"x": x}))
+    problems = _check(cases, (7, 9))
+    assert not problems, "\n".join(problems)
+
+
+def _resize_case(rng, label, in_shape, attrs, scales=None, sizes=None, roi=None):
+    x = rng.standard_normal(in_shape).astype(np.float32)
+    inits = [helper.make_tensor("roi", TensorProto.FLOAT, [len(roi) if roi else 0], roi or [])]
+    names = ["x", "roi"]
+    if scales is not None:
+        inits.append(helper.make_tensor("scales", TensorProto.FLOAT, [len(scales)], scales))
+        names.append("scales")
+    else:
+        inits.append(helper.make_tensor("sizes", TensorProto.INT64, [len(sizes)], sizes))
+        names += ["", "sizes"]
+    node = helper.make_node("Resize", names, ["y"], **attrs)
+    return (label, _model(node, 13, {"x": x}, inits=inits), {"x": x})
+
+
+def test_resize_below_11_by_tables_every_mode():
+    """Resize-13 with scales/sizes known at conversion time, converted to 7, 9 and 10 where
+    Upsample cannot express it: per-axis Gather (nearest) or MatMul (linear, cubic) tables,
+    against ONNX Runtime's Resize-13 (every coordinate mode, nearest mode, cubic A and
+    exclude_outside, tf_crop_and_resize with its extrapolation value, up and down, N-D)."""
+    rng = np.random.default_rng(11)
+    cases = []
+    ctms = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn")
+    for ctm in ctms:
+        for nm in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
+            cases.append(_resize_case(rng, "nearest %s %s" % (ctm, nm), (1, 2, 5, 7),
+                                      dict(mode="nearest", coordinate_transformation_mode=ctm, nearest_mode=nm),
+                                      sizes=[1, 2, 8, 4]))
+            cases.append(_resize_case(rng, "nearest %s %s scales" % (ctm, nm), (1, 1, 10, 7),
+                                      dict(mode="nearest", coordinate_transformation_mode=ctm, nearest_mode=nm),
+                                      scales=[1.0, 1.0, 0.7, 1.7]))
+        if ctm == "tf_half_pixel_for_nn":
+            continue
+        for mode in ("linear", "cubic"):
+            cases.append(_resize_case(rng, "%s %s up" % (mode, ctm), (1, 1, 4, 5),
+                                      dict(mode=mode, coordinate_transformation_mode=ctm),
+                                      scales=[1.0, 1.0, 2.0, 1.5]))
+            cases.append(_resize_case(rng, "%s %s down" % (mode, ctm), (2, 3, 9, 6),
+                                      dict(mode=mode, coordinate_transformation_mode=ctm),
+                                      sizes=[2, 3, 4, 1]))
+    cases.append(_resize_case(rng, "cubic A=-0.5 exclude_outside", (1, 1, 6, 6),
+                              dict(mode="cubic", cubic_coeff_a=-0.5, exclude_outside=1), scales=[1.0, 1.0, 0.6, 1.7]))
+    cases.append(_resize_case(rng, "linear 3-D trilinear", (1, 1, 3, 4, 5),
+                              dict(mode="linear"), sizes=[1, 1, 5, 3, 8]))
+    cases.append(_resize_case(rng, "nearest on N and C", (2, 3, 4),
+                              dict(mode="nearest", coordinate_transformation_mode="asymmetric"), sizes=[3, 5, 4]))
+    for mode in ("nearest", "linear", "cubic"):
+        cases.append(_resize_case(rng, "%s tf_crop_and_resize" % mode, (1, 1, 5, 6),
+                                  dict(mode=mode, coordinate_transformation_mode="tf_crop_and_resize",
+                                       extrapolation_value=-7.5),
+                                  sizes=[1, 1, 4, 5], roi=[0, 0, -0.2, 0.3, 1, 1, 0.8, 1.4]))
+    problems = _check(cases, (7, 9, 10))
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,341 @@
+/* onnxlegal — interpolation by tables computed at conversion time (see emit_interp.h).
+ *
+ * ONNX Resize's tables follow what the spec defines and ONNX Runtime computes (float arithmetic
+ * for the source coordinate, so that a nearest index lands where the runtime's does):
+ *   half_pixel          (x + 0.5) / s - 0.5
+ *   pytorch_half_pixel  out > 1 ? (x + 0.5) / s - 0.5 : 0
+ *   align_corners       out == 1 ? 0 : x * (in - 1) / (out - 1)
+ *   asymmetric          x / s
+ *   tf_half_pixel_for_nn (x + 0.5) / s
+ *   tf_crop_and_resize  out > 1 ? start * (in - 1) + x * (end - start) * (in - 1) / (out - 1)
+ *                                : (start + end) / 2 * (in - 1); outside [0, in - 1]: the
+ *                       extrapolation value
+ *   half_pixel_symmetric in/2 * (1 - out / (s * in)) + (x + 0.5) / s - 0.5
+ * with s the given scale, or out / in when sizes are given; the output size is sizes, or
+ * floor(in * s). nearest rounds by nearest_mode and clamps; linear clamps the coordinate to
+ * [0, in - 1] and blends floor and the next (clamped); cubic takes floor - 1 .. floor + 2 with
+ * Keys' weights of coefficient A, clamped to the edge, or (exclude_outside) the outside taps
+ * dropped and the rest renormalized. N-D linear and cubic are the products of the per-axis
+ * weights, so one axis after the other computes them (to float rounding). */
+#include <math.h>
+#include <string.h>
+
+#include "emit_interp.h"
+#include "../lib/lower.h"
+
+static bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+bool olg__interp_axis_identity(const olg_interp_axis *t) {
+  if (t->in != t->out) return false;
+  for (int64_t i = 0; i < t->out; i++) {
+    if (t->valid && !t->valid[i]) return false;
+    double wsum = 0;
+    for (int k = 0; k < t->n_taps; k++) {
+      int64_t j = t->idx[i * t->n_taps + k];
+      double w = t->w ? t->w[i * t->n_taps + k] : 1.0;
+      if (w != 0 && j != i) return false;
+      wsum += w;
+    }
+    if (wsum != 1.0) return false;
+  }
+  return true;
+}
+
+/* The [out, in] matrix of a table (transposed: [in, out]) in dtype (float or double); rows of
+ * invalid positions are zero. */
+static olg_status axis_matrix(olg_lower *cx, const olg_interp_axis *t, olg_dtype dtype,
+                              bool transposed, olg_value *out) {
+  size_t n = (size_t)(t->in * t->out), esz = dtype == OLG_DOUBLE ? sizeof(double) : sizeof(float);
+  void *m = olg__lower_alloc(cx, (n ? n : 1) * esz); /* zeroed */
+  if (!m) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < t->out; i++) {
+    if (t->valid && !t->valid[i]) continue;
+    for (int k = 0; k < t->n_taps; k++) {
+      int64_t j = t->idx[i * t->n_taps + k];
+      size_t at = transposed ? (size_t)(j * t->out + i) : (size_t)(i * t->in + j);
+      double w = t->w ? t->w[i * t->n_taps + k] : 1.0;
+      if (dtype == OLG_DOUBLE) ((double *)m)[at] += w;
+      else ((float *)m)[at] += (float)w; /* taps clamped onto one input add up */
+    }
+  }
+  int64_t dims[2] = {transposed ? t->in : t->out, transposed ? t->out : t->in};
+  return olg__const_tensor_kept(cx, dtype, 2, dims, m, n * esz, out);
+}
+
+/* extrapolation where any axis is invalid, 0 elsewhere, in the output's static shape */
+static olg_status extrapolation_term(olg_lower *cx, const olg_interp_axis *t, int n, int32_t rank,
+                                     const int64_t *odims, olg_dtype dtype, double v,
+                                     olg_value *out) {
+  uint64_t total;
+  if (!olg__shape_numel(rank, odims, &total) || total > ((uint64_t)1 << 24))
+    return olg_lower_error(cx, OLG_ERR_LIMIT, "Resize: extrapolation over too large an output");
+  size_t esz = dtype == OLG_DOUBLE ? sizeof(double) : sizeof(float);
+  void *m = olg__lower_alloc(cx, (total ? total : 1) * esz);
+  if (!m) return OLG_ERR_NOMEM;
+  for (uint64_t f = 0; f < total; f++) {
+    uint64_t rem = f;
+    int64_t pos[OLG_MAX_RANK];
+    for (int32_t d = rank - 1; d >= 0; d--) {
+      pos[d] = (int64_t)(rem % (uint64_t)odims[d]);
+      rem /= (uint64_t)odims[d];
+    }
+    bool valid = true;
+    for (int a = 0; a < n && valid; a++)
+      if (t[a].valid && !t[a].valid[pos[t[a].axis]]) valid = false;
+    double e = valid ? 0.0 : v;
+    if (dtype == OLG_DOUBLE) ((double *)m)[f] = e;
+    else ((float *)m)[f] = (float)e;
+  }
+  return olg__const_tensor_kept(cx, dtype, rank, odims, m, (size_t)total * esz, out);
+}
+
+olg_status olg__emit_interp_tables(olg_lower *cx, olg_value x, const olg_interp_axis *t, int n,
+                                   double extrapolation, int64_t max_matrix, int min_opset,
+                                   olg_value *out) {
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 1 || rank > OLG_MAX_RANK)
+    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "interpolation of an input of unknown rank");
+  olg_dtype dt = olg__dtype(cx, x), ct = dt;
+  bool matrices = false, any_invalid = false;
+  for (int a = 0; a < n; a++) {
+    if (olg__interp_axis_identity(&t[a])) continue;
+    matrices = matrices || t[a].w || t[a].valid;
+    any_invalid = any_invalid || t[a].valid;
+    if ((t[a].w || t[a].valid) && t[a].in * t[a].out > max_matrix)
+      return olg__unsupportedf(cx, min_opset, "an interpolation matrix of %lld x %lld elements "
+                               "(axis %lld) is too large to embed", (long long)t[a].out,
+                               (long long)t[a].in, (long long)t[a].axis);
+  }
+  olg_value v = x;
+  if (matrices) {
+    if (dt == OLG_FLOAT16 || dt == OLG_BFLOAT16) ct = OLG_FLOAT; /* rounded back at the end */
+    else if (dt != OLG_FLOAT && dt != OLG_DOUBLE)
+      return olg__unsupportedf(cx, min_opset, "interpolation by matrices of a %s tensor "
+                               "(float types only)", olg_dtype_name(dt));
+    OLG_TRY(olg__emit_cast(cx, v, ct, &v));
+  }
+  int64_t odims[OLG_MAX_RANK];
+  for (int32_t d = 0; d < rank; d++) odims[d] = olg__dim(cx, x, d);
+  for (int a = 0; a < n; a++) {
+    const olg_interp_axis *ta = &t[a];
+    int64_t ax = ta->axis;
+    odims[ax] = ta->out;
+    if (olg__interp_axis_identity(ta)) continue;
+    if (!ta->w && !ta->valid) { /* nearest: a Gather of the source indices */
+      olg_value idx;
+      OLG_TRY(olg__const_i64s(cx, ta->idx, (size_t)ta->out, &idx));
+      OLG_TRY(olg__emit_gather(cx, v, idx, ax, &v));
+      continue;
+    }
+    olg_value m;
+    if (ax == rank - 2) { /* M @ x: MatMul broadcasts the leading dims */
+      OLG_TRY(axis_matrix(cx, ta, ct, false, &m));
+      OLG_TRY(olg__emit2(cx, "MatMul", m, v, &v));
+      continue;
+    }
+    int64_t perm[OLG_MAX_RANK];
+    for (int32_t d = 0; d < rank; d++) perm[d] = d;
+    perm[ax] = rank - 1;
+    perm[rank - 1] = ax;
+    if (ax != rank - 1) OLG_TRY(olg__emit_transpose(cx, v, perm, (size_t)rank, &v));
+    OLG_TRY(axis_matrix(cx, ta, ct, true, &m)); /* x @ M^T on the last axis */
+    OLG_TRY(olg__emit2(cx, "MatMul", v, m, &v));
+    if (ax != rank - 1) OLG_TRY(olg__emit_transpose(cx, v, perm, (size_t)rank, &v));
+  }
+  if (any_invalid && extrapolation != 0) {
+    bool known = true;
+    for (int32_t d = 0; d < rank; d++) known = known && odims[d] >= 0;
+    if (!known)
+      return olg__unsupportedf(cx, min_opset, "an extrapolation value over an output whose "
+                               "shape is not static");
+    olg_value e;
+    OLG_TRY(extrapolation_term(cx, t, n, rank, odims, ct, extrapolation, &e));
+    OLG_TRY(olg__emit2(cx, "Add", v, e, &v));
+  }
+  return olg__emit_cast(cx, v, dt, out);
+}
+
+/* ---- ONNX Resize's tables ---- */
+
+typedef struct resize_axis_in {
+  const char *ctm, *mode, *nm;
+  float s;             /* scale */
+  int64_t in, out;
+  float roi0, roi1;    /* tf_crop_and_resize */
+  double a;            /* cubic coefficient */
+  int exclude_outside;
+  bool sizes;          /* the scale came from sizes: out / in */
+} resize_axis_in;
+
+/* x / s: by the scale, or when sizes are given as x * (in / out) (ONNX Runtime finds source 3.5
+ * for output 2 of 7 -> 4, as in / out = 1.75 does, where a float division by 4/7 gives
+ * 3.4999998: the nearest index at such a tie follows the runtime). */
+static float by_scale(const resize_axis_in *r, float x) {
+  return r->sizes ? x * ((float)r->in / (float)r->out) : x / r->s;
+}
+
+static float source_coord(const resize_axis_in *r, float x) {
+  float s = r->s, L = (float)r->in, O = (float)r->out;
+  if (streq(r->ctm, "half_pixel")) return by_scale(r, x + 0.5f) - 0.5f;
+  if (streq(r->ctm, "pytorch_half_pixel")) return r->out > 1 ? by_scale(r, x + 0.5f) - 0.5f : 0.0f;
+  if (streq(r->ctm, "align_corners")) return r->out == 1 ? 0.0f : x * (L - 1) / (O - 1);
+  if (streq(r->ctm, "tf_half_pixel_for_nn")) return by_scale(r, x + 0.5f);
+  if (streq(r->ctm, "tf_crop_and_resize"))
+    return r->out > 1 ? r->roi0 * (L - 1) + x * (r->roi1 - r->roi0) * (L - 1) / (O - 1)
+                      : 0.5f * (r->roi0 + r->roi1) * (L - 1);
+  if (streq(r->ctm, "half_pixel_symmetric")) {
+    float adj = O / (s * L), center = L / 2;
+    return center * (1 - adj) + by_scale(r, x + 0.5f) - 0.5f;
+  }
+  return by_scale(r, x); /* asymmetric */
+}
+
+static int64_t nearest_index(const char *nm, float xo) {
+  if (streq(nm, "floor")) return (int64_t)floorf(xo);
+  if (streq(nm, "ceil")) return (int64_t)ceilf(xo);
+  if (streq(nm, "round_prefer_ceil")) return (int64_t)roundf(xo);
+  if (xo == (float)(int64_t)xo + 0.5f) return (int64_t)floorf(xo); /* round_prefer_floor */
+  return (int64_t)roundf(xo);
+}
+
+static void cubic_coeffs(double s, double A, double c[4]) {
+  s = fabs(s);
+  c[0] = ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A;
+  c[1] = ((A + 2) * s - (A + 3)) * s * s + 1;
+  c[2] = ((A + 2) * (1 - s) - (A + 3)) * (1 - s) * (1 - s) + 1;
+  c[3] = ((A * (2 - s) - 5 * A) * (2 - s) + 8 * A) * (2 - s) - 4 * A;
+}
+
+static olg_status resize_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t) {
+  int64_t L = r->in, O = r->out;
+  bool nearest = streq(r->mode, "nearest"), linear = streq(r->mode, "linear");
+  bool crop = streq(r->ctm, "tf_crop_and_resize");
+  t->in = L;
+  t->out = O;
+  t->n_taps = nearest ? 1 : linear ? 2 : 4;
+  t->idx = olg__lower_alloc(cx, (size_t)(O * t->n_taps) * sizeof *t->idx);
+  t->w = nearest ? NULL : olg__lower_alloc(cx, (size_t)(O * t->n_taps) * sizeof *t->w);
+  t->valid = crop ? olg__lower_alloc(cx, (size_t)O * sizeof *t->valid) : NULL;
+  if (!t->idx || (!nearest && !t->w) || (crop && !t->valid)) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < O; i++) {
+    float xo = source_coord(r, (float)i);
+    if (crop) {
+      t->valid[i] = !(xo < 0 || xo > (float)(L - 1));
+      if (!t->valid[i]) { /* the row stays zero: any in-range taps */
+        for (int k = 0; k < t->n_taps; k++) {
+          t->idx[i * t->n_taps + k] = 0;
+          if (t->w) t->w[i * t->n_taps + k] = 0;
+        }
+        continue;
+      }
+    }
+    if (nearest) {
+      int64_t j = nearest_index(r->nm, xo);
+      t->idx[i] = j < 0 ? 0 : j > L - 1 ? L - 1 : j;
+    } else if (linear) {
+      float c = xo < 0 ? 0.0f : xo > (float)(L - 1) ? (float)(L - 1) : xo;
+      int64_t i1 = (int64_t)c < L - 1 ? (int64_t)c : L - 1, i2 = i1 + 1 < L - 1 ? i1 + 1 : L - 1;
+      float d1 = fabsf(c - (float)i1), d2 = fabsf(c - (float)i2);
+      if (i1 == i2) d1 = d2 = 0.5f;
+      t->idx[2 * i] = i1;
+      t->idx[2 * i + 1] = i2;
+      t->w[2 * i] = d2;
+      t->w[2 * i + 1] = d1;
+    } else {
+      double fl = floor((double)xo), c[4], sum = 0;
+      cubic_coeffs((double)xo - fl, r->a, c);
+      for (int k = 0; k < 4; k++) {
+        int64_t j = (int64_t)fl - 1 + k;
+        bool inside = j >= 0 && j <= L - 1;
+        if (r->exclude_outside && !inside) c[k] = 0;
+        sum += c[k];
+        t->idx[4 * i + k] = j < 0 ? 0 : j > L - 1 ? L - 1 : j;
+      }
+      for (int k = 0; k < 4; k++) t->w[4 * i + k] = r->exclude_outside && sum != 0 ? c[k] / sum : c[k];
+    }
+  }
+  return OLG_OK;
+}
+
+/* A known float/double/float16 tensor's n values as floats; false when not known. */
+static bool known_floats(olg_lower *cx, olg_value v, float *out, size_t n) {
+  const olg_tensor *t = v == OLG_NO_VALUE ? NULL : olg__known(cx, v);
+  if (!t || !t->data) return false;
+  if (t->dtype == OLG_FLOAT && t->nbytes == 4 * n) {
+    memcpy(out, t->data, 4 * n);
+    return true;
+  }
+  if (t->dtype == OLG_DOUBLE && t->nbytes == 8 * n) {
+    for (size_t i = 0; i < n; i++) out[i] = (float)((const double *)t->data)[i];
+    return true;
+  }
+  return false;
+}
+
+olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_params *p,
+                                   olg_value *out) {
+  int64_t dims[OLG_MAX_RANK];
+  int32_t rank;
+  if (!olg__static_shape(cx, x, dims, &rank) || rank < 1)
+    return olg_lower_unsupported(cx, "Resize of an input whose shape is not static (decomposed "
+                                     "with tables computed from it)", 11);
+  size_t n = (size_t)rank;
+  float sc[OLG_MAX_RANK], roi[2 * OLG_MAX_RANK];
+  int64_t sz[OLG_MAX_RANK];
+  bool has_sizes = false;
+  if (p->scales) {
+    if (p->n != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: scales do not match the rank");
+    memcpy(sc, p->scales, n * sizeof *sc);
+  } else if (p->sizes) {
+    if (p->n != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the rank");
+    memcpy(sz, p->sizes, n * sizeof *sz);
+    has_sizes = true;
+  } else if (p->sizes_v != OLG_NO_VALUE) {
+    const int64_t *k;
+    size_t nk;
+    if (!olg__known_ints(cx, p->sizes_v, &k, &nk))
+      return olg_lower_unsupported(cx, "Resize to sizes computed at run time", 11);
+    if (nk != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the rank");
+    memcpy(sz, k, n * sizeof *sz);
+    has_sizes = true;
+  } else if (!known_floats(cx, p->scales_v, sc, n)) {
+    return olg_lower_unsupported(cx, "Resize with scales computed at run time", 11);
+  }
+  const char *ctm = p->coordinate_transformation_mode && *p->coordinate_transformation_mode
+                        ? p->coordinate_transformation_mode : "half_pixel";
+  bool crop = streq(ctm, "tf_crop_and_resize");
+  if (crop && !known_floats(cx, p->roi_v, roi, 2 * n))
+    return olg_lower_unsupported(cx, "Resize with tf_crop_and_resize and a roi computed at run time", 11);
+  olg_interp_axis t[OLG_MAX_RANK];
+  int nt = 0;
+  for (int32_t d = 0; d < rank; d++) {
+    resize_axis_in r = {ctm, p->mode && *p->mode ? p->mode : "nearest",
+                        p->nearest_mode && *p->nearest_mode ? p->nearest_mode : "round_prefer_floor",
+                        0, dims[d], 0, 0, 1, p->cubic_coeff_a ? p->cubic_coeff_a : -0.75,
+                        p->exclude_outside, false};
+    if (has_sizes) {
+      r.out = sz[d];
+      r.s = (float)sz[d] / (float)dims[d];
+      r.sizes = true;
+    } else {
+      r.s = sc[d];
+      float o = sc[d] * (float)dims[d];
+      if (!(o >= 0) || o > 9e15f) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: bad scale");
+      r.out = (int64_t)o;
+    }
+    if (r.out <= 0 || dims[d] <= 0 || r.out > ((int64_t)1 << 24) || dims[d] > ((int64_t)1 << 24))
+      return olg__errf(cx, OLG_ERR_LIMIT, "Resize: axis %d from %lld to %lld is out of the range "
+                       "of the decomposition", d, (long long)dims[d], (long long)r.out);
+    if (crop) {
+      r.roi0 = roi[d];
+      r.roi1 = roi[n + (size_t)d];
+    }
+    if (!crop && r.out == r.in && r.s == 1.0f) continue; /* every mode maps x to x */
+    t[nt].axis = d;
+    OLG_TRY(resize_table(cx, &r, &t[nt]));
+    nt++;
+  }
+  OLG_TRY(olg_lower_decompose(cx, "Resize by index and weight tables computed at conversion time "
+                                  "(Gather / MatMul per axis)", 11));
+  return olg__emit_interp_tables(cx, x, t, nt, p->extrapolation_value, (int64_t)1 << 24, 11, out);
+}
