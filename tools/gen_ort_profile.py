@@ -11,7 +11,8 @@ is created on the CPU execution provider with optimizations off; ORT looks the k
 then. "Could not find an implementation" (or "Failed to find kernel") means the dtype has no
 kernel; success, or the kernel's own constructor refusing the probe's plain attributes, means
 it has; any other error (a model the probe could not make valid) says nothing, and such a dtype
-is counted as accepted (the table only lists what is known to be missing). An op version none of whose
+is counted as accepted (the table only lists what is known to be missing). A dtype still missing is tried once more with the other constraints over their 4 preferred
+dtypes each (ORT registers some kernels per combination, as OneHot's). An op version none of whose
 inputs is bound to a type constraint (RandomUniform, ...) is probed once as it is. A second round re-
 probes with each other constraint's baseline set to a dtype that worked, so an op whose kernels
 need, say, T1=int64 is not taken for one without kernels. An op version where no dtype of any
@@ -172,6 +173,50 @@ def probe_round(onnx, schemas, baselines, tmp, node):
         return {keys[cid]: r for cid, r in json.load(f)}
 
 
+def probe_combos(onnx, schemas, r1, r2, tmp, node):
+    """The (op, since, constraint, dtype) missing in both rounds that have a kernel with another
+    combination of the other constraints' dtypes (ORT registers some kernels per combination:
+    OneHot's indices, depth and values): each tried with the others over their 4 preferred
+    dtypes. Returns the set of those found."""
+    cases, keys = [], {}
+    for s in schemas:
+        bound = {f["type_str"] for f in s["inputs"] if f["option"] != 1}
+        cons = [c for c in s["constraints"] if c["name"] in bound and tensor_types(c)]
+        if len(cons) < 2:
+            continue
+        for c in cons:
+            for dt in tensor_types(c):
+                k = (s["name"], s["since_version"], c["name"], dt)
+                if r1.get(k) != "missing" or r2.get(k) not in ("missing", None):
+                    continue
+                others = [d for d in cons if d is not c]
+                prefs = [sorted(tensor_types(d), key=lambda t: BASELINE.index(t) if t in BASELINE else 99)[:4]
+                         for d in others]
+                combos = [[]]
+                for pr in prefs:
+                    combos = [x + [t] for x in combos for t in pr]
+                for combo in combos:
+                    dtypes = {d["name"]: t for d, t in zip(others, combo)}
+                    dtypes[c["name"]] = dt
+                    data = make_model(onnx, s, s["since_version"], dtypes)
+                    if data is None:
+                        continue
+                    cid = str(len(cases))
+                    path = os.path.join(tmp, "c" + cid + ".onnx")
+                    with open(path, "wb") as f:
+                        f.write(data)
+                    cases.append({"id": cid, "path": path})
+                    keys[cid] = k
+    man = os.path.join(tmp, "combos.json")
+    res = os.path.join(tmp, "combos.results.json")
+    with open(man, "w") as f:
+        json.dump(cases, f)
+    env = dict(os.environ, NODE_PATH=os.path.join(ROOT, "tests", "ort", "node_modules"))
+    subprocess.run([node, "-e", PROBE_JS, man, res], check=True, env=env)
+    with open(res) as f:
+        return {keys[cid] for cid, r in json.load(f) if r == "ok"}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--out", default=os.path.join(ROOT, "profiles", "ort_kernels.inc"))
@@ -217,6 +262,7 @@ def main(argv=None):
             if r == "ok" and r1.get(key + (baselines[key],)) != "ok":
                 baselines[key] = dt
         r2 = probe_round(onnx, probe_schemas, baselines, tmp, args.node)
+        r3 = probe_combos(onnx, probe_schemas, r1, r2, tmp, args.node)
     rows, n_missing = [], 0
     for s, ps in zip(schemas, probe_schemas):
         op, v, pv = s["name"], s["since_version_real"], ps["since_version"]
@@ -231,7 +277,7 @@ def main(argv=None):
                 a, b = r1.get((op, pv, c["name"], dt)), r2.get((op, pv, c["name"], dt))
                 if a is None and b is None:
                     continue
-                if "ok" in (a, b):
+                if "ok" in (a, b) or (op, pv, c["name"], dt) in r3:
                     status[(c["name"], dt)] = "ok"
                 elif a == "missing" and b in ("missing", None):
                     status[(c["name"], dt)] = "missing"
