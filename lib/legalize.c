@@ -595,12 +595,13 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   olg_graph *g;
   OLG_TRY(olg_model_new_subgraph(cx->dst_model, &g));
   g->parent = cx->dst; /* for the inference of outer references; attaching sets it again */
-  if (src_sub->name && *src_sub->name) OLG_TRY(olg_graph_set_name(g, src_sub->name));
   char buf[512];
   const char *outer = cx->name_base && *cx->name_base ? cx->name_base : olg_lower_node_op(cx);
   snprintf(buf, sizeof buf, "%s/%s", outer, attr);
   const char *scope = olg__strdup(cx->dst_model, buf);
   if (!scope) return OLG_ERR_NOMEM;
+  /* every graph must be named (olg_check): an unnamed source body is named by its place */
+  OLG_TRY(olg_graph_set_name(g, src_sub->name && *src_sub->name ? src_sub->name : scope));
   olg_lower sub = *cx; /* the setting; the per-graph state is reset */
   sub.src = src_sub;
   sub.dst = g;

@@ -11,18 +11,15 @@ The counts come from the corpus, never from a list. Run alone to see the rates:
     PYTHONPATH=bindings/python:. python3 -m pytest -q -s tests/py/test_convert_corpus.py
 """
 import collections
-import glob
 import os
 import sys
 
-import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 for p in ("bindings/python", "tests/ort"):
     sys.path.insert(0, os.path.join(ROOT, p))
-NODE = "/usr/share/libonnx-testdata/data/node"
-TESTS = sorted(glob.glob(os.path.join(NODE, "*", "model.onnx")))
+from nodecases import TESTS, load_case as _load_case, matches as _matches  # noqa: E402
 TARGETS = (7, 9, 11, 13, 17, 21, 26)
 
 # The floor per target opset: the share of runnable node tests that convert and match. Raise
@@ -57,48 +54,6 @@ def _ort_lacks(err):
     return next((k for k in ORT_LACKS if "Could not find an implementation for %s " % k in err), None)
 
 pytestmark = pytest.mark.skipif(not TESTS, reason="libonnx-testdata is not installed")
-
-
-def _ordered(d, prefix):
-    files = glob.glob(os.path.join(d, prefix + "_*.pb"))
-    return sorted(files, key=lambda f: int(f.rsplit("_", 1)[1][:-3]))
-
-
-def _load_case(path):
-    """(source opset, feeds, output names, expected outputs) or None for what is out of scope:
-    other domains, non-tensor or string inputs and outputs."""
-    import onnx
-    from onnx import numpy_helper
-    pm = onnx.load(path)
-    if any(i.domain not in ("", "ai.onnx") for i in pm.opset_import):
-        return None
-    opset = [i.version for i in pm.opset_import if i.domain in ("", "ai.onnx")][0]
-    d = os.path.join(os.path.dirname(path), "test_data_set_0")
-    try:
-        ins = [numpy_helper.to_array(onnx.load_tensor(f)) for f in _ordered(d, "input")]
-        outs = [numpy_helper.to_array(onnx.load_tensor(f)) for f in _ordered(d, "output")]
-    except Exception:  # noqa: BLE001 - sequences, optionals: not tensors
-        return None
-    if any(a.dtype.kind in "USO" for a in ins + outs):
-        return None
-    inits = {i.name for i in pm.graph.initializer}
-    names = [i.name for i in pm.graph.input if i.name not in inits]
-    if len(names) != len(ins) or len(pm.graph.output) != len(outs):
-        return None
-    return opset, dict(zip(names, ins)), [o.name for o in pm.graph.output], outs
-
-
-def _matches(got, names, want):
-    for n, w in zip(names, want):
-        g = np.asarray(got[n])
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return False
-        if w.dtype.kind in "fc":
-            if not np.allclose(g, w, atol=1e-4, rtol=1e-3, equal_nan=True):
-                return False
-        elif not np.array_equal(g, w):
-            return False
-    return True
 
 
 def _convert_all():

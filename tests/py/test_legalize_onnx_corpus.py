@@ -3,18 +3,15 @@ own opset (pass-through and re-encoding must be exact) and converted up and down
 17 and 21; every legalized model runs in ONNX Runtime (one batch) and must reproduce the
 test's expected outputs wherever ONNX Runtime runs the original model correctly. A conversion
 that is refused must say why, naming the op and the opset."""
-import glob
 import os
 import sys
 
-import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 for p in ("bindings/python", "tests/ort"):
     sys.path.insert(0, os.path.join(ROOT, p))
-NODE = "/usr/share/libonnx-testdata/data/node"
-TESTS = sorted(glob.glob(os.path.join(NODE, "*", "model.onnx")))
+from nodecases import TESTS, load_case as _load_case, matches as _matches  # noqa: E402
 TARGETS = (13, 17, 21)
 
 # Refused at their own opset, with the reason (none: every node test with tensor inputs and
@@ -22,48 +19,6 @@ TARGETS = (13, 17, 21)
 REFUSED_AT_OWN_OPSET = {}
 
 pytestmark = pytest.mark.skipif(not TESTS, reason="libonnx-testdata is not installed")
-
-
-def _ordered(d, prefix):
-    files = glob.glob(os.path.join(d, prefix + "_*.pb"))
-    return sorted(files, key=lambda f: int(f.rsplit("_", 1)[1][:-3]))
-
-
-def _load_case(path):
-    """(source opset, feeds, output names, expected outputs) or None for what this test skips:
-    other domains, non-tensor inputs or outputs, strings."""
-    import onnx
-    from onnx import numpy_helper
-    pm = onnx.load(path)
-    if any(i.domain not in ("", "ai.onnx") for i in pm.opset_import):
-        return None
-    opset = [i.version for i in pm.opset_import if i.domain in ("", "ai.onnx")][0]
-    d = os.path.join(os.path.dirname(path), "test_data_set_0")
-    try:
-        ins = [numpy_helper.to_array(onnx.load_tensor(f)) for f in _ordered(d, "input")]
-        outs = [numpy_helper.to_array(onnx.load_tensor(f)) for f in _ordered(d, "output")]
-    except Exception:  # noqa: BLE001 - sequences, optionals: not tensors
-        return None
-    if any(a.dtype.kind in "USO" for a in ins + outs):
-        return None
-    inits = {i.name for i in pm.graph.initializer}
-    names = [i.name for i in pm.graph.input if i.name not in inits]
-    if len(names) != len(ins) or len(pm.graph.output) != len(outs):
-        return None
-    return opset, dict(zip(names, ins)), [o.name for o in pm.graph.output], outs
-
-
-def _matches(got, names, want):
-    for n, w in zip(names, want):
-        g = np.asarray(got[n])
-        if g.shape != w.shape:
-            return False
-        if w.dtype.kind in "fc":
-            if not np.allclose(g, w, atol=1e-4, rtol=1e-3, equal_nan=True):
-                return False
-        elif not np.array_equal(g, w):
-            return False
-    return True
 
 
 def test_node_tests_legalize_and_reproduce_their_outputs():

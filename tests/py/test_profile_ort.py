@@ -15,7 +15,6 @@ profile, naming the rule, and none once converted with it; `convert --report` sa
 fired on which node.
 """
 import collections
-import glob
 import json
 import os
 import re
@@ -27,8 +26,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 for p in ("bindings/python", "tests/ort", "tests/py", "tools"):
     sys.path.insert(0, os.path.join(ROOT, p))
-NODE = "/usr/share/libonnx-testdata/data/node"
-TESTS = sorted(glob.glob(os.path.join(NODE, "*", "model.onnx")))
+from nodecases import NODE, TESTS  # noqa: E402
 TARGETS = range(7, 27)
 CLI = os.path.join(ROOT, "build", "bin", "onnxlegal")
 
@@ -67,7 +65,7 @@ def _run_all():
         return _STATE["v"]
     import onnxlegal
     from ortrun import run_batch
-    from test_convert_corpus import _load_case, _matches
+    from nodecases import load_case as _load_case, matches as _matches
     versions = _versions()
     batch, meta, cases, refused = [], [], {}, collections.defaultdict(dict)
     runs = {}  # signature -> index into batch
