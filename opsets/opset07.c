@@ -323,7 +323,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "GridSample", olg__sym_onnx_grid_sample_decomposed, OLG_LOWERING_DECOMPOSED},
 
-    /* ---- window functions (symbolics/signal.c) ---- */
+    /* ---- window functions, DFT (symbolics/signal.c) ---- */
+    {"", "DFT", olg__sym_onnx_dft_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "BlackmanWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
     {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
     {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},

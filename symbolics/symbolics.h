@@ -158,6 +158,7 @@ OLG_SYMBOLIC(olg__sym_onnx_dft_opset20); /* axis an input */
 
 /* ---- signal processing (symbolics/signal.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_window); /* Hann/Hamming/BlackmanWindow below 17 */
+OLG_SYMBOLIC(olg__sym_onnx_dft_decomposed); /* DFT below 17: MatMuls by cosine/sine matrices */
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */

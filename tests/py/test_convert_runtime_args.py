@@ -2,7 +2,7 @@
 below the opset that takes them as inputs, run in ONNX Runtime against numpy: the cases the
 backend corpus (test_convert_corpus.py) does not reach -- negative axes, keepdims=0 of the
 other reductions, empty axes, zero-size parts, inf next to dropped entries, unknown dims,
-run-time axes in 3-D, and the refusals (naming the lowest opset that works) where no exact
+run-time axes in 3-D, DFT forward (complex, real, onesided), and the refusals (naming the lowest opset that works) where no exact
 expression exists."""
 import os
 import sys
@@ -126,6 +126,18 @@ def _cases(tmp_path):
                [_vi("a", I64, []), _vi("b", I64, []), _vi("c", I64, [])])
     out.append(("range_int64_neg", m, {"a": np.array(10, np.int64), "b": np.array(-3, np.int64),
                                        "c": np.array(-4, np.int64)}, [np.arange(10, -3, -4)], (9, 10)))
+    # DFT below 17: forward of a complex and a real signal (onesided too), along axis 1
+    sig = rng.standard_normal((2, 6, 3, 2)).astype(np.float32)
+    m = _model(helper.make_node("DFT", ["x"], ["y"], axis=1), 17, [_vi("x", F, [2, 6, 3, 2])])
+    f = np.fft.fft(sig[..., 0] + 1j * sig[..., 1], axis=1)
+    out.append(("dft_complex", m, {"x": sig}, [np.stack([f.real, f.imag], -1).astype(np.float32)], (7, 13)))
+    real = sig[..., :1]
+    for onesided in (0, 1):
+        m = _model(helper.make_node("DFT", ["x"], ["y"], axis=1, onesided=onesided), 17,
+                   [_vi("x", F, [2, 6, 3, 1])])
+        f = (np.fft.rfft if onesided else np.fft.fft)(real[..., 0], axis=1)
+        out.append(("dft_real_onesided%d" % onesided, m, {"x": real},
+                    [np.stack([f.real, f.imag], -1).astype(np.float32)], (9, 13)))
     return [(n, _read(m, tmp_path), f, w, t) for n, m, f, w, t in out]
 
 
