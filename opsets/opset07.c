@@ -60,6 +60,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED}, /* native from 9 */
     {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED}, /* native from 11 (creation.c) */
+    {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED}, /* native from 9 (creation.c) */
     {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED}, /* native from 11 (reduce.c) */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */

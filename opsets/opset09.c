@@ -25,6 +25,7 @@ const olg_symbolic_reg olg__opset09[] = {
 
     /* ---- ONNX domain ---- */
     {"", "ConstantOfShape", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "EyeLike", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
     {"", "Range", olg__sym_onnx_range_opset9, OLG_LOWERING_DECOMPOSED}, /* NonZero-9 */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */

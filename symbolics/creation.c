@@ -498,3 +498,23 @@ olg_status olg__sym_onnx_range_opset9(olg_lower *cx, olg_node_id src, void *ud) 
   UNUSED_SRC;
   return onnx_range(cx, true);
 }
+
+/* ONNX EyeLike (9) at 7-8: for an input of known 2-D shape, the constant with ones on the k-th
+ * diagonal (dtype: the attribute, else the input's). */
+olg_status olg__sym_onnx_eye_like(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  int64_t dims[OLG_MAX_RANK];
+  int32_t rank;
+  if (!olg__static_shape(cx, x, dims, &rank) || rank != 2 || dims[0] * dims[1] > RANGE_FOLD_MAX)
+    return olg_lower_unsupported(cx, "EyeLike of an input whose shape is not known", 9);
+  olg_dtype t = (olg_dtype)olg__src_attr_int(cx, "dtype", olg__dtype(cx, x));
+  int64_t k = olg__src_attr_int(cx, "k", 0), n = dims[0] * dims[1];
+  double *vals = olg__lower_alloc(cx, (size_t)(n ? n : 1) * sizeof *vals);
+  if (!vals) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < n; i++) vals[i] = i % dims[1] - i / dims[1] == k;
+  OLG_TRY(const_vector(cx, t, vals, n, &y));
+  OLG_TRY(olg__emit_reshape_static(cx, y, dims, 2, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -100,6 +100,7 @@ OLG_SYMBOLIC(olg__sym_linspace);
 OLG_SYMBOLIC(olg__sym_onnx_constant_of_shape); /* ONNX ConstantOfShape at 7-8: Tile */
 OLG_SYMBOLIC(olg__sym_onnx_range);        /* ONNX Range below 11: known inputs folded */
 OLG_SYMBOLIC(olg__sym_onnx_range_opset9); /* NonZero-9: run-time inputs */
+OLG_SYMBOLIC(olg__sym_onnx_eye_like);     /* ONNX EyeLike at 7-8: a constant */
 
 /* ---- sorting (symbolics/sort.c) ---- */
 OLG_SYMBOLIC(olg__sym_topk);
