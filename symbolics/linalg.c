@@ -290,7 +290,48 @@ static olg_status ein_pair(olg_lower *cx, ein_term *a, ein_term *b, const int *k
   return olg__emit_reshape_static(cx, y, so, (size_t)n, &out->v);
 }
 
-/* Einsum below opset 12 (no diagonals: a label repeated inside one operand is refused):
+/* A label repeated inside one operand (dims a < b of one size d, known) takes the diagonal: the
+ * two dims moved last, merged (d * d) and Gathered at 0, d + 1, 2 (d + 1), ..; repeated until
+ * every label is once in the operand. */
+static olg_status ein_diagonals(olg_lower *cx, ein_term *t) {
+  for (;;) {
+    int a = -1, b = -1;
+    for (int i = 0; i < t->n && a < 0; i++)
+      for (int j = i + 1; j < t->n; j++)
+        if (t->labels[i] == t->labels[j]) {
+          a = i;
+          b = j;
+          break;
+        }
+    if (a < 0) return OLG_OK;
+    int64_t d = olg__dim(cx, t->v, a);
+    if (d < 0 || olg__dim(cx, t->v, b) != d)
+      return olg_lower_unsupported(cx, "einsum's diagonal of dims whose sizes are not known (below Einsum-12)", 12);
+    int64_t perm[OLG_MAX_RANK], shape[OLG_MAX_RANK], *idx = olg__lower_alloc(cx, (size_t)(d ? d : 1) * sizeof *idx);
+    int labels[OLG_MAX_RANK], m = 0;
+    if (!idx) return OLG_ERR_NOMEM;
+    for (int i = 0; i < t->n; i++)
+      if (i != a && i != b) {
+        perm[m] = i;
+        shape[m] = 0; /* copies the (transposed) input's dim */
+        labels[m++] = t->labels[i];
+      }
+    perm[m] = a;
+    perm[m + 1] = b;
+    shape[m] = d * d;
+    labels[m] = t->labels[a];
+    for (int64_t k = 0; k < d; k++) idx[k] = k * (d + 1);
+    olg_value v, iv;
+    OLG_TRY(olg__emit_transpose(cx, t->v, perm, (size_t)t->n, &v));
+    OLG_TRY(olg__emit_reshape_static(cx, v, shape, (size_t)m + 1, &v));
+    OLG_TRY(olg__const_i64s(cx, idx, (size_t)d, &iv));
+    OLG_TRY(olg__emit_gather(cx, v, iv, m, &t->v));
+    t->n = m + 1;
+    memcpy(t->labels, labels, (size_t)t->n * sizeof *labels);
+  }
+}
+
+/* Einsum below opset 12 (a label repeated inside one operand: its diagonal, ein_diagonals):
  * single operands are sums and transposes, pairs are MatMul (see ein_pair), folded left. */
 static olg_status einsum_decomposed(olg_lower *cx, const char *eq, const olg_value *vals,
                                     size_t n, olg_dtype t, olg_value *y) {
@@ -310,13 +351,10 @@ static olg_status einsum_decomposed(olg_lower *cx, const char *eq, const olg_val
     if (r < 0) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "einsum: an operand's rank is not known");
     OLG_TRY(olg__emit_cast(cx, vals[i], t, &terms[i].v));
     OLG_TRY(ein_parse(cx, p, (size_t)(q - p), r, 0, &terms[i]));
-    for (int a = 0; a < terms[i].n; a++) {
+    for (int a = 0; a < terms[i].n; a++)
       if (terms[i].labels[a] >= EIN_ELLIPSIS_BASE && terms[i].labels[a] - EIN_ELLIPSIS_BASE + 1 > n_ell)
         n_ell = terms[i].labels[a] - EIN_ELLIPSIS_BASE + 1;
-      for (int b = 0; b < a; b++)
-        if (terms[i].labels[a] == terms[i].labels[b])
-          return olg_lower_unsupported(cx, "einsum with an index repeated in one operand (a diagonal)", 12);
-    }
+    OLG_TRY(ein_diagonals(cx, &terms[i]));
     p = q + 1;
   }
   if (arrow) {

@@ -1,7 +1,8 @@
 """Numeric cases of linear algebra (symbolics/linalg.c): matmul's numpy rules (1-D operands,
 batch broadcast), mm, bmm, addmm / baddbmm with beta and alpha (beta 0 ignores NaN in self),
 linear with and without bias at ranks 1-4 (Gemm for 2-D, MatMul + Add otherwise), einsum
-equations (Einsum-12; below, MatMul/ReduceSum/Transpose for equations without diagonals), t. Integer products need MatMul-9 for int64."""
+equations (Einsum-12; below, MatMul/ReduceSum/Transpose, diagonals by a Gather), t. Integer
+products need MatMul-9 for int64."""
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -77,8 +78,9 @@ CASES = [
     Case("einsum", ["ij,jk->ik", [f32(3, 4), f32(4, 5)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["bij, bjk -> bik", [f32(2, 3, 4), f32(2, 4, 5)], None],
          lambda e, t, p: torch.einsum(e, t)),
-    Case("einsum", ["ii->i", [f32(4, 4)], None], lambda e, t, p: torch.einsum(e, t),
-         min_opset=12),  # a diagonal: Einsum-12
+    # diagonals: below Einsum-12 a Gather of the merged dims
+    Case("einsum", ["ii->i", [f32(4, 4)], None], lambda e, t, p: torch.einsum(e, t)),
+    Case("einsum", ["bii,bij->bj", [f32(2, 3, 3), f32(2, 3, 4)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["ij->ji", [f32(3, 4)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["i,j->ij", [f32(3), f32(4)], None], lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["...ij,...jk->...ik", [f32(2, 3, 4), f32(2, 4, 2)], None],
