@@ -40,8 +40,11 @@ CASES = [
     Case("topk", [distinct_i64(6), 3, 0, False, True], lambda x, *a: torch.topk(x, *a)),
     Case("topk", [distinct_f32(2, 6), 4, -1, False, False], topk_unsorted),
     Case("topk", [Dyn(x37, ["N", 7]), 3, -1, True, True], lambda x, *a: torch.topk(x, *a)),
+    # k at run time: TopK-10's input; below, the whole dim sorted and its first k gathered
     Case("topk", [x37, Dyn(np.array(2, dtype=np.int64), []), 1, True, True],
-         lambda x, k, *a: torch.topk(x, int(k), *a), min_opset=10),
+         lambda x, k, *a: torch.topk(x, int(k), *a)),
+    Case("topk", [x37, Dyn(np.array(3, dtype=np.int64), []), 0, False, True],
+         lambda x, k, *a: torch.topk(x, int(k), *a)),
     # sort: ascending / descending, ties (stable), ints, the .stable overload, a symbolic dim
     Case("sort", [x37, -1, False], lambda x, d, desc: torch.sort(x, d, desc)),
     Case("sort", [x37, 0, True], lambda x, d, desc: torch.sort(x, d, desc)),
