@@ -317,8 +317,9 @@ float olg__attr_f(const olg_icx *cx, const char *name, float def) {
 bool olg__attr_ints(const olg_icx *cx, const char *name, const int64_t **p, size_t *n) {
   const olg_attr *a = olg__attr(cx, name);
   if (!a || a->type != OLG_ATTR_INTS) return false;
-  *p = a->ints;
-  *n = a->n;
+  static const int64_t none[1] = {0};
+  *p = a->ints ? a->ints : none; /* an empty list may have no array: callers memcpy from it */
+  *n = a->ints ? a->n : 0;
   return true;
 }
 
