@@ -234,7 +234,23 @@ def _uses_outside(sblocks, start=None):
     return [v for k, v in seen.items() if k not in defined]
 
 
+def _raises(block):
+    return any(n.kind() == "prim::RaiseException" for n in block.nodes())
+
+
 def walk_if(w, node, ins, outs):
+    blocks = list(node.blocks())
+    raising = [_raises(b) for b in blocks]
+    if raising.count(True) == 1:
+        # a branch that only raises (an argument check of scripted code) is not part of the
+        # exported behaviour: the other branch is taken, as for a condition known at export
+        block = blocks[raising.index(False)]
+        scope = w.scope
+        w.walk(block.nodes())
+        w.scope = scope
+        for o, r in zip(outs, block.outputs()):
+            w.env[o] = w.env_item(r)
+        return
     cond = _cond(w, ins[0])
     start = w.next_id
     blocks = []
@@ -380,7 +396,7 @@ def _scalar_tensor(w, tv):
 
 
 LIST_OPS = {"append", "len", "__getitem__", "cat", "stack", "__is__", "__isnot__", "dim",
-            "__and__", "__or__", "_shape_as_tensor", "empty", "split", "split_with_sizes", "where"}
+            "__and__", "__or__", "_shape_as_tensor", "empty", "split", "split_with_sizes", "where", "scalar_tensor"}
 
 
 def _split_runtime(w, node, ins, outs):
@@ -437,6 +453,30 @@ def aten_op(w, node, op, ins, outs):
     """True when the op was handled here (list ops on lists the walker tracks, None tests)."""
     if op in ("__and__", "__or__", "_shape_as_tensor", "empty"):
         return _alias(w, node, op, ins, outs)
+    if op == "dim":
+        from ._torch_trace import _tensor_info
+        e = w.env.get(ins[0])
+        shape = getattr(w.current(e), "shape", None) if isinstance(e, _Ref) else None
+        if shape is None:
+            shape = _tensor_info(ins[0])[1]
+        if shape is None:  # the rank at run time: the length of the shape
+            v = w.emit("size", [w.emit("size", [w.arg(ins[0])], kinds=["ints"]), 0],
+                       kinds=["int"])
+            w.env[outs[0]] = _Ref(v, outs[0])
+            return True
+        w.env[outs[0]] = _Lit(len(shape))
+        return True
+    if op == "scalar_tensor":
+        e = w.env_item(ins[0])
+        dt = w.arg(ins[1]) if len(ins) > 1 else None
+        if isinstance(e, _Lit):
+            from ._torch_trace import SCALAR_TYPE_NUMBER as N
+            back = {v: k for k, v in N.items()}
+            w.env[outs[0]] = _Ref(w.const_scalar(e.v, back.get(dt, torch.float32)), outs[0])
+        else:
+            v = w.emit("to", [w.arg(ins[0]), 6 if dt is None else dt, False, False, None])
+            w.env[outs[0]] = _Ref(v, outs[0])
+        return True
     if op in ("split", "split_with_sizes"):
         return _split_runtime(w, node, ins, outs)
     if op == "where":

@@ -251,17 +251,25 @@ def _int_list_shim(fn, rank):
 @contextlib.contextmanager
 def _tracing_shims():
     saved = []
+    # code compiled with torch.jit.script during the trace (torch.jit._script_if_tracing, as
+    # F.interpolate in torchvision's mask pasting) must still see the shimmed functions as the
+    # aten builtins they stand for
+    builtins = torch.jit._builtins._get_builtin_table()
     for mod, table in ((torch, _POOL_RANK), (torch._C._nn, _NN_POOL_RANK)):
         for name, rank in table.items():
             fn = getattr(mod, name, None)
             if fn is not None:
-                saved.append((mod, name, fn))
-                setattr(mod, name, _int_list_shim(fn, rank))
+                shim = _int_list_shim(fn, rank)
+                saved.append((mod, name, fn, shim))
+                setattr(mod, name, shim)
+                if id(fn) in builtins:
+                    builtins[id(shim)] = builtins[id(fn)]
     try:
         yield
     finally:
-        for mod, name, fn in saved:
+        for mod, name, fn, shim in saved:
             setattr(mod, name, fn)
+            builtins.pop(id(shim), None)
 
 
 # "eval" (the default), "training" or "preserve": onnxlegal.torch.export's training argument
@@ -1225,9 +1233,11 @@ def _build_source_graph(model, args, input_names, output_names, dynamic_axes, ex
         onames.append(name)
     # a value listed twice as an output, or an input returned as it is, needs its own node
     seen = set(i.value.id for i in w.sg.inputs)
+    # an output of a scripted If/Loop is named by the ONNX node it becomes: a copy takes the name
+    ctl = set(o.id for n in w.sg.nodes if getattr(n, "blocks", None) for o in n.outputs)
     final = []
     for v, n in zip(outs, onames):
-        if v.id in seen:
+        if v.id in seen or v.id in ctl:
             v = w.emit("clone", [v, None])
         seen.add(v.id)
         final.append((v, n))
