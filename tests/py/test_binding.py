@@ -86,7 +86,8 @@ INTS = {
     "float": ctypes.c_float, "double": ctypes.c_double,
 }
 CALLBACKS = {"olg_write_fn": "WRITE_FN", "olg_release_fn": "RELEASE_FN",
-             "olg_symbolic_fn": "SYMBOLIC_FN", "olg_shape_fn": "SHAPE_FN"}
+             "olg_symbolic_fn": "SYMBOLIC_FN", "olg_shape_fn": "SHAPE_FN",
+             "olg_profile_rewrite_fn": "PROFILE_REWRITE_FN"}
 
 
 def expected_ctype(c):

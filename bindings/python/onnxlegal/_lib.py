@@ -17,6 +17,7 @@ from ctypes import (CFUNCTYPE, POINTER as P, c_char_p, c_double, c_float, c_int,
 WRITE_FN = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)      # olg_write_fn
 RELEASE_FN = CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)     # olg_release_fn
 SYMBOLIC_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_void_p)    # olg_symbolic_fn
+PROFILE_REWRITE_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_char_p, c_void_p)  # olg_profile_rewrite_fn
 SHAPE_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_void_p)       # olg_shape_fn
 
 # name: (restype, argtypes), grouped by header.
@@ -157,16 +158,16 @@ SIGNATURES = {
     "olg_legalize_options_set_profile_object": (c_int, [c_void_p, c_void_p]),
     "olg_profile_builtin": (c_void_p, [c_char_p]),
     "olg_profile_builtin_name": (c_char_p, [c_size_t]),
-    "olg_profile_new": (c_int, [c_void_p, c_char_p, c_void_p]),
+    "olg_profile_new": (c_int, [P(c_void_p), c_char_p, c_void_p]),
     "olg_profile_free": (None, [c_void_p]),
     "olg_profile_name": (c_char_p, [c_void_p]),
     "olg_profile_add_op_rule": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_int]),
     "olg_profile_add_type_rule": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_int, c_char_p,
-                                          c_int, c_void_p, c_size_t]),
+                                          c_int, P(c_int), c_size_t]),
     "olg_profile_add_known_input_rule": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_int, c_int]),
     "olg_profile_add_rank_rule": (c_int, [c_void_p, c_char_p, c_char_p, c_int, c_int, c_int,
                                           c_int, c_int]),
-    "olg_profile_set_rewrite": (c_int, [c_void_p, c_char_p, c_void_p, c_void_p]),
+    "olg_profile_set_rewrite": (c_int, [c_void_p, c_char_p, PROFILE_REWRITE_FN, c_void_p]),
     "olg_profile_check": (c_int, [c_void_p, c_void_p, c_void_p]),
     "olg_lower_replace_value": (c_int, [c_void_p, c_int32, c_int32]),
     "olg_legalize_options_set_report": (c_int, [c_void_p, c_int]),

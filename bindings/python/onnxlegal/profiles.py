@@ -18,14 +18,12 @@
 
 A profile given to convert/legalize is borrowed for the call; keep the Profile alive meanwhile.
 """
-from ctypes import CFUNCTYPE, byref, c_char_p, c_int, c_int32, c_void_p
+from ctypes import byref, c_int, c_void_p
 
 from . import _dtypes
-from ._lib import (ERR_CALLBACK, ERR_INVALID_MODEL, ERR_UNSUPPORTED, Error, call, check as _check,
-                   dec, enc, lib)
+from ._lib import (ERR_CALLBACK, ERR_INVALID_MODEL, ERR_UNSUPPORTED, PROFILE_REWRITE_FN as REWRITE_FN,
+                   Error, call, check as _check, dec, enc, lib)
 
-# olg_profile_rewrite_fn
-REWRITE_FN = CFUNCTYPE(c_int, c_void_p, c_int32, c_char_p, c_void_p)
 
 
 def builtin_names():
