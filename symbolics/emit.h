@@ -217,8 +217,12 @@ typedef struct olg_resize_params {
   int has_roi;
   olg_value roi_v;
   double extrapolation_value;
+  /* nearest as Upsample and Resize-10 compute it whatever the scales (down when up-sampling,
+   * up when down-sampling): a source Upsample/Resize-10 with run-time scales is then re-emitted
+   * as Upsample-9/Resize-10 with them, exactly */
+  int legacy_nearest;
 } olg_resize_params;
-#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0}
+#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0, 0}
 /* Upsample-7 (scales attribute, modes nearest/linear with asymmetric coordinates only), Upsample-9
  * (scales input), Resize-10 (scales input, asymmetric only), Resize-11 (roi, scales, sizes;
  * coordinate modes, nearest_mode, cubic), Resize-13 (roi optional), Resize-18 (antialias,

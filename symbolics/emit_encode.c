@@ -419,7 +419,7 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
   bool down = false;
   for (size_t i = 0; p->scales && i < p->n; i++) down = down || p->scales[i] < 1;
   if (p->has_roi || streq(mode, "cubic") || !streq(ctm, "asymmetric") || p->exclude_outside ||
-      (streq(mode, "nearest") && (!streq(nm, "floor") || down || !p->scales)))
+      (streq(mode, "nearest") && (!streq(nm, "floor") || down || (!p->scales && !p->legacy_nearest))))
     return olg__emit_resize_tables(cx, x, p, out);
   float *sc = NULL;
   size_t n = p->n;

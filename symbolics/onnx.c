@@ -303,6 +303,7 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
     /* asymmetric coordinates; nearest rounds down when up-sampling, up when down-sampling */
     p.coordinate_transformation_mode = "asymmetric";
     p.nearest_mode = "floor";
+    p.legacy_nearest = 1;
     const olg_node *nd = olg__src_node(cx);
     const olg_attr *sa = olg__node_attr(nd, "scales");
     if (sa && sa->type == OLG_ATTR_FLOATS) {
