@@ -15,6 +15,7 @@
 #include "infer.h"
 #include "lower.h"
 #include "passes/passes.h"
+#include "namestack.h"
 #include "profile.h"
 #include "schema.h"
 
@@ -321,110 +322,32 @@ static void count_ref(void *ud, const char *name) {
  * (each level pushes its graph's names when it starts and pops them when it ends). Walking the
  * enclosing graphs for each read was quadratic in the nesting depth. */
 struct olg_scopes {
-  const olg_allocator *al;
-  const char **keys; /* open addressing, cap a power of two */
-  int32_t *head;     /* per key: its newest entry, or -1 */
-  uint32_t cap, n_keys;
-  struct scope_entry { int32_t prev; uint32_t key; const olg_lower *level; } *e;
-  uint32_t n, cap_e;
+  olg_namestack ns; /* entries: .p the level (olg_lower) whose source graph holds the name */
 };
 
-static uint32_t scopes_hash(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-  return h;
-}
-
-static uint32_t scopes_slot(const olg_scopes *sc, const char *name) {
-  uint32_t i = scopes_hash(name) & (sc->cap - 1);
-  while (sc->keys[i] && strcmp(sc->keys[i], name) != 0) {
-    olg__count_probe();
-    i = (i + 1) & (sc->cap - 1);
-  }
-  olg__count_probe();
-  return i;
-}
-
 static olg_status scopes_push(olg_lower *cx) {
-  olg_scopes *sc = cx->scopes;
   const olg_graph *g = cx->src;
   for (uint32_t v = 0; v < g->n_values; v++) {
     const char *name = g->values[v].name;
-    if (!name || !*name) continue;
-    if ((sc->n_keys + 1) * 2 > sc->cap) {
-      uint32_t nc = sc->cap ? sc->cap * 2 : 64;
-      const char **keys = olg__calloc(sc->al, nc, sizeof *keys);
-      int32_t *head = keys ? olg__malloc(sc->al, (size_t)nc * sizeof *head) : NULL;
-      if (!head) {
-        olg__free(sc->al, keys, (size_t)nc * sizeof *keys);
-        return OLG_ERR_NOMEM;
-      }
-      uint32_t *moved = NULL; /* old slot -> new slot, for the entries' keys */
-      if (sc->cap && !(moved = olg__malloc(sc->al, (size_t)sc->cap * sizeof *moved))) {
-        olg__free(sc->al, keys, (size_t)nc * sizeof *keys);
-        olg__free(sc->al, head, (size_t)nc * sizeof *head);
-        return OLG_ERR_NOMEM;
-      }
-      for (uint32_t j = 0; j < sc->cap; j++) {
-        if (!sc->keys[j]) continue;
-        uint32_t i = scopes_hash(sc->keys[j]) & (nc - 1);
-        while (keys[i]) i = (i + 1) & (nc - 1);
-        keys[i] = sc->keys[j];
-        head[i] = sc->head[j];
-        moved[j] = i;
-      }
-      for (uint32_t k = 0; k < sc->n; k++) sc->e[k].key = moved[sc->e[k].key];
-      olg__free(sc->al, moved, (size_t)sc->cap * sizeof *moved);
-      olg__free(sc->al, sc->keys, (size_t)sc->cap * sizeof *sc->keys);
-      olg__free(sc->al, sc->head, (size_t)sc->cap * sizeof *sc->head);
-      sc->keys = keys;
-      sc->head = head;
-      sc->cap = nc;
-    }
-    if (sc->n == sc->cap_e) {
-      uint32_t nc = sc->cap_e ? sc->cap_e * 2 : 64;
-      struct scope_entry *e = olg__realloc(sc->al, sc->e, (size_t)sc->cap_e * sizeof *e, (size_t)nc * sizeof *e);
-      if (!e) return OLG_ERR_NOMEM;
-      sc->e = e;
-      sc->cap_e = nc;
-    }
-    uint32_t i = scopes_slot(sc, name);
-    if (!sc->keys[i]) {
-      sc->keys[i] = name;
-      sc->head[i] = -1;
-      sc->n_keys++;
-    }
-    sc->e[sc->n] = (struct scope_entry){sc->head[i], i, cx};
-    sc->head[i] = (int32_t)sc->n++;
+    if (name && *name) OLG_TRY(olg__ns_push(&cx->scopes->ns, name, 0, (int32_t)v, cx));
   }
   return OLG_OK;
 }
 
 /* Pops what cx pushed (its entries are the newest). */
 static void scopes_pop(olg_lower *cx) {
-  olg_scopes *sc = cx->scopes;
-  while (sc->n && sc->e[sc->n - 1].level == cx) {
-    const struct scope_entry *e = &sc->e[--sc->n];
-    sc->head[e->key] = e->prev;
-  }
+  olg_namestack *ns = &cx->scopes->ns;
+  uint32_t n = ns->n;
+  while (n && ns->e[n - 1].p == cx) n--;
+  olg__ns_pop_to(ns, n);
 }
 
 /* The innermost enclosing level (not cx itself) whose source graph holds name, or NULL. */
 static olg_lower *scopes_find(const olg_lower *cx, const char *name) {
-  const olg_scopes *sc = cx->scopes;
-  if (!sc->cap) return NULL;
-  uint32_t i = scopes_slot(sc, name);
-  if (!sc->keys[i]) return NULL;
-  int32_t k = sc->head[i];
-  while (k >= 0 && sc->e[k].level == cx) k = sc->e[k].prev;
-  return k >= 0 ? (olg_lower *)sc->e[k].level : NULL;
-}
-
-static void scopes_free(olg_scopes *sc) {
-  if (!sc) return;
-  olg__free(sc->al, sc->keys, (size_t)sc->cap * sizeof *sc->keys);
-  olg__free(sc->al, sc->head, (size_t)sc->cap * sizeof *sc->head);
-  olg__free(sc->al, sc->e, (size_t)sc->cap_e * sizeof *sc->e);
+  const olg_namestack *ns = &cx->scopes->ns;
+  int32_t k = olg__ns_find(ns, name);
+  while (k >= 0 && ns->e[k].p == cx) k = ns->e[k].prev;
+  return k >= 0 ? (olg_lower *)ns->e[k].p : NULL;
 }
 
 /* A subgraph's reference to an enclosing graph's value: found by name in the enclosing source
@@ -702,11 +625,11 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   size_t n_failed; /* nodes, each reported at least once; those downstream are not counted */
   if ((s = olg__reads_memo_new(al, &cx.reads))) goto fail;
   olg_scopes scopes = {0};
-  scopes.al = al;
+  scopes.ns.al = al;
   cx.scopes = &scopes;
   s = lower_graph(&cx, &n_failed);
   olg__reads_memo_free(cx.reads);
-  scopes_free(&scopes);
+  olg__ns_free(&scopes.ns);
   cx.reads = NULL;
   cx.scopes = NULL;
   if (s) goto fail;
