@@ -201,6 +201,11 @@ static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema
                              int pos, olg_value v) {
   const char *pre = kind_prefix(cx->dst->values[v].type.kind);
   const olg_formal *f = input ? olg_schema_input_formal(s, pos) : olg_schema_output_formal(s, pos);
+  if (input && f && cx->dst->values[v].type.kind == OLG_TYPE_TENSOR && !formal_takes(s, f, "tensor("))
+    /* a tensor where only sequences (or maps, optionals) go: a source model that is not valid */
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "%s-%d with a tensor as %s %d ('%s'), which "
+                     "takes no tensor", nd->op, s->since_version, input ? "input" : "output", pos,
+                     f->name);
   if (!pre || !f || formal_takes(s, f, pre)) return OLG_OK;
   size_t nv;
   const olg_schema *vs = olg_schema_versions(s->domain, s->name, &nv);
