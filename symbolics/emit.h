@@ -163,6 +163,11 @@ typedef enum olg_reduce_kind {
 olg_status olg__emit_reduce(olg_lower *cx, olg_reduce_kind kind, olg_value x,
                             const int64_t *axes, size_t n, int keepdims, olg_value *out);
 
+/* A reduction over no axes (noop_with_empty_axes with empty axes): the identity for Sum, Mean,
+ * Max, Min and Prod, but the composite reductions keep their element-wise steps (Changelog,
+ * Reduce*-18: ReduceLogSum gives Log(x), ReduceSumSquare x*x; ONNX Runtime agrees). */
+olg_status olg__emit_reduce_none(olg_lower *cx, olg_reduce_kind kind, olg_value x, olg_value *out);
+
 /* Slice with static starts/ends/axes/steps (axes NULL: 0..n-1; steps NULL: all 1). Attributes
  * < 10 (where a step other than 1 is refused: "needs opset >= 10"), inputs >= 10. Ends may be
  * INT64_MAX / INT64_MIN (clamped as ONNX does). */

@@ -107,10 +107,7 @@ olg_status olg__emit_reduce_dyn(olg_lower *cx, olg_reduce_kind kind, olg_value x
   OLG_TRY(known_rank(cx, "a reduction", x, &r));
   OLG_TRY(axes_flags(cx, "a reduction", axes, r, &m, &flag));
   if (m == 0) {
-    if (noop) {
-      *out = x;
-      return OLG_OK;
-    }
+    if (noop) return olg__emit_reduce_none(cx, kind, x, out);
     return olg__emit_reduce(cx, kind, x, NULL, 0, keepdims, out);
   }
   if (r == 0) return olg__emit_reduce(cx, kind, x, NULL, 0, keepdims, out);

@@ -74,6 +74,22 @@ olg_status olg__emit_reduce(olg_lower *cx, olg_reduce_kind kind, olg_value x,
   return olg_lower_emit_end(cx, nd, 1, out);
 }
 
+olg_status olg__emit_reduce_none(olg_lower *cx, olg_reduce_kind kind, olg_value x, olg_value *out) {
+  olg_value t;
+  switch (kind) {
+  case OLG_REDUCE_L1: return olg__emit1(cx, "Abs", x, out);
+  case OLG_REDUCE_L2: /* sqrt(x*x), as the reduction computes it (not Abs: x*x may overflow) */
+    OLG_TRY(olg__emit2(cx, "Mul", x, x, &t));
+    return olg__emit1(cx, "Sqrt", t, out);
+  case OLG_REDUCE_LOG_SUM: return olg__emit1(cx, "Log", x, out);
+  case OLG_REDUCE_LOG_SUM_EXP:
+    OLG_TRY(olg__emit1(cx, "Exp", x, &t));
+    return olg__emit1(cx, "Log", t, out);
+  case OLG_REDUCE_SUM_SQUARE: return olg__emit2(cx, "Mul", x, x, out);
+  default: *out = x; return OLG_OK;
+  }
+}
+
 /* Slice-1 has no steps. Where an axis with a step has a size known at export time, the
  * elements it keeps are known too: take them with a Gather of constant indices (exact, as
  * Slice-10 would), after a Slice-1 of the unit-step axes. */

@@ -77,13 +77,44 @@ olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i
  * out at a target that lacks it. Ints and strings compare exactly; float
  * defaults are printed rounded, so floats never qualify. dilations of all 1 are the default of
  * every op that has them (the spec prints no default, as it depends on the rank). */
+/* the exceptions: an attribute whose default is NOT what the versions without it do
+ * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel) */
+static const struct { const char *op, *attr, *implied; } older[] = {
+    {"RoiAlign", "coordinate_transformation_mode", "output_half_pixel"},
+    {"Resize", "coordinate_transformation_mode", "asymmetric"},
+};
+
+/* The first version of op that has attribute attr (-1: none). */
+static int attr_since(const char *op, const char *attr, olg_attr_type type) {
+  size_t nv;
+  const olg_schema *vs = olg_schema_versions("", op, &nv);
+  for (size_t k = 0; vs && k < nv; k++) {
+    const olg_attr_schema *a = olg_schema_attr(&vs[k], attr);
+    if (a && a->type == type && !vs[k].deprecated) return vs[k].since_version;
+  }
+  return -1;
+}
+
+/* A source node that leaves out an attribute of older[] means the attribute's default; a target
+ * version without the attribute means the older behaviour: refused, as copying it would change
+ * its meaning (RoiAlign-16 to 10-15). */
+static olg_status default_changes_meaning(olg_lower *cx, const olg_node *nd, const olg_schema *ts,
+                                          int so) {
+  for (size_t k = 0; k < sizeof older / sizeof older[0]; k++) {
+    if (strcmp(nd->op, older[k].op) != 0 || olg_schema_attr(ts, older[k].attr)) continue;
+    bool given = false;
+    for (uint32_t i = 0; i < nd->n_attrs; i++) given |= strcmp(nd->attrs[i].name, older[k].attr) == 0;
+    const olg_schema *ss = olg_schema_find("", nd->op, so);
+    const olg_attr_schema *as = ss ? olg_schema_attr(ss, older[k].attr) : NULL;
+    if (given || !as || !as->default_str || strcmp(as->default_str, older[k].implied) == 0) continue;
+    return olg__unsupportedf(cx, attr_since(nd->op, older[k].attr, as->type),
+                             "%s with the default %s='%s' (the versions before it work as '%s')",
+                             nd->op, older[k].attr, as->default_str, older[k].implied);
+  }
+  return OLG_OK;
+}
+
 static bool implied_default(const olg_node *nd, const olg_attr *a, int so) {
-  /* the exceptions: an attribute whose default is NOT what the versions without it do
-   * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel) */
-  static const struct { const char *op, *attr, *implied; } older[] = {
-      {"RoiAlign", "coordinate_transformation_mode", "output_half_pixel"},
-      {"Resize", "coordinate_transformation_mode", "asymmetric"},
-  };
   for (size_t k = 0; k < sizeof older / sizeof older[0]; k++)
     if (strcmp(nd->op, older[k].op) == 0 && strcmp(a->name, older[k].attr) == 0)
       return a->type == OLG_ATTR_STRING && a->s.n == strlen(older[k].implied) &&
@@ -145,17 +176,12 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
     }
     if (!as || as->type != nd->attrs[i].type) {
       /* which version brought it: say the lowest opset that works */
-      size_t nv;
-      const olg_schema *vs = olg_schema_versions("", nd->op, &nv);
-      int from = -1;
-      for (size_t k = 0; vs && k < nv && from < 0; k++) {
-        const olg_attr_schema *a = olg_schema_attr(&vs[k], nd->attrs[i].name);
-        if (a && a->type == nd->attrs[i].type && !vs[k].deprecated) from = vs[k].since_version;
-      }
+      int from = attr_since(nd->op, nd->attrs[i].name, nd->attrs[i].type);
       return olg__unsupportedf(cx, from > target ? from : -1, "%s with attribute '%s'", nd->op,
                                nd->attrs[i].name);
     }
   }
+  OLG_TRY(default_changes_meaning(cx, nd, ts, src_opset(cx)));
   if (strcmp(nd->op, "Scan") == 0 && (src_opset(cx) < 9) != (target < 9))
     return olg__unsupportedf(cx, src_opset(cx) < 9 ? 8 : 9,
                              "Scan-%d converted across opset 9 (Scan-8's batch axis and "

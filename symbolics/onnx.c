@@ -108,8 +108,8 @@ static olg_status reduce(olg_lower *cx, bool axes_input) {
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  if (noop && n == 0) return olg_lower_bind_output(cx, 0, x); /* reduces nothing */
-  OLG_TRY(olg__emit_reduce(cx, kind, x, axes, n, (int)keepdims, &y));
+  if (noop && n == 0) OLG_TRY(olg__emit_reduce_none(cx, kind, x, &y)); /* reduces nothing */
+  else OLG_TRY(olg__emit_reduce(cx, kind, x, axes, n, (int)keepdims, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
