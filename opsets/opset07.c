@@ -65,10 +65,12 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
+    {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_DECOMPOSED}, /* native from 20 (activation.c) */
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* native from 17 */
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE}, /* ceil_mode as padding */
@@ -91,6 +93,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Softmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "Split", olg__sym_onnx_split, OLG_LOWERING_NATIVE},
     {"", "Squeeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
+    {"", "Swish", olg__sym_onnx_swish, OLG_LOWERING_DECOMPOSED}, /* native from 24 (activation.c) */
     {"", "TopK", olg__sym_onnx_topk, OLG_LOWERING_NATIVE},
     {"", "Trilu", olg__sym_onnx_trilu, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
     {"", "Unsqueeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},

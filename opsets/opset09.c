@@ -34,8 +34,7 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather_where, OLG_LOWERING_DECOMPOSED},
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather_where, OLG_LOWERING_DECOMPOSED},
 
-    /* ---- activations (symbolics/activation.c): Erf-9 (gelu 'none'), Where-9 ---- */
-    {"aten", "gelu", olg__sym_gelu_opset9, OLG_LOWERING_DECOMPOSED},
+    /* ---- activations (symbolics/activation.c): Where-9 ---- */
     {"aten", "softplus", olg__sym_softplus_opset9, OLG_LOWERING_NATIVE},
     {"aten", "threshold", olg__sym_threshold_opset9, OLG_LOWERING_NATIVE},
 

@@ -7,7 +7,8 @@ const olg_symbolic_reg olg__opset18[] = {
     {"aten", "col2im", olg__sym_col2im_opset18, OLG_LOWERING_NATIVE},
 
     /* ---- activations (symbolics/activation.c): Mish-18 ---- */
-    {"aten", "mish", olg__sym_mish_opset18, OLG_LOWERING_NATIVE},
+    {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_NATIVE},
+    {"aten", "mish", olg__sym_mish, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise logic (symbolics/elementwise.c): BitwiseNot-18 ---- */
     {"aten", "bitwise_not", olg__sym_bitwise_not_opset18, OLG_LOWERING_NATIVE},

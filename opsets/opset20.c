@@ -4,7 +4,8 @@
 
 const olg_symbolic_reg olg__opset20[] = {
     /* ---- activations (symbolics/activation.c): Gelu-20 ---- */
-    {"aten", "gelu", olg__sym_gelu_opset20, OLG_LOWERING_NATIVE},
+    {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_NATIVE},
+    {"aten", "gelu", olg__sym_gelu, OLG_LOWERING_NATIVE},
 
     /* ---- sampling (symbolics/sample.c): GridSample-20 (N-D), AffineGrid-20 ---- */
     {"aten", "affine_grid_generator", olg__sym_affine_grid_generator_opset20, OLG_LOWERING_NATIVE},

@@ -3,4 +3,6 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset24[] = {
+    /* ---- activations (symbolics/activation.c): Swish-24 ---- */
+    {"", "Swish", olg__sym_onnx_swish, OLG_LOWERING_NATIVE},
     {NULL, NULL, NULL, 0}};

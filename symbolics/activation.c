@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "emit_act.h"
 #include "emit_math.h"
 #include "symbolics.h"
 
@@ -49,12 +50,6 @@ static olg_status mul_const(olg_lower *cx, olg_value x, double k, olg_value *out
   if (k == 1.0) return (*out = x, OLG_OK);
   OLG_TRY(olg__const_like(cx, x, k, &kv));
   return olg__emit_math2(cx, "Mul", x, kv, out);
-}
-
-static olg_status add_const(olg_lower *cx, olg_value x, double k, olg_value *out) {
-  olg_value kv;
-  OLG_TRY(olg__const_like(cx, x, k, &kv));
-  return olg__emit_math2(cx, "Add", x, kv, out);
 }
 
 /* aten::relu(self): Relu for floats; max(x, 0) for integers (Relu-14 takes them, but not every
@@ -203,102 +198,75 @@ olg_status olg__sym_celu_opset12(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::gelu(self, *, approximate="none"): the input, and whether approximate is "tanh". */
-static olg_status gelu_args(olg_lower *cx, olg_value *x, bool *tanh_mode) {
-  const char *approx;
-  OLG_TRY(float_arg(cx, x));
-  OLG_TRY(olg__arg_string_or(cx, 1, "none", &approx));
+/* ---- Gelu, Swish (silu), Mish: the aten op and the ONNX op read their arguments and call one
+ * emitter each (emit_act.c) ---- */
+
+static olg_status gelu_mode(olg_lower *cx, const char *approx, bool *tanh_mode) {
   *tanh_mode = strcmp(approx, "tanh") == 0;
   if (!*tanh_mode && strcmp(approx, "none") != 0)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "gelu: unknown approximate '%s'", approx);
   return OLG_OK;
 }
 
-/* PyTorch's formulas:
- * none: x * 0.5 * (1 + erf(x / sqrt 2))
- * tanh: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) */
-static olg_status gelu_formula(olg_lower *cx, olg_value x, bool tanh_mode) {
-  olg_value y, inner, half;
-  if (tanh_mode) {
-    olg_value x3;
-    OLG_TRY(olg__emit_math2(cx, "Mul", x, x, &x3));
-    OLG_TRY(olg__emit_math2(cx, "Mul", x3, x, &x3));
-    OLG_TRY(mul_const(cx, x3, 0.044715, &x3));
-    OLG_TRY(olg__emit_math2(cx, "Add", x, x3, &inner));
-    OLG_TRY(mul_const(cx, inner, M_SQRT2 * M_2_SQRTPI * 0.5, &inner));
-    OLG_TRY(olg__emit_math1(cx, "Tanh", inner, &inner));
-  } else {
-    OLG_TRY(mul_const(cx, x, M_SQRT1_2, &inner));
-    OLG_TRY(olg__emit_math1(cx, "Erf", inner, &inner));
-  }
-  OLG_TRY(add_const(cx, inner, 1, &inner));
-  OLG_TRY(mul_const(cx, x, 0.5, &half));
-  OLG_TRY(olg__emit_math2(cx, "Mul", half, inner, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
-/* below 9: the tanh formula only ('none' needs Erf-9) */
+/* aten::gelu(self, *, approximate="none") */
 olg_status olg__sym_gelu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  olg_value x;
+  olg_value x, y;
+  const char *approx;
   bool tanh_mode;
-  OLG_TRY(gelu_args(cx, &x, &tanh_mode));
-  if (!tanh_mode) return olg_lower_unsupported(cx, "gelu with approximate='none' (it needs Erf)", 9);
-  return gelu_formula(cx, x, tanh_mode);
-}
-
-/* 9 to 19: both formulas */
-olg_status olg__sym_gelu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x;
-  bool tanh_mode;
-  OLG_TRY(gelu_args(cx, &x, &tanh_mode));
-  return gelu_formula(cx, x, tanh_mode);
-}
-
-/* Gelu-20 */
-olg_status olg__sym_gelu_opset20(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y, xin;
-  bool tanh_mode;
-  OLG_TRY(gelu_args(cx, &x, &tanh_mode));
-  olg_dtype t = olg__dtype(cx, x), ct;
-  OLG_TRY(olg__compute_dtype(cx, "Gelu", 0, t, &ct));
-  OLG_TRY(olg__emit_cast(cx, x, ct, &xin));
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Gelu", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, xin));
-  if (tanh_mode) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "approximate", "tanh"));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  OLG_TRY(float_arg(cx, &x));
+  OLG_TRY(olg__arg_string_or(cx, 1, "none", &approx));
+  OLG_TRY(gelu_mode(cx, approx, &tanh_mode));
+  OLG_TRY(olg__emit_gelu(cx, x, tanh_mode, NULL, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::silu(self) = x * sigmoid(x) */
+/* ONNX Gelu (20): approximate an attribute */
+olg_status olg__sym_onnx_gelu(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  bool tanh_mode;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(gelu_mode(cx, olg__src_attr_string(cx, "approximate", "none"), &tanh_mode));
+  OLG_TRY(olg__emit_gelu(cx, x, tanh_mode, "Gelu as its formula", &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::silu(self) = x * sigmoid(x), at every opset: both are native ops, and ONNX Runtime 1.30
+ * runs Swish only in opset-24 models */
 olg_status olg__sym_silu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  olg_value x, s, y;
+  olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__emit_math1(cx, "Sigmoid", x, &s));
-  OLG_TRY(olg__emit_math2(cx, "Mul", x, s, &y));
+  OLG_TRY(olg__emit_swish(cx, x, 1.0, NULL, false, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::mish(self): below 18, x * tanh(softplus(x)) */
+/* ONNX Swish (24) */
+olg_status olg__sym_onnx_swish(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_swish(cx, x, olg__src_attr_float(cx, "alpha", 1.0), "Swish as x * Sigmoid(alpha * x)", true, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::mish(self) */
 olg_status olg__sym_mish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__emit_math1(cx, "Softplus", x, &y));
-  OLG_TRY(olg__emit_math1(cx, "Tanh", y, &y));
-  OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
+  OLG_TRY(olg__emit_mish(cx, x, NULL, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Mish-18 */
-olg_status olg__sym_mish_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+/* ONNX Mish (18) */
+olg_status olg__sym_onnx_mish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return unary_float(cx, "Mish");
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_mish(cx, x, "Mish as x * Tanh(Softplus(x))", &y));
+  return olg_lower_bind_output(cx, 0, y);
 }
 
 static const fattr hardsigmoid_attrs[2] = {{"alpha", 1.0 / 6.0}, {"beta", 0.5}};

@@ -119,7 +119,7 @@ bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t) 
   return op_takes(op, olg__opset(cx), input, t);
 }
 
-static int lowest_opset_taking(const char *op, int input, olg_dtype t) {
+int olg__lowest_opset_taking(const char *op, int input, olg_dtype t) {
   for (int o = OLG_LOWER_OPSET_MIN; o <= OLG_LOWER_OPSET_MAX; o++)
     if (op_takes(op, o, input, t)) return o;
   return -1;
@@ -153,7 +153,7 @@ olg_status olg__compute_dtype(olg_lower *cx, const char *op, int input, olg_dtyp
       *out = *c;
       return OLG_OK;
     }
-  return olg__unsupportedf(cx, lowest_opset_taking(op, input, t), "%s of %s tensors", op,
+  return olg__unsupportedf(cx, olg__lowest_opset_taking(op, input, t), "%s of %s tensors", op,
                            olg_dtype_name(t));
 }
 
@@ -161,7 +161,7 @@ olg_status olg__emit_math(olg_lower *cx, const char *op, const olg_value *in, si
                           olg_value *out) {
   const olg_schema *s = olg_schema_find("", op, olg__opset(cx));
   if (!s || s->deprecated || n > 8)
-    return olg__unsupportedf(cx, lowest_opset_taking(op, 0, OLG_FLOAT), "ONNX %s", op);
+    return olg__unsupportedf(cx, olg__lowest_opset_taking(op, 0, OLG_FLOAT), "ONNX %s", op);
   /* the first input whose type is a constraint with a choice is the common type */
   int typed = -1;
   const char *tstr = NULL;

@@ -32,6 +32,8 @@ olg_status olg__binary_operands(olg_lower *cx, size_t ia, size_t ib, olg_dtype *
 
 /* True when `op` at the target opset takes dtype t at input `input` (no diagnostic). */
 bool olg__op_takes(const olg_lower *cx, const char *op, int input, olg_dtype t);
+/* The lowest opset whose `op` takes dtype t at input `input` (-1: none). */
+int olg__lowest_opset_taking(const char *op, int input, olg_dtype t);
 /* The dtype in which `op` at the target opset computes on operands of dtype t at input
  * `input`: t itself, or an exact carrier; else a diagnostic naming the lowest opset whose op
  * accepts t, and OLG_ERR_UNSUPPORTED. */

@@ -153,6 +153,9 @@ OLG_SYMBOLIC(olg__sym_onnx_shape);       /* start/end (15) -> Shape + Slice */
 OLG_SYMBOLIC(olg__sym_onnx_reshape);     /* allowzero (14) */
 OLG_SYMBOLIC(olg__sym_onnx_reshape_opset14); /* allowzero kept */
 OLG_SYMBOLIC(olg__sym_onnx_castlike);    /* CastLike (15) -> Cast */
+OLG_SYMBOLIC(olg__sym_onnx_gelu);       /* Gelu (20), else aten gelu's formula */
+OLG_SYMBOLIC(olg__sym_onnx_mish);       /* Mish (18), else x * Tanh(Softplus(x)) */
+OLG_SYMBOLIC(olg__sym_onnx_swish);      /* Swish (24), else x * Sigmoid(alpha * x) */
 OLG_SYMBOLIC(olg__sym_onnx_hardswish);   /* HardSwish (14) -> x * HardSigmoid */
 OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
 OLG_SYMBOLIC(olg__sym_onnx_dft_opset20); /* axis an input */
@@ -222,12 +225,9 @@ OLG_SYMBOLIC(olg__sym_elu);
 OLG_SYMBOLIC(olg__sym_selu);
 OLG_SYMBOLIC(olg__sym_celu);          /* the formula */
 OLG_SYMBOLIC(olg__sym_celu_opset12); /* Celu-12 (float32) */
-OLG_SYMBOLIC(olg__sym_gelu);          /* the tanh formula ('none' needs Erf-9) */
-OLG_SYMBOLIC(olg__sym_gelu_opset9); /* Erf-9: approximate 'none' too */
-OLG_SYMBOLIC(olg__sym_gelu_opset20); /* Gelu-20 */
-OLG_SYMBOLIC(olg__sym_silu);
-OLG_SYMBOLIC(olg__sym_mish);          /* x * tanh(softplus(x)) */
-OLG_SYMBOLIC(olg__sym_mish_opset18); /* Mish-18 */
+OLG_SYMBOLIC(olg__sym_gelu); /* Gelu-20, else the formula ('none' needs Erf-9) */
+OLG_SYMBOLIC(olg__sym_silu); /* x * sigmoid(x) */
+OLG_SYMBOLIC(olg__sym_mish); /* Mish-18, else x * tanh(softplus(x)) */
 OLG_SYMBOLIC(olg__sym_hardswish);     /* x * HardSigmoid(x) */
 OLG_SYMBOLIC(olg__sym_hardswish_opset14); /* HardSwish-14 */
 OLG_SYMBOLIC(olg__sym_hardsigmoid);
