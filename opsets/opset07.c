@@ -70,6 +70,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* native from 17 */
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
@@ -148,7 +149,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "local_response_norm", olg__sym_local_response_norm, OLG_LOWERING_NATIVE},
     {"aten", "native_group_norm", olg__sym_native_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
     {"aten", "native_layer_norm", olg__sym_native_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED},
-    {"aten", "rms_norm", olg__sym_rms_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_DECOMPOSED},
 
     /* ---- activations (symbolics/activation.c); the dropout family is the identity ---- */
     {"aten", "alpha_dropout", olg__sym_dropout, OLG_LOWERING_NATIVE},

@@ -4,6 +4,7 @@
 
 const olg_symbolic_reg olg__opset23[] = {
     /* ---- normalization (symbolics/norm.c): RMSNormalization-23 ---- */
+    {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_NATIVE},
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_NATIVE},
 
     /* ---- attention (symbolics/attention.c): Attention-23 ---- */

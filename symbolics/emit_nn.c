@@ -2,6 +2,7 @@
  * (symbolics/emit_nn.h): spatial arguments, unbatched inputs, real constants, scaled dims. */
 #include <string.h>
 
+#include "emit_math.h"
 #include "emit_nn.h"
 
 int olg__op_spatial_dims(const olg_lower *cx) {
@@ -96,4 +97,46 @@ olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n) {
       return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported", i);
   }
   return OLG_OK;
+}
+
+olg_status olg__emit_rms_norm(olg_lower *cx, olg_value x, olg_value scale,
+                              const olg_rms_norm_params *p, const char *decomposed, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, x);
+  olg_value y;
+  bool native = olg__op_takes(cx, "RMSNormalization", 0, t) &&
+                (scale == OLG_NO_VALUE || olg__op_takes(cx, "RMSNormalization", 1, olg__dtype(cx, scale)));
+  if (native) {
+    olg_value s = scale;
+    if (s == OLG_NO_VALUE) OLG_TRY(olg__const_like(cx, x, 1.0, &s)); /* broadcasts */
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "RMSNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, s));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", p->axis));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", p->eps));
+    if (p->stash != OLG_FLOAT) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "stash_type", p->stash));
+    return olg_lower_emit_end(cx, nd, 1, out);
+  }
+  if (decomposed)
+    OLG_TRY(olg_lower_decompose(cx, decomposed, olg__lowest_opset_taking("RMSNormalization", 0, t)));
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 0 || p->axis < 0 || p->axis >= rank)
+    return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "RMS normalization as its formula needs the "
+                                                    "rank of the input known at export time");
+  int64_t axes[OLG_MAX_RANK];
+  size_t n = 0;
+  for (int64_t a = p->axis; a < rank; a++) axes[n++] = a;
+  olg_value xs, sq, ms, e, den;
+  OLG_TRY(olg__emit_cast(cx, x, p->stash, &xs));
+  OLG_TRY(olg__emit2(cx, "Mul", xs, xs, &sq));
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, sq, axes, n, 1, &ms));
+  OLG_TRY(olg__const_like(cx, xs, p->eps, &e));
+  OLG_TRY(olg__emit2(cx, "Add", ms, e, &ms));
+  OLG_TRY(olg__emit1(cx, "Sqrt", ms, &den));
+  OLG_TRY(olg__emit2(cx, "Div", xs, den, &y));
+  OLG_TRY(olg__emit_cast(cx, y, t, &y));
+  if (scale == OLG_NO_VALUE) return (*out = y, OLG_OK);
+  /* Y has scale's dtype (RMSNormalization's V) */
+  OLG_TRY(olg__emit_cast(cx, y, olg__dtype(cx, scale), &y));
+  return olg__emit2(cx, "Mul", y, scale, out);
 }

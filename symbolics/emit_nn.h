@@ -38,4 +38,16 @@ olg_status olg__dim_scaled(olg_lower *cx, olg_value x, int64_t axis, int64_t mul
 /* Binds the source outputs 0..n-1 to outs; a used output beyond n is an error. */
 olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n);
 
+/* RMS normalization over the dims from `axis` on (>= 0; negative only when x's rank is unknown): x / sqrt(mean(x^2) + eps)
+ * computed in `stash` and cast back to x's dtype, times scale (OLG_NO_VALUE: none), for aten
+ * rms_norm and ONNX RMSNormalization. RMSNormalization where the target's version takes the
+ * dtypes, else the formula; `decomposed` as olg__emit_gelu's (emit_act.h). */
+typedef struct olg_rms_norm_params {
+  int64_t axis;
+  double eps;
+  olg_dtype stash;
+} olg_rms_norm_params;
+olg_status olg__emit_rms_norm(olg_lower *cx, olg_value x, olg_value scale,
+                              const olg_rms_norm_params *p, const char *decomposed, olg_value *out);
+
 #endif

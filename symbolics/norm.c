@@ -382,8 +382,10 @@ olg_status olg__sym_native_group_norm(olg_lower *cx, olg_node_id src, void *ud) 
 /* rms_norm */
 
 /* aten::rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)
- * (newer PyTorch): x / sqrt(mean(x^2) + eps) * weight; eps none is the dtype's epsilon. */
-static olg_status rms_norm(olg_lower *cx, bool native) {
+ * (newer PyTorch): x / sqrt(mean(x^2) + eps) * weight; eps none is the dtype's epsilon. The
+ * statistics in float (double for a double input), as RMSNormalization's stash_type. */
+olg_status olg__sym_rms_norm(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
   olg_value x, w, y;
   int32_t rank;
   const int64_t *shape;
@@ -398,44 +400,31 @@ static olg_status rms_norm(olg_lower *cx, bool native) {
   double eps = dt == OLG_DOUBLE ? DBL_EPSILON : dt == OLG_FLOAT16 ? 0.0009765625
              : dt == OLG_BFLOAT16 ? 0.0078125 : (double)FLT_EPSILON;
   OLG_TRY(olg__arg_float_or(cx, 3, eps, &eps));
-  int64_t axis = rank - (int64_t)n;
-  if (native && dt != OLG_DOUBLE) {
-    olg_value sv;
-    OLG_TRY(olg__const_i64s(cx, shape, n, &sv));
-    OLG_TRY(param_or_fill(cx, 2, x, sv, 1.0, &w));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "RMSNormalization", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, x));
-    OLG_TRY(olg_lower_emit_input(cx, nd, w));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
-    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
-  if (native) OLG_TRY(olg_lower_decompose(cx, "rms_norm of a double tensor", -1));
-  int64_t axes[OLG_MAX_RANK];
-  for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
-  olg_value sq, ms, e, den;
-  OLG_TRY(olg__emit2(cx, "Mul", x, x, &sq));
-  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, sq, axes, n, 1, &ms));
-  OLG_TRY(olg__const_like(cx, x, eps, &e));
-  OLG_TRY(olg__emit2(cx, "Add", ms, e, &ms));
-  OLG_TRY(olg__emit1(cx, "Sqrt", ms, &den));
-  OLG_TRY(olg__emit2(cx, "Div", x, den, &y));
   OLG_TRY(param_or_none(cx, 2, x, &w));
-  OLG_TRY(affine(cx, y, w, OLG_NO_VALUE, &y));
+  olg_rms_norm_params p = {rank - (int64_t)n, eps, dt == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT};
+  OLG_TRY(olg__emit_rms_norm(cx, x, w, &p, NULL, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Below opset 23: Mul/ReduceMean/Add/Sqrt/Div. */
-olg_status olg__sym_rms_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+/* ONNX RMSNormalization (23): axis, epsilon and stash_type attributes */
+olg_status olg__sym_onnx_rms_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return rms_norm(cx, false);
-}
-/* From opset 23: RMSNormalization. */
-olg_status olg__sym_rms_norm(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return rms_norm(cx, true);
+  olg_value x, s, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &s));
+  int32_t rank = olg__rank(cx, x);
+  int64_t axis = olg__src_attr_int(cx, "axis", -1);
+  if (axis < 0 && rank >= 0) axis += rank;
+  if (rank >= 0 && (axis < 0 || axis >= rank)) /* unknown rank: a negative axis, for the native op */
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "RMSNormalization: axis %lld is out of range for "
+                     "an input of rank %d", (long long)olg__src_attr_int(cx, "axis", -1), rank);
+  int64_t stash = olg__src_attr_int(cx, "stash_type", OLG_FLOAT);
+  if (stash != OLG_FLOAT && stash != OLG_DOUBLE && stash != OLG_FLOAT16 && stash != OLG_BFLOAT16)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "RMSNormalization: stash_type %lld is not a "
+                     "floating-point type", (long long)stash);
+  olg_rms_norm_params p = {axis, olg__src_attr_float(cx, "epsilon", 1e-5), (olg_dtype)stash};
+  OLG_TRY(olg__emit_rms_norm(cx, x, s, &p, "RMSNormalization as Mul/ReduceMean/Add/Sqrt/Div", &y));
+  return olg_lower_bind_output(cx, 0, y);
 }
 
 /* ------------------------------------------------------------------------------------------ */

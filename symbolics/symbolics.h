@@ -210,8 +210,8 @@ OLG_SYMBOLIC(olg__sym_group_norm_decomposed);        /* < 21: InstanceNormalizat
 OLG_SYMBOLIC(olg__sym_group_norm);                   /* GroupNormalization-21 */
 OLG_SYMBOLIC(olg__sym_native_group_norm_decomposed);
 OLG_SYMBOLIC(olg__sym_native_group_norm);
-OLG_SYMBOLIC(olg__sym_rms_norm_decomposed);          /* < 23 */
-OLG_SYMBOLIC(olg__sym_rms_norm);                     /* RMSNormalization-23 */
+OLG_SYMBOLIC(olg__sym_rms_norm);      /* RMSNormalization-23, else the formula */
+OLG_SYMBOLIC(olg__sym_onnx_rms_norm); /* the same emitter (emit_nn.c) */
 OLG_SYMBOLIC(olg__sym_local_response_norm);
 
 /* ---- activations (symbolics/activation.c) ---- */
