@@ -326,6 +326,7 @@ const olg_symbolic_reg olg__opset07[] = {
     /* ---- sampling and attention, ONNX domain: the decompositions below the native opset ---- */
     {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "GridSample", olg__sym_onnx_grid_sample_decomposed, OLG_LOWERING_DECOMPOSED},
 
     /* ---- window functions, DFT (symbolics/signal.c) ---- */

@@ -13,5 +13,6 @@ const olg_symbolic_reg olg__opset23[] = {
 
     /* ---- attention, ONNX domain: Attention-23 passed through (decomposed below) ---- */
     {"", "Attention", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "RotaryEmbedding", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -29,6 +29,9 @@
 
 #define UNUSED_SRC (void)src; (void)ud
 
+/* The largest rotary_embedding_dim / 2 that the interleaved decomposition's index constants take */
+#define OLG_MAX_ROTARY_HALF 4096
+
 /* What the registered opset offers attention: Where (9), Trilu (14), Attention (23). */
 typedef struct att_caps {
   bool where, trilu, attention;
@@ -515,4 +518,109 @@ olg_status olg__sym_onnx_attention_decomposed_opset9(olg_lower *cx, olg_node_id 
 olg_status olg__sym_onnx_attention_decomposed_opset14(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return onnx_attention_lower(cx, (att_caps){true, true, false});
+}
+
+/* ---- ONNX RotaryEmbedding (23) below 23 ----
+ * The spec's algorithm in ops of opset 7: X as [B, S, H, D] (a 4-D input transposed, a 3-D one
+ * reshaped by num_heads), the caches gathered by position_ids (or taken as [B, S, D'/2]) and
+ * unsqueezed at the head axis; the rotated part split in halves (Slice) or in even and odd
+ * elements (Gather), real = cos x1 - sin x2, imag = sin x1 + cos x2, put back (Concat, or
+ * interleaved by a Concat on a new last axis and a Reshape), the unrotated rest appended. The
+ * head size must be known at export time. */
+static olg_status rotary_halves(olg_lower *cx, olg_value xr, int64_t half, bool interleaved,
+                                olg_value *x1, olg_value *x2) {
+  if (!interleaved) {
+    OLG_TRY(olg__emit_slice(cx, xr, (const int64_t[]){0}, &half, (const int64_t[]){3}, NULL, 1, x1));
+    int64_t end = 2 * half;
+    return olg__emit_slice(cx, xr, &half, &end, (const int64_t[]){3}, NULL, 1, x2);
+  }
+  int64_t idx[2][OLG_MAX_ROTARY_HALF];
+  for (int64_t i = 0; i < half; i++) {
+    idx[0][i] = 2 * i;
+    idx[1][i] = 2 * i + 1;
+  }
+  olg_value even, odd;
+  OLG_TRY(olg__const_i64s(cx, idx[0], (size_t)half, &even));
+  OLG_TRY(olg__const_i64s(cx, idx[1], (size_t)half, &odd));
+  OLG_TRY(olg__emit_gather(cx, xr, even, 3, x1));
+  return olg__emit_gather(cx, xr, odd, 3, x2);
+}
+
+static olg_status rotary_decomposed(olg_lower *cx) {
+  olg_value x, cosc, sinc, pos = OLG_NO_VALUE, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &cosc));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &sinc));
+  OLG_TRY(olg__arg_value_or_none(cx, 3, &pos));
+  bool interleaved = olg__src_attr_int(cx, "interleaved", 0) != 0;
+  int64_t heads = olg__src_attr_int(cx, "num_heads", 0);
+  int64_t rot = olg__src_attr_int(cx, "rotary_embedding_dim", 0);
+  int32_t r = olg__rank(cx, x);
+  int64_t d;
+  if (r == 4) {
+    d = olg__dim(cx, x, 3);
+    OLG_TRY(olg__emit_transpose(cx, x, (const int64_t[]){0, 2, 1, 3}, 4, &x));
+  } else if (r == 3) {
+    int64_t hidden = olg__dim(cx, x, 2);
+    if (heads <= 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "RotaryEmbedding: a 3-D input needs num_heads");
+    if (hidden > 0 && hidden % heads)
+      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "RotaryEmbedding: hidden size %lld is not a "
+                       "multiple of num_heads %lld", (long long)hidden, (long long)heads);
+    d = hidden > 0 ? hidden / heads : -1;
+    if (d > 0) OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){0, 0, heads, d}, 4, &x));
+  } else {
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "RotaryEmbedding: X must be 3-D or 4-D "
+                                                      "(of known rank)");
+  }
+  if (d <= 0)
+    return olg_lower_unsupported(cx, "RotaryEmbedding whose head size is not known at export "
+                                     "time, below RotaryEmbedding-23", 23);
+  if (rot == 0) rot = d;
+  if (rot < 0 || rot > d || rot % 2 || rot / 2 > OLG_MAX_ROTARY_HALF)
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "RotaryEmbedding: rotary_embedding_dim %lld does "
+                     "not fit a head size of %lld (even, at most the head size, at most %d)",
+                     (long long)rot, (long long)d, 2 * OLG_MAX_ROTARY_HALF);
+  OLG_TRY(olg_lower_decompose(cx, "RotaryEmbedding as Slice/Gather/Mul/Concat", 23));
+  int64_t half = rot / 2;
+  if (pos != OLG_NO_VALUE) { /* [P, D'/2] -> [B, S, D'/2] */
+    OLG_TRY(olg__emit_gather(cx, cosc, pos, 0, &cosc));
+    OLG_TRY(olg__emit_gather(cx, sinc, pos, 0, &sinc));
+  }
+  OLG_TRY(olg__emit_unsqueeze(cx, cosc, (const int64_t[]){2}, 1, &cosc));
+  OLG_TRY(olg__emit_unsqueeze(cx, sinc, (const int64_t[]){2}, 1, &sinc));
+  olg_value xr = x, xp = OLG_NO_VALUE, x1, x2, a, b, re, im;
+  if (rot < d) {
+    OLG_TRY(olg__emit_slice(cx, x, (const int64_t[]){0}, &rot, (const int64_t[]){3}, NULL, 1, &xr));
+    OLG_TRY(olg__emit_slice(cx, x, &rot, &d, (const int64_t[]){3}, NULL, 1, &xp));
+  }
+  OLG_TRY(rotary_halves(cx, xr, half, interleaved, &x1, &x2));
+  OLG_TRY(olg__emit2(cx, "Mul", cosc, x1, &a));
+  OLG_TRY(olg__emit2(cx, "Mul", sinc, x2, &b));
+  OLG_TRY(olg__emit2(cx, "Sub", a, b, &re));
+  OLG_TRY(olg__emit2(cx, "Mul", sinc, x1, &a));
+  OLG_TRY(olg__emit2(cx, "Mul", cosc, x2, &b));
+  OLG_TRY(olg__emit2(cx, "Add", a, b, &im));
+  if (interleaved) {
+    olg_value pair[2];
+    OLG_TRY(olg__emit_unsqueeze(cx, re, (const int64_t[]){4}, 1, &pair[0]));
+    OLG_TRY(olg__emit_unsqueeze(cx, im, (const int64_t[]){4}, 1, &pair[1]));
+    OLG_TRY(olg__emit_concat(cx, pair, 2, 4, &y));
+    OLG_TRY(olg__emit_reshape_static(cx, y, (const int64_t[]){0, 0, 0, rot}, 4, &y));
+  } else {
+    olg_value pair[2] = {re, im};
+    OLG_TRY(olg__emit_concat(cx, pair, 2, 3, &y));
+  }
+  if (xp != OLG_NO_VALUE) {
+    olg_value parts[2] = {y, xp};
+    OLG_TRY(olg__emit_concat(cx, parts, 2, 3, &y));
+  }
+  if (r == 4) OLG_TRY(olg__emit_transpose(cx, y, (const int64_t[]){0, 2, 1, 3}, 4, &y));
+  else OLG_TRY(olg__emit_reshape_static(cx, y, (const int64_t[]){0, 0, -1}, 3, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_rotary_embedding_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return rotary_decomposed(cx);
 }

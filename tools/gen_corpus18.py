@@ -452,6 +452,11 @@ case("rotaryembedding23_no_position_ids", "RotaryEmbedding", 23,
 case("rotaryembedding23_3d_partial", "RotaryEmbedding", 23,
      [("x", f32("rot4", 2, 3, 12)), ("cos", f32("rc4", 8, 2), "const"), ("sin", f32("rs4", 8, 2), "const"), ("pos", pos)],
      attrs=dict(num_heads=2, rotary_embedding_dim=4))
+case("rotaryembedding23_interleaved_partial_3d", "RotaryEmbedding", 23,
+     [("x", f32("rot5", 2, 3, 16)), ("cos", f32("rc5", 8, 3), "const"), ("sin", f32("rs5", 8, 3), "const"), ("pos", pos)],
+     attrs=dict(num_heads=2, rotary_embedding_dim=6, interleaved=1))
+
+
 def _to_float4e2m1(x):
     """Rounds to float4e2m1 (nearest, ties to an even mantissa), saturating at +-6."""
     grid = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float32)
