@@ -12,7 +12,7 @@ const olg_symbolic_reg olg__opset23[] = {
      OLG_LOWERING_NATIVE},
 
     /* ---- attention, ONNX domain: Attention-23 passed through (decomposed below) ---- */
-    {"", "Attention", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    {"", "Attention", olg__sym_onnx_attention, OLG_LOWERING_NATIVE},
     {"", "RotaryEmbedding", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_src.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -93,13 +94,49 @@ typedef struct sdpa {
   olg_dtype dt;
   int32_t rq, rk, rv;
   att_caps caps;
+  /* ONNX Attention's: the causal frontier j <= i + offset, offset the past keys' count (a
+   * constant, or off_v a 0-D int64 of run-time value); nonpad: [B] valid keys per batch
+   * (OLG_NO_VALUE: all); softcap (0: none); *qk gets the scores at qk_mode (when qk). */
+  int64_t off;
+  olg_value off_v, nonpad;
+  double softcap;
+  int qk_mode;
+  olg_value *qk;
 } sdpa;
 
-/* The causal bias [L, S]: 0 where j <= i, -inf above: a constant when L and S are known, else
- * Log(Trilu(ones)) (Trilu is opset 14). */
+/* [B, 1, L or 1, S] bool of nonpad's keys: j < nonpad[b], and with `causal` also
+ * j <= i + nonpad[b] - L (Attention-24's external cache); L and S known. Compared in float. */
+static olg_status nonpad_keep(olg_lower *cx, const sdpa *a, bool causal, olg_value *out) {
+  int64_t L = olg__dim(cx, a->q, -2), S = olg__dim(cx, a->k, -2);
+  if (L < 0 || S < 0 || (causal ? L * S : S) > ((int64_t)1 << 24))
+    return olg_lower_unsupported(cx, "Attention's nonpad_kv_seqlen where the query and key "
+                                     "lengths are not known at export time", 24);
+  int64_t rows = causal ? L : 1;
+  size_t n = (size_t)(rows * S);
+  float *d = olg__lower_alloc(cx, (n ? n : 1) * sizeof *d);
+  if (!d) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < rows; i++) /* key j is kept where d < threshold */
+    for (int64_t j = 0; j < S; j++) d[i * S + j] = causal ? (float)(j - i) : (float)j;
+  olg_value dv, len, thr, keep;
+  int64_t dims[3] = {1, rows, S};
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_FLOAT, 3, dims, d, n * sizeof *d, &dv));
+  OLG_TRY(olg__emit_cast(cx, a->nonpad, OLG_FLOAT, &len));
+  OLG_TRY(olg__emit_unsqueeze(cx, len, (const int64_t[]){1, 2}, 2, &len)); /* [B, 1, 1] */
+  thr = len;
+  if (causal) { /* j - i < len - L + 1 */
+    olg_value c;
+    OLG_TRY(olg__const_scalar(cx, OLG_FLOAT, (double)(1 - L), &c));
+    OLG_TRY(olg__emit2(cx, "Add", len, c, &thr));
+  }
+  OLG_TRY(olg__emit2(cx, "Less", dv, thr, &keep));
+  return olg__emit_unsqueeze(cx, keep, (const int64_t[]){1}, 1, out);
+}
+
+/* The causal bias [L, S]: 0 where j <= i + offset, -inf above: a constant when L, S and the
+ * offset are known, else Log(Trilu(ones, offset)) (Trilu is opset 14). */
 static olg_status causal_bias(olg_lower *cx, const sdpa *a, olg_value *out) {
   int64_t L = olg__dim(cx, a->q, -2), S = olg__dim(cx, a->k, -2);
-  if (L >= 0 && S >= 0) {
+  if (L >= 0 && S >= 0 && a->off_v == OLG_NO_VALUE) {
     if (L * S > ((int64_t)1 << 26))
       return olg_lower_error(cx, OLG_ERR_LIMIT, "the causal mask is too large for a constant");
     size_t n = (size_t)(L * S), esz = a->dt == OLG_DOUBLE ? 8 : 4;
@@ -107,7 +144,7 @@ static olg_status causal_bias(olg_lower *cx, const sdpa *a, olg_value *out) {
     if (!buf) return OLG_ERR_NOMEM;
     for (int64_t i = 0; i < L; i++)
       for (int64_t j = 0; j < S; j++) {
-        double v = j <= i ? 0.0 : -INFINITY;
+        double v = j <= i + a->off ? 0.0 : -INFINITY;
         if (a->dt == OLG_DOUBLE) ((double *)buf)[i * S + j] = v;
         else ((float *)buf)[i * S + j] = (float)v;
       }
@@ -126,6 +163,11 @@ static olg_status causal_bias(olg_lower *cx, const sdpa *a, olg_value *out) {
   olg_node_id nd;
   OLG_TRY(olg_lower_emit_begin(cx, "", "Trilu", &nd));
   OLG_TRY(olg_lower_emit_input(cx, nd, ones));
+  if (a->off_v != OLG_NO_VALUE || a->off) {
+    olg_value k = a->off_v;
+    if (k == OLG_NO_VALUE) OLG_TRY(olg__const_scalar(cx, OLG_INT64, (double)a->off, &k));
+    OLG_TRY(olg_lower_emit_input(cx, nd, k));
+  }
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "upper", 0));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &tri));
   return olg__emit1(cx, "Log", tri, out);
@@ -180,8 +222,23 @@ static olg_status sdpa_decomposed(olg_lower *cx, const sdpa *a, olg_value *y) {
     }
   }
   OLG_TRY(olg__emit2(cx, "Mul", s, sc, &s));
+  if (a->qk && a->qk_mode == 0) *a->qk = s;
+  if (a->softcap > 0) { /* softcap * tanh(s / softcap) */
+    olg_value c;
+    OLG_TRY(olg__const_scalar(cx, a->dt, a->softcap, &c));
+    OLG_TRY(olg__emit2(cx, "Div", s, c, &s));
+    OLG_TRY(olg__emit1(cx, "Tanh", s, &s));
+    OLG_TRY(olg__emit2(cx, "Mul", s, c, &s));
+  }
+  if (a->qk && a->qk_mode == 1) *a->qk = s;
   bool masked = false;
-  if (a->causal) {
+  if (a->nonpad != OLG_NO_VALUE) { /* padding keys, and the external cache's causal frontier */
+    olg_value keep, nb;
+    OLG_TRY(nonpad_keep(cx, a, a->causal, &keep));
+    OLG_TRY(bool_mask_bias(cx, a->caps, keep, false, a->dt, &nb));
+    OLG_TRY(olg__emit2(cx, "Add", s, nb, &s));
+    masked = true;
+  } else if (a->causal) {
     olg_value cb;
     OLG_TRY(causal_bias(cx, a, &cb));
     OLG_TRY(olg__emit2(cx, "Add", s, cb, &s));
@@ -194,9 +251,11 @@ static olg_status sdpa_decomposed(olg_lower *cx, const sdpa *a, olg_value *y) {
     OLG_TRY(olg__emit2(cx, "Add", s, mb, &s));
     masked = true;
   }
+  if (a->qk && a->qk_mode == 2) *a->qk = s;
   olg_value p;
   if (masked) OLG_TRY(safe_softmax(cx, s, a->dt, &p));
   else OLG_TRY(olg__emit_softmax(cx, OLG_SOFTMAX, s, -1, &p));
+  if (a->qk && a->qk_mode == 3) *a->qk = p;
   return olg__emit2(cx, "MatMul", p, v, y);
 }
 
@@ -261,6 +320,7 @@ static olg_status sdpa_native(olg_lower *cx, const sdpa *a, olg_value *y) {
 static olg_status sdpa_lower(olg_lower *cx, att_caps c) {
   sdpa a;
   memset(&a, 0, sizeof a);
+  a.off_v = a.nonpad = OLG_NO_VALUE;
   a.caps = c;
   double dropout;
   olg_value y;
@@ -444,27 +504,44 @@ olg_status olg__sym_native_multi_head_attention_opset9(olg_lower *cx, olg_node_i
   return mha_lower(cx, (att_caps){true, false, false});
 }
 
-/* ONNX Attention (23) below 23: the same decomposition, for what it expresses there: 4-D Q, K,
- * V (or 3-D ones with q_num_heads / kv_num_heads), a bool or float mask, is_causal, scale; no
- * KV cache (past_key, past_value, nonpad_kv_seqlen), no softcap, and only output Y used. */
+/* ONNX Attention (23, 24) below 23: the same decomposition, for all it expresses: 4-D Q, K, V
+ * (or 3-D ones with q_num_heads / kv_num_heads), a bool or float mask, is_causal (bottom-right:
+ * offset by the past keys, or per batch by nonpad_kv_seqlen), scale, softcap, the KV cache
+ * (past_key/past_value concatenated into present_key/present_value), nonpad_kv_seqlen (keys
+ * from it on masked out) and qk_matmul_output at each of its modes. */
 static olg_status onnx_attention_lower(olg_lower *cx, att_caps c) {
   sdpa a;
   memset(&a, 0, sizeof a);
+  a.off_v = a.nonpad = OLG_NO_VALUE;
   a.caps = c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &a.q));
   OLG_TRY(olg_lower_arg_value(cx, 1, &a.k));
   OLG_TRY(olg_lower_arg_value(cx, 2, &a.v));
   OLG_TRY(olg__arg_value_or_none(cx, 3, &a.mask));
-  for (size_t i = 4; i < olg_lower_arg_count(cx); i++)
-    if (!olg_lower_arg_is_none(cx, i))
-      return olg_lower_unsupported(cx, "Attention with a KV cache (past_key, past_value, "
-                                       "nonpad_kv_seqlen)", 23);
-  for (size_t i = 1; i < olg_lower_output_count(cx); i++)
-    if (olg_lower_output_used(cx, i))
-      return olg_lower_unsupported(cx, "Attention's present_key, present_value or "
-                                       "qk_matmul_output", 23);
-  if (olg__src_attr_float(cx, "softcap", 0.0) != 0.0)
-    return olg_lower_unsupported(cx, "Attention with softcap", 23);
+  olg_value past_k = OLG_NO_VALUE, past_v = OLG_NO_VALUE, qk = OLG_NO_VALUE;
+  OLG_TRY(olg__arg_value_or_none(cx, 4, &past_k));
+  OLG_TRY(olg__arg_value_or_none(cx, 5, &past_v));
+  OLG_TRY(olg__arg_value_or_none(cx, 6, &a.nonpad));
+  if ((past_k == OLG_NO_VALUE) != (past_v == OLG_NO_VALUE))
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: past_key and past_value go "
+                                                      "together");
+  if (past_k != OLG_NO_VALUE && a.nonpad != OLG_NO_VALUE)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: a past_key cache and "
+                                                      "nonpad_kv_seqlen do not go together");
+  a.softcap = olg__src_attr_float(cx, "softcap", 0.0);
+  a.qk_mode = (int)olg__src_attr_int(cx, "qk_matmul_output_mode", 0);
+  if (a.qk_mode < 0 || a.qk_mode > 3)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: qk_matmul_output_mode must be "
+                                                      "0 to 3");
+  if (olg_lower_output_count(cx) > 3 && olg_lower_output_used(cx, 3)) a.qk = &qk;
+  /* mode 2 shows the masked scores: ONNX Runtime writes the float lowest where a bool mask or the
+   * causal frontier masks, the spec -inf; not decomposed until they agree */
+  if (a.qk && a.qk_mode == 2 &&
+      (olg__src_attr_int(cx, "is_causal", 0) || a.nonpad != OLG_NO_VALUE ||
+       (a.mask != OLG_NO_VALUE && olg__dtype(cx, a.mask) == OLG_BOOL)))
+    return olg_lower_unsupported(cx, "Attention's qk_matmul_output in mode 2 with a bool mask, "
+                                     "is_causal or nonpad_kv_seqlen (ONNX Runtime and the spec "
+                                     "disagree on the masked values)", 23);
   a.dt = olg__dtype(cx, a.q);
   if (!olg__is_float(a.dt))
     return olg_lower_error(cx, OLG_ERR_TYPE, "Attention: Q must be floating-point");
@@ -491,7 +568,20 @@ static olg_status onnx_attention_lower(olg_lower *cx, att_caps c) {
   } else if (r != 4 || olg__rank(cx, a.k) != 4 || olg__rank(cx, a.v) != 4) {
     return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: Q, K and V must be 3-D or 4-D");
   }
+  if (past_k != OLG_NO_VALUE) { /* present = past ++ incoming, along the sequence */
+    olg_value kk[2] = {past_k, a.k}, vv[2] = {past_v, a.v};
+    OLG_TRY(olg__emit_concat(cx, kk, 2, 2, &a.k));
+    OLG_TRY(olg__emit_concat(cx, vv, 2, 2, &a.v));
+    a.off = olg__dim(cx, past_k, 2);
+    if (a.off < 0) {
+      OLG_TRY(olg__dim_tensor(cx, past_k, 2, &a.off_v));
+      OLG_TRY(olg__emit_reshape_static(cx, a.off_v, NULL, 0, &a.off_v)); /* 0-D, as Trilu's k */
+      a.off = 0;
+    }
+  }
   a.rq = a.rk = a.rv = 4;
+  olg_value present_k = past_k != OLG_NO_VALUE ? a.k : OLG_NO_VALUE;
+  olg_value present_v = past_k != OLG_NO_VALUE ? a.v : OLG_NO_VALUE;
   int64_t hq = olg__dim(cx, a.q, 1), hk = olg__dim(cx, a.k, 1);
   a.gqa = hq != hk;
   olg_value y;
@@ -500,7 +590,16 @@ static olg_status onnx_attention_lower(olg_lower *cx, att_caps c) {
     OLG_TRY(olg__emit_transpose(cx, y, (const int64_t[]){0, 2, 1, 3}, 4, &y));
     OLG_TRY(olg__emit_reshape_static(cx, y, (const int64_t[]){0, 0, -1}, 3, &y));
   }
-  return olg_lower_bind_output(cx, 0, y);
+  /* present_key/value: the cache's K and V (the incoming ones without a past) */
+  olg_value outs[4] = {y, present_k, present_v, qk};
+  for (size_t i = 0; i < 4 && i < olg_lower_output_count(cx); i++) {
+    if (i && !olg_lower_output_used(cx, i)) continue;
+    if (outs[i] == OLG_NO_VALUE)
+      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Attention: present_key and "
+                                                        "present_value need past_key and past_value");
+    OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
+  }
+  return OLG_OK;
 }
 
 olg_status olg__sym_onnx_attention_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
@@ -517,6 +616,18 @@ olg_status olg__sym_onnx_attention_decomposed_opset9(olg_lower *cx, olg_node_id 
 /* Trilu-14 */
 olg_status olg__sym_onnx_attention_decomposed_opset14(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  return onnx_attention_lower(cx, (att_caps){true, true, false});
+}
+
+/* From 23: passed through where the target's Attention takes the node's inputs (nonpad_kv_seqlen
+ * is 24's), else decomposed */
+olg_status olg__sym_onnx_attention(olg_lower *cx, olg_node_id src, void *ud) {
+  size_t n = olg_lower_arg_count(cx);
+  while (n > 0 && olg_lower_arg_is_none(cx, n - 1)) n--;
+  const olg_schema *ts = olg__target_schema(cx, "Attention");
+  if (ts && (ts->max_inputs == OLG_SCHEMA_UNBOUNDED || (int)n <= ts->max_inputs))
+    return olg__sym_onnx_passthrough(cx, src, ud);
+  OLG_TRY(olg_lower_decompose(cx, "Attention with inputs of a later version", 24));
   return onnx_attention_lower(cx, (att_caps){true, true, false});
 }
 

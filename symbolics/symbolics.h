@@ -383,6 +383,7 @@ OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed); /* GridSample below 16 (N-D 
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed); /* AffineGrid below 20 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed);   /* Attention below 23 */
+OLG_SYMBOLIC(olg__sym_onnx_attention); /* from 23: passed through, or decomposed (24's inputs at 23) */
 OLG_SYMBOLIC(olg__sym_onnx_rotary_embedding_decomposed); /* RotaryEmbedding (23) below 23 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset14); /* Trilu-14 */

@@ -424,6 +424,18 @@ case("attention23_past_kv", "Attention", 23,
       ("pastk", f32("ppk", 1, 2, 3, 4)), ("pastv", f32("ppv", 1, 2, 3, 4))],
      outputs=("y", "present_key", "present_value"))
 case("attention23_softcap", "Attention", 23, [("q", q4), ("k", k4), ("v", v4)], attrs=dict(softcap=2.0))
+case("attention23_past_causal", "Attention", 23,
+     [("q", f32("pcq", 1, 2, 2, 4)), ("k", f32("pck", 1, 2, 2, 4)), ("v", f32("pcv", 1, 2, 2, 4)), "",
+      ("pastk", f32("pcpk", 1, 2, 3, 4)), ("pastv", f32("pcpv", 1, 2, 3, 4))],
+     attrs=dict(is_causal=1), outputs=("y", "present_key", "present_value"))
+case("attention23_3d_gqa_past", "Attention", 23,
+     [("q", f32("g3q", 1, 2, 8)), ("k", f32("g3k", 1, 2, 4)), ("v", f32("g3v", 1, 2, 4)), "",
+      ("pastk", f32("g3pk", 1, 1, 3, 4)), ("pastv", f32("g3pv", 1, 1, 3, 4))],
+     attrs=dict(q_num_heads=2, kv_num_heads=1, is_causal=1), outputs=("y", "present_key", "present_value"))
+for mode in (0, 2, 3):
+    case("attention23_qk_mode%d_softcap_mask" % mode, "Attention", 23,
+         [("q", q4), ("k", k4), ("v", v4), ("m", rng("qkm").integers(0, 2, (3, 5)).astype(bool) | np.eye(3, 5, dtype=bool))],
+         attrs=dict(qk_matmul_output_mode=mode, softcap=1.5), outputs=("y", "", "", "qk"))
 case("attention23_qk_output", "Attention", 23, [("q", q4), ("k", k4), ("v", v4), ("m", f32("atmq", 3, 5))],
      attrs=dict(qk_matmul_output_mode=1), outputs=("y", "", "", "qk"))
 
@@ -480,6 +492,9 @@ case("reshape23", "Reshape", 23, [("x", f32("rs23", 4, 3)), ("s", i64(2, -1), "c
 case("attention24_nonpad_kv_seqlen", "Attention", 24,
      [("q", f32("n24q", 2, 2, 3, 4)), ("k", f32("n24k", 2, 2, 5, 4)), ("v", f32("n24v", 2, 2, 5, 4)), "", "", "",
       ("len", i64(3, 5))])
+case("attention24_nonpad_causal", "Attention", 24,
+     [("q", f32("n24cq", 2, 2, 3, 4)), ("k", f32("n24ck", 2, 2, 6, 4)), ("v", f32("n24cv", 2, 2, 6, 4)), "", "", "",
+      ("len", i64(4, 6))], attrs=dict(is_causal=1))
 case("attention24_causal_cross", "Attention", 24,
      [("q", f32("c24q", 1, 2, 2, 4)), ("k", f32("c24k", 1, 2, 5, 4)), ("v", f32("c24v", 1, 2, 5, 4))],
      attrs=dict(is_causal=1))
