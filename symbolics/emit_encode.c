@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "emit_axes.h"
 #include "emit_interp.h"
 
@@ -65,13 +66,22 @@ olg_status olg__emit_reduce(olg_lower *cx, olg_reduce_kind kind, olg_value x,
   if (!olg__norm_axes(axes, n, rank, opset < 11, ax)) return olg__axes_error(cx, op, axes, n, rank);
   olg_value av = OLG_NO_VALUE;
   if (as_input && n) OLG_TRY(olg__const_i64s(cx, ax, n, &av));
+  /* Max and Min pick a value: where the target's version does not take x's dtype (bool before
+   * ReduceMax/Min-20, narrow ints before 12), they pick it in a wider carrier exactly */
+  olg_dtype t = olg__dtype(cx, x), ct = t;
+  if ((kind == OLG_REDUCE_MAX || kind == OLG_REDUCE_MIN) && t != OLG_UNDEFINED) {
+    OLG_TRY(olg__compute_dtype(cx, op, 0, t, &ct));
+    if (ct != t) OLG_TRY(olg__emit_cast(cx, x, ct, &x));
+  }
   olg_node_id nd;
+  olg_value y;
   OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
   OLG_TRY(olg_lower_emit_input(cx, nd, x));
   if (as_input && n) OLG_TRY(olg_lower_emit_input(cx, nd, av));
   if (!as_input && n) OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "axes", ax, n));
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "keepdims", keepdims ? 1 : 0));
-  return olg_lower_emit_end(cx, nd, 1, out);
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  return ct == t ? (*out = y, OLG_OK) : olg__emit_cast(cx, y, t, out);
 }
 
 olg_status olg__emit_reduce_none(olg_lower *cx, olg_reduce_kind kind, olg_value x, olg_value *out) {

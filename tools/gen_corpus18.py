@@ -177,6 +177,11 @@ for op in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax
          attrs=dict(noop_with_empty_axes=1))
     case("%s18_axes_runtime" % op.lower(), op, 18, [("x", x), ("axes", i64(2))])
 
+case("reducemax18_int8", "ReduceMax", 18,
+     [("x", rng("rmi8").integers(-128, 127, (3, 4), dtype=np.int8)), ("axes", i64(1), "const")])
+case("reducemin18_uint8_keepdims0", "ReduceMin", 18,
+     [("x", rng("rmu8").integers(0, 255, (3, 4), dtype=np.uint8)), ("axes", i64(0), "const")], attrs=dict(keepdims=0))
+
 img = f32("resize", 1, 1, 4, 6)
 case("resize18_antialias_linear_down", "Resize", 18,
      [("x", img), "", ("scales", np.array([1, 1, 0.5, 0.5], np.float32), "const")],
