@@ -93,6 +93,26 @@ OLG_API olg_status olg_lower_emit_subgraph(olg_lower *cx, olg_graph **out) {
 static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema *s, bool input,
                              int pos, olg_value v);
 
+/* An emitted node whose input or output `pos` has dtype t that its version s does not take: the
+ * refusal names the first later version that takes it (float8 at Cast-19, int4 at Cast-21), or
+ * says that none does. */
+static olg_status dtype_refused(olg_lower *cx, const olg_node *nd, const olg_schema *s, bool input,
+                                int pos, const char *name, olg_dtype t) {
+  size_t nv;
+  const olg_schema *vs = olg_schema_versions(s->domain, s->name, &nv);
+  for (size_t k = 0; vs && k < nv; k++) {
+    if (vs[k].deprecated || vs[k].since_version <= s->since_version) continue;
+    const olg_formal *g = input ? olg_schema_input_formal(&vs[k], pos) : olg_schema_output_formal(&vs[k], pos);
+    if (g && olg_schema_formal_allows_dtype(g, t))
+      return olg__unsupportedf(cx, vs[k].since_version, "%s with %s %d ('%s') of type %s (%s-%d "
+                               "does not take it)", nd->op, input ? "input" : "output", pos, name,
+                               olg_dtype_name(t), nd->op, s->since_version);
+  }
+  return olg__errf(cx, OLG_ERR_INVALID_MODEL, "emitted %s-%d with %s %d ('%s') of type %s, which "
+                   "it does not take at opset %d", nd->op, s->since_version,
+                   input ? "input" : "output", pos, name, olg_dtype_name(t), cx->opset);
+}
+
 static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_schema **found) {
   const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
   *found = s;
@@ -162,10 +182,7 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
     const olg_formal *f = olg_schema_input_formal(s, i);
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
     if (!olg_schema_formal_allows_dtype(f, t))
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
-                       "emitted %s-%d with input %d ('%s') of type %s, which it does not accept "
-                       "at opset %d",
-                       nd->op, s->since_version, i, f->name, olg_dtype_name(t), cx->opset);
+      return dtype_refused(cx, nd, s, true, i, f->name, t);
     if (!f->homogeneous || olg_schema_tensor_type_dtype(f->type_str) != OLG_UNDEFINED) continue;
     int k = 0;
     while (k < n_seen && strcmp(seen[k].c, f->type_str) != 0) k++;
@@ -242,10 +259,7 @@ static olg_status check_outputs(olg_lower *cx, const olg_node *nd, const olg_sch
     const olg_formal *f = olg_schema_output_formal(s, (int)i);
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
     if (!olg_schema_formal_allows_dtype(f, t))
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL,
-                       "emitted %s-%d with output %u ('%s') of type %s, which it does not allow "
-                       "at opset %d",
-                       nd->op, s->since_version, i, f->name, olg_dtype_name(t), cx->opset);
+      return dtype_refused(cx, nd, s, false, (int)i, f->name, t);
   }
   return OLG_OK;
 }
