@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "emit_nn.h"
 #include "symbolics.h"
 
@@ -331,86 +332,144 @@ olg_status olg__sym_im2col(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
- * int[2] padding, int[2] stride): [N, C*kh*kw, L] -> [N, C, H, W], overlapping blocks summed.
- * Col2Im from opset 18; below, a ConvTranspose with one-hot weights (group C): each block value
- * lands, times 1, at its place, and overlaps add, as in PyTorch. */
-static olg_status col2im(olg_lower *cx, bool has_col2im) {
-  olg_value x, xb, y, t;
-  bool unbatched;
-  fold_args f;
-  int64_t size[2];
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg__spatial_arg(cx, 1, 2, NULL, "output_size", size));
-  OLG_TRY(fold_arguments(cx, 2, &f));
-  OLG_TRY(olg__batch_in(cx, x, 1, "col2im", &xb, &unbatched));
-  int64_t blocks[2];
-  for (int i = 0; i < 2; i++)
-    if ((blocks[i] = fold_blocks(&f, i, size[i])) <= 0)
-      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: output_size smaller than a block");
-  if (has_col2im) {
+/* col2im, for aten::col2im and ONNX Col2Im: [N, C*prod(k), L] -> [N, C, size...] over n spatial
+ * axes, overlapping blocks summed. Col2Im where the target's version takes the dtype (18);
+ * below, a ConvTranspose with one-hot weights (group C): each block value lands, times 1, at
+ * its place, and overlaps add, as in PyTorch. pads: begins, then ends (ONNX layout). */
+typedef struct col2im_params {
+  int n;
+  int64_t size[OLG_MAX_SPATIAL], k[OLG_MAX_SPATIAL], d[OLG_MAX_SPATIAL], s[OLG_MAX_SPATIAL];
+  int64_t pads[2 * OLG_MAX_SPATIAL];
+} col2im_params;
+
+static olg_status emit_col2im(olg_lower *cx, olg_value xb, const col2im_params *p, olg_value *out) {
+  int n = p->n;
+  int64_t blocks[OLG_MAX_SPATIAL], nblocks = 1, kk = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t num = p->size[i] + p->pads[i] + p->pads[i + n] - p->d[i] * (p->k[i] - 1) - 1;
+    if (p->k[i] <= 0 || p->d[i] <= 0 || p->s[i] <= 0 || p->pads[i] < 0 || p->pads[i + n] < 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: block, dilation and stride must be "
+                                                      "> 0, pads >= 0");
+    if (num < 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: the image is smaller than a block");
+    blocks[i] = num / p->s[i] + 1;
+    nblocks *= blocks[i];
+    kk *= p->k[i];
+  }
+  olg_dtype dt = olg__dtype(cx, xb);
+  if (olg__op_takes(cx, "Col2Im", 0, dt)) {
     olg_value image, block;
-    OLG_TRY(olg__const_i64s(cx, size, 2, &image));
-    OLG_TRY(olg__const_i64s(cx, f.k, 2, &block));
-    const int64_t pads[4] = {f.p[0], f.p[1], f.p[0], f.p[1]};
+    OLG_TRY(olg__const_i64s(cx, p->size, (size_t)n, &image));
+    OLG_TRY(olg__const_i64s(cx, p->k, (size_t)n, &block));
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", "Col2Im", &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, xb));
     OLG_TRY(olg_lower_emit_input(cx, nd, image));
     OLG_TRY(olg_lower_emit_input(cx, nd, block));
-    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "dilations", f.d, 2));
-    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "pads", pads, 4));
-    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "strides", f.s, 2));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &t));
-    OLG_TRY(olg__batch_out(cx, t, unbatched, &y));
-    return olg_lower_bind_output(cx, 0, y);
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "dilations", p->d, (size_t)n));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "pads", p->pads, 2 * (size_t)n));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "strides", p->s, (size_t)n));
+    return olg_lower_emit_end(cx, nd, 1, out);
   }
-  int64_t ck = olg__dim(cx, xb, 1), kk = f.k[0] * f.k[1];
+  int64_t ck = olg__dim(cx, xb, 1);
   if (ck < 0)
     return olg__unsupportedf(cx, 18, "col2im with a channel count not known at export time");
   if (ck % kk)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
-                           "col2im: dim 1 is not a multiple of the kernel's size");
+                           "col2im: dim 1 is not a multiple of the block's size");
   int64_t c = ck / kk;
   int64_t l = olg__dim(cx, xb, 2);
-  if (l >= 0 && l != blocks[0] * blocks[1])
+  if (l >= 0 && l != nblocks)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "col2im: %lld blocks given, %lld expected",
-                     (long long)l, (long long)(blocks[0] * blocks[1]));
+                     (long long)l, (long long)nblocks);
+  if (ck * kk > ((int64_t)1 << 26))
+    return olg_lower_error(cx, OLG_ERR_LIMIT, "col2im: the one-hot weights would be too large");
   OLG_TRY(olg_lower_decompose(cx, "col2im (as a ConvTranspose with one-hot weights)", 18));
-  const int64_t shape[4] = {0, 0, blocks[0], blocks[1]};
-  OLG_TRY(olg__emit_reshape_static(cx, xb, shape, 4, &t));
+  int64_t shape[2 + OLG_MAX_SPATIAL] = {0, 0};
+  for (int i = 0; i < n; i++) shape[2 + i] = blocks[i];
+  olg_value t;
+  OLG_TRY(olg__emit_reshape_static(cx, xb, shape, 2 + (size_t)n, &t));
   size_t nw = (size_t)(ck * kk);
   double *wv = olg__lower_alloc(cx, nw * sizeof *wv);
   if (!wv) return OLG_ERR_NOMEM;
+  memset(wv, 0, nw * sizeof *wv);
   for (int64_t ch = 0; ch < ck; ch++) wv[ch * kk + ch % kk] = 1.0; /* channel c*kk+j: tap j */
-  const int64_t wdims[4] = {ck, 1, f.k[0], f.k[1]};
+  int64_t wdims[2 + OLG_MAX_SPATIAL] = {ck, 1};
+  for (int i = 0; i < n; i++) wdims[2 + i] = p->k[i];
   olg_value w;
-  olg_dtype dt = olg__dtype(cx, xb);
-  OLG_TRY(olg__const_real(cx, dt, 4, wdims, wv, nw, &w));
+  OLG_TRY(olg__const_real(cx, dt, 2 + n, wdims, wv, nw, &w));
   conv_args a = {0};
-  a.n = 2;
+  a.n = n;
   a.transposed = true;
   a.groups = c;
-  for (int i = 0; i < 2; i++) {
-    a.stride[i] = f.s[i];
-    a.dil[i] = f.d[i];
-    a.pads[i] = a.pads[i + 2] = f.p[i];
-    /* ConvTranspose gives s*(blocks-1) + d*(k-1) + 1 - 2p; the rest of output_size is the
+  for (int i = 0; i < n; i++) {
+    a.stride[i] = p->s[i];
+    a.dil[i] = p->d[i];
+    a.pads[i] = p->pads[i];
+    a.pads[i + n] = p->pads[i + n];
+    /* ConvTranspose gives s*(blocks-1) + d*(k-1) + 1 - pads; the rest of the image size is the
        output padding (< stride, as the block count is a floor) */
-    a.out_pad[i] = size[i] - (f.s[i] * (blocks[i] - 1) + f.d[i] * (f.k[i] - 1) + 1 - 2 * f.p[i]);
+    a.out_pad[i] = p->size[i] - (p->s[i] * (blocks[i] - 1) + p->d[i] * (p->k[i] - 1) + 1 -
+                                 p->pads[i] - p->pads[i + n]);
   }
-  OLG_TRY(emit_conv(cx, t, w, OLG_NO_VALUE, &a, &t));
-  OLG_TRY(olg__batch_out(cx, t, unbatched, &y));
+  return emit_conv(cx, t, w, OLG_NO_VALUE, &a, out);
+}
+
+/* aten::col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation,
+ * int[2] padding, int[2] stride) */
+olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, xb, y;
+  bool unbatched;
+  fold_args f;
+  col2im_params p = {.n = 2};
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__spatial_arg(cx, 1, 2, NULL, "output_size", p.size));
+  OLG_TRY(fold_arguments(cx, 2, &f));
+  OLG_TRY(olg__batch_in(cx, x, 1, "col2im", &xb, &unbatched));
+  for (int i = 0; i < 2; i++) {
+    p.k[i] = f.k[i];
+    p.d[i] = f.d[i];
+    p.s[i] = f.s[i];
+    p.pads[i] = p.pads[i + 2] = f.p[i];
+  }
+  OLG_TRY(emit_col2im(cx, xb, &p, &y));
+  OLG_TRY(olg__batch_out(cx, y, unbatched, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-olg_status olg__sym_col2im(olg_lower *cx, olg_node_id src, void *ud) {
+/* ONNX Col2Im (18): image_shape and block_shape constant inputs; dilations, pads, strides */
+olg_status olg__sym_onnx_col2im(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return col2im(cx, false);
-}
-
-/* Col2Im-18 */
-olg_status olg__sym_col2im_opset18(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return col2im(cx, true);
+  olg_value x, iv, bv, y;
+  const int64_t *img, *blk;
+  size_t ni, nb;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &iv));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &bv));
+  if (!olg__known_ints(cx, iv, &img, &ni) || !olg__known_ints(cx, bv, &blk, &nb))
+    return olg__unsupportedf(cx, 18, "Col2Im with image_shape or block_shape computed at run time");
+  if (ni != nb || ni == 0 || ni > OLG_MAX_SPATIAL)
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "Col2Im: image_shape has %zu values and "
+                     "block_shape %zu (1 to %d, the same)", ni, nb, OLG_MAX_SPATIAL);
+  col2im_params p = {.n = (int)ni};
+  memcpy(p.size, img, ni * sizeof *img);
+  memcpy(p.k, blk, nb * sizeof *blk);
+  const int64_t *v;
+  size_t n;
+  for (size_t i = 0; i < ni; i++) p.d[i] = p.s[i] = 1;
+  if (olg__src_attr_ints(cx, "dilations", &v, &n)) {
+    if (n != ni) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Col2Im: dilations has the wrong length");
+    memcpy(p.d, v, n * sizeof *v);
+  }
+  if (olg__src_attr_ints(cx, "strides", &v, &n)) {
+    if (n != ni) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Col2Im: strides has the wrong length");
+    memcpy(p.s, v, n * sizeof *v);
+  }
+  if (olg__src_attr_ints(cx, "pads", &v, &n)) {
+    if (n != 2 * ni) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Col2Im: pads has the wrong length");
+    memcpy(p.pads, v, n * sizeof *v);
+  }
+  OLG_TRY(emit_col2im(cx, x, &p, &y));
+  return olg_lower_bind_output(cx, 0, y);
 }

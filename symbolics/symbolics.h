@@ -188,8 +188,8 @@ OLG_SYMBOLIC(olg__sym_pixel_shuffle);      /* DepthToSpace CRD (11) or Reshape/T
 OLG_SYMBOLIC(olg__sym_pixel_shuffle_opset11); /* DepthToSpace-11 CRD */
 OLG_SYMBOLIC(olg__sym_pixel_unshuffle);
 OLG_SYMBOLIC(olg__sym_im2col);
-OLG_SYMBOLIC(olg__sym_col2im);             /* Col2Im (18) or one-hot ConvTranspose */
-OLG_SYMBOLIC(olg__sym_col2im_opset18); /* Col2Im-18 */
+OLG_SYMBOLIC(olg__sym_col2im);      /* Col2Im (18) or one-hot ConvTranspose */
+OLG_SYMBOLIC(olg__sym_onnx_col2im); /* the same emitter (conv.c), N-d */
 OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
 OLG_SYMBOLIC(olg__sym_max_pool_opset8); /* MaxPool-8 indices */
 OLG_SYMBOLIC(olg__sym_max_pool_opset10); /* MaxPool-10 dilations, ceil_mode */

@@ -128,6 +128,10 @@ case("col2im", "Col2Im", 18, [("x", f32("c2i", 1, 5, 5)), ("isz", i64(5, 5), "co
 case("col2im_strides_pads_dilations", "Col2Im", 18,
      [("x", f32("c2i2", 2, 8, 9)), ("isz", i64(6, 6), "const"), ("bsz", i64(2, 2), "const")],
      attrs=dict(strides=[2, 2], pads=[0, 1, 0, 1], dilations=[1, 2]))
+# image 5x6, block 2x3, strides 1x2, pads h 1/0, w 0/2: blocks (5+1-1-1)/1+1=5, (6+2-2-1)/2+1=3
+case("col2im_asymmetric_pads", "Col2Im", 18,
+     [("x", f32("c2i4", 1, 12, 15)), ("isz", i64(5, 6), "const"), ("bsz", i64(2, 3), "const")],
+     attrs=dict(strides=[1, 2], pads=[1, 0, 0, 2]))
 case("col2im_5d", "Col2Im", 18, [("x", f32("c2i3", 1, 10, 12)), ("isz", i64(3, 4, 5), "const"),
                                   ("bsz", i64(1, 1, 5), "const")])
 
