@@ -121,6 +121,8 @@ case("centercroppad_crop", "CenterCropPad", 18, [("x", f32("ccp", 20, 10, 3)), (
 case("centercroppad_pad", "CenterCropPad", 18, [("x", f32("ccp", 10, 7, 3)), ("s", i64(20, 10, 3), "const")])
 case("centercroppad_mixed_axes", "CenterCropPad", 18, [("x", f32("ccp", 3, 20, 8)), ("s", i64(10, 9), "const")],
      attrs=dict(axes=[1, 2]))
+case("centercroppad_odd_crop_and_pad", "CenterCropPad", 18,
+     [("x", f32("ccp5", 7, 4, 2)), ("s", i64(4, 7), "const")], attrs=dict(axes=[0, 1]))
 case("centercroppad_neg_axes", "CenterCropPad", 18, [("x", f32("ccp", 3, 19, 8)), ("s", i64(10, 11), "const")],
      attrs=dict(axes=[-2, -1]))
 
