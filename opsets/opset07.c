@@ -124,6 +124,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "avg_pool2d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
     {"aten", "avg_pool3d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
     {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_DECOMPOSED}, /* one-hot ConvTranspose */
+    {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED}, /* native from 24 */
     {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED}, /* native from 18 */
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
     {"aten", "conv1d", olg__sym_conv, OLG_LOWERING_NATIVE},

@@ -124,55 +124,6 @@ olg_status olg__sym_onnx_reduce_axes_input(olg_lower *cx, olg_node_id src, void 
   return reduce(cx, true);
 }
 
-/* CenterCropPad (18) below 18: on dims known at export time, a Slice of the centred window
- * (start rounded down) where the target is smaller, a zero Pad (the odd pixel at the end) where
- * it is larger. */
-olg_status olg__sym_onnx_center_crop_pad(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, sv, y;
-  const int64_t *want, *axes = NULL;
-  size_t n, na = 0;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_value(cx, 1, &sv));
-  if (!olg__known_ints(cx, sv, &want, &n))
-    return olg_lower_unsupported(cx, "CenterCropPad with a shape computed at run time", 18);
-  int32_t r = olg__rank(cx, x);
-  bool has_axes = olg__src_attr_ints(cx, "axes", &axes, &na);
-  if (r < 0 || r > OLG_MAX_RANK)
-    return olg_lower_unsupported(cx, "CenterCropPad of an input of unknown rank", 18);
-  if ((has_axes ? na : (size_t)r) != n)
-    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "CenterCropPad: shape has %zu values for %zu axes",
-                     n, has_axes ? na : (size_t)r);
-  int64_t starts[OLG_MAX_RANK], ends[OLG_MAX_RANK], sax[OLG_MAX_RANK], pads[2 * OLG_MAX_RANK] = {0};
-  size_t ns = 0;
-  bool pad = false;
-  for (size_t i = 0; i < n; i++) {
-    int64_t a = has_axes ? axes[i] : (int64_t)i;
-    if (a < 0) a += r;
-    int64_t d = a >= 0 && a < r ? olg__dim(cx, x, (int32_t)a) : -1;
-    if (a < 0 || a >= r || want[i] < 0)
-      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "CenterCropPad: an axis or a size is out of range");
-    if (d < 0)
-      return olg_lower_unsupported(cx, "CenterCropPad of a dim whose size is not known at export "
-                                       "time", 18);
-    if (want[i] < d) {
-      starts[ns] = (d - want[i]) / 2;
-      ends[ns] = starts[ns] + want[i];
-      sax[ns++] = a;
-    } else if (want[i] > d) {
-      pads[a] = (want[i] - d) / 2;
-      pads[a + r] = want[i] - d - pads[a];
-      pad = true;
-    }
-  }
-  OLG_TRY(olg_lower_decompose(cx, "CenterCropPad as Slice and Pad", 18));
-  y = x;
-  if (ns) OLG_TRY(olg__emit_slice(cx, y, starts, ends, sax, NULL, ns, &y));
-  if (pad) OLG_TRY(olg__emit_pad(cx, y, "constant", pads, 2 * (size_t)r, 0.0, &y));
-  if (!ns && !pad) OLG_TRY(olg__emit_identity(cx, x, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
 /* Slice: attributes starts/ends/axes < 10, inputs (and steps) >= 10 */
 olg_status olg__sym_onnx_slice(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;

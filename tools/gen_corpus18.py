@@ -516,6 +516,9 @@ case("tensorscatter24", "TensorScatter", 24,
 case("tensorscatter24_circular", "TensorScatter", 24,
      [("cache", f32("ts2", 2, 5, 3)), ("upd", f32("ts2u", 2, 2, 3)), ("idx", i64(4, 1))],
      attrs=dict(mode="circular", axis=1))
+case("tensorscatter24_prefill_int32", "TensorScatter", 24,
+     [("cache", np.zeros((2, 5, 2), np.int32)), ("upd", rng("ts3").integers(-9, 9, (2, 3, 2), dtype=np.int32))],
+     attrs=dict(axis=1))
 case("topk24", "TopK", 24, [("x", f32("tk24", 3, 5)), ("k", i64(2), "const")], outputs=("v", "i"))
 case("topk24_smallest_ties", "TopK", 24, [("x", np.array([[1, 3, 3, 2, 1], [0, 0, 0, 5, 5]], np.float32)),
                                           ("k", i64(3), "const")], attrs=dict(largest=0), outputs=("v", "i"))
