@@ -62,6 +62,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED}, /* native from 11 (creation.c) */
     {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED}, /* native from 9 (creation.c) */
     {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED}, /* native from 11 (reduce.c) */
+    {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_DECOMPOSED}, /* native from 26 (reduce.c) */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
@@ -244,6 +245,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "argmax", olg__sym_argmax, OLG_LOWERING_NATIVE},
     {"aten", "argmin", olg__sym_argmin, OLG_LOWERING_NATIVE},
     {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_DECOMPOSED}, /* MatMul by a triangle */
+    {"aten", "cumprod", olg__sym_cumprod, OLG_LOWERING_DECOMPOSED}, /* Where/ReduceProd (9) */
     {"aten", "frobenius_norm", olg__sym_frobenius_norm, OLG_LOWERING_NATIVE},
     {"aten", "linalg_vector_norm", olg__sym_linalg_vector_norm, OLG_LOWERING_NATIVE},
     {"aten", "logsumexp", olg__sym_logsumexp, OLG_LOWERING_NATIVE},

@@ -3,4 +3,7 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset26[] = {
+    /* ---- reductions (symbolics/reduce.c): CumProd-26 ---- */
+    {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_NATIVE},
+    {"aten", "cumprod", olg__sym_cumprod, OLG_LOWERING_NATIVE},
     {NULL, NULL, NULL, 0}};

@@ -576,3 +576,85 @@ olg_status olg__sym_cumsum_opset11(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return cumsum(cx, true);
 }
+
+/* ---- cumulative product: aten::cumprod and ONNX CumProd (26), one emitter ----
+ * CumProd where the target's version takes the dtype; below, along a dim of known size n: x
+ * unsqueezed before the dim, a constant [n, n] mask (j <= i; j < i exclusive; j >= i, j > i in
+ * reverse) picking x or 1 by Where (opset 9), and a ReduceProd over the second of the two dims. */
+#define OLG_MAX_CUMPROD_DIM 2048
+
+static olg_status emit_cumprod(olg_lower *cx, olg_value x, int32_t rank, int64_t d, bool ex,
+                               bool rev, const char *decomposed, olg_value *out) {
+  if (olg__op_takes(cx, "CumProd", 0, olg__dtype(cx, x))) {
+    olg_value axis;
+    olg_node_id nd;
+    OLG_TRY(olg__const_i64(cx, d, &axis));
+    OLG_TRY(olg_lower_emit_begin(cx, "", "CumProd", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, axis));
+    if (ex) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "exclusive", 1));
+    if (rev) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "reverse", 1));
+    return olg_lower_emit_end(cx, nd, 1, out);
+  }
+  int64_t n = olg__dim(cx, x, d);
+  if (n < 0 || n > OLG_MAX_CUMPROD_DIM)
+    return olg__unsupportedf(cx, 26, "a cumulative product along a dim whose size is not known at "
+                             "export time or is over %d", OLG_MAX_CUMPROD_DIM);
+  if (!olg__op_takes(cx, "Where", 1, olg__dtype(cx, x)))
+    return olg_lower_unsupported(cx, "a cumulative product (as Where and ReduceProd)",
+                                 olg__lowest_opset_taking("Where", 1, olg__dtype(cx, x)));
+  if (decomposed) OLG_TRY(olg_lower_decompose(cx, decomposed, 26));
+  size_t nn = (size_t)(n * n);
+  uint8_t *keep = olg__lower_alloc(cx, nn ? nn : 1);
+  if (!keep) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < n; j++)
+      keep[i * n + j] = rev ? (ex ? j > i : j >= i) : (ex ? j < i : j <= i);
+  int64_t mdims[OLG_MAX_RANK + 1] = {n, n};
+  for (int32_t k = 0; k < rank - 1 - d; k++) mdims[2 + k] = 1;
+  olg_value mask, xe, one, in[3], w;
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_BOOL, 2 + rank - 1 - (int32_t)d, mdims, keep, nn, &mask));
+  OLG_TRY(olg__emit_unsqueeze(cx, x, &d, 1, &xe));
+  OLG_TRY(olg__const_like(cx, x, 1.0, &one));
+  in[0] = mask;
+  in[1] = xe;
+  in[2] = one;
+  OLG_TRY(olg__emit(cx, "Where", in, 3, &w));
+  int64_t j = d + 1;
+  return olg__emit_reduce(cx, OLG_REDUCE_PROD, w, &j, 1, 0, out);
+}
+
+/* aten::cumprod(self, int dim, *, ScalarType? dtype=None) */
+olg_status olg__sym_cumprod(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(accumulate_input(cx, 2, &x));
+  int32_t rank;
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  int64_t d;
+  OLG_TRY(one_dim(cx, 1, rank, &d));
+  if (rank == 0) return olg_lower_bind_output(cx, 0, x);
+  OLG_TRY(emit_cumprod(cx, x, rank, d, false, false, NULL, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ONNX CumProd (26): the axis a constant input, exclusive and reverse attributes */
+olg_status olg__sym_onnx_cumprod(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, av, y;
+  int32_t rank;
+  double a;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &av));
+  OLG_TRY(olg__input_rank(cx, x, &rank));
+  if (rank == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "CumProd of a 0-D tensor");
+  bool ex = olg__src_attr_int(cx, "exclusive", 0) != 0, rev = olg__src_attr_int(cx, "reverse", 0) != 0;
+  if (!olg__known_scalar(cx, av, &a) && rank != 1) {
+    if (olg__op_takes(cx, "CumProd", 0, olg__dtype(cx, x))) return olg__sym_onnx_passthrough(cx, src, ud);
+    return olg_lower_unsupported(cx, "CumProd with an axis computed at run time", 26);
+  }
+  int64_t d = rank == 1 ? 0 : olg__norm_axis((int64_t)a, rank);
+  if (d < 0) return olg_lower_error(cx, OLG_ERR_RANGE, "CumProd: axis out of range");
+  OLG_TRY(emit_cumprod(cx, x, rank, d, ex, rev, "CumProd as Where and ReduceProd over a triangle", &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -345,6 +345,8 @@ OLG_SYMBOLIC(olg__sym_linalg_vector_norm);
 OLG_SYMBOLIC(olg__sym_logsumexp);
 OLG_SYMBOLIC(olg__sym_cumsum);        /* CumSum-11, else MatMul by a triangle of ones */
 OLG_SYMBOLIC(olg__sym_cumsum_opset11); /* CumSum-11 */
+OLG_SYMBOLIC(olg__sym_cumprod);      /* CumProd-26, else Where and ReduceProd over a triangle */
+OLG_SYMBOLIC(olg__sym_onnx_cumprod); /* the same emitter (reduce.c) */
 OLG_SYMBOLIC(olg__sym_onnx_cumsum);    /* ONNX CumSum below 11: a triangle of ones */
 
 /* ---- linear algebra (symbolics/linalg.c) ---- */

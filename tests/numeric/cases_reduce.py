@@ -148,4 +148,10 @@ CASES = [
     Case("cumsum", [i32(3, 4), 1, 6], lambda a, d, t: torch.cumsum(a, d, dtype=torch.float32)),
     Case("cumsum", [Dyn(x, ["N", 3, 4]), 2, None], lambda a, d, t: torch.cumsum(a, d)),
     Case("cumsum", [Dyn(x, [2, 3, "T"]), -1, None], lambda a, d, t: torch.cumsum(a, d), min_opset=11),
+    # cumprod: CumProd-26, else Where (9) and ReduceProd over a triangle; dims, dtype, integers
+    Case("cumprod", [x, 0, None], lambda a, d, t: torch.cumprod(a, d), min_opset=9),
+    Case("cumprod", [x, -1, None], lambda a, d, t: torch.cumprod(a, d), min_opset=9),
+    Case("cumprod", [x, 1, 7], lambda a, d, t: torch.cumprod(a, d, dtype=torch.float64), min_opset=9),
+    Case("cumprod", [i64(3, 4, lo=-3, hi=4), 1, None], lambda a, d, t: torch.cumprod(a, d), min_opset=9),
+    Case("cumprod", [Dyn(x, ["N", 3, 4]), 2, None], lambda a, d, t: torch.cumprod(a, d), min_opset=9),
 ]
