@@ -22,7 +22,8 @@ static const char usage[] =
     "(D), or not at all (.). --opset N lists how each op lowers at opset N, and the lowest opset\n"
     "that works where it does not. --markdown prints the matrix as the Markdown of docs/ops.md.\n"
     "--domain D keeps the ops of one domain (\"onnx\" for the default ONNX domain).\n"
-    "ONNX-domain ops without a row of their own are passed through wherever ONNX defines them.\n";
+    "ONNX-domain ops without a row of their own are passed through wherever ONNX defines them\n"
+    "(listed after the others).\n";
 
 #define NV (OLG_LOWER_OPSET_MAX - OLG_LOWER_OPSET_MIN + 1)
 
@@ -80,6 +81,27 @@ static const char *decomposition_note(const char *op) {
 
 /* Every operator of the default ONNX domain: where it converts (the registry's rows, else the
  * pass-through wherever ONNX defines it), as Markdown. */
+/* How ONNX op `op` converts at each target opset: as its registry rows say, or, without rows,
+ * passed through wherever its schema defines it. Returns whether it has rows. */
+static bool onnx_kinds(const olg_registry *r, const char *op, int *kinds) {
+  bool rows = false;
+  for (int v = OLG_LOWER_OPSET_MIN; v <= OLG_LOWER_OPSET_MAX && !rows; v++) {
+    int since = 0;
+    olg_registry_find(r, "", op, v, &since, NULL);
+    rows = since > 0;
+  }
+  for (int v = 0; v < NV; v++) {
+    int opset = OLG_LOWER_OPSET_MIN + v;
+    if (rows) {
+      kinds[v] = olg_registry_lowering(r, "", op, opset);
+    } else {
+      const olg_schema *s = olg_schema_find("", op, opset);
+      kinds[v] = s && !s->deprecated ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
+    }
+  }
+  return rows;
+}
+
 static void onnx_ops_markdown(const olg_registry *r) {
   printf("\n## Every ONNX operator\n\n"
          "Every operator of the default domain in ONNX's tables, as `onnxlegal convert` brings a\n"
@@ -96,22 +118,8 @@ static void onnx_ops_markdown(const olg_registry *r) {
   for (int i = 0; i < t->n_ops; i++) {
     const olg_schema_op *o = &t->ops[i];
     if (*o->domain) continue;
-    bool rows = false;
-    for (int v = OLG_LOWER_OPSET_MIN; v <= OLG_LOWER_OPSET_MAX && !rows; v++) {
-      int since = 0;
-      olg_registry_find(r, "", o->name, v, &since, NULL);
-      rows = since > 0;
-    }
     int kinds[NV];
-    for (int v = 0; v < NV; v++) {
-      int opset = OLG_LOWER_OPSET_MIN + v;
-      if (rows) {
-        kinds[v] = olg_registry_lowering(r, "", o->name, opset);
-      } else {
-        const olg_schema *s = olg_schema_find("", o->name, opset);
-        kinds[v] = s && !s->deprecated ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
-      }
-    }
+    onnx_kinds(r, o->name, kinds);
     char a[128], b[128], c[128];
     ranges(kinds, OLG_LOWERING_NATIVE, a, sizeof a);
     ranges(kinds, OLG_LOWERING_DECOMPOSED, b, sizeof b);
@@ -183,12 +191,22 @@ int cli_ops(int argc, char **argv) {
     printf("   (N native, D decomposition, . not supported; opsets %d..%d)\n", OLG_LOWER_OPSET_MIN,
            OLG_LOWER_OPSET_MAX);
   }
-  for (size_t i = 0; i < n; i++) {
+  /* the registry's ops, then (the text listing) every ONNX op without a row: passed through */
+  const olg_schema_tables *t = &olg__schema_tables;
+  size_t n_more = markdown || (domain && *domain) ? 0 : (size_t)t->n_ops;
+  for (size_t i = 0; i < n + n_more; i++) {
     const char *d, *op;
-    olg_registry_op_at(r, i, &d, &op);
-    if (domain && strcmp(domain, d) != 0) continue;
     int kinds[NV];
-    for (int v = 0; v < NV; v++) kinds[v] = olg_registry_lowering(r, d, op, OLG_LOWER_OPSET_MIN + v);
+    if (i < n) {
+      olg_registry_op_at(r, i, &d, &op);
+      if (domain && strcmp(domain, d) != 0) continue;
+      for (int v = 0; v < NV; v++) kinds[v] = olg_registry_lowering(r, d, op, OLG_LOWER_OPSET_MIN + v);
+    } else {
+      const olg_schema_op *o = &t->ops[i - n];
+      d = o->domain;
+      op = o->name;
+      if (*d || onnx_kinds(r, op, kinds)) continue; /* other domains; ops with rows: above */
+    }
     char name[256];
     snprintf(name, sizeof name, "%s::%s", domain_label(d), op);
     n_ops++;
@@ -203,6 +221,8 @@ int cli_ops(int argc, char **argv) {
         printf("%-40s %s\n", name, k == OLG_LOWERING_NATIVE ? "native" : "decomposition");
       } else {
         int lo = olg_registry_min_opset(r, d, op, 0);
+        for (int v = 0; v < NV && lo <= 0 && i >= n; v++) /* passed through: its first version */
+          if (kinds[v]) lo = OLG_LOWER_OPSET_MIN + v;
         if (lo > 0) printf("%-40s not supported (the lowest opset that works is %d)\n", name, lo);
         else printf("%-40s not supported\n", name);
       }
