@@ -6,6 +6,10 @@ const olg_symbolic_reg olg__opset10[] = {
     /* ---- ONNX domain: Mod-10, IsInf-10, ThresholdedRelu-10 ---- */
     {"", "IsInf", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
     {"", "Mod", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    /* QuantizeLinear-10, DequantizeLinear-10: passed through where the version has what the node
+       uses (per-axis from 13, blocked from 21), else computed (symbolics/quant.c) */
+    {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_NATIVE},
+    {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_NATIVE},
     {"", "ThresholdedRelu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */

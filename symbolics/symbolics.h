@@ -129,7 +129,9 @@ OLG_SYMBOLIC(olg__sym_onnx_reduce);      /* Reduce* */
 OLG_SYMBOLIC(olg__sym_onnx_reduce_axes_input); /* ReduceSum 13+, the others 18+ */
 OLG_SYMBOLIC(olg__sym_onnx_slice);
 OLG_SYMBOLIC(olg__sym_onnx_center_crop_pad);
-OLG_SYMBOLIC(olg__sym_onnx_tensor_scatter); /* TensorScatter (24) below 24: ScatterElements */ /* CenterCropPad (18) below 18: Slice and Pad */
+OLG_SYMBOLIC(olg__sym_onnx_tensor_scatter);
+OLG_SYMBOLIC(olg__sym_onnx_quantize_linear);   /* passed through, or computed (quant.c) */
+OLG_SYMBOLIC(olg__sym_onnx_dequantize_linear); /* passed through, or computed (quant.c) */ /* TensorScatter (24) below 24: ScatterElements */ /* CenterCropPad (18) below 18: Slice and Pad */
 OLG_SYMBOLIC(olg__sym_onnx_pad);
 OLG_SYMBOLIC(olg__sym_onnx_pad_opset18); /* run-time axes kept */
 OLG_SYMBOLIC(olg__sym_onnx_split);
