@@ -158,6 +158,11 @@ int64_t olg__registry_domain_version(const olg_registry *r, const char *domain);
 /* The function every ONNX op without a registration of its own dispatches to (a built-in
  * registry's pass-through, set by olg_registry_new_builtin in opsets/builtin.c). */
 void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn);
+/* olg_registry_add_ex for the opsets [since_opset, until_opset) (until 0: no end); past them
+ * an ONNX op is the pass-through's again (opsets/builtin.c's rows). */
+olg_status olg__registry_add_range(olg_registry *r, const char *domain, const char *op,
+                                  int since_opset, int until_opset, int lowering,
+                                  olg_symbolic_fn fn, void *ud);
 
 /* legalize_report.c: the report note of source node id, whose emitted nodes are the target
  * graph's from index first_emitted on. */

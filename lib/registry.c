@@ -4,9 +4,12 @@
  * in sorted order is free. Each op holds its registrations in insertion order; the one used at
  * opset T is the last inserted among those with the highest since <= T, which makes every
  * (op, since) key a stack (a caller's add shadows the built-in; remove pops it). An op has a
- * handful of registrations, so scanning them is O(1) in practice. The built-in registry (the
+ * handful of registrations, so scanning them is O(1) in practice. A registration serves the
+ * opsets [since, until): past `until` (the built-in rows of a decomposition end at the op's
+ * native opset) an ONNX op is the pass-through's again, and any other op has no symbolic. The built-in registry (the
  * opsets/ tables and the ONNX pass-through) is made in opsets/builtin.c: the core names no
  * symbolic. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "lower.h"
@@ -14,6 +17,9 @@
 
 typedef struct reg_entry {
   int since;
+  int until; /* the first opset the row no longer serves (0: none): from there an ONNX op is
+                passed through again (the built-in registry's decompositions below the native
+                opset carry it, opsets/opsets.h) */
   int lowering;
   olg_symbolic_fn fn;
   void *ud;
@@ -125,7 +131,7 @@ static olg_status check_mutable(const olg_registry *r, const char *fn) {
 }
 
 static olg_status add_entry(olg_registry *r, const char *domain, const char *op, int since,
-                            int lowering, olg_symbolic_fn fn, void *ud) {
+                            int until, int lowering, olg_symbolic_fn fn, void *ud) {
   domain = norm_domain(domain);
   long i = find_op(r, domain, op);
   if (i < 0) {
@@ -149,13 +155,13 @@ static olg_status add_entry(olg_registry *r, const char *domain, const char *op,
     }
     return s;
   }
-  ro->e[ro->n++] = (reg_entry){since, lowering, fn, ud};
+  ro->e[ro->n++] = (reg_entry){since, until, lowering, fn, ud};
   return OLG_OK;
 }
 
-OLG_API olg_status olg_registry_add_ex(olg_registry *r, const char *domain, const char *op,
-                                       int since_opset, int lowering, olg_symbolic_fn fn,
-                                       void *ud) {
+olg_status olg__registry_add_range(olg_registry *r, const char *domain, const char *op,
+                                  int since_opset, int until_opset, int lowering,
+                                  olg_symbolic_fn fn, void *ud) {
   olg_status s = check_mutable(r, "olg_registry_add");
   if (s) return s;
   if (!op || !*op) return olg__err(OLG_ERR_INVALID_ARG, "olg_registry_add: the op name is empty");
@@ -168,7 +174,16 @@ OLG_API olg_status olg_registry_add_ex(olg_registry *r, const char *domain, cons
     return olg__err(OLG_ERR_INVALID_ARG,
                     "olg_registry_add: %s::%s: lowering %d needs %s function", norm_domain(domain),
                     op, lowering, lowering == OLG_LOWERING_NONE ? "no" : "a");
-  return add_entry(r, domain, op, since_opset, lowering, fn, ud);
+  if (until_opset && until_opset <= since_opset)
+    return olg__err(OLG_ERR_RANGE, "olg_registry_add: %s::%s: serves opsets %d to %d (empty)",
+                    norm_domain(domain), op, since_opset, until_opset - 1);
+  return add_entry(r, domain, op, since_opset, until_opset, lowering, fn, ud);
+}
+
+OLG_API olg_status olg_registry_add_ex(olg_registry *r, const char *domain, const char *op,
+                                       int since_opset, int lowering, olg_symbolic_fn fn,
+                                       void *ud) {
+  return olg__registry_add_range(r, domain, op, since_opset, 0, lowering, fn, ud);
 }
 
 OLG_API olg_status olg_registry_add(olg_registry *r, const char *domain, const char *op,
@@ -252,24 +267,39 @@ OLG_API olg_status olg_registry_set_domain_version(olg_registry *r, const char *
 
 /* ---- lookups ---- */
 
+/* The registration that serves (domain, op) at opset: the last inserted among those with the
+ * highest since <= opset, or NULL. *ended is set when that registration stops before opset
+ * (its until): the op is then the pass-through's, if it is an ONNX op of a registry with one. */
 static const reg_entry *lookup(const olg_registry *r, const char *domain, const char *op,
-                               int opset) {
+                               int opset, bool *ended) {
+  *ended = false;
   long i = find_op(r, norm_domain(domain), op);
   if (i < 0) return NULL;
   const reg_op *ro = &r->ops[i];
   const reg_entry *best = NULL;
   for (uint32_t k = 0; k < ro->n; k++)
     if (ro->e[k].since <= opset && (!best || ro->e[k].since >= best->since)) best = &ro->e[k];
+  if (best && best->until && opset >= best->until) *ended = true;
   return best;
+}
+
+/* 1 when an ended registration of (domain, op) hands it to the pass-through. */
+static bool passed_on(const olg_registry *r, const char *domain) {
+  return !*norm_domain(domain) && r->onnx_fallback;
 }
 
 OLG_API olg_status olg_registry_find(const olg_registry *r, const char *domain, const char *op,
                                      int opset, int *since, int *lowering) {
   if (!r || !op) return olg__err(OLG_ERR_INVALID_ARG, "olg_registry_find: NULL argument");
-  const reg_entry *e = lookup(r, domain, op, opset);
-  if (since) *since = e ? e->since : -1;
-  if (lowering) *lowering = e ? e->lowering : OLG_LOWERING_NONE;
-  if (!e || e->lowering == OLG_LOWERING_NONE)
+  bool ended;
+  const reg_entry *e = lookup(r, domain, op, opset, &ended);
+  int k = !e ? OLG_LOWERING_NONE
+             : !ended ? e->lowering
+             : passed_on(r, domain) ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
+  if (since) /* past its until, the pass-through serves from there */
+    *since = !e ? -1 : !ended ? e->since : passed_on(r, domain) ? e->until : -1;
+  if (lowering) *lowering = k;
+  if (k == OLG_LOWERING_NONE)
     return olg__err(OLG_ERR_NOT_FOUND, "no symbolic for %s::%s at opset %d", norm_domain(domain),
                     op, opset);
   return OLG_OK;
@@ -278,8 +308,11 @@ OLG_API olg_status olg_registry_find(const olg_registry *r, const char *domain, 
 OLG_API int olg_registry_lowering(const olg_registry *r, const char *domain, const char *op,
                                   int opset) {
   if (!r || !op) return OLG_LOWERING_NONE;
-  const reg_entry *e = lookup(r, domain, op, opset);
-  return e ? e->lowering : OLG_LOWERING_NONE;
+  bool ended;
+  const reg_entry *e = lookup(r, domain, op, opset, &ended);
+  if (!e) return OLG_LOWERING_NONE;
+  if (ended) return passed_on(r, domain) ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
+  return e->lowering;
 }
 
 OLG_API int olg_registry_min_opset(const olg_registry *r, const char *domain, const char *op,
@@ -308,8 +341,15 @@ void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn) { r->o
 
 olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, const char *op,
                                   int opset, olg_symbolic_fn *fn, void **ud, int *lowering) {
-  const reg_entry *e = lookup(r, domain, op, opset);
-  if (e) {
+  bool ended;
+  const reg_entry *e = lookup(r, domain, op, opset, &ended);
+  if (e && ended && passed_on(r, domain)) { /* the row ended at the op's native opset */
+    *fn = r->onnx_fallback;
+    *ud = NULL;
+    *lowering = OLG_LOWERING_NATIVE;
+    return OLG_OK;
+  }
+  if (e && !ended) {
     *fn = e->fn;
     *ud = e->ud;
     *lowering = e->lowering;

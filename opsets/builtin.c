@@ -12,7 +12,8 @@ OLG_API olg_status olg_registry_new_builtin(olg_registry **out, const olg_alloca
   if (s) return s;
   for (const olg_opset_table *t = olg__opset_tables; t->regs; t++) {
     for (const olg_symbolic_reg *e = t->regs; e->op; e++) {
-      s = olg_registry_add_ex(r, e->domain, e->op, t->opset, e->lowering, e->fn, NULL);
+      s = olg__registry_add_range(r, e->domain, e->op, t->opset, OLG_ROW_UNTIL(e->lowering),
+                                  OLG_ROW_LOWERING(e->lowering), e->fn, NULL);
       if (s) {
         olg_registry_free(r);
         return s;

@@ -7,17 +7,17 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED}, /* native from 11 */
 
     /* ---- ONNX elementwise ops below their opset or type (onnx_math.c, activation.c) ---- */
-    {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE}, /* 8-/16-bit ints: wider, wrapped */
-    {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED},       /* native from 12 */
-    {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE},
-    {"", "Equal", olg__sym_onnx_compare, OLG_LOWERING_NATIVE},       /* floats: from 11 */
-    {"", "GreaterOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
-    {"", "IsInf", olg__sym_onnx_isinf, OLG_LOWERING_DECOMPOSED},     /* native from 10 */
-    {"", "IsNaN", olg__sym_onnx_isnan, OLG_LOWERING_DECOMPOSED},     /* native from 9 */
-    {"", "LessOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
-    {"", "Mod", olg__sym_onnx_mod, OLG_LOWERING_DECOMPOSED},         /* native from 10 */
-    {"", "Mul", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE},
-    {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE},
+    {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)}, /* 8-/16-bit ints: wider, wrapped */
+    {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
+    {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
+    {"", "Equal", olg__sym_onnx_compare, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},       /* floats: from 11 */
+    {"", "GreaterOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
+    {"", "IsInf", olg__sym_onnx_isinf, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "IsNaN", olg__sym_onnx_isnan, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
+    {"", "LessOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
+    {"", "Mod", olg__sym_onnx_mod, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "Mul", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
+    {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED}, /* native from 10 */
 
     /* ---- shape and indexing basics (symbolics/shape.c) ---- */
@@ -47,36 +47,36 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- ONNX domain: re-encoding where the encoding changed (symbolics/onnx.c); every
        other ONNX op is passed through where it exists (olg__sym_onnx_passthrough) ---- */
-    {"", "ArgMax", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE}, /* select_last_index: reversed */
-    {"", "ArgMin", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE}, /* select_last_index: reversed */
+    {"", "ArgMax", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
+    {"", "ArgMin", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
     {"", "BatchNormalization", olg__sym_onnx_batchnorm, OLG_LOWERING_NATIVE},
     {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
     {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Pow", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Sum", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
-    {"", "CastLike", olg__sym_onnx_castlike, OLG_LOWERING_DECOMPOSED},   /* native from 15 */
+    {"", "CastLike", olg__sym_onnx_castlike, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(15)},
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
-    {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED}, /* native from 9 */
+    {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED}, /* native from 11 (creation.c) */
-    {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED}, /* native from 9 (creation.c) */
-    {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED}, /* native from 11 (reduce.c) */
+    {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
+    {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* reduce.c */
     {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_DECOMPOSED}, /* native from 26 (reduce.c) */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
-    {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED}, /* native from 12 (linalg.c) */
+    {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)}, /* linalg.c */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
     {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_DECOMPOSED}, /* native from 20 (activation.c) */
-    {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
+    {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
-    {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* native from 17 */
+    {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
-    {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE}, /* ceil_mode as padding */
-    {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE},     /* ceil_mode as padding */
+    {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)}, /* ceil_mode as padding */
+    {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* ceil_mode as padding */
     {"", "Pad", olg__sym_onnx_pad, OLG_LOWERING_NATIVE},
     {"", "ReduceL1", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
@@ -331,15 +331,15 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "topk", olg__sym_topk, OLG_LOWERING_NATIVE},
 
     /* ---- sampling and attention, ONNX domain: the decompositions below the native opset ---- */
-    {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(20)},
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
-    {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(23)},
     {"", "GridSample", olg__sym_onnx_grid_sample_decomposed, OLG_LOWERING_DECOMPOSED},
 
     /* ---- window functions, DFT (symbolics/signal.c) ---- */
     {"", "DFT", olg__sym_onnx_dft_decomposed, OLG_LOWERING_DECOMPOSED},
-    {"", "BlackmanWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
-    {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
-    {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED},
+    {"", "BlackmanWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
+    {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
+    {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
 
     {NULL, NULL, NULL, 0}};

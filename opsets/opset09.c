@@ -3,10 +3,9 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset09[] = {
-    {"", "GatherElements", olg__sym_onnx_gather_elements_opset9, OLG_LOWERING_DECOMPOSED},
+    {"", "GatherElements", olg__sym_onnx_gather_elements_opset9, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
     /* ---- ONNX domain: IsNaN-9; ThresholdedRelu by Where-9 ---- */
-    {"", "IsNaN", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu_opset9, OLG_LOWERING_DECOMPOSED},
+    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu_opset9, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
 
     /* ---- shape basics (symbolics/shape.c): Compress-9 squeezes a dim of unknown size ---- */
     {"aten", "squeeze", olg__sym_squeeze_opset9, OLG_LOWERING_NATIVE},
@@ -24,15 +23,13 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "Attention", olg__sym_onnx_attention_decomposed_opset9, OLG_LOWERING_DECOMPOSED},
 
     /* ---- ONNX domain ---- */
-    {"", "ConstantOfShape", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "EyeLike", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Range", olg__sym_onnx_range_opset9, OLG_LOWERING_DECOMPOSED}, /* NonZero-9 */
+    {"", "Range", olg__sym_onnx_range_opset9, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* NonZero-9 */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
     {"", "Scan", olg__sym_onnx_scan, OLG_LOWERING_NATIVE}, /* Scan-9: no batch axis */
     /* ONNX losses: ignore_index by Where (symbolics/loss.c) */
-    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather_where, OLG_LOWERING_DECOMPOSED},
-    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather_where, OLG_LOWERING_DECOMPOSED},
+    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather_where, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
+    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather_where, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
 
     /* ---- activations (symbolics/activation.c): Where-9 ---- */
     {"aten", "softplus", olg__sym_softplus_opset9, OLG_LOWERING_NATIVE},

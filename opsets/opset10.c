@@ -3,14 +3,10 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset10[] = {
-    /* ---- ONNX domain: Mod-10, IsInf-10, ThresholdedRelu-10 ---- */
-    {"", "IsInf", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Mod", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    /* QuantizeLinear-10, DequantizeLinear-10: passed through where the version has what the node
-       uses (per-axis from 13, blocked from 21), else computed (symbolics/quant.c) */
+    /* ---- ONNX domain: QuantizeLinear-10, DequantizeLinear-10, passed through where the version
+       has what the node uses (per-axis from 13, blocked from 21), else computed (quant.c) ---- */
     {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_NATIVE},
     {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_NATIVE},
-    {"", "ThresholdedRelu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */
     {"aten", "div", olg__sym_div_opset10, OLG_LOWERING_NATIVE},          /* double floor div */
@@ -38,9 +34,5 @@ const olg_symbolic_reg olg__opset10[] = {
     /* ---- torchvision (symbolics/detection.c): NonMaxSuppression-10, RoiAlign-10 ---- */
     {"torchvision", "nms", olg__sym_tv_nms, OLG_LOWERING_NATIVE},
     {"torchvision", "roi_align", olg__sym_tv_roi_align, OLG_LOWERING_NATIVE},
-
-    /* ---- ONNX domain: MaxPool-10 and AveragePool-10 have ceil_mode (symbolics/pool.c) ---- */
-    {"", "AveragePool", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "MaxPool", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

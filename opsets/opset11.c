@@ -3,10 +3,6 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset11[] = {
-    {"", "GatherElements", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    /* ---- ONNX domain: Equal-11 takes floats ---- */
-    {"", "Equal", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-
     /* ---- interpolation (symbolics/interpolate.c): Resize-11 has PyTorch's coordinates ---- */
     {"aten", "upsample_bicubic2d", olg__sym_upsample_bicubic2d_opset11, OLG_LOWERING_NATIVE},
     {"aten", "upsample_bilinear2d", olg__sym_upsample_bilinear2d_opset11, OLG_LOWERING_NATIVE},
@@ -29,7 +25,7 @@ const olg_symbolic_reg olg__opset11[] = {
     {"aten", "constant_pad_nd", olg__sym_constant_pad_nd_opset11, OLG_LOWERING_NATIVE},
     {"aten", "pad", olg__sym_pad_opset11, OLG_LOWERING_NATIVE},
     {"aten", "tril", olg__sym_tril_opset11, OLG_LOWERING_DECOMPOSED},
-    {"", "Trilu", olg__sym_onnx_trilu_opset11, OLG_LOWERING_DECOMPOSED},
+    {"", "Trilu", olg__sym_onnx_trilu_opset11, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"aten", "triu", olg__sym_triu_opset11, OLG_LOWERING_DECOMPOSED},
 
     /* ---- tensor creation (symbolics/creation.c): Range-11 ---- */
@@ -46,8 +42,6 @@ const olg_symbolic_reg olg__opset11[] = {
 
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum_opset11, OLG_LOWERING_NATIVE},
-    {"", "CumSum", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Range", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): GatherElements-11, ScatterND-11 ---- */
     {"aten", "gather", olg__sym_gather_opset11, OLG_LOWERING_NATIVE},

@@ -3,11 +3,6 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset12[] = {
-    /* ---- ONNX domain: Celu-12, GreaterOrEqual-12, LessOrEqual-12 ---- */
-    {"", "Celu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "GreaterOrEqual", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "LessOrEqual", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-
     /* ---- activations (symbolics/activation.c): Celu-12 ---- */
     {"aten", "celu", olg__sym_celu_opset12, OLG_LOWERING_NATIVE},
 
@@ -17,13 +12,6 @@ const olg_symbolic_reg olg__opset12[] = {
 
     /* ---- linear algebra (symbolics/linalg.c): Einsum-12 ---- */
     {"aten", "einsum", olg__sym_einsum_opset12, OLG_LOWERING_NATIVE},
-    {"", "Einsum", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-
-    /* ---- ONNX domain: the losses are native from 12 (symbolics/loss.c below) ---- */
-    {"", "ArgMax", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE}, /* select_last_index */
-    {"", "ArgMin", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain (symbolics/onnx.c): Dropout-12's training_mode ---- */
     {"", "Dropout", olg__sym_onnx_dropout_opset12, OLG_LOWERING_NATIVE},

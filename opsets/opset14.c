@@ -3,12 +3,6 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset14[] = {
-    /* ---- ONNX domain: Add/Sub/Mul/Div-14 take 8- and 16-bit integers ---- */
-    {"", "Add", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Div", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Mul", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Sub", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-
     /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
     {"aten", "hardswish", olg__sym_hardswish_opset14, OLG_LOWERING_NATIVE},
 
@@ -16,10 +10,6 @@ const olg_symbolic_reg olg__opset14[] = {
     {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset14,
      OLG_LOWERING_DECOMPOSED},
     {"", "Attention", olg__sym_onnx_attention_decomposed_opset14, OLG_LOWERING_DECOMPOSED},
-
-    /* ---- ONNX domain ---- */
-    {"", "HardSwish", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "Trilu", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- rearranging (symbolics/arrange.c): Trilu-14 ---- */
     {"aten", "tril", olg__sym_tril_opset14, OLG_LOWERING_NATIVE},

@@ -3,7 +3,4 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset15[] = {
-    /* ---- ONNX domain ---- */
-    {"", "CastLike", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-
     {NULL, NULL, NULL, 0}};

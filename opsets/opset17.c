@@ -9,11 +9,5 @@ const olg_symbolic_reg olg__opset17[] = {
 
     /* ---- ONNX domain ---- */
     {"", "DFT", olg__sym_onnx_dft, OLG_LOWERING_NATIVE}, /* axis: attribute; an input from 20 */
-    {"", "LayerNormalization", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-
-    /* ---- window functions (symbolics/signal.c) ---- */
-    {"", "BlackmanWindow", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "HammingWindow", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
-    {"", "HannWindow", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

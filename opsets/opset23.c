@@ -11,8 +11,8 @@ const olg_symbolic_reg olg__opset23[] = {
     {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset23,
      OLG_LOWERING_NATIVE},
 
-    /* ---- attention, ONNX domain: Attention-23 passed through (decomposed below) ---- */
+    /* ---- attention, ONNX domain: Attention-23 (24's at 23; decomposed below); RotaryEmbedding
+       passed through from 23 (its row at 7 ends there) ---- */
     {"", "Attention", olg__sym_onnx_attention, OLG_LOWERING_NATIVE},
-    {"", "RotaryEmbedding", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -15,6 +15,12 @@
  * mode, ...) is the emit helpers' business (symbolics/emit*.c) and needs no row. No symbolic
  * outside symbolics/emit*.c asks the target opset (tests/py/test_layout.py checks it).
  * A row with OLG_LOWERING_NONE and fn NULL says the op stops being expressible from that opset.
+ * A row of an ONNX op that serves only up to the op's native opset NN (a decomposition, or a
+ * re-encoding of what the op lacked before NN) says so with OLG_UNTIL(NN) in its lowering: from
+ * NN on the op is passed through again (symbolics/emit_src.c), with no row of its own -- no
+ * "pass-through rows" (the one left, Scan-8's, is the op's first row). The pass-through never
+ * copies a node across a version change that alters the op's meaning (lib/meaning.c): such an
+ * op needs rows that serve every opset past the change.
  * Rows are grouped by family (one comment line per family), sorted by op inside a family.
  *
  * Adding opset NN:
@@ -36,8 +42,13 @@ typedef struct olg_symbolic_reg {
   const char *domain;
   const char *op;
   olg_symbolic_fn fn;
-  int lowering; /* olg_lowering */
+  int lowering; /* olg_lowering, | OLG_UNTIL(NN) for a row that serves opsets below NN only */
 } olg_symbolic_reg;
+
+/* The first opset a row no longer serves, packed with its lowering (OLG_ROW_*: unpacked). */
+#define OLG_UNTIL(nn) ((nn) << 8)
+#define OLG_ROW_LOWERING(l) ((l) & 0xff)
+#define OLG_ROW_UNTIL(l) ((l) >> 8)
 
 typedef struct olg_opset_table {
   int opset;
