@@ -171,6 +171,21 @@ olg_dtype olg_schema_tensor_type_dtype(const char *type_str);
 }
 #endif
 
+/* A version change that alters what a node of the op MEANS (lib/meaning.c): the same node --
+ * inputs, outputs, attributes -- computes something else (or is typed otherwise) from opset
+ * `after` on than at opsets below it. The pass-through never copies a node across one. */
+typedef struct olg_meaning_change {
+  const char *op;     /* default domain */
+  int before, after;  /* the op's last version with the old meaning, its first with the new */
+  const char *what;   /* what changed, as the spec's Changelog says it */
+} olg_meaning_change;
+
+/* The table, ascending by (op, after); *n gets its length. */
+const olg_meaning_change *olg_meaning_changes(size_t *n);
+/* The change of the default-domain op that lies between a node written at source opset `from`
+ * and opset `to` (either direction), or NULL. */
+const olg_meaning_change *olg_meaning_crossed(const char *op, int from, int to);
+
 /* Whether attribute a's value is allowed at schema s's version (lib/check.c's table of value
  * ranges that change with the version: negative axes, mode strings): 0 yes; otherwise the first
  * later version that allows it, or -1 for none. */

@@ -69,6 +69,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_DECOMPOSED}, /* native from 20 (activation.c) */
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "GroupNormalization", olg__sym_onnx_group_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
     {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */

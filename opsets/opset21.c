@@ -7,4 +7,8 @@ const olg_symbolic_reg olg__opset21[] = {
     {"aten", "group_norm", olg__sym_group_norm, OLG_LOWERING_NATIVE},
     {"aten", "native_group_norm", olg__sym_native_group_norm, OLG_LOWERING_NATIVE},
 
+    /* ---- ONNX domain (symbolics/norm.c): GroupNormalization-21; 18's per-group scale and bias
+       repeated per channel (lib/meaning.c: never passed through) ---- */
+    {"", "GroupNormalization", olg__sym_onnx_group_norm, OLG_LOWERING_NATIVE},
+
     {NULL, NULL, NULL, 0}};

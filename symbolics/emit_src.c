@@ -35,6 +35,7 @@ bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present) {
   return !sizes_present && src_opset(cx) >= 18;
 }
 bool olg__src_scan_has_batch(const olg_lower *cx) { return src_opset(cx) < 9; }
+bool olg__src_groupnorm_per_group(const olg_lower *cx) { return src_opset(cx) < 21; }
 
 const olg_schema *olg__target_schema(const olg_lower *cx, const char *op) {
   return olg_schema_find("", op, olg__opset(cx));
@@ -78,7 +79,9 @@ olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i
  * defaults are printed rounded, so floats never qualify. dilations of all 1 are the default of
  * every op that has them (the spec prints no default, as it depends on the rank). */
 /* the exceptions: an attribute whose default is NOT what the versions without it do
- * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel) */
+ * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel): dropped going
+ * down only when it holds that value (a node that leaves it out is refused there), and written
+ * out going up (olg__sym_onnx_passthrough) */
 static const struct { const char *op, *attr, *implied; } older[] = {
     {"RoiAlign", "coordinate_transformation_mode", "output_half_pixel"},
     {"Resize", "coordinate_transformation_mode", "asymmetric"},
@@ -167,6 +170,14 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
                      "%s was removed at opset %d; it exists at opsets %d to %d", nd->op, last,
                      first, last - 1);
   }
+  /* the same node means something else across a listed version change (lib/meaning.c):
+   * never copied over it; the op needs a row of its own that converts it */
+  const olg_meaning_change *mc = olg_meaning_crossed(nd->op, src_opset(cx), target);
+  if (mc)
+    return olg__errf(cx, OLG_ERR_UNSUPPORTED,
+                     "%s written at opset %d is not converted to opset %d: its meaning changes "
+                     "at opset %d (%s), and no row converts it", nd->op, src_opset(cx), target,
+                     mc->after, mc->what);
   uint64_t dropped = 0; /* attributes that only restate what the target's version implies */
   for (uint32_t i = 0; i < nd->n_attrs; i++) {
     const olg_attr_schema *as = olg_schema_attr(ts, nd->attrs[i].name);
@@ -182,10 +193,6 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
     }
   }
   OLG_TRY(default_changes_meaning(cx, nd, ts, src_opset(cx)));
-  if (strcmp(nd->op, "Scan") == 0 && (src_opset(cx) < 9) != (target < 9))
-    return olg__unsupportedf(cx, src_opset(cx) < 9 ? 8 : 9,
-                             "Scan-%d converted across opset 9 (Scan-8's batch axis and "
-                             "sequence_lens are gone at 9)", src_opset(cx) < 9 ? 8 : 9);
   int n_in = (int)nd->n_args;
   while (n_in > 0 && nd->args[n_in - 1].kind == OLG_ARG_NONE) n_in--;
   for (int i = 0; i < n_in; i++) { /* a type the op takes only from a later version */
@@ -248,6 +255,15 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
     } else {
       OLG_TRY(olg__node_add_attr(g, n, a)); /* borrowed from the source model */
     }
+  }
+  for (size_t k = 0; k < sizeof older / sizeof older[0]; k++) {
+    /* going up to the version that brought the attribute: what the older version did, said */
+    if (strcmp(nd->op, older[k].op) != 0 || !olg_schema_attr(ts, older[k].attr)) continue;
+    const olg_schema *ss = olg_schema_find("", nd->op, src_opset(cx));
+    bool has = false;
+    for (uint32_t i = 0; i < nd->n_attrs; i++) has |= strcmp(nd->attrs[i].name, older[k].attr) == 0;
+    if (!has && ss && !olg_schema_attr(ss, older[k].attr))
+      OLG_TRY(olg_node_attr_string(g, n, older[k].attr, older[k].implied));
   }
   size_t n_out = nd->n_outputs;
   while (n_out > 0 && nd->outputs[n_out - 1] == OLG_NO_VALUE) n_out--;

@@ -42,6 +42,8 @@ bool olg__src_softmax_is_flat(const olg_lower *cx);
 bool olg__src_dft_axis_attr(const olg_lower *cx);
 /* Split from 18 without split sizes: num_outputs parts, ceil-sized, the last smaller. */
 bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present);
+/* GroupNormalization below 21: scale and bias per group ([num_groups]; per channel from 21). */
+bool olg__src_groupnorm_per_group(const olg_lower *cx);
 /* Scan-8: a batch axis first and sequence_lens (gone at 9). */
 bool olg__src_scan_has_batch(const olg_lower *cx);
 

@@ -4,13 +4,15 @@
  *
  * The native ops (LayerNormalization-17, GroupNormalization-21, RMSNormalization-23) compute
  * their statistics in float (stash_type 1): a double input takes the decomposition, which stays in
- * double as PyTorch does. GroupNormalization-18 is never used: opset 21 redefined its scale and
- * bias (per group at 18, per channel at 21). */
+ * double as PyTorch does. GroupNormalization-18 is never emitted: opset 21 redefined its scale
+ * and bias (per group at 18, per channel at 21; lib/meaning.c), and 18's is deprecated. An ONNX
+ * GroupNormalization node of either version shares group_norm_decomposed below 21. */
 #include <float.h>
 #include <string.h>
 
 #include "emit.h"
 #include "emit_nn.h"
+#include "emit_src.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -286,6 +288,44 @@ olg_status olg__sym_native_layer_norm(olg_lower *cx, olg_node_id src, void *ud) 
 /* ------------------------------------------------------------------------------------------ */
 /* group_norm, native_group_norm */
 
+/* x [N, C, ...] normalized per group of channels, as PyTorch and GroupNormalization do:
+ * reshaped to [N, G, C/G * ...], normalized over the last axis, wg and bg (per group, [G];
+ * either may be OLG_NO_VALUE) applied there, and back to x's shape: outs[0]. With want_stats,
+ * outs[1] and outs[2] get mean and rstd [N, G]. */
+static olg_status group_norm_decomposed(olg_lower *cx, olg_value x, int64_t groups, double eps,
+                                        olg_value wg, olg_value bg, bool want_stats,
+                                        olg_value outs[3]) {
+  olg_value xr, yr, shape, cv;
+  OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){0, groups, -1}, 3, &xr));
+  if (want_stats || olg__dtype(cx, x) == OLG_DOUBLE) {
+    /* the statistics are outputs (or double, which ONNX Runtime's InstanceNormalization lacks) */
+    OLG_TRY(normalize(cx, xr, (const int64_t[]){2}, 1, eps, &yr, &outs[1],
+                      want_stats ? &outs[2] : NULL));
+    if (want_stats) {
+      OLG_TRY(olg__emit_squeeze(cx, outs[1], (const int64_t[]){2}, 1, &outs[1]));
+      OLG_TRY(olg__emit_squeeze(cx, outs[2], (const int64_t[]){2}, 1, &outs[2]));
+    }
+  } else {
+    /* InstanceNormalization over [N, G, L] is the group statistics' normalization */
+    olg_value ones, zeros;
+    OLG_TRY(olg__const_i64s(cx, &groups, 1, &cv));
+    OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 1.0, &ones));
+    OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 0.0, &zeros));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, xr));
+    OLG_TRY(olg_lower_emit_input(cx, nd, ones));
+    OLG_TRY(olg_lower_emit_input(cx, nd, zeros));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &yr));
+  }
+  if (wg != OLG_NO_VALUE) OLG_TRY(olg__emit_reshape_static(cx, wg, (const int64_t[]){groups, 1}, 2, &wg));
+  if (bg != OLG_NO_VALUE) OLG_TRY(olg__emit_reshape_static(cx, bg, (const int64_t[]){groups, 1}, 2, &bg));
+  OLG_TRY(affine(cx, yr, wg, bg, &yr));
+  OLG_TRY(olg__shape(cx, x, &shape));
+  return olg__emit_reshape(cx, yr, shape, &outs[0]);
+}
+
 /* aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None,
  * float eps=1e-05, bool cudnn_enabled=True);
  * aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C,
@@ -324,33 +364,8 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
   if (native) /* GroupNormalization has no mean/rstd outputs, and computes in float */
     OLG_TRY(olg_lower_decompose(cx, want_stats ? "native_group_norm's mean and rstd"
                                                : "group_norm of a double tensor", -1));
-  /* [N, C, ...] -> [N, G, C/G * ...], normalized over the last axis, and back */
-  olg_value xr, yr, shape;
-  OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){0, groups, -1}, 3, &xr));
-  if (want_stats || olg__dtype(cx, x) == OLG_DOUBLE) {
-    /* the statistics are outputs (or double, which ONNX Runtime's InstanceNormalization lacks) */
-    OLG_TRY(normalize(cx, xr, (const int64_t[]){2}, 1, eps, &yr, &outs[1],
-                      want_stats ? &outs[2] : NULL));
-    if (want_stats) {
-      OLG_TRY(olg__emit_squeeze(cx, outs[1], (const int64_t[]){2}, 1, &outs[1]));
-      OLG_TRY(olg__emit_squeeze(cx, outs[2], (const int64_t[]){2}, 1, &outs[2]));
-    }
-  } else {
-    /* InstanceNormalization over [N, G, L] is the group statistics' normalization */
-    olg_value ones, zeros;
-    OLG_TRY(olg__const_i64s(cx, &groups, 1, &cv));
-    OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 1.0, &ones));
-    OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 0.0, &zeros));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, xr));
-    OLG_TRY(olg_lower_emit_input(cx, nd, ones));
-    OLG_TRY(olg_lower_emit_input(cx, nd, zeros));
-    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &yr));
-  }
-  OLG_TRY(olg__shape(cx, x, &shape));
-  OLG_TRY(olg__emit_reshape(cx, yr, shape, &outs[0]));
+  OLG_TRY(group_norm_decomposed(cx, x, groups, eps, OLG_NO_VALUE, OLG_NO_VALUE, want_stats,
+                                outs));
   OLG_TRY(param_or_none(cx, wi, x, &w));
   OLG_TRY(param_or_none(cx, wi + 1, x, &b));
   if (w != OLG_NO_VALUE) OLG_TRY(channel_view(cx, w, rank, &w));
@@ -376,6 +391,90 @@ olg_status olg__sym_native_group_norm_decomposed(olg_lower *cx, olg_node_id src,
 olg_status olg__sym_native_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return group_norm(cx, true, true);
+}
+
+/* ONNX GroupNormalization(X, scale, bias; epsilon, num_groups, stash_type from 21). Version 18
+ * takes scale and bias per group ([G]), 21 per channel ([C]) (lib/meaning.c): a version-18 node
+ * is never copied to 21. */
+
+/* p [G] repeated per channel: p[c / (C/G)] for c in [0, C), C known or read at run time. */
+static olg_status per_channel(olg_lower *cx, olg_value p, olg_value x, int64_t groups,
+                              olg_value *out) {
+  olg_value pg, shape;
+  int64_t c = olg__dim(cx, x, 1);
+  OLG_TRY(olg__emit_reshape_static(cx, p, (const int64_t[]){groups, 1}, 2, &pg));
+  if (c >= 0) {
+    OLG_TRY(olg__const_i64s(cx, (const int64_t[]){groups, c / groups}, 2, &shape));
+  } else {
+    olg_value pieces[2], cv;
+    OLG_TRY(olg__dim_tensor(cx, x, 1, &cv));
+    OLG_TRY(olg__const_i64s(cx, &groups, 1, &pieces[0]));
+    OLG_TRY(olg__emit2(cx, "Div", cv, pieces[0], &pieces[1]));
+    OLG_TRY(olg__concat_ints(cx, pieces, 2, &shape));
+  }
+  OLG_TRY(olg__emit_expand(cx, pg, shape, &pg));
+  return olg__emit_reshape_static(cx, pg, (const int64_t[]){-1}, 1, out);
+}
+
+static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool native) {
+  olg_value x, w, b, outs[3];
+  int32_t rank;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(known_rank(cx, x, 2, &rank));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &b));
+  int64_t groups = olg__src_attr_int(cx, "num_groups", 0);
+  double eps = olg__src_attr_float(cx, "epsilon", 1e-5);
+  int64_t c = olg__dim(cx, x, 1);
+  if (groups <= 0 || (c >= 0 && c % groups))
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "GroupNormalization: num_groups %lld does not "
+                     "divide %lld channels", (long long)groups, (long long)c);
+  if (olg__src_attr_int(cx, "stash_type", 1) != 1)
+    return olg_lower_unsupported(cx, "GroupNormalization with a stash_type other than float", 21);
+  bool per_group = olg__src_groupnorm_per_group(cx);
+  if (native) {
+    if (!per_group) return olg__sym_onnx_passthrough(cx, src, ud); /* 21 and later: as it is */
+    OLG_TRY(per_channel(cx, w, x, groups, &w));
+    OLG_TRY(per_channel(cx, b, x, groups, &b));
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "GroupNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, w));
+    OLG_TRY(olg_lower_emit_input(cx, nd, b));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "num_groups", groups));
+    OLG_TRY(olg_lower_emit_end(cx, nd, 1, outs));
+    return olg__bind_outputs(cx, outs, 1);
+  }
+  /* stash_type 1: the statistics in float for a 16-bit input */
+  olg_dtype t = olg__dtype(cx, x);
+  bool half = t == OLG_FLOAT16 || t == OLG_BFLOAT16;
+  if (half) {
+    OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
+    OLG_TRY(olg__emit_cast(cx, w, OLG_FLOAT, &w));
+    OLG_TRY(olg__emit_cast(cx, b, OLG_FLOAT, &b));
+  }
+  if (per_group) {
+    OLG_TRY(group_norm_decomposed(cx, x, groups, eps, w, b, false, outs));
+  } else {
+    OLG_TRY(group_norm_decomposed(cx, x, groups, eps, OLG_NO_VALUE, OLG_NO_VALUE, false, outs));
+    OLG_TRY(channel_view(cx, w, rank, &w));
+    OLG_TRY(channel_view(cx, b, rank, &b));
+    OLG_TRY(affine(cx, outs[0], w, b, &outs[0]));
+  }
+  if (half) OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
+  return olg__bind_outputs(cx, outs, 1);
+}
+
+/* Below opset 21: Reshape + InstanceNormalization + affine + Reshape, scale and bias per group
+ * (version 18) or per channel (version 21). */
+olg_status olg__sym_onnx_group_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+  return onnx_group_norm(cx, src, ud, false);
+}
+/* From opset 21: GroupNormalization-21; a version-18 node's scale and bias repeated per
+ * channel. */
+olg_status olg__sym_onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
+  return onnx_group_norm(cx, src, ud, true);
 }
 
 /* ------------------------------------------------------------------------------------------ */

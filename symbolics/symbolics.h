@@ -115,6 +115,8 @@ olg_status olg__sym_tv_roi_align_opset16(olg_lower *cx, olg_node_id src, void *u
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
 OLG_SYMBOLIC(olg__sym_onnx_layer_norm_decomposed); /* LayerNormalization below 17 (norm.c) */
+OLG_SYMBOLIC(olg__sym_onnx_group_norm_decomposed); /* GroupNormalization below 21 (norm.c) */
+OLG_SYMBOLIC(olg__sym_onnx_group_norm);            /* GroupNormalization-21 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather);       /* NegativeLogLikelihoodLoss 7-8 (loss.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather_where); /* NegativeLogLikelihoodLoss 9-11 */
 OLG_SYMBOLIC(olg__sym_onnx_sce_loss_gather);       /* SoftmaxCrossEntropyLoss 7-8 */

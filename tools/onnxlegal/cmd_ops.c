@@ -59,6 +59,9 @@ static const struct { const char *op, *how; } decomposition_notes[] = {
     {"AveragePool", "ceil_mode: extra end padding (count_include_pad 0)"},
     {"CastLike", "Cast to the other input's type"},
     {"GridSample", "Gather of the neighbours, weights by arithmetic (as aten::grid_sampler)"},
+    {"GroupNormalization", "InstanceNormalization over [N, G, -1], scale and bias per group (18) "
+                           "or per channel (21) (as aten::group_norm); 18's repeated per channel "
+                           "from 21"},
     {"HardSwish", "x * HardSigmoid(x)"},
     {"LayerNormalization", "ReduceMean, Sub, Mul, Sqrt, Div (as aten::layer_norm)"},
     {"Max", "a type the version lacks: computed in float/double, cast back"},
