@@ -1,5 +1,6 @@
 /* onnxlegal — inference rules: convolutions, pooling, normalizations, matrix products,
  * recurrent cells, attention, sampling and losses. */
+#include <stdbool.h>
 #include <math.h>
 #include <string.h>
 
@@ -328,15 +329,45 @@ OLG_INFER_RULE(olg__inf_layernorm) {
   return olg__set_out(cx, 2, sdt, &x);
 }
 
-OLG_INFER_RULE(olg__inf_groupnorm) {
+/* Output: input 0's type. */
+static olg_status same_as_input0(olg_icx *cx) {
   olg_ishape x;
   olg__in_shape(cx, 0, &x);
   return olg__set_out(cx, 0, olg__in_dtype(cx, 0), &x);
 }
 
-OLG_INFER_RULE(olg__inf_rms_norm) { return olg__inf_groupnorm(cx); }
-OLG_INFER_RULE(olg__inf_lrn) { return olg__inf_groupnorm(cx); }
-OLG_INFER_RULE(olg__inf_rotary) { return olg__inf_groupnorm(cx); }
+/* GroupNormalization: scale and bias are 1-D, of num_groups values at version 18 and of C (the
+ * channels, x's dim 1) from 21 (lib/meaning.c); num_groups divides C. ONNX Runtime refuses
+ * any other length, so check does too where the lengths are known. */
+OLG_INFER_RULE(olg__inf_groupnorm) {
+  olg_ishape x, p;
+  int64_t groups = olg__attr_i(cx, "num_groups", 0);
+  int64_t c = olg__in_shape(cx, 0, &x) && x.rank >= 2 ? x.d[1].value : -1;
+  if (groups <= 0) return olg__fail(cx, "num_groups is %lld; it must be >= 1", (long long)groups);
+  if (c >= 0 && c % groups)
+    return olg__fail(cx, "num_groups %lld does not divide the %lld channels of X (dim 1)",
+                     (long long)groups, (long long)c);
+  bool per_channel = cx->opset >= 21;
+  int64_t want = per_channel ? c : groups;
+  static const char *const name[] = {"scale", "bias"};
+  for (int i = 1; i <= 2; i++) {
+    if (!olg__in_shape(cx, i, &p)) continue;
+    if (p.rank != 1)
+      return olg__fail(cx, "%s has rank %d; it must be 1-D", name[i - 1], (int)p.rank);
+    if (want >= 0 && p.d[0].value >= 0 && p.d[0].value != want)
+      return olg__fail(cx, "%s has %lld values; GroupNormalization-%d takes one per %s (%lld)%s",
+                       name[i - 1], (long long)p.d[0].value, per_channel ? 21 : 18,
+                       per_channel ? "channel" : "group", (long long)want,
+                       per_channel && p.d[0].value == groups
+                           ? ": one per group is GroupNormalization-18's (opset 18-20)"
+                           : "");
+  }
+  return same_as_input0(cx);
+}
+
+OLG_INFER_RULE(olg__inf_rms_norm) { return same_as_input0(cx); }
+OLG_INFER_RULE(olg__inf_lrn) { return same_as_input0(cx); }
+OLG_INFER_RULE(olg__inf_rotary) { return same_as_input0(cx); }
 
 static olg_status matmul_shape(olg_icx *cx, int ai, int bi, olg_dtype dt) {
   olg_ishape a, b, out;
