@@ -429,8 +429,6 @@ static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool
   if (groups <= 0 || (c >= 0 && c % groups))
     return olg__errf(cx, OLG_ERR_INVALID_MODEL, "GroupNormalization: num_groups %lld does not "
                      "divide %lld channels", (long long)groups, (long long)c);
-  if (olg__src_attr_int(cx, "stash_type", 1) != 1)
-    return olg_lower_unsupported(cx, "GroupNormalization with a stash_type other than float", 21);
   bool per_group = olg__src_groupnorm_per_group(cx);
   if (native) {
     if (!per_group) return olg__sym_onnx_passthrough(cx, src, ud); /* 21 and later: as it is */
@@ -446,13 +444,17 @@ static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, outs));
     return olg__bind_outputs(cx, outs, 1);
   }
-  /* stash_type 1: the statistics in float for a 16-bit input */
-  olg_dtype t = olg__dtype(cx, x);
-  bool half = t == OLG_FLOAT16 || t == OLG_BFLOAT16;
-  if (half) {
-    OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
-    OLG_TRY(olg__emit_cast(cx, w, OLG_FLOAT, &w));
-    OLG_TRY(olg__emit_cast(cx, b, OLG_FLOAT, &b));
+  /* stash_type (21; 18 computes as 21's default, float): the type the statistics are computed
+   * in -- here the whole decomposition, cast back to X's type at the end */
+  olg_dtype t = olg__dtype(cx, x), stash = (olg_dtype)olg__src_attr_int(cx, "stash_type", 1);
+  if (stash != OLG_FLOAT && stash != OLG_DOUBLE && stash != OLG_FLOAT16 && stash != OLG_BFLOAT16)
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "GroupNormalization: stash_type %d is not a "
+                     "floating-point type", (int)stash);
+  bool recast = t != OLG_UNDEFINED && t != stash;
+  if (recast) {
+    OLG_TRY(olg__emit_cast(cx, x, stash, &x));
+    OLG_TRY(olg__emit_cast(cx, w, stash, &w));
+    OLG_TRY(olg__emit_cast(cx, b, stash, &b));
   }
   if (per_group) {
     OLG_TRY(group_norm_decomposed(cx, x, groups, eps, w, b, false, outs));
@@ -462,7 +464,7 @@ static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool
     OLG_TRY(channel_view(cx, b, rank, &b));
     OLG_TRY(affine(cx, outs[0], w, b, &outs[0]));
   }
-  if (half) OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
+  if (recast) OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
   return olg__bind_outputs(cx, outs, 1);
 }
 

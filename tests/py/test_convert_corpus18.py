@@ -139,9 +139,7 @@ def test_every_case_is_generated_and_recorded():
 # Converted models known to be wrong, each a bug with its issue; the test fails when one is fixed
 # (remove it here) as when a new one appears.
 KNOWN_WRONG = {
-    # issue 27 (a): GroupNormalization-18's per-group scale is copied into GroupNormalization-21
-    "groupnormalization18": "21-26",
-    "groupnormalization18_epsilon": "21-26",
+    # none: GroupNormalization-18's per-group scale is repeated per channel at 21+ (issue 27 (a))
 }
 
 
