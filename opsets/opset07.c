@@ -128,8 +128,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_DECOMPOSED}, /* one-hot ConvTranspose */
     {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 (quant.c) */
     {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 */
-    {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED}, /* native from 24 */
-    {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED}, /* native from 18 */
+    {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(24)},
+    {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(18)},
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
     {"aten", "conv1d", olg__sym_conv, OLG_LOWERING_NATIVE},
     {"aten", "conv2d", olg__sym_conv, OLG_LOWERING_NATIVE},

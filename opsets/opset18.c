@@ -6,7 +6,6 @@ const olg_symbolic_reg olg__opset18[] = {
     /* ---- convolution and pooling (symbolics/conv.c): Col2Im-18 ---- */
     {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_NATIVE},
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_NATIVE},
-    {"", "CenterCropPad", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
 
     /* ---- activations (symbolics/activation.c): Mish-18 ---- */
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_NATIVE},

@@ -5,5 +5,4 @@
 const olg_symbolic_reg olg__opset24[] = {
     /* ---- activations (symbolics/activation.c): Swish-24 ---- */
     {"", "Swish", olg__sym_onnx_swish, OLG_LOWERING_NATIVE},
-    {"", "TensorScatter", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
     {NULL, NULL, NULL, 0}};
