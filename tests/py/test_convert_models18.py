@@ -5,7 +5,9 @@ and run in ONNX Runtime against ORT on the source model at its own opset (issue 
   num_outputs, ReduceMean and Pad with axes as inputs, Softmax attention, Gelu-free MLP;
 - a decoder block as onnxscript / the GenAI builders write it at 23: RMSNormalization,
   RotaryEmbedding, Attention with grouped-query heads, a KV cache and is_causal, a Swish-gated
-  MLP (Mul of Sigmoid), Gelu-20.
+  MLP (Mul of Sigmoid), Gelu-20;
+- a conv net at 21: Conv, GroupNormalization-21, Gelu-20, Resize-19 (nearest, asymmetric),
+  Mish, ReduceMean-18 pooling.
 
 The models are built here with onnx.helper (python3-onnx 1.12 knows opsets up to 17: no checker),
 their weights drawn from a fixed seed.
@@ -117,7 +119,24 @@ def decoder23():
     return _model(n, ins, ["y", "present_k", "present_v"], inits, 23), feeds
 
 
-MODELS = {"transformer18": transformer18, "decoder23": decoder23}
+def convnet21():
+    inits = {"w1": _w(8, 3, 3, 3), "b1": _w(8), "gn_s": _w(8) + 1, "gn_b": _w(8), "w2": _w(4, 8, 3, 3),
+             "scales": np.array([1, 1, 2, 2], np.float32), "axes": _i64(2, 3)}
+    n = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("GroupNormalization", ["c1", "gn_s", "gn_b"], ["g"], num_groups=4, epsilon=1e-5),
+        helper.make_node("Gelu", ["g"], ["a"]),
+        helper.make_node("Resize", ["a", "", "scales"], ["up"], mode="nearest",
+                         coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        helper.make_node("Conv", ["up", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Mish", ["c2"], ["m"]),
+        helper.make_node("ReduceMean", ["m", "axes"], ["y"], keepdims=0),
+    ]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 6, 6])
+    return _model(n, [x], ["y"], inits, 21), {"x": _w(2, 3, 6, 6, scale=1.0)}
+
+
+MODELS = {"transformer18": transformer18, "decoder23": decoder23, "convnet21": convnet21}
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
