@@ -53,5 +53,6 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- ONNX domain (symbolics/onnx.c): ScatterElements-11 ---- */
     {"", "Scatter", olg__sym_onnx_scatter_opset11, OLG_LOWERING_NATIVE},
     {"", "ScatterElements", olg__sym_onnx_scatter_opset11, OLG_LOWERING_NATIVE},
+    {"", "ScatterND", olg__sym_onnx_scatter_opset11, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -21,5 +21,6 @@ const olg_symbolic_reg olg__opset16[] = {
     /* ---- ONNX domain (symbolics/onnx.c): ScatterElements reduction add/mul ---- */
     {"", "Scatter", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
     {"", "ScatterElements", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
+    {"", "ScatterND", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -28,5 +28,6 @@ const olg_symbolic_reg olg__opset18[] = {
     {"", "Split", olg__sym_onnx_split_opset18, OLG_LOWERING_NATIVE},
     {"", "Scatter", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
     {"", "ScatterElements", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
+    {"", "ScatterND", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

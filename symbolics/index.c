@@ -845,6 +845,76 @@ olg_status olg__sym_scatter_add_opset16(olg_lower *cx, olg_node_id src, void *ud
   return scatter_add(cx, IX16);
 }
 
+/* ONNX Scatter (9) / ScatterElements (11) and ScatterND (11): aten scatter's and index_put's
+ * meaning. reduction 'add' and 'mul' below 16 as aten's reductions (the row scatter);
+ * 'max'/'min' only from 18. ScatterND's rows: data as [prod(d0..dk-1), rest], the linear row of
+ * each index tuple from the dims known at export time (non-negative indices). */
+static olg_status onnx_scatter(olg_lower *cx, olg_node_id src, void *ud, ix_caps c, bool max_min) {
+  bool nd = strcmp(olg_lower_node_op(cx), "ScatterND") == 0;
+  olg_value x, idx, upd, y;
+  for (size_t i = 0; i < 3; i++) OLG_TRY(olg_lower_arg_value(cx, i, i == 0 ? &x : i == 1 ? &idx : &upd));
+  const char *red = olg__src_attr_string(cx, "reduction", "none");
+  scatter_mode mode = strcmp(red, "add") == 0 ? SCATTER_ADD : strcmp(red, "mul") == 0 ? SCATTER_MUL : SCATTER_SET;
+  if (mode == SCATTER_SET && strcmp(red, "none") != 0) { /* max, min */
+    if (!max_min) return olg__unsupportedf(cx, 18, "%s with reduction '%s'", olg_lower_node_op(cx), red);
+    if (nd) OLG_TRY(olg__emit_scatter_nd(cx, x, idx, upd, red, &y));
+    else OLG_TRY(olg__emit_scatter_elements(cx, x, idx, upd, olg__src_attr_int(cx, "axis", 0), red, &y));
+    return bind(cx, y);
+  }
+  if (!nd) {
+    int32_t rank;
+    int64_t axis = olg__src_attr_int(cx, "axis", 0);
+    OLG_TRY(olg__input_rank(cx, x, &rank));
+    if (rank > 0 && axis < 0) axis += rank;
+    OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, mode, &y));
+    return bind(cx, y);
+  }
+  if (mode == SCATTER_SET ? c.scatter_nd : c.scatter_reduce) return olg__sym_onnx_passthrough(cx, src, ud);
+  int64_t xd[OLG_MAX_RANK], rows = 1, k = olg__dim(cx, idx, -1);
+  int32_t xr;
+  if (!olg__static_shape(cx, x, xd, &xr) || k < 1 || k > xr)
+    return olg__unsupportedf(cx, mode == SCATTER_SET ? 11 : 16, "ScatterND%s of data whose shape "
+                             "(or an index tuple's length) is not known at export time",
+                             mode == SCATTER_SET ? "" : " with a reduction");
+  OLG_TRY(olg_lower_decompose(cx, "ScatterND as a row scatter", mode == SCATTER_SET ? 11 : 16));
+  olg_value lin = OLG_NO_VALUE, flat, uflat, shape;
+  for (int64_t j = k - 1, stride = 1; j >= 0; stride *= xd[j--]) {
+    olg_value col, s;
+    OLG_TRY(olg__const_i64(cx, j, &col));
+    OLG_TRY(olg__emit_gather(cx, idx, col, olg__rank(cx, idx) - 1, &col));
+    OLG_TRY(olg__const_i64(cx, stride, &s));
+    OLG_TRY(olg__emit2(cx, "Mul", col, s, &col));
+    if (lin == OLG_NO_VALUE) lin = col;
+    else OLG_TRY(olg__emit2(cx, "Add", lin, col, &lin));
+  }
+  for (int64_t j = 0; j < k; j++) rows *= xd[j];
+  int64_t fdims[OLG_MAX_RANK + 1] = {rows}, udims[OLG_MAX_RANK + 1] = {-1};
+  for (int32_t j = (int32_t)k; j < xr; j++) fdims[1 + j - k] = udims[1 + j - k] = xd[j];
+  OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
+  OLG_TRY(olg__emit_reshape_static(cx, x, fdims, (size_t)(1 + xr - k), &flat));
+  OLG_TRY(olg__emit_reshape_static(cx, upd, udims, (size_t)(1 + xr - k), &uflat));
+  OLG_TRY(scatter_rows(cx, c, flat, lin, uflat, mode, rows, &y));
+  OLG_TRY(olg__const_i64s(cx, xd, (size_t)xr, &shape));
+  OLG_TRY(olg__emit_reshape(cx, y, shape, &y));
+  return bind(cx, y);
+}
+
+olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
+  return onnx_scatter(cx, src, ud, IX9, false);
+}
+
+olg_status olg__sym_onnx_scatter_opset11(olg_lower *cx, olg_node_id src, void *ud) {
+  return onnx_scatter(cx, src, ud, IX11, false);
+}
+
+olg_status olg__sym_onnx_scatter_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  return onnx_scatter(cx, src, ud, IX16, false);
+}
+
+olg_status olg__sym_onnx_scatter_opset18(olg_lower *cx, olg_node_id src, void *ud) {
+  return onnx_scatter(cx, src, ud, IX16, true);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* nonzero, one_hot */
 

@@ -570,49 +570,6 @@ olg_status olg__sym_onnx_constant(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* What the target offers: ScatterElements (11+; Scatter-9 below), its reductions add and mul
- * (16+), max and min (18+). */
-typedef struct {
-  bool elements, add_mul, max_min;
-} scatter_caps;
-
-/* Scatter (9, removed at 11) and ScatterElements (11+): the same meaning. */
-static olg_status scatter(olg_lower *cx, scatter_caps c) {
-  olg_value in[3], y;
-  for (size_t i = 0; i < 3; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
-  const char *red = olg__src_attr_string(cx, "reduction", "none");
-  bool reduce = strcmp(red, "none") != 0, add_mul = strcmp(red, "add") == 0 || strcmp(red, "mul") == 0;
-  if (reduce && !(add_mul ? c.add_mul : c.max_min))
-    return olg__unsupportedf(cx, add_mul ? 16 : 18, "ScatterElements with reduction '%s'", red);
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", c.elements ? "ScatterElements" : "Scatter", &nd));
-  for (int i = 0; i < 3; i++) OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", olg__src_attr_int(cx, "axis", 0)));
-  if (reduce) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "reduction", red));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, (scatter_caps){false, false, false});
-}
-
-olg_status olg__sym_onnx_scatter_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, (scatter_caps){true, false, false});
-}
-
-olg_status olg__sym_onnx_scatter_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, (scatter_caps){true, true, false});
-}
-
-olg_status olg__sym_onnx_scatter_opset18(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, (scatter_caps){true, true, true});
-}
-
 /* GridSample: modes "bilinear"/"bicubic" (16) were renamed "linear"/"cubic" at 20, which also
  * takes N-D inputs (16 takes 4-D only). */
 olg_status olg__sym_onnx_grid_sample(olg_lower *cx, olg_node_id src, void *ud) {

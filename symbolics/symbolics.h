@@ -150,8 +150,10 @@ OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
 OLG_SYMBOLIC(olg__sym_onnx_softmax_opset13); /* along one axis */
 OLG_SYMBOLIC(olg__sym_onnx_flatten);     /* a negative axis counted from the front below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as a tensor */
-OLG_SYMBOLIC(olg__sym_onnx_scatter);     /* Scatter (9, removed at 11) <-> ScatterElements */
-OLG_SYMBOLIC(olg__sym_onnx_scatter_opset11); /* ScatterElements */
+/* index.c: Scatter (9, removed at 11) <-> ScatterElements, and ScatterND: aten scatter's and
+ * index_put's lowering; reductions add/mul below 16 as a row scatter, max/min from 18 */
+OLG_SYMBOLIC(olg__sym_onnx_scatter);
+OLG_SYMBOLIC(olg__sym_onnx_scatter_opset11); /* ScatterElements, ScatterND */
 OLG_SYMBOLIC(olg__sym_onnx_scatter_opset16); /* reduction add, mul */
 OLG_SYMBOLIC(olg__sym_onnx_scatter_opset18); /* reduction max, min */
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample); /* GridSample modes renamed at 20 */
