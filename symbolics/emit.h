@@ -226,8 +226,11 @@ typedef struct olg_resize_params {
    * up when down-sampling): a source Upsample/Resize-10 with run-time scales is then re-emitted
    * as Upsample-9/Resize-10 with them, exactly */
   int legacy_nearest;
+  /* with scales: the output sizes, where they are not floor(in * scale) (Resize-18's
+   * keep_aspect_ratio_policy rounds them); the coordinates still follow the scales */
+  const int64_t *out_sizes;
 } olg_resize_params;
-#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0, 0}
+#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0, 0, 0}
 /* Upsample-7 (scales attribute, modes nearest/linear with asymmetric coordinates only), Upsample-9
  * (scales input), Resize-10 (scales input, asymmetric only), Resize-11 (roi, scales, sizes;
  * coordinate modes, nearest_mode, cubic), Resize-13 (roi optional), Resize-18 (antialias,

@@ -380,6 +380,25 @@ static float exact_scale(int64_t in, int64_t size) {
   return s;
 }
 
+/* Every axis keeps or grows its size: known scales >= 1, or known sizes >= the known dims. */
+static bool resize_upsamples(olg_lower *cx, olg_value x, const olg_resize_params *p) {
+  const int64_t *sz = p->out_sizes ? p->out_sizes : p->sizes;
+  size_t n = p->n;
+  if (!sz && p->sizes_v != OLG_NO_VALUE && !olg__known_ints(cx, p->sizes_v, &sz, &n)) return false;
+  if (sz) {
+    if (olg__rank(cx, x) != (int32_t)n) return false;
+    for (size_t i = 0; i < n; i++) {
+      int64_t d = olg__dim(cx, x, (int32_t)i);
+      if (d < 0 || sz[i] < d) return false;
+    }
+    if (!p->out_sizes) return true;
+  }
+  if (!p->scales) return false; /* run-time scales */
+  for (size_t i = 0; i < p->n; i++)
+    if (!(p->scales[i] >= 1)) return false;
+  return true;
+}
+
 olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params *p,
                             olg_value *out) {
   int opset = olg__opset(cx);
@@ -395,9 +414,31 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
                 (p->sizes_v != OLG_NO_VALUE);
   if (n_given != 1)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: give exactly one of scales or sizes");
-  if (p->antialias && opset < 18) return olg_lower_unsupported(cx, "Resize with antialias", 18);
-  if (streq(ctm, "half_pixel_symmetric") && opset < 19)
-    return olg_lower_unsupported(cx, "Resize with coordinate_transformation_mode 'half_pixel_symmetric'", 19);
+  /* output sizes other than the scales' floor: index and weight tables with both */
+  for (size_t i = 0; p->out_sizes && p->scales && i < p->n; i++) {
+    if (!p->sizes && olg__f64_sat_i64(floorf(p->scales[i] * (float)olg__dim(cx, x, (int32_t)i))) !=
+                         p->out_sizes[i]) {
+      if (p->antialias && !resize_upsamples(cx, x, p))
+        return olg_lower_unsupported(cx, "Resize with antialias down-sampling to sizes other than "
+                                         "its scales give", -1);
+      return olg__emit_resize_tables(cx, x, p, out);
+    }
+  }
+  /* antialias widens the filter only where an axis shrinks: up-sampling it is antialias=0 */
+  bool antialias = p->antialias && !resize_upsamples(cx, x, p);
+  if (antialias && opset < 18) return olg_lower_unsupported(cx, "Resize with antialias down-sampling", 18);
+  if (streq(ctm, "half_pixel_symmetric") && opset < 19) {
+    /* decomposed exactly, tables computed at conversion time from constant scales or sizes and
+     * a static shape */
+    if (antialias) return olg_lower_unsupported(cx, "Resize with antialias and coordinate_transformation_mode 'half_pixel_symmetric'", 19);
+    int64_t dims[OLG_MAX_RANK];
+    int32_t rank;
+    if (!olg__static_shape(cx, x, dims, &rank) || (!p->scales && !p->sizes && !olg__known(cx, p->sizes_v) &&
+                                                  !olg__known(cx, p->scales_v)))
+      return olg_lower_unsupported(cx, "Resize with coordinate_transformation_mode 'half_pixel_symmetric' "
+                                       "and run-time scales, sizes or input shape", 19);
+    return olg__emit_resize_tables(cx, x, p, out);
+  }
 
   if (opset >= 13 && streq(ctm, "tf_half_pixel_for_nn")) {
     /* removed at 13: its source coordinate (x + 0.5) / s is half_pixel's plus 0.5 (exact in
@@ -434,7 +475,7 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     if (streq(mode, "nearest")) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "nearest_mode", nm));
     if (streq(mode, "cubic")) OLG_TRY(olg_lower_emit_attr_float(cx, nd, "cubic_coeff_a", cubic_a));
     if (p->exclude_outside) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "exclude_outside", 1));
-    if (p->antialias) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "antialias", 1));
+    if (antialias) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "antialias", 1));
     if (p->extrapolation_value != 0)
       OLG_TRY(olg_lower_emit_attr_float(cx, nd, "extrapolation_value", p->extrapolation_value));
     return olg_lower_emit_end(cx, nd, 1, out);

@@ -321,7 +321,7 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
       r.s = sc[d];
       float o = sc[d] * (float)dims[d];
       if (!(o >= 0) || o > 9e15f) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: bad scale");
-      r.out = (int64_t)o;
+      r.out = p->out_sizes ? p->out_sizes[d] : (int64_t)o;
     }
     if (r.out <= 0 || dims[d] <= 0 || r.out > ((int64_t)1 << 24) || dims[d] > ((int64_t)1 << 24))
       return olg__errf(cx, OLG_ERR_LIMIT, "Resize: axis %d from %lld to %lld is out of the range "

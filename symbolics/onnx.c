@@ -289,6 +289,53 @@ olg_status olg__sym_onnx_clip(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Resize-18's keep_aspect_ratio_policy (not_larger / not_smaller) over constant sizes and an
+ * input whose resized dims are known: one scale for every resized axis, the min (max) of
+ * sizes[i] / in[d] in float, and out[d] = round(scale * in[d]) (halves up), as ONNX Runtime
+ * computes them; the coordinates follow that scale. Resolved here to constant scales (1 on the
+ * other axes) and, where round differs from the floor a scale gives, the output sizes too. */
+static olg_status resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes,
+                                     const int64_t *axes, size_t na, const char *policy,
+                                     olg_resize_params *p) {
+  int32_t rank = olg__rank(cx, x);
+  const int64_t *sz;
+  size_t nsz;
+  if (rank < 1 || rank > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input of unknown rank", -1);
+  if (!olg__known_ints(cx, sizes, &sz, &nsz))
+    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy and sizes computed at run time", -1);
+  if (!axes) na = (size_t)rank;
+  if (nsz != na) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the axes");
+  float *sc = olg__lower_alloc(cx, (size_t)rank * sizeof *sc);
+  int64_t *out = olg__lower_alloc(cx, (size_t)rank * sizeof *out);
+  if (!sc || !out) return OLG_ERR_NOMEM;
+  bool larger = strcmp(policy, "not_larger") == 0;
+  float s = larger ? INFINITY : 0;
+  for (size_t i = 0; i < na; i++) {
+    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
+    if (d < 0) return olg__axes_error(cx, "Resize", axes + i, 1, rank);
+    int64_t in = olg__dim(cx, x, (int32_t)d);
+    if (in <= 0)
+      return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input whose "
+                                       "resized dims are not known", -1);
+    float r = (float)sz[i] / (float)in;
+    s = larger ? fminf(s, r) : fmaxf(s, r);
+  }
+  for (int32_t d = 0; d < rank; d++) {
+    sc[d] = 1;
+    out[d] = olg__dim(cx, x, d);
+  }
+  for (size_t i = 0; i < na; i++) {
+    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
+    sc[d] = s;
+    out[d] = (int64_t)roundf(s * (float)olg__dim(cx, x, (int32_t)d));
+  }
+  p->scales = sc;
+  p->out_sizes = out;
+  p->n = (size_t)rank;
+  return OLG_OK;
+}
+
 /* Upsample (7: scales attribute; 9: scales input) and Resize (10: scales; 11+: roi, scales,
  * sizes and the coordinate attributes; 18: axes, antialias). */
 olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
@@ -333,8 +380,10 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
       OLG_TRY(olg_lower_arg_value(cx, 1, &p.roi_v));
       p.extrapolation_value = olg__src_attr_float(cx, "extrapolation_value", 0);
     }
-    if (strcmp(olg__src_attr_string(cx, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0)
-      return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy other than stretch", -1);
+    const char *policy = olg__src_attr_string(cx, "keep_aspect_ratio_policy", "stretch");
+    bool keep_aspect = strcmp(policy, "stretch") != 0;
+    if (keep_aspect && strcmp(policy, "not_larger") != 0 && strcmp(policy, "not_smaller") != 0)
+      return olg__errf(cx, OLG_ERR_INVALID_ARG, "Resize: unknown keep_aspect_ratio_policy '%s'", policy);
     olg_value scales, sizes;
     OLG_TRY(in_value(cx, 2, &scales));
     OLG_TRY(in_value(cx, 3, &sizes));
@@ -343,7 +392,9 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
     const int64_t *axes;
     size_t na = 0;
     bool has_axes = olg__src_attr_ints(cx, "axes", &axes, &na);
-    if (has_axes) { /* spell scales/sizes out for every axis */
+    if (keep_aspect && sizes != OLG_NO_VALUE) {
+      OLG_TRY(resize_keep_aspect(cx, x, sizes, has_axes ? axes : NULL, na, policy, &p));
+    } else if (has_axes) { /* spell scales/sizes out for every axis */
       if (rank < 0 || rank > OLG_MAX_RANK) return olg_lower_unsupported(cx, "Resize with axes of an input of unknown rank", -1);
       const olg_tensor *t = scales != OLG_NO_VALUE ? olg__known(cx, scales) : NULL;
       const int64_t *sz;

@@ -210,6 +210,18 @@ case("resize18_keep_aspect_all_axes", "Resize", 18,
 case("resize18_keep_aspect_axes", "Resize", 18,
      [("x", img), "", "", ("sizes", i64(5, 5), "const")],
      attrs=dict(mode="nearest", keep_aspect_ratio_policy="not_larger", axes=[2, 3]))
+case("resize18_keep_aspect_not_smaller_round", "Resize", 18,
+     [("x", img), "", "", ("sizes", i64(3, 3), "const")],
+     attrs=dict(mode="linear", keep_aspect_ratio_policy="not_smaller", axes=[2, 3]))
+case("resize18_keep_aspect_cubic_align", "Resize", 18,
+     [("x", img), "", "", ("sizes", i64(1, 1, 9, 9), "const")],
+     attrs=dict(mode="cubic", coordinate_transformation_mode="align_corners", keep_aspect_ratio_policy="not_larger"))
+case("resize18_antialias_linear_up", "Resize", 18,
+     [("x", img), "", ("scales", np.array([1, 1, 2, 1.5], np.float32), "const")],
+     attrs=dict(mode="linear", antialias=1))
+case("resize18_antialias_cubic_up_sizes", "Resize", 18,
+     [("x", img), "", "", ("sizes", i64(1, 1, 6, 9), "const")],
+     attrs=dict(mode="cubic", antialias=1))
 
 for red in ("max", "min", "add", "mul"):
     case("scatterelements18_%s" % red, "ScatterElements", 18,
@@ -272,6 +284,9 @@ case("resize19_half_pixel_symmetric_up", "Resize", 19,
 case("resize19_half_pixel_symmetric_down_sizes", "Resize", 19,
      [("x", f32("rhps2", 1, 1, 6, 7)), "", "", ("sizes", i64(1, 1, 4, 3), "const")],
      attrs=dict(mode="cubic", coordinate_transformation_mode="half_pixel_symmetric"))
+case("resize19_half_pixel_symmetric_nearest", "Resize", 19,
+     [("x", f32("rhps3", 1, 1, 3, 5)), "", ("scales", np.array([1, 1, 2, 0.6], np.float32), "const")],
+     attrs=dict(mode="nearest", coordinate_transformation_mode="half_pixel_symmetric"))
 case("shape19_start_end", "Shape", 19, [("x", f32("sh19", 2, 3, 4, 5))], attrs=dict(start=1, end=-1))
 case("size19", "Size", 19, [("x", f32("sz19", 2, 3))])
 
