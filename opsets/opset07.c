@@ -78,6 +78,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)}, /* ceil_mode as padding */
     {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* ceil_mode as padding */
+    {"", "LpPool", olg__sym_onnx_window_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(18)}, /* dilations, ceil_mode (18) decomposed */
     {"", "Pad", olg__sym_onnx_pad, OLG_LOWERING_NATIVE},
     {"", "ReduceL1", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},

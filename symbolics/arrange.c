@@ -734,7 +734,7 @@ typedef struct pad_caps {
   bool pads_input, wrap;
 } pad_caps;
 
-static olg_status pad_common(olg_lower *cx, pad_caps c, olg_value x, const int64_t *p,
+static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p,
                              size_t np, const char *mode, double value, olg_value *out) {
   int32_t rank;
   OLG_TRY(olg__input_rank(cx, x, &rank));
@@ -766,32 +766,13 @@ static olg_status pad_common(olg_lower *cx, pad_caps c, olg_value x, const int64
   else if (strcmp(mode, "replicate") == 0) onnx_mode = "edge";
   else if (strcmp(mode, "circular") == 0) onnx_mode = "wrap";
   else return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: unknown mode '%s'", mode);
-  if (strcmp(onnx_mode, "wrap") == 0 && !c.wrap) {
-    /* circular: the last `begin` elements before, the first `end` after, dim by dim */
-    OLG_TRY(olg_lower_decompose(cx, "pad with mode 'circular' (Pad's 'wrap')", 19));
-    for (int32_t d = 0; d < rank; d++) {
-      olg_value parts[3];
-      size_t n = 0;
-      int64_t a = d;
-      if (begin[d]) {
-        int64_t s = -begin[d], e = INT64_MAX;
-        OLG_TRY(olg__emit_slice(cx, y, &s, &e, &a, NULL, 1, &parts[n++]));
-      }
-      if (!begin[d] && !end[d]) continue;
-      parts[n++] = y;
-      if (end[d]) {
-        int64_t s = 0, e = end[d];
-        OLG_TRY(olg__emit_slice(cx, y, &s, &e, &a, NULL, 1, &parts[n++]));
-      }
-      OLG_TRY(olg__emit_concat(cx, parts, n, d, &y));
-    }
-    return (*out = y, OLG_OK);
-  }
   int64_t pads[2 * OLG_MAX_RANK];
   for (int32_t d = 0; d < rank; d++) {
     pads[d] = begin[d];
     pads[rank + d] = end[d];
   }
+  if (strcmp(onnx_mode, "wrap") == 0) /* circular: every pad is at most its dim */
+    return olg__emit_pad_wrap(cx, y, pads, 2 * (size_t)rank, true, out);
   return olg__emit_pad(cx, y, onnx_mode, pads, 2 * (size_t)rank, value, out);
 }
 
@@ -838,7 +819,7 @@ static olg_status pad_arg(olg_lower *cx, pad_caps c, olg_value x, const char *mo
   const int64_t *p;
   size_t n;
   OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
-  return pad_common(cx, c, x, p, n, mode, value, out);
+  return pad_common(cx, x, p, n, mode, value, out);
 }
 
 /* aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) */

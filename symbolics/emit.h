@@ -179,11 +179,21 @@ olg_status olg__emit_slice(olg_lower *cx, olg_value x, const int64_t *starts,
 olg_status olg__emit_slice_dyn(olg_lower *cx, olg_value x, olg_value starts, olg_value ends,
                                olg_value axes, olg_value steps, olg_value *out);
 
-/* Pad. mode: "constant", "reflect", "edge", "wrap" (wrap needs opset >= 19). pads in ONNX's
+/* Pad. mode: "constant", "reflect", "edge", "wrap" (below 19 olg__emit_pad_wrap). pads in ONNX's
  * layout (x1_begin, x2_begin, ..., x1_end, x2_end, ...), 2*rank entries (negative: crop).
  * Attributes pads/value < 11, inputs >= 11 (constant_value of x's dtype). */
 olg_status olg__emit_pad(olg_lower *cx, olg_value x, const char *mode, const int64_t *pads,
                          size_t n_pads, double value, olg_value *out);
+/* Pad's mode 'wrap' (PyTorch's circular): Pad-19, below it Slice and Concat dim by dim (pads
+ * non-negative; the padded dims known, or within_dims: the caller guarantees every pad is at most
+ * its dim's size, as PyTorch's circular does). */
+olg_status olg__emit_pad_wrap(olg_lower *cx, olg_value x, const int64_t *pads, size_t n_pads,
+                              bool within_dims, olg_value *out);
+/* Pad-18's axes: the pads (2 * len(axes), begins then ends) of the listed axes spread over every
+ * axis; pads, axes and value may be known or run-time values. Run-time ones are kept as Pad-18's
+ * axes input from 18, spread at run time (ScatterElements) from 11; below 11 refused naming 11. */
+olg_status olg__emit_pad_axes(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
+                              olg_value value, olg_value axes, olg_value *out);
 /* pads as a 1-D int64 tensor (must be known below 11); value OLG_NO_VALUE for 0. */
 olg_status olg__emit_pad_dyn(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
                              olg_value value, olg_value *out);
@@ -240,6 +250,11 @@ typedef struct olg_resize_params {
  * floor(in * scale) is exactly the size (DESIGN.md §4). Anything else names opset 11. */
 olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params *p,
                             olg_value *out);
+/* Resize-18's keep_aspect_ratio_policy ("not_larger", "not_smaller") over constant sizes (for
+ * axes, or every axis when axes is NULL) and known dims of x: sets p's scales (the policy's one
+ * scale on the resized axes, 1 elsewhere) and out_sizes (emit_interp.c). */
+olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, const int64_t *axes,
+                                  size_t na, const char *policy, olg_resize_params *p);
 
 /* Dropout in inference: the identity (no node) — bound directly by the caller. Provided so
  * ONNX-domain Dropout at any opset re-encodes: emits Identity when a node is wanted. */

@@ -192,12 +192,60 @@ olg_status olg__emit_slice_dyn(olg_lower *cx, olg_value x, olg_value starts, olg
   return olg__emit(cx, "Slice", in, n, out);
 }
 
+/* Pad-19's wrap below 19: dim by dim, the last `begin` elements before x and the first `end`
+ * after it (Slice and Concat); pads beyond the dim's size take whole copies too, so the dims
+ * padded must be known. Output j of a dim of size L is x[(j - begin) mod L], as Pad-19 says. */
+olg_status olg__emit_pad_wrap(olg_lower *cx, olg_value x, const int64_t *pads, size_t n_pads,
+                              bool within_dims, olg_value *out) {
+  if (olg__opset(cx) >= 19) return olg__emit_pad(cx, x, "wrap", pads, n_pads, 0, out);
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 0 || n_pads != 2 * (size_t)rank)
+    return olg_lower_unsupported(cx, "Pad with mode 'wrap' of an input of unknown rank", 19);
+  for (size_t i = 0; i < n_pads; i++)
+    if (pads[i] < 0) return olg_lower_unsupported(cx, "Pad with mode 'wrap' and negative pads", 19);
+  OLG_TRY(olg_lower_decompose(cx, "Pad with mode 'wrap' (Slice and Concat)", 19));
+  olg_value y = x;
+  for (int32_t d = 0; d < rank; d++) {
+    int64_t b = pads[d], e = pads[rank + d], a = d, L = olg__dim(cx, x, d);
+    if (!b && !e) continue;
+    if (within_dims && L < 0) { /* the caller guarantees b, e <= L */
+      olg_value parts[3];
+      size_t n = 0;
+      int64_t s = -b, big = INT64_MAX, zero = 0;
+      if (b) OLG_TRY(olg__emit_slice(cx, y, &s, &big, &a, NULL, 1, &parts[n++]));
+      parts[n++] = y;
+      if (e) OLG_TRY(olg__emit_slice(cx, y, &zero, &e, &a, NULL, 1, &parts[n++]));
+      OLG_TRY(olg__emit_concat(cx, parts, n, d, &y));
+      continue;
+    }
+    if (L <= 0)
+      return olg_lower_unsupported(cx, "Pad with mode 'wrap' of a dim whose size is not known", 19);
+    if (b > 64 * L || e > 64 * L)
+      return olg__errf(cx, OLG_ERR_LIMIT, "Pad with mode 'wrap': pads over 64 times the dim");
+    olg_value parts[132];
+    size_t n = 0;
+    int64_t zero = 0, big = INT64_MAX;
+    if (b % L) {
+      int64_t s = -(b % L);
+      OLG_TRY(olg__emit_slice(cx, y, &s, &big, &a, NULL, 1, &parts[n++]));
+    }
+    for (int64_t k = 0; k < b / L; k++) parts[n++] = y;
+    parts[n++] = y;
+    for (int64_t k = 0; k < e / L; k++) parts[n++] = y;
+    if (e % L) {
+      int64_t en = e % L;
+      OLG_TRY(olg__emit_slice(cx, y, &zero, &en, &a, NULL, 1, &parts[n++]));
+    }
+    OLG_TRY(olg__emit_concat(cx, parts, n, d, &y));
+  }
+  return (*out = y, OLG_OK);
+}
+
 olg_status olg__emit_pad(olg_lower *cx, olg_value x, const char *mode, const int64_t *pads,
                          size_t n_pads, double value, olg_value *out) {
   int opset = olg__opset(cx);
   if (!mode || !*mode) mode = "constant";
-  if (strcmp(mode, "wrap") == 0 && opset < 19)
-    return olg_lower_unsupported(cx, "Pad with mode 'wrap' (circular)", 19);
+  if (strcmp(mode, "wrap") == 0 && opset < 19) return olg__emit_pad_wrap(cx, x, pads, n_pads, false, out);
   if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge") &&
       strcmp(mode, "wrap"))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "Pad: unknown mode '%s'", mode);
@@ -254,6 +302,71 @@ olg_status olg__emit_pad_dyn(olg_lower *cx, olg_value x, const char *mode, olg_v
     OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
   OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", mode));
   return olg_lower_emit_end(cx, nd, 1, out);
+}
+
+olg_status olg__emit_pad_axes(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
+                              olg_value value, olg_value axes, olg_value *out) {
+  int opset = olg__opset(cx);
+  const int64_t *a = NULL, *p = NULL;
+  size_t na = 0, np = 0;
+  int32_t rank = olg__rank(cx, x);
+  bool axes_known = olg__known_ints(cx, axes, &a, &na);
+  bool pads_known = olg__known_ints(cx, pads, &p, &np);
+  if (axes_known && rank >= 0 && rank <= OLG_MAX_RANK) {
+    for (size_t i = 0; i < na; i++)
+      if (olg__norm_axis(a[i], rank) < 0) return olg__axes_error(cx, "Pad", a + i, 1, rank);
+    if (pads_known && np != 2 * na)
+      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Pad: pads are not twice the axes");
+  }
+  if (axes_known && pads_known && rank >= 0 && rank <= OLG_MAX_RANK) {
+    int64_t full[2 * OLG_MAX_RANK] = {0};
+    for (size_t i = 0; i < na; i++) {
+      int64_t ax = olg__norm_axis(a[i], rank);
+      full[ax] = p[i];
+      full[ax + rank] = p[i + na];
+    }
+    OLG_TRY(olg__const_i64s(cx, full, 2 * (size_t)rank, &pads));
+    return olg__emit_pad_dyn(cx, x, mode, pads, value, out);
+  }
+  if (opset >= 18) {
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Pad", &nd));
+    olg_value in[4] = {x, pads, value, axes};
+    OLG_TRY(olg__emit_cast(cx, pads, OLG_INT64, &in[1]));
+    if (value != OLG_NO_VALUE) OLG_TRY(olg__emit_cast_like(cx, value, x, &in[2]));
+    for (int i = 0; i < 4; i++) OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
+    OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", mode && *mode ? mode : "constant"));
+    return olg_lower_emit_end(cx, nd, 1, out);
+  }
+  if (rank < 0 || rank > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "Pad with axes and run-time pads of an input of unknown rank", 18);
+  if (opset < 11)
+    return olg_lower_unsupported(cx, "Pad with axes and pads computed at run time", 11);
+  /* the full pads at run time: zeros with the given pads scattered at axes and axes + rank */
+  olg_value zeros, idx, r, ax, ax2, pv;
+  int64_t z[2 * OLG_MAX_RANK] = {0};
+  OLG_TRY(olg__const_i64s(cx, z, 2 * (size_t)rank, &zeros));
+  OLG_TRY(olg__emit_cast(cx, axes, OLG_INT64, &ax));
+  if (!axes_known || na) {
+    OLG_TRY(olg__const_i64(cx, rank, &r));
+    if (!axes_known) { /* negative axes count from the end: (a + rank) mod rank */
+      OLG_TRY(olg__emit2(cx, "Add", ax, r, &ax));
+      OLG_TRY(olg__emit2(cx, "Mod", ax, r, &ax));
+    } else {
+      int64_t *norm = olg__lower_alloc(cx, (na ? na : 1) * sizeof *norm);
+      if (!norm) return OLG_ERR_NOMEM;
+      for (size_t i = 0; i < na; i++) norm[i] = olg__norm_axis(a[i], rank);
+      OLG_TRY(olg__const_i64s(cx, norm, na, &ax));
+    }
+    OLG_TRY(olg__emit2(cx, "Add", ax, r, &ax2));
+  } else {
+    ax2 = ax;
+  }
+  olg_value both[2] = {ax, ax2};
+  OLG_TRY(olg__concat_ints(cx, both, 2, &idx));
+  OLG_TRY(olg__emit_cast(cx, pads, OLG_INT64, &pv));
+  OLG_TRY(olg__emit_scatter_elements(cx, zeros, idx, pv, 0, NULL, &pads));
+  return olg__emit_pad_dyn(cx, x, mode, pads, value, out);
 }
 
 olg_status olg__emit_split(olg_lower *cx, olg_value x, int64_t axis, const int64_t *sizes,

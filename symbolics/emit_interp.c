@@ -339,3 +339,49 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
                                   "(Gather / MatMul per axis)", 11));
   return olg__emit_interp_tables(cx, x, t, nt, p->extrapolation_value, (int64_t)1 << 24, 11, out);
 }
+
+/* Resize-18's keep_aspect_ratio_policy (not_larger / not_smaller) over constant sizes and an
+ * input whose resized dims are known: one scale for every resized axis, the min (max) of
+ * sizes[i] / in[d] in float, and out[d] = round(scale * in[d]) (halves up), as ONNX Runtime
+ * computes them; the coordinates follow that scale. Resolved here to constant scales (1 on the
+ * other axes) and, where round differs from the floor a scale gives, the output sizes too. */
+olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, const int64_t *axes,
+                                  size_t na, const char *policy, olg_resize_params *p) {
+  int32_t rank = olg__rank(cx, x);
+  const int64_t *sz;
+  size_t nsz;
+  if (rank < 1 || rank > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input of unknown rank", -1);
+  if (!olg__known_ints(cx, sizes, &sz, &nsz))
+    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy and sizes computed at run time", -1);
+  if (!axes) na = (size_t)rank;
+  if (nsz != na) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the axes");
+  float *sc = olg__lower_alloc(cx, (size_t)rank * sizeof *sc);
+  int64_t *out = olg__lower_alloc(cx, (size_t)rank * sizeof *out);
+  if (!sc || !out) return OLG_ERR_NOMEM;
+  bool larger = strcmp(policy, "not_larger") == 0;
+  float s = larger ? INFINITY : 0;
+  for (size_t i = 0; i < na; i++) {
+    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
+    if (d < 0) return olg__axes_error(cx, "Resize", axes + i, 1, rank);
+    int64_t in = olg__dim(cx, x, (int32_t)d);
+    if (in <= 0)
+      return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input whose "
+                                       "resized dims are not known", -1);
+    float r = (float)sz[i] / (float)in;
+    s = larger ? fminf(s, r) : fmaxf(s, r);
+  }
+  for (int32_t d = 0; d < rank; d++) {
+    sc[d] = 1;
+    out[d] = olg__dim(cx, x, d);
+  }
+  for (size_t i = 0; i < na; i++) {
+    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
+    sc[d] = s;
+    out[d] = (int64_t)roundf(s * (float)olg__dim(cx, x, (int32_t)d));
+  }
+  p->scales = sc;
+  p->out_sizes = out;
+  p->n = (size_t)rank;
+  return OLG_OK;
+}

@@ -50,4 +50,23 @@ typedef struct olg_rms_norm_params {
 olg_status olg__emit_rms_norm(olg_lower *cx, olg_value x, olg_value scale,
                               const olg_rms_norm_params *p, const char *decomposed, olg_value *out);
 
+/* A window pool (emit_pool.c): AveragePool (lp 0) or LpPool (lp 1, exponent p) with its
+ * attributes spelled out for the nk spatial axes (pads: nk begins then nk ends). */
+typedef struct olg_window_pool {
+  int lp;
+  int64_t p;
+  size_t nk;
+  int64_t kernel[OLG_MAX_SPATIAL], strides[OLG_MAX_SPATIAL], dilations[OLG_MAX_SPATIAL];
+  int64_t pads[2 * OLG_MAX_SPATIAL];
+  int ceil_mode, count_include_pad, auto_pad; /* auto_pad: other than NOTSET */
+} olg_window_pool;
+/* The target's op cannot take it: AveragePool with dilations below 19, LpPool with dilations or
+ * ceil_mode below 18. */
+bool olg__window_pool_decomposes(const olg_lower *cx, const olg_window_pool *w);
+/* Such a pool decomposed exactly (Conv of ones per channel; AveragePool divided by the taps
+ * counted, LpPool as (sum |x|^p)^(1/p)); needs the channels and spatial sizes known, else
+ * refused naming the op's own opset (19, 18). */
+olg_status olg__emit_window_pool(olg_lower *cx, olg_value x, const olg_window_pool *w,
+                                 olg_value *out);
+
 #endif

@@ -146,9 +146,9 @@ olg_status olg__sym_onnx_slice(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Pad: attributes pads/mode/value < 11; inputs pads, constant_value >= 11, axes >= 18.
- * axes_input: the target takes axes as an input (18+), so run-time axes can be kept. */
-static olg_status pad(olg_lower *cx, bool axes_input) {
+/* Pad: attributes pads/mode/value < 11; inputs pads, constant_value >= 11, axes >= 18 (spread
+ * over every axis, or kept, by olg__emit_pad_axes). */
+static olg_status pad(olg_lower *cx) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   const char *mode = olg__src_attr_string(cx, "mode", "constant");
@@ -164,42 +164,21 @@ static olg_status pad(olg_lower *cx, bool axes_input) {
   OLG_TRY(olg_lower_arg_value(cx, 1, &pads));
   OLG_TRY(in_value(cx, 2, &value));
   OLG_TRY(in_value(cx, 3, &axes));
-  if (axes != OLG_NO_VALUE) { /* spread the pads of the listed axes over every axis */
-    const int64_t *a, *p;
-    size_t na, np;
-    int32_t rank = olg__rank(cx, x);
-    if (!olg__known_ints(cx, axes, &a, &na) || !olg__known_ints(cx, pads, &p, &np) || rank < 0 ||
-        np != 2 * na || rank > OLG_MAX_RANK) {
-      if (!axes_input) return olg_lower_unsupported(cx, "Pad with run-time axes", 18);
-      olg_node_id nd;
-      OLG_TRY(olg_lower_emit_begin(cx, "", "Pad", &nd));
-      olg_value in[4] = {x, pads, value, axes};
-      for (int i = 0; i < 4; i++) OLG_TRY(olg_lower_emit_input(cx, nd, in[i]));
-      OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", mode));
-      OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-      return olg_lower_bind_output(cx, 0, y);
-    }
-    int64_t full[2 * OLG_MAX_RANK] = {0};
-    for (size_t i = 0; i < na; i++) {
-      int64_t ax = olg__norm_axis(a[i], rank);
-      if (ax < 0) return olg_lower_error(cx, OLG_ERR_RANGE, "Pad: axis out of range");
-      full[ax] = p[i];
-      full[ax + rank] = p[i + na];
-    }
-    OLG_TRY(olg__const_i64s(cx, full, 2 * (size_t)rank, &pads));
-  }
-  OLG_TRY(olg__emit_pad_dyn(cx, x, mode, pads, value, &y));
+  if (axes != OLG_NO_VALUE) /* spread the pads of the listed axes over every axis */
+    OLG_TRY(olg__emit_pad_axes(cx, x, mode, pads, value, axes, &y));
+  else
+    OLG_TRY(olg__emit_pad_dyn(cx, x, mode, pads, value, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
 olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pad(cx, false);
+  return pad(cx);
 }
 
 olg_status olg__sym_onnx_pad_opset18(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pad(cx, true);
+  return pad(cx);
 }
 
 /* What the target's Split offers: the sizes as an input (13+), num_outputs (18+). */
@@ -289,53 +268,6 @@ olg_status olg__sym_onnx_clip(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Resize-18's keep_aspect_ratio_policy (not_larger / not_smaller) over constant sizes and an
- * input whose resized dims are known: one scale for every resized axis, the min (max) of
- * sizes[i] / in[d] in float, and out[d] = round(scale * in[d]) (halves up), as ONNX Runtime
- * computes them; the coordinates follow that scale. Resolved here to constant scales (1 on the
- * other axes) and, where round differs from the floor a scale gives, the output sizes too. */
-static olg_status resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes,
-                                     const int64_t *axes, size_t na, const char *policy,
-                                     olg_resize_params *p) {
-  int32_t rank = olg__rank(cx, x);
-  const int64_t *sz;
-  size_t nsz;
-  if (rank < 1 || rank > OLG_MAX_RANK)
-    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input of unknown rank", -1);
-  if (!olg__known_ints(cx, sizes, &sz, &nsz))
-    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy and sizes computed at run time", -1);
-  if (!axes) na = (size_t)rank;
-  if (nsz != na) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the axes");
-  float *sc = olg__lower_alloc(cx, (size_t)rank * sizeof *sc);
-  int64_t *out = olg__lower_alloc(cx, (size_t)rank * sizeof *out);
-  if (!sc || !out) return OLG_ERR_NOMEM;
-  bool larger = strcmp(policy, "not_larger") == 0;
-  float s = larger ? INFINITY : 0;
-  for (size_t i = 0; i < na; i++) {
-    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
-    if (d < 0) return olg__axes_error(cx, "Resize", axes + i, 1, rank);
-    int64_t in = olg__dim(cx, x, (int32_t)d);
-    if (in <= 0)
-      return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input whose "
-                                       "resized dims are not known", -1);
-    float r = (float)sz[i] / (float)in;
-    s = larger ? fminf(s, r) : fmaxf(s, r);
-  }
-  for (int32_t d = 0; d < rank; d++) {
-    sc[d] = 1;
-    out[d] = olg__dim(cx, x, d);
-  }
-  for (size_t i = 0; i < na; i++) {
-    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
-    sc[d] = s;
-    out[d] = (int64_t)roundf(s * (float)olg__dim(cx, x, (int32_t)d));
-  }
-  p->scales = sc;
-  p->out_sizes = out;
-  p->n = (size_t)rank;
-  return OLG_OK;
-}
-
 /* Upsample (7: scales attribute; 9: scales input) and Resize (10: scales; 11+: roi, scales,
  * sizes and the coordinate attributes; 18: axes, antialias). */
 olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
@@ -393,7 +325,7 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
     size_t na = 0;
     bool has_axes = olg__src_attr_ints(cx, "axes", &axes, &na);
     if (keep_aspect && sizes != OLG_NO_VALUE) {
-      OLG_TRY(resize_keep_aspect(cx, x, sizes, has_axes ? axes : NULL, na, policy, &p));
+      OLG_TRY(olg__resize_keep_aspect(cx, x, sizes, has_axes ? axes : NULL, na, policy, &p));
     } else if (has_axes) { /* spell scales/sizes out for every axis */
       if (rank < 0 || rank > OLG_MAX_RANK) return olg_lower_unsupported(cx, "Resize with axes of an input of unknown rank", -1);
       const olg_tensor *t = scales != OLG_NO_VALUE ? olg__known(cx, scales) : NULL;
@@ -891,12 +823,61 @@ olg_status olg__sym_onnx_scan(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* AveragePool's dilations (19) and LpPool's dilations and ceil_mode (18), which the target's op
+ * cannot take, decomposed exactly (olg__emit_window_pool); *done when so. */
+static olg_status window_pool(olg_lower *cx, bool *done) {
+  *done = false;
+  olg_window_pool w;
+  memset(&w, 0, sizeof w);
+  w.lp = strcmp(olg_lower_node_op(cx), "LpPool") == 0;
+  const int64_t *k, *s = NULL, *p = NULL, *d = NULL;
+  size_t nk, ns = 0, np = 0, nd = 0;
+  if (!olg__src_attr_ints(cx, "kernel_shape", &k, &nk) || nk < 1 || nk > OLG_MAX_SPATIAL)
+    return OLG_OK; /* as it is, or refused there */
+  olg__src_attr_ints(cx, "strides", &s, &ns);
+  olg__src_attr_ints(cx, "pads", &p, &np);
+  olg__src_attr_ints(cx, "dilations", &d, &nd);
+  if ((ns && ns != nk) || (np && np != 2 * nk) || (nd && nd != nk))
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
+  w.nk = nk;
+  for (size_t j = 0; j < nk; j++) {
+    w.kernel[j] = k[j];
+    w.strides[j] = ns ? s[j] : 1;
+    w.dilations[j] = nd ? d[j] : 1;
+    w.pads[j] = np ? p[j] : 0;
+    w.pads[j + nk] = np ? p[j + nk] : 0;
+  }
+  w.p = olg__src_attr_int(cx, "p", 2);
+  w.ceil_mode = (int)olg__src_attr_int(cx, "ceil_mode", 0);
+  w.count_include_pad = (int)olg__src_attr_int(cx, "count_include_pad", 0);
+  w.auto_pad = strcmp(olg__src_attr_string(cx, "auto_pad", "NOTSET"), "NOTSET") != 0;
+  if (!olg__window_pool_decomposes(cx, &w)) return OLG_OK;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_window_pool(cx, x, &w, &y));
+  *done = true;
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* AveragePool from 10, LpPool: as they are, or decomposed where the target's op cannot take
+ * their dilations (ceil_mode for LpPool). */
+olg_status olg__sym_onnx_window_pool(olg_lower *cx, olg_node_id src, void *ud) {
+  bool done;
+  OLG_TRY(window_pool(cx, &done));
+  return done ? OLG_OK : olg__sym_onnx_passthrough(cx, src, ud);
+}
+
 /* ONNX MaxPool / AveragePool with ceil_mode below opset 10 (where the attribute arrived): the
  * ceil rule (a last window may start past the input only if it starts before the end padding,
  * as PyTorch and ONNX Runtime count) becomes extra end padding under the floor rule. MaxPool
  * never picks padding; AveragePool with count_include_pad 0 divides by the real elements the
  * window covers, so the extra padding changes nothing but the size. Needs the spatial sizes. */
 olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
+  if (strcmp(olg_lower_node_op(cx), "AveragePool") == 0) {
+    bool done;
+    OLG_TRY(window_pool(cx, &done));
+    if (done) return OLG_OK;
+  }
   const char *op = olg_lower_node_op(cx);
   bool avg = strcmp(op, "AveragePool") == 0;
   if (!olg__src_attr_int(cx, "ceil_mode", 0) ||

@@ -125,6 +125,7 @@ OLG_SYMBOLIC(olg__sym_onnx_arg_extreme); /* ArgMax/ArgMin select_last_index belo
 OLG_SYMBOLIC(olg__sym_onnx_cast_around); /* Min/Max/Pow/Sum/Mean of a type the target lacks (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_scan); /* Scan-8 at 9+: the batch axis of 1 squeezed (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_pool_ceil);   /* MaxPool/AveragePool ceil_mode below 10 (onnx.c) */
+OLG_SYMBOLIC(olg__sym_onnx_window_pool); /* AveragePool-19 dilations, LpPool-18 dilations/ceil_mode decomposed (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_squeeze);     /* Squeeze, Unsqueeze */
 OLG_SYMBOLIC(olg__sym_onnx_squeeze_opset13); /* run-time axes kept as an input */
 OLG_SYMBOLIC(olg__sym_onnx_reduce);      /* Reduce* */

@@ -159,6 +159,10 @@ case("lppool18_ceil", "LpPool", 18, [("x", f32("lp2", 1, 2, 6, 6))],
      attrs=dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1, p=2))
 case("lppool18_p1_pads", "LpPool", 18, [("x", f32("lp3", 1, 3, 5))],
      attrs=dict(kernel_shape=[3], pads=[1, 1], p=1))
+case("lppool18_dilations_pads_ceil_p3", "LpPool", 18, [("x", f32("lp4", 1, 3, 8, 7))],
+     attrs=dict(kernel_shape=[2, 3], dilations=[3, 2], pads=[1, 0, 1, 2], strides=[2, 3], ceil_mode=1, p=3))
+case("lppool18_dilations_p1_1d", "LpPool", 18, [("x", f32("lp5", 2, 2, 9))],
+     attrs=dict(kernel_shape=[3], dilations=[2], pads=[2, 1], p=1))
 case("mish18", "Mish", 18, [("x", f32("mish", 3, 4, lo=-4, hi=4))])
 case("mish18_double", "Mish", 18, [("x", f32("mishd", 5, lo=-4, hi=4).astype(np.float64))])
 
@@ -171,6 +175,11 @@ case("pad18_neg_axes_value", "Pad", 18,
       ("axes", i64(-1), "const")])
 case("pad18_axes_runtime", "Pad", 18,
      [("x", f32("padr", 3, 4)), ("pads", i64(1, 0, 2, 3)), "", ("axes", i64(0, 1))])
+case("pad18_axes_runtime_pads", "Pad", 18,
+     [("x", f32("padrp", 3, 4, 2)), ("pads", i64(2, 1, 0, 3)), ("v", np.array(-2.5, np.float32), "const"),
+      ("axes", i64(-1, 0), "const")])
+case("pad18_axes_runtime_neg_edge", "Pad", 18,
+     [("x", f32("padrn", 3, 4)), ("pads", i64(1, 2)), "", ("axes", i64(-1))], attrs=dict(mode="edge"))
 
 for op in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
            "ReduceMin", "ReduceProd", "ReduceSumSquare"):
@@ -247,6 +256,10 @@ case("averagepool19_dilations", "AveragePool", 19, [("x", f32("ap", 1, 1, 7, 7))
      attrs=dict(kernel_shape=[2, 2], dilations=[2, 2]))
 case("averagepool19_dilations_pads_ceil", "AveragePool", 19, [("x", f32("ap2", 1, 2, 8))],
      attrs=dict(kernel_shape=[3], dilations=[2], pads=[1, 1], strides=[2], ceil_mode=1, count_include_pad=1))
+case("averagepool19_dilations_exclude_pad_2d", "AveragePool", 19, [("x", f32("ap3", 2, 3, 7, 8))],
+     attrs=dict(kernel_shape=[3, 2], dilations=[2, 3], pads=[2, 1, 1, 1], strides=[2, 2], ceil_mode=1))
+case("averagepool19_dilations_3d", "AveragePool", 19, [("x", f32("ap4", 1, 2, 5, 6, 5))],
+     attrs=dict(kernel_shape=[2, 2, 2], dilations=[2, 1, 2], pads=[1, 0, 1, 1, 1, 0], count_include_pad=1))
 F8 = {"float8e4m3fn": 17, "float8e4m3fnuz": 18, "float8e5m2": 19, "float8e5m2fnuz": 20}
 for tname, t in F8.items():
     for sat in (1, 0):
@@ -277,6 +290,10 @@ for mode in ("constant", "reflect", "edge", "wrap"):
          attrs=dict(mode=mode))
 case("pad19_wrap_axes", "Pad", 19, [("x", f32("pad19wa", 2, 3, 4)), ("pads", i64(3, 2), "const"), "",
                                      ("axes", i64(-1), "const")], attrs=dict(mode="wrap"))
+case("pad19_wrap_beyond_dim", "Pad", 19, [("x", f32("pad19wb", 2, 3)), ("pads", i64(2, 3, 5, 7), "const")],
+     attrs=dict(mode="wrap"))
+case("pad19_wrap_int", "Pad", 19, [("x", np.arange(12, dtype=np.int32).reshape(3, 4)),
+                                    ("pads", i64(0, 1, 2, 3), "const")], attrs=dict(mode="wrap"))
 case("reshape19", "Reshape", 19, [("x", f32("rs19", 2, 3, 4)), ("s", i64(0, -1), "const")])
 case("resize19_half_pixel_symmetric_up", "Resize", 19,
      [("x", f32("rhps", 1, 1, 3, 5)), "", ("scales", np.array([1, 1, 1.5, 2.2], np.float32), "const")],
