@@ -527,27 +527,30 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
                 (p->sizes_v != OLG_NO_VALUE);
   if (n_given != 1)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: give exactly one of scales or sizes");
+  /* what the tables (emit_interp.c) need: a static shape, scales or sizes and roi known */
+  int64_t dims[OLG_MAX_RANK];
+  int32_t rank;
+  bool tables = olg__static_shape(cx, x, dims, &rank) &&
+                (p->scales || p->sizes || olg__known(cx, p->sizes_v) || olg__known(cx, p->scales_v)) &&
+                (!p->has_roi || olg__known(cx, p->roi_v));
   /* output sizes other than the scales' floor: index and weight tables with both */
-  for (size_t i = 0; p->out_sizes && p->scales && i < p->n; i++) {
+  for (size_t i = 0; p->out_sizes && p->scales && i < p->n; i++)
     if (!p->sizes && olg__f64_sat_i64(floorf(p->scales[i] * (float)olg__dim(cx, x, (int32_t)i))) !=
-                         p->out_sizes[i]) {
-      if (p->antialias && !resize_upsamples(cx, x, p))
-        return olg_lower_unsupported(cx, "Resize with antialias down-sampling to sizes other than "
-                                         "its scales give", -1);
+                         p->out_sizes[i])
       return olg__emit_resize_tables(cx, x, p, out);
-    }
+  /* antialias widens the filter only where an axis shrinks (linear, cubic): up-sampling, or in
+   * nearest mode, it is antialias=0; below 18 the widened filter is a table */
+  bool antialias = p->antialias && !streq(mode, "nearest") && !resize_upsamples(cx, x, p);
+  if (antialias && opset < 18) {
+    if (!tables || p->has_roi)
+      return olg_lower_unsupported(cx, "Resize with antialias down-sampling (decomposed only with "
+                                       "constant scales or sizes, a static shape and no roi)", 18);
+    return olg__emit_resize_tables(cx, x, p, out);
   }
-  /* antialias widens the filter only where an axis shrinks: up-sampling it is antialias=0 */
-  bool antialias = p->antialias && !resize_upsamples(cx, x, p);
-  if (antialias && opset < 18) return olg_lower_unsupported(cx, "Resize with antialias down-sampling", 18);
   if (streq(ctm, "half_pixel_symmetric") && opset < 19) {
     /* decomposed exactly, tables computed at conversion time from constant scales or sizes and
      * a static shape */
-    if (antialias) return olg_lower_unsupported(cx, "Resize with antialias and coordinate_transformation_mode 'half_pixel_symmetric'", 19);
-    int64_t dims[OLG_MAX_RANK];
-    int32_t rank;
-    if (!olg__static_shape(cx, x, dims, &rank) || (!p->scales && !p->sizes && !olg__known(cx, p->sizes_v) &&
-                                                  !olg__known(cx, p->scales_v)))
+    if (!tables)
       return olg_lower_unsupported(cx, "Resize with coordinate_transformation_mode 'half_pixel_symmetric' "
                                        "and run-time scales, sizes or input shape", 19);
     return olg__emit_resize_tables(cx, x, p, out);

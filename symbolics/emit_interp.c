@@ -165,6 +165,7 @@ typedef struct resize_axis_in {
   double a;            /* cubic coefficient */
   int exclude_outside;
   bool sizes;          /* the scale came from sizes: out / in */
+  bool antialias;      /* Resize-18's antialias on an axis that shrinks */
 } resize_axis_in;
 
 /* x / s: by the scale, or when sizes are given as x * (in / out) (ONNX Runtime finds source 3.5
@@ -206,7 +207,71 @@ static void cubic_coeffs(double s, double A, double c[4]) {
   c[3] = ((A * (2 - s) - 5 * A) * (2 - s) + 8 * A) * (2 - s) - 4 * A;
 }
 
+/* Resize-18's antialias filters (Pillow's, as ONNX Runtime takes them): the triangle for linear,
+ * the cubic kernel with coefficient a for cubic. */
+static float aa_filter(bool cubic, float a, float x) {
+  if (x < 0.0f) x = -x;
+  if (!cubic) return x < 1.0f ? 1.0f - x : 0.0f;
+  if (x < 1.0f) return ((a + 2.0f) * x - (a + 3.0f)) * x * x + 1;
+  if (x < 2.0f) return (((x - 5.0f) * x + 8.f) * x - 4.f) * a;
+  return 0.0f;
+}
+
+/* An axis that shrinks with antialias: the filter widened by 1 / scale over the taps around each
+ * source coordinate, normalized to sum 1; without exclude_outside the taps outside the input are
+ * folded onto the edge taps. The windows and float arithmetic follow ONNX Runtime's. */
+static olg_status antialias_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t) {
+  int64_t L = r->in, O = r->out;
+  bool cubic = streq(r->mode, "cubic");
+  float rscale = r->sizes ? (float)r->out / (float)r->in : r->s, scale = 1.0f / rscale;
+  float support = (scale >= 1.0f ? (cubic ? 2.0f : 1.0f) * scale : (cubic ? 2.0f : 1.0f));
+  float inv_scale = scale >= 1.0f ? 1.0f / scale : 1.0f;
+  int64_t win = (int64_t)ceilf(support) * 2 + 1;
+  if (win > 4096) return olg_lower_error(cx, OLG_ERR_LIMIT, "Resize: antialias window too large");
+  float *buf = olg__lower_alloc(cx, (size_t)win * sizeof *buf);
+  t->in = L;
+  t->out = O;
+  t->n_taps = (int)win;
+  t->idx = olg__lower_alloc(cx, (size_t)(O * win) * sizeof *t->idx);
+  t->w = olg__lower_alloc(cx, (size_t)(O * win) * sizeof *t->w);
+  t->valid = NULL;
+  if (!buf || !t->idx || !t->w) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < O; i++) {
+    float center = 0.5f + (scale == 1.0f ? (float)i : source_coord(r, (float)i));
+    int64_t xmin_real = (int64_t)floorf(center - support + 0.5f);
+    int64_t xmax_real = (int64_t)floorf(center + support + 0.5f);
+    int64_t span = xmax_real - xmin_real;
+    xmax_real = xmin_real + (span < 0 ? 0 : span > win ? win : span);
+    int64_t xmin_cut = xmin_real < 0 ? 0 : xmin_real > L ? L : xmin_real;
+    int64_t xmax_cut = xmax_real < 0 ? 0 : xmax_real > L ? L : xmax_real;
+    int64_t xmin = r->exclude_outside ? xmin_cut : xmin_real;
+    int64_t len = (r->exclude_outside ? xmax_cut : xmax_real) - xmin;
+    float total = 0.0f;
+    for (int64_t x = 0; x < win; x++) buf[x] = 0.0f;
+    for (int64_t x = 0; x < len; x++) {
+      float w = aa_filter(cubic, (float)r->a, ((float)(x + xmin) - center + 0.5f) * inv_scale);
+      buf[x] = w;
+      total += w;
+    }
+    if (!r->exclude_outside && xmin_cut < xmax_cut) {
+      int64_t neg = -xmin < 0 ? 0 : -xmin > len - 1 ? len - 1 : -xmin;
+      for (int64_t x = 0; x < neg; x++) buf[neg] += buf[x];
+      int64_t bnd = len + xmin - L < 0 ? 0 : len + xmin - L > len - 1 ? len - 1 : len + xmin - L;
+      for (int64_t x = len - bnd; x < len; x++) buf[len - bnd - 1] += buf[x];
+      for (int64_t x = 0; (neg | bnd) > 0 && x < xmax_cut - xmin_cut; x++) buf[x] = buf[x + neg];
+    }
+    float inv_total = total == 0.0f ? 1.0f : 1.0f / total;
+    for (int64_t k = 0; k < win; k++) {
+      bool in = k < xmax_cut - xmin_cut;
+      t->idx[i * win + k] = in ? xmin_cut + k : 0;
+      t->w[i * win + k] = in ? (double)(buf[k] * inv_total) : 0.0;
+    }
+  }
+  return OLG_OK;
+}
+
 static olg_status resize_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t) {
+  if (r->antialias) return antialias_table(cx, r, t);
   int64_t L = r->in, O = r->out;
   bool nearest = streq(r->mode, "nearest"), linear = streq(r->mode, "linear");
   bool crop = streq(r->ctm, "tf_crop_and_resize");
@@ -312,7 +377,7 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
     resize_axis_in r = {ctm, p->mode && *p->mode ? p->mode : "nearest",
                         p->nearest_mode && *p->nearest_mode ? p->nearest_mode : "round_prefer_floor",
                         0, dims[d], 0, 0, 1, p->cubic_coeff_a ? p->cubic_coeff_a : -0.75,
-                        p->exclude_outside, false};
+                        p->exclude_outside, false, false};
     if (has_sizes) {
       r.out = sz[d];
       r.s = (float)sz[d] / (float)dims[d];
@@ -326,6 +391,7 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
     if (r.out <= 0 || dims[d] <= 0 || r.out > ((int64_t)1 << 24) || dims[d] > ((int64_t)1 << 24))
       return olg__errf(cx, OLG_ERR_LIMIT, "Resize: axis %d from %lld to %lld is out of the range "
                        "of the decomposition", d, (long long)dims[d], (long long)r.out);
+    r.antialias = p->antialias && !streq(r.mode, "nearest") && (r.sizes ? r.out < r.in : r.s < 1.0f);
     if (crop) {
       r.roi0 = roi[d];
       r.roi1 = roi[n + (size_t)d];

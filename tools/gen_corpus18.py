@@ -225,6 +225,18 @@ case("resize18_keep_aspect_not_smaller_round", "Resize", 18,
 case("resize18_keep_aspect_cubic_align", "Resize", 18,
      [("x", img), "", "", ("sizes", i64(1, 1, 9, 9), "const")],
      attrs=dict(mode="cubic", coordinate_transformation_mode="align_corners", keep_aspect_ratio_policy="not_larger"))
+case("resize18_antialias_linear_down_sizes", "Resize", 18,
+     [("x", f32("resaa", 1, 2, 9, 10)), "", "", ("sizes", i64(1, 2, 4, 3), "const")],
+     attrs=dict(mode="linear", antialias=1))
+case("resize18_antialias_cubic_exclude_outside", "Resize", 18,
+     [("x", f32("resaa2", 1, 1, 8, 9)), "", ("scales", np.array([1, 1, 0.6, 0.45], np.float32), "const")],
+     attrs=dict(mode="cubic", antialias=1, exclude_outside=1, cubic_coeff_a=-0.5))
+case("resize18_antialias_linear_asymmetric_mixed", "Resize", 18,
+     [("x", f32("resaa3", 1, 1, 7, 5)), "", ("scales", np.array([1, 1, 0.5, 1.6], np.float32), "const")],
+     attrs=dict(mode="linear", antialias=1, coordinate_transformation_mode="asymmetric"))
+case("resize18_keep_aspect_antialias", "Resize", 18,
+     [("x", img), "", "", ("sizes", i64(3, 3), "const")],
+     attrs=dict(mode="linear", antialias=1, keep_aspect_ratio_policy="not_smaller", axes=[2, 3]))
 case("resize18_antialias_linear_up", "Resize", 18,
      [("x", img), "", ("scales", np.array([1, 1, 2, 1.5], np.float32), "const")],
      attrs=dict(mode="linear", antialias=1))
