@@ -451,3 +451,65 @@ olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, 
   p->n = (size_t)rank;
   return OLG_OK;
 }
+
+/* Resize-18's axes: scales or sizes given for `axes` only, spelled out for every axis of x (1,
+ * or the input's dim, elsewhere): folded when they and the shape are known, else scattered at
+ * run time into ones or Shape(x) (ScatterElements). */
+olg_status olg__resize_spread_axes(olg_lower *cx, olg_value x, olg_value scales, olg_value sizes,
+                                   const int64_t *axes, size_t na, olg_resize_params *p) {
+  int opset = olg__opset(cx);
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 0 || rank > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "Resize with axes of an input of unknown rank", -1);
+  if (na > (size_t)rank) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: more axes than dims");
+  int64_t ax[OLG_MAX_RANK];
+  for (size_t i = 0; i < na; i++) {
+    ax[i] = olg__norm_axis(axes[i], rank);
+    if (ax[i] < 0) return olg__axes_error(cx, "Resize", axes + i, 1, rank);
+  }
+  const olg_tensor *t = scales != OLG_NO_VALUE ? olg__known(cx, scales) : NULL;
+  const int64_t *sz;
+  size_t nsz;
+  if (scales != OLG_NO_VALUE && t && t->dtype == OLG_FLOAT && t->data && t->nbytes / 4 == na) {
+    float *full = olg__lower_alloc(cx, (size_t)rank * sizeof *full);
+    if (!full) return OLG_ERR_NOMEM;
+    for (int32_t i = 0; i < rank; i++) full[i] = 1;
+    for (size_t i = 0; i < na; i++) memcpy(&full[ax[i]], (const char *)t->data + 4 * i, 4);
+    p->scales = full;
+    p->n = (size_t)rank;
+    return OLG_OK;
+  }
+  int64_t dims[OLG_MAX_RANK];
+  int32_t r2;
+  if (scales == OLG_NO_VALUE && sizes != OLG_NO_VALUE && olg__known_ints(cx, sizes, &sz, &nsz) &&
+      nsz == na && olg__static_shape(cx, x, dims, &r2)) {
+    int64_t *full = olg__lower_alloc(cx, (size_t)rank * sizeof *full);
+    if (!full) return OLG_ERR_NOMEM;
+    memcpy(full, dims, (size_t)rank * sizeof *full);
+    for (size_t i = 0; i < na; i++) full[ax[i]] = sz[i];
+    p->sizes = full;
+    p->n = (size_t)rank;
+    return OLG_OK;
+  }
+  /* at run time: below 11 only Upsample-9 / Resize-10 take run-time scales, for what they can
+   * express (linear, asymmetric) */
+  const char *mode = p->mode && *p->mode ? p->mode : "nearest";
+  const char *ctm = p->coordinate_transformation_mode && *p->coordinate_transformation_mode
+                        ? p->coordinate_transformation_mode : "half_pixel";
+  bool legacy = scales != OLG_NO_VALUE && streq(mode, "linear") && streq(ctm, "asymmetric") &&
+                !p->exclude_outside && !p->has_roi && !p->antialias;
+  if (opset < 11 && (!legacy || opset < 9))
+    return olg_lower_unsupported(cx, "Resize with axes and run-time scales or sizes", legacy ? 9 : 11);
+  olg_value base, idx, v;
+  OLG_TRY(olg__const_i64s(cx, ax, na, &idx));
+  if (scales != OLG_NO_VALUE) {
+    float ones[OLG_MAX_RANK];
+    for (int32_t i = 0; i < rank; i++) ones[i] = 1;
+    OLG_TRY(olg__const_f32s(cx, ones, (size_t)rank, &base));
+    OLG_TRY(olg__emit_cast(cx, scales, OLG_FLOAT, &v));
+    return olg__emit_scatter_elements(cx, base, idx, v, 0, NULL, &p->scales_v);
+  }
+  OLG_TRY(olg__shape(cx, x, &base));
+  OLG_TRY(olg__emit_cast(cx, sizes, OLG_INT64, &v));
+  return olg__emit_scatter_elements(cx, base, idx, v, 0, NULL, &p->sizes_v);
+}

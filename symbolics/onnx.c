@@ -276,7 +276,6 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_resize_params p = OLG_RESIZE_PARAMS_INIT;
-  int32_t rank = olg__rank(cx, x);
   p.mode = olg__src_attr_string(cx, "mode", "nearest");
   if (legacy) {
     /* asymmetric coordinates; nearest rounds down when up-sampling, up when down-sampling */
@@ -327,34 +326,7 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
     if (keep_aspect && sizes != OLG_NO_VALUE) {
       OLG_TRY(olg__resize_keep_aspect(cx, x, sizes, has_axes ? axes : NULL, na, policy, &p));
     } else if (has_axes) { /* spell scales/sizes out for every axis */
-      if (rank < 0 || rank > OLG_MAX_RANK) return olg_lower_unsupported(cx, "Resize with axes of an input of unknown rank", -1);
-      const olg_tensor *t = scales != OLG_NO_VALUE ? olg__known(cx, scales) : NULL;
-      const int64_t *sz;
-      size_t nsz;
-      if (t && t->dtype == OLG_FLOAT && t->nbytes / 4 == na) {
-        float *full = olg__lower_alloc(cx, (size_t)rank * sizeof *full);
-        if (!full) return OLG_ERR_NOMEM;
-        for (int32_t i = 0; i < rank; i++) full[i] = 1;
-        for (size_t i = 0; i < na; i++) {
-          float f;
-          memcpy(&f, (const char *)t->data + 4 * i, 4);
-          full[olg__norm_axis(axes[i], rank)] = f;
-        }
-        p.scales = full;
-        p.n = (size_t)rank;
-      } else if (sizes != OLG_NO_VALUE && olg__known_ints(cx, sizes, &sz, &nsz) && nsz == na) {
-        int64_t *full = olg__lower_alloc(cx, (size_t)rank * sizeof *full);
-        if (!full) return OLG_ERR_NOMEM;
-        for (int32_t i = 0; i < rank; i++) {
-          full[i] = olg__dim(cx, x, i);
-          if (full[i] < 0) return olg_lower_unsupported(cx, "Resize with axes of an input of unknown shape", -1);
-        }
-        for (size_t i = 0; i < na; i++) full[olg__norm_axis(axes[i], rank)] = sz[i];
-        p.sizes = full;
-        p.n = (size_t)rank;
-      } else {
-        return olg_lower_unsupported(cx, "Resize with axes and run-time scales or sizes", -1);
-      }
+      OLG_TRY(olg__resize_spread_axes(cx, x, scales, sizes, axes, na, &p));
     } else if (sizes != OLG_NO_VALUE) {
       const int64_t *sz;
       size_t nsz;

@@ -237,6 +237,13 @@ case("resize18_antialias_linear_asymmetric_mixed", "Resize", 18,
 case("resize18_keep_aspect_antialias", "Resize", 18,
      [("x", img), "", "", ("sizes", i64(3, 3), "const")],
      attrs=dict(mode="linear", antialias=1, keep_aspect_ratio_policy="not_smaller", axes=[2, 3]))
+case("resize18_axes_runtime_scales", "Resize", 18,
+     [("x", img), "", ("scales", np.array([1.5, 0.5], np.float32))], attrs=dict(mode="cubic", axes=[-1, 2]))
+case("resize18_axes_runtime_scales_asymmetric", "Resize", 18,
+     [("x", img), "", ("scales", np.array([2, 3], np.float32))],
+     attrs=dict(mode="linear", coordinate_transformation_mode="asymmetric", axes=[2, 3]))
+case("resize18_axes_runtime_sizes", "Resize", 18,
+     [("x", img), "", "", ("sizes", i64(5, 3))], attrs=dict(mode="linear", axes=[3, 2]))
 case("resize18_antialias_linear_up", "Resize", 18,
      [("x", img), "", ("scales", np.array([1, 1, 2, 1.5], np.float32), "const")],
      attrs=dict(mode="linear", antialias=1))

@@ -174,8 +174,9 @@ def trt_cases():
              model=rs([2, 1, 2, 2], mode="linear")))
     add(dict(name="resize_cubic_3dims", rule="tensorrt/resize-dims", expect="refused",
              model=rs([1, 2, 2, 2], rank_shape=(1, 2, 4, 4), mode="cubic")))
-    add(dict(name="resize_axes_runtime", rule="axes and run-time scales", expect="refused",
-             check_rule="tensorrt/resize-axes",
+    # axes with run-time scales: spread over every axis at run time by the lowering
+    add(dict(name="resize_axes_runtime", rule="tensorrt/resize-axes", expect="fixed", lowered=True,
+             feeds={"x": x4, "sc": np.array([2, 1.5], F)},
              model=model([node("Resize", ["x", "", "sc"], ["y"], name="rs", axes=[2, 3])],
                          [vi("x", F, [1, 1, 4, 4]), vi("sc", F, [2])], [vi("y", F, None)],
                          opset=18)))
