@@ -239,8 +239,13 @@ typedef struct olg_resize_params {
   /* with scales: the output sizes, where they are not floor(in * scale) (Resize-18's
    * keep_aspect_ratio_policy rounds them); the coordinates still follow the scales */
   const int64_t *out_sizes;
+  /* Resize-18 only (targets >= 18): keep_aspect_ratio_policy and axes as they are, over sizes_v
+   * of n_axes entries (or rank without axes), computed at run time */
+  const char *keep_aspect;
+  const int64_t *axes;
+  size_t n_axes;
 } olg_resize_params;
-#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0, 0, 0}
+#define OLG_RESIZE_PARAMS_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0, OLG_NO_VALUE, OLG_NO_VALUE, 0, 0, 0, 0, 0, 0, 0, 0}
 /* Upsample-7 (scales attribute, modes nearest/linear with asymmetric coordinates only), Upsample-9
  * (scales input), Resize-10 (scales input, asymmetric only), Resize-11 (roi, scales, sizes;
  * coordinate modes, nearest_mode, cubic), Resize-13 (roi optional), Resize-18 (antialias,

@@ -594,6 +594,8 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     if (antialias) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "antialias", 1));
     if (p->extrapolation_value != 0)
       OLG_TRY(olg_lower_emit_attr_float(cx, nd, "extrapolation_value", p->extrapolation_value));
+    if (p->keep_aspect) OLG_TRY(olg_lower_emit_attr_string(cx, nd, "keep_aspect_ratio_policy", p->keep_aspect));
+    if (p->axes) OLG_TRY(olg_lower_emit_attr_ints(cx, nd, "axes", p->axes, p->n_axes));
     return olg_lower_emit_end(cx, nd, 1, out);
   }
 

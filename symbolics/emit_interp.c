@@ -416,10 +416,21 @@ olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, 
   int32_t rank = olg__rank(cx, x);
   const int64_t *sz;
   size_t nsz;
-  if (rank < 1 || rank > OLG_MAX_RANK)
-    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy of an input of unknown rank", -1);
-  if (!olg__known_ints(cx, sizes, &sz, &nsz))
-    return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy and sizes computed at run time", -1);
+  bool known = rank >= 1 && rank <= OLG_MAX_RANK && olg__known_ints(cx, sizes, &sz, &nsz);
+  for (size_t i = 0; known && i < (axes ? na : (size_t)rank); i++) {
+    int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
+    known = d < 0 || olg__dim(cx, x, (int32_t)d) > 0;
+  }
+  if (!known) { /* Resize-18 computes it at run time */
+    if (olg__opset(cx) < 18)
+      return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy and sizes or input dims "
+                                       "known only at run time", 18);
+    p->keep_aspect = policy;
+    p->axes = axes;
+    p->n_axes = axes ? na : 0;
+    p->sizes_v = sizes;
+    return OLG_OK;
+  }
   if (!axes) na = (size_t)rank;
   if (nsz != na) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the axes");
   float *sc = olg__lower_alloc(cx, (size_t)rank * sizeof *sc);

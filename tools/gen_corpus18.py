@@ -244,6 +244,9 @@ case("resize18_axes_runtime_scales_asymmetric", "Resize", 18,
      attrs=dict(mode="linear", coordinate_transformation_mode="asymmetric", axes=[2, 3]))
 case("resize18_axes_runtime_sizes", "Resize", 18,
      [("x", img), "", "", ("sizes", i64(5, 3))], attrs=dict(mode="linear", axes=[3, 2]))
+case("resize18_keep_aspect_runtime_sizes", "Resize", 18,
+     [("x", img), "", "", ("sizes", i64(7, 7))],
+     attrs=dict(mode="linear", keep_aspect_ratio_policy="not_larger", axes=[2, 3]))
 case("resize18_antialias_linear_up", "Resize", 18,
      [("x", img), "", ("scales", np.array([1, 1, 2, 1.5], np.float32), "const")],
      attrs=dict(mode="linear", antialias=1))
