@@ -369,6 +369,8 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
   const char *ctm = p->coordinate_transformation_mode && *p->coordinate_transformation_mode
                         ? p->coordinate_transformation_mode : "half_pixel";
   bool crop = streq(ctm, "tf_crop_and_resize");
+  if (crop && p->antialias)
+    return olg_lower_unsupported(cx, "Resize with antialias and tf_crop_and_resize (decomposed)", 18);
   if (crop && !known_floats(cx, p->roi_v, roi, 2 * n))
     return olg_lower_unsupported(cx, "Resize with tf_crop_and_resize and a roi computed at run time", 11);
   olg_interp_axis t[OLG_MAX_RANK];
@@ -416,15 +418,18 @@ olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, 
   int32_t rank = olg__rank(cx, x);
   const int64_t *sz;
   size_t nsz;
-  bool known = rank >= 1 && rank <= OLG_MAX_RANK && olg__known_ints(cx, sizes, &sz, &nsz);
+  /* with tf_crop_and_resize's roi it is left to Resize-18 itself */
+  bool known = rank >= 1 && rank <= OLG_MAX_RANK && !p->has_roi && olg__known_ints(cx, sizes, &sz, &nsz);
   for (size_t i = 0; known && i < (axes ? na : (size_t)rank); i++) {
     int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
     known = d < 0 || olg__dim(cx, x, (int32_t)d) > 0;
   }
   if (!known) { /* Resize-18 computes it at run time */
     if (olg__opset(cx) < 18)
-      return olg_lower_unsupported(cx, "Resize with keep_aspect_ratio_policy and sizes or input dims "
-                                       "known only at run time", 18);
+      return olg_lower_unsupported(cx, p->has_roi ? "Resize with keep_aspect_ratio_policy and "
+                                                    "tf_crop_and_resize"
+                                                  : "Resize with keep_aspect_ratio_policy and sizes "
+                                                    "or input dims known only at run time", 18);
     p->keep_aspect = policy;
     p->axes = axes;
     p->n_axes = axes ? na : 0;
