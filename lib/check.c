@@ -127,11 +127,12 @@ static void check_model_header(ck *c) {
              "opset %lld of %s is still in development (the newest released is %d); runtimes may refuse it",
              (long long)v, shown, sd->max_released);
     int64_t need = olg__ck_is_default_domain(dom) ? ir_for_onnx_opset(v) : ml ? olg__ir_for_ml_opset(v) : 7;
-    /* an IR older than the opset's cannot express what the opset's ops may carry (IR.md
-       pairs each opset with the IR released with it): runtimes refuse such models */
+    /* an IR older than the opset's: IR.md pairs each opset with the IR released with it, but
+       onnx's checker and ONNX Runtime accept the older IR (ONNX's own test data has ir_version 5
+       at opset 11), so a warning unless strict */
     if (ir >= 3 && ir < need)
-      olg__ck_report(c, OLG_ERROR, "OLG-CHECK-IR-VERSION", NULL, -1,
-             "ir_version %lld is older than IR %lld, which was released with opset %lld of %s; set ir_version to %lld or more",
+      olg__ck_report(c, c->strict ? OLG_ERROR : OLG_WARNING, "OLG-CHECK-IR-OLD", NULL, -1,
+             "ir_version %lld is older than IR %lld, which was released with opset %lld of %s; set ir_version to %lld (onnxlegal convert writes it)",
              (long long)ir, (long long)need, (long long)v, shown, (long long)need);
   }
 }
@@ -754,8 +755,8 @@ OLG_API olg_status olg_check(const olg_model *cm, const olg_check_options *opts,
     if ((s = olg_diags_new(&own, &m->alloc))) return s;
     diags = own;
   }
-  ck c = {m, diags, o.full != 0, o.allow_unlowered != 0, o.notes != 0, o.max_errors, 0, OLG_OK,
-          false, false, NULL};
+  ck c = {m, diags, o.full != 0, o.allow_unlowered != 0, o.notes != 0, o.strict != 0,
+          o.max_errors, 0, OLG_OK, false, false, NULL};
   snapshot sn;
   if (c.full && (s = snapshot_take(m, &sn))) {
     olg_diags_free(own);

@@ -21,6 +21,7 @@ typedef struct ck {
   olg_model *m; /* written only in full mode, and restored */
   olg_diags *d;
   bool full, allow_unlowered, notes;
+  bool strict; /* OLG-CHECK-IR-OLD, OLG-CHECK-AXIS-NEGATIVE as errors */
   size_t max_errors;
   size_t errors;
   olg_status fatal; /* OLG_ERR_NOMEM while recording */

@@ -354,6 +354,9 @@ typedef struct attr_range {
   int rule;
   const char *const *allowed; /* RANGE_ONE_OF: NULL-terminated */
   int neg_from;               /* RANGE_NONNEG: the version that allows negative values */
+  bool refused;               /* RANGE_NONNEG: onnx's checker and ONNX Runtime refuse a negative
+                                 value too (Flatten-1/9): an error OLG-CHECK-ATTR-VALUE, not the
+                                 warning OLG-CHECK-AXIS-NEGATIVE */
 } attr_range;
 
 static const char *const pad_modes_2[] = {"constant", "reflect", "edge", NULL};
@@ -371,11 +374,11 @@ static const char *const resize_ctm_19[] = {"half_pixel", "half_pixel_symmetric"
                                             "pytorch_half_pixel", "align_corners", "asymmetric",
                                             "tf_crop_and_resize", NULL};
 
-#define NONNEG_BELOW_11(op, attr) {op, 1, 11, attr, RANGE_NONNEG, NULL, 11}
+#define NONNEG_BELOW_11(op, attr) {op, 1, 11, attr, RANGE_NONNEG, NULL, 11, false}
 static const attr_range attr_ranges[] = {
   NONNEG_BELOW_11("ArgMax", "axis"), NONNEG_BELOW_11("ArgMin", "axis"),
   NONNEG_BELOW_11("Compress", "axis"), NONNEG_BELOW_11("Concat", "axis"),
-  NONNEG_BELOW_11("Flatten", "axis"), NONNEG_BELOW_11("Hardmax", "axis"),
+  {"Flatten", 1, 11, "axis", RANGE_NONNEG, NULL, 11, true}, NONNEG_BELOW_11("Hardmax", "axis"),
   NONNEG_BELOW_11("LogSoftmax", "axis"), NONNEG_BELOW_11("Softmax", "axis"),
   NONNEG_BELOW_11("ReduceL1", "axes"), NONNEG_BELOW_11("ReduceL2", "axes"),
   NONNEG_BELOW_11("ReduceLogSum", "axes"), NONNEG_BELOW_11("ReduceLogSumExp", "axes"),
@@ -386,15 +389,15 @@ static const attr_range attr_ranges[] = {
   NONNEG_BELOW_11("Slice", "axes"), /* the attribute of Slice-1 (an input from Slice-10) */
   NONNEG_BELOW_11("Split", "axis"), NONNEG_BELOW_11("Squeeze", "axes"),
   NONNEG_BELOW_11("Unsqueeze", "axes"),
-  {"Pad", 1, 19, "mode", RANGE_ONE_OF, pad_modes_2, 0},
-  {"Pad", 19, 0, "mode", RANGE_ONE_OF, pad_modes_19, 0},
-  {"Upsample", 1, 7, "mode", RANGE_ONE_OF, upsample_modes_1, 0},
-  {"Upsample", 7, 0, "mode", RANGE_ONE_OF, upsample_modes_7, 0},
-  {"Resize", 10, 11, "mode", RANGE_ONE_OF, resize_modes_10, 0},
-  {"Resize", 11, 0, "mode", RANGE_ONE_OF, resize_modes_11, 0},
-  {"Resize", 11, 13, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_11, 0},
-  {"Resize", 13, 19, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_13, 0},
-  {"Resize", 19, 0, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_19, 0},
+  {"Pad", 1, 19, "mode", RANGE_ONE_OF, pad_modes_2, 0, false},
+  {"Pad", 19, 0, "mode", RANGE_ONE_OF, pad_modes_19, 0, false},
+  {"Upsample", 1, 7, "mode", RANGE_ONE_OF, upsample_modes_1, 0, false},
+  {"Upsample", 7, 0, "mode", RANGE_ONE_OF, upsample_modes_7, 0, false},
+  {"Resize", 10, 11, "mode", RANGE_ONE_OF, resize_modes_10, 0, false},
+  {"Resize", 11, 0, "mode", RANGE_ONE_OF, resize_modes_11, 0, false},
+  {"Resize", 11, 13, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_11, 0, false},
+  {"Resize", 13, 19, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_13, 0, false},
+  {"Resize", 19, 0, "coordinate_transformation_mode", RANGE_ONE_OF, resize_ctm_19, 0, false},
 };
 #undef NONNEG_BELOW_11
 
@@ -459,10 +462,19 @@ static void check_attr_value(ck *c, const olg_node *nd, int64_t opset, const olg
       for (size_t k = 0; k < n; k++) {
         int64_t v = a->type == OLG_ATTR_INT ? a->i : a->ints[k];
         if (v >= 0) continue;
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-ATTR-VALUE", nd, opset,
-               "attribute '%s' of %s is %lld; a negative %s is allowed from %s-%d (opset >= %d), below it count from the front (0 .. rank-1)",
-               a->name, olg__ck_op_label(nd, s->since_version, lab, sizeof lab), (long long)v, a->name,
-               s->name, r->neg_from, r->neg_from);
+        if (r->refused) {
+          olg__ck_report(c, OLG_ERROR, "OLG-CHECK-ATTR-VALUE", nd, opset,
+                 "attribute '%s' of %s is %lld; a negative %s is allowed from %s-%d (opset >= %d), below it count from the front (0 .. rank)",
+                 a->name, olg__ck_op_label(nd, s->since_version, lab, sizeof lab), (long long)v, a->name,
+                 s->name, r->neg_from, r->neg_from);
+          break;
+        }
+        /* what onnx's checker and ONNX Runtime accept (the test data's pytorch-converted models
+           have axis -1 at opset 6): a warning unless strict */
+        olg__ck_report(c, c->strict ? OLG_ERROR : OLG_WARNING, "OLG-CHECK-AXIS-NEGATIVE", nd, opset,
+               "attribute '%s' of %s is %lld: the axis %lld needs opset >= %d at this op (%s-%d); write it as rank%lld (counted from the front), or convert the model to opset %d or later",
+               a->name, olg__ck_op_label(nd, s->since_version, lab, sizeof lab), (long long)v,
+               (long long)v, r->neg_from, s->name, r->neg_from, (long long)v, r->neg_from);
         break;
       }
     } else if (r->rule == RANGE_ONE_OF && a->type == OLG_ATTR_STRING) {

@@ -24,3 +24,9 @@ OLG_API olg_status olg_check_options_set(olg_check_options *opts, int full, int 
   opts->notes = notes != 0;
   return OLG_OK;
 }
+
+OLG_API olg_status olg_check_options_set_strict(olg_check_options *opts, int strict) {
+  if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_check_options_set_strict: options are NULL");
+  opts->strict = strict != 0;
+  return OLG_OK;
+}

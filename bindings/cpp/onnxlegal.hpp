@@ -437,12 +437,14 @@ struct CheckOptions {
   bool allow_unlowered = false;  // source-framework nodes are warnings, not errors
   size_t max_errors = 0;         // 0: report all
   bool notes = true;
+  bool strict = false;           // OLG-CHECK-IR-OLD, OLG-CHECK-AXIS-NEGATIVE as errors
   olg_check_options c() const {
     olg_check_options o = OLG_CHECK_OPTIONS_INIT;
     o.full = full;
     o.allow_unlowered = allow_unlowered;
     o.max_errors = max_errors;
     o.notes = notes;
+    o.strict = strict;
     return o;
   }
 };

@@ -10,8 +10,10 @@
  *
  *   model
  *   OLG-CHECK-IR-VERSION        [E] ir_version unset, or newer than this library knows
- *                               [W] ir_version older than the one released with an imported
- *                                   opset (runtimes may refuse the pairing)
+ *   OLG-CHECK-IR-OLD            [W] ir_version older than the one released with an imported
+ *                                   opset (runtimes may refuse the pairing; onnx's checker and
+ *                                   ONNX Runtime accept it): the message names the IR version to
+ *                                   set ([E] with strict; convert writes the opset's IR version)
  *   OLG-CHECK-OPSET-MISSING     [E] no opset_import although ir_version >= 3
  *   OLG-CHECK-OPSET-VERSION     [E] an imported opset of a known domain is < 1 or newer than
  *                                   any defined version of that domain
@@ -55,7 +57,12 @@
  *   OLG-CHECK-ATTR-PAYLOAD      [E] an attribute without the payload its type names (a GRAPH
  *                                   attribute without graph, e.g. an If without then_branch)
  *   OLG-CHECK-ATTR-VALUE        [E] an attribute value outside what the op's version allows
- *                                   (a negative axis below opset 11, an unknown Resize mode)
+ *                                   (an unknown Resize mode, a negative axis of Flatten below
+ *                                   opset 11, which runtimes refuse too)
+ *   OLG-CHECK-AXIS-NEGATIVE     [W] a negative axis at a version of the op that counts axes
+ *                                   from the front only (below opset 11; onnx's checker and ONNX
+ *                                   Runtime accept it; Flatten's they refuse: ATTR-VALUE): the message names the opset that allows
+ *                                   it and the fix, rank-k ([E] with strict; convert rewrites it)
  *   OLG-CHECK-DEPTH             [E] subgraphs nested deeper than the library follows
  *   OLG-CHECK-ATTR-DUPLICATE    [E] an attribute given twice on one node
  *   OLG-CHECK-ATTR-REF          [E] an attribute that refers to a function's attribute
@@ -98,8 +105,12 @@ typedef struct olg_check_options {
   size_t max_errors;
   /* Report notes (OLG-CHECK-OP-NO-SCHEMA, OLG-INFER-UNSUPPORTED). Default 1. */
   int notes;
+  /* Report as errors what runtimes accept although the spec does not (OLG-CHECK-IR-OLD,
+   * OLG-CHECK-AXIS-NEGATIVE); warnings otherwise. Default 0. (Added after notes: a caller
+   * built against an older struct, with a smaller size, gets the default.) */
+  int strict;
 } olg_check_options;
-#define OLG_CHECK_OPTIONS_INIT {sizeof(olg_check_options), 0, 0, 0, 1}
+#define OLG_CHECK_OPTIONS_INIT {sizeof(olg_check_options), 0, 0, 0, 1, 0}
 /* Sets *opts to the defaults, as OLG_CHECK_OPTIONS_INIT does. */
 OLG_API void olg_check_options_init(olg_check_options *opts);
 /* Check options on the heap, for bindings that do not lay out C structs (ctypes): _new gives
@@ -109,6 +120,8 @@ OLG_API olg_status olg_check_options_new(olg_check_options **out);
 OLG_API void olg_check_options_free(olg_check_options *opts);
 OLG_API olg_status olg_check_options_set(olg_check_options *opts, int full, int allow_unlowered,
                                          size_t max_errors, int notes);
+/* Sets the strict member (1 on, 0 off), which olg_check_options_set leaves as it is. */
+OLG_API olg_status olg_check_options_set_strict(olg_check_options *opts, int strict);
 
 /* Validates the model. Returns OLG_OK when it is valid (warnings and notes may be in diags),
  * OLG_ERR_INVALID_MODEL when it found errors (all of them are in diags, not only the first),

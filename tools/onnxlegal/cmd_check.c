@@ -6,7 +6,7 @@
 
 static const char usage[] =
     "usage: onnxlegal check MODEL [--json] [--fast] [--allow-unlowered] [--max-errors N]\n"
-    "                             [--no-notes] [--profile P]\n"
+    "                             [--no-notes] [--strict] [--profile P]\n"
     "\n"
     "Validates the model against the ONNX rules and the schemas of the opsets it imports: IR\n"
     "version, names defined once and before use, ops known at their opset, arity, attributes\n"
@@ -22,6 +22,10 @@ static const char usage[] =
     "  --allow-unlowered  source-framework nodes (not yet legalized) are warnings, not errors\n"
     "  --max-errors N     stop after N errors\n"
     "  --no-notes         leave out notes (ops without schema or inference rule)\n"
+    "  --strict           errors, not warnings, for what runtimes accept but the spec does\n"
+    "                     not: an ir_version older than the opset's (OLG-CHECK-IR-OLD), a\n"
+    "                     negative axis below the opset that allows it\n"
+    "                     (OLG-CHECK-AXIS-NEGATIVE); 'onnxlegal convert' fixes both\n"
     "  --profile P        also check the rules of target runtime P (docs/profiles.md: ort,\n"
     "                     tensorrt, ...): every violation an error OLG-PROFILE-VIOLATION\n"
     "                     naming the node, the rule and what would fix it\n"
@@ -110,6 +114,7 @@ int cli_check(int argc, char **argv) {
     else if (strcmp(a, "--fast") == 0) opts.full = 0;
     else if (strcmp(a, "--allow-unlowered") == 0) opts.allow_unlowered = 1;
     else if (strcmp(a, "--no-notes") == 0) opts.notes = 0;
+    else if (strcmp(a, "--strict") == 0) opts.strict = 1;
     else if (strcmp(a, "--profile") == 0 || strncmp(a, "--profile=", 10) == 0) {
       if (a[9] == '=') profile = a + 10;
       else if (i + 1 < argc) profile = argv[++i];

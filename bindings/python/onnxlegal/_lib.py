@@ -27,6 +27,7 @@ SIGNATURES = {
     "olg_check_options_new": (c_int, [P(c_void_p)]),
     "olg_check_options_free": (None, [c_void_p]),
     "olg_check_options_set": (c_int, [c_void_p, c_int, c_int, c_size_t, c_int]),
+    "olg_check_options_set_strict": (c_int, [c_void_p, c_int]),
     "olg_check": (c_int, [c_void_p, c_void_p, c_void_p]),
     "olg_infer_shapes": (c_int, [c_void_p, c_void_p, c_void_p]),
     # diag.h

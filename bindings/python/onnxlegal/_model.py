@@ -264,14 +264,15 @@ class Model:
         return _collect("olg_model_print_dot_diff", (before.handle, self.handle)).decode(
             "utf-8", "replace")
 
-    def check(self, full=False, allow_unlowered=False, max_errors=0, notes=True):
+    def check(self, full=False, allow_unlowered=False, max_errors=0, notes=True, strict=False):
         """Validates the model with olg_check and returns a Diags with every finding:
         `diags.errors` empty means valid (`bool(diags)` is True when it holds anything).
         full=True also runs shape and type inference and reports contradictions (OLG-INFER-*);
         allow_unlowered reports source-framework nodes as warnings; max_errors (0: all) stops
-        early; notes=False leaves notes out."""
+        early; notes=False leaves notes out; strict=True makes errors of what runtimes accept
+        but the spec does not (OLG-CHECK-IR-OLD, OLG-CHECK-AXIS-NEGATIVE: warnings otherwise)."""
         diags = Diags()
-        with _CheckOptions(full, allow_unlowered, max_errors, notes) as opts:
+        with _CheckOptions(full, allow_unlowered, max_errors, notes, strict) as opts:
             status = lib.olg_check(self.handle, opts, diags.handle)
         if status not in (0, ERR_INVALID_MODEL):
             _raise_with(status, "olg_check", diags)
@@ -807,8 +808,9 @@ def _raise_with(status, function, diags):
 class _CheckOptions:
     """olg_check_options on the C heap (no struct laid out here), as a context manager."""
 
-    def __init__(self, full, allow_unlowered, max_errors, notes):
+    def __init__(self, full, allow_unlowered, max_errors, notes, strict=False):
         self.args = (int(bool(full)), int(bool(allow_unlowered)), int(max_errors), int(bool(notes)))
+        self.strict = int(bool(strict))
 
     def __enter__(self):
         h = c_void_p()
@@ -816,6 +818,7 @@ class _CheckOptions:
         self._h = h.value
         try:
             call("olg_check_options_set", self._h, *self.args)
+            call("olg_check_options_set_strict", self._h, self.strict)
         except BaseException:
             lib.olg_check_options_free(self._h)
             raise
