@@ -459,6 +459,9 @@ static olg_status softmax(olg_lower *cx, bool dst_flat) {
     return olg_lower_bind_output(cx, 0, y);
   }
   if (dst_flat) { /* the same meaning on both sides */
+    /* a negative axis (taken from version 11; ONNX Runtime runs it at any) counted from the
+       front where the rank is known: legal at every target */
+    if (axis < 0 && rank >= 0) axis += rank;
     olg_node_id nd;
     OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
     OLG_TRY(olg_lower_emit_input(cx, nd, x));
