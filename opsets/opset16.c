@@ -11,7 +11,7 @@ const olg_symbolic_reg olg__opset16[] = {
     {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset16, OLG_LOWERING_DECOMPOSED}, /* 5-D: 20 */
 
     /* ---- ONNX domain (symbolics/onnx.c) ---- */
-    {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_NATIVE}, /* modes renamed at 20 */
+    {"", "GridSample", olg__sym_onnx_grid_sample_opset16, OLG_LOWERING_NATIVE}, /* 5-D decomposed */
 
     /* ---- shape and indexing (symbolics/index.c): ScatterElements-16 reduction ---- */
     {"aten", "index_put", olg__sym_index_put_opset16, OLG_LOWERING_NATIVE},

@@ -528,19 +528,6 @@ olg_status olg__sym_onnx_constant(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* GridSample: modes "bilinear"/"bicubic" (16) were renamed "linear"/"cubic" at 20, which also
- * takes N-D inputs (16 takes 4-D only). */
-olg_status olg__sym_onnx_grid_sample(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, grid, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_value(cx, 1, &grid));
-  OLG_TRY(olg__emit_grid_sample(cx, x, grid, olg__src_attr_string(cx, "mode", "linear"),
-                                olg__src_attr_string(cx, "padding_mode", "zeros"),
-                                (int)olg__src_attr_int(cx, "align_corners", 0), &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
 /* Shape: start/end (15+) become Shape + Slice below 15 */
 olg_status olg__sym_onnx_shape(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;

@@ -406,6 +406,18 @@ olg_status olg__sym_onnx_grid_sample_decomposed_opset11(olg_lower *cx, olg_node_
   return onnx_grid_sample_decomposed(cx, (gs_caps){true, false, false, false});
 }
 
+/* GridSample-16: 4-D natively (its mode names), N-D decomposed */
+olg_status olg__sym_onnx_grid_sample_opset16(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_grid_sample_decomposed(cx, (gs_caps){true, true, false, false});
+}
+
+/* GridSample-20: N-D */
+olg_status olg__sym_onnx_grid_sample_opset20(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_grid_sample_decomposed(cx, (gs_caps){true, true, true, false});
+}
+
 static olg_status lower_grid_sampler(olg_lower *cx, gs *gp) {
   gs g = *gp;
   olg_value y;

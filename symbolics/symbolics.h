@@ -157,7 +157,8 @@ OLG_SYMBOLIC(olg__sym_onnx_scatter);
 OLG_SYMBOLIC(olg__sym_onnx_scatter_opset11); /* ScatterElements, ScatterND */
 OLG_SYMBOLIC(olg__sym_onnx_scatter_opset16); /* reduction add, mul */
 OLG_SYMBOLIC(olg__sym_onnx_scatter_opset18); /* reduction max, min */
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample); /* GridSample modes renamed at 20 */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample_opset16); /* 4-D native, N-D decomposed (sample.c) */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample_opset20); /* N-D native */
 OLG_SYMBOLIC(olg__sym_onnx_shape);       /* start/end (15) -> Shape + Slice */
 OLG_SYMBOLIC(olg__sym_onnx_reshape);     /* allowzero (14) */
 OLG_SYMBOLIC(olg__sym_onnx_reshape_opset14); /* allowzero kept */
