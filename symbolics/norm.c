@@ -288,6 +288,19 @@ olg_status olg__sym_native_layer_norm(olg_lower *cx, olg_node_id src, void *ud) 
 /* ------------------------------------------------------------------------------------------ */
 /* group_norm, native_group_norm */
 
+/* GroupNormalization-21 (per-channel scale and bias w, b). */
+static olg_status emit_group_norm_native(olg_lower *cx, olg_value x, olg_value w, olg_value b,
+                                         double eps, int64_t groups, olg_value *out) {
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "GroupNormalization", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, w));
+  OLG_TRY(olg_lower_emit_input(cx, nd, b));
+  OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "num_groups", groups));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}
+
 /* x [N, C, ...] normalized per group of channels, as PyTorch and GroupNormalization do:
  * reshaped to [N, G, C/G * ...], normalized over the last axis, wg and bg (per group, [G];
  * either may be OLG_NO_VALUE) applied there, and back to x's shape: outs[0]. With want_stats,
@@ -351,14 +364,7 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
     OLG_TRY(olg__dim_tensor(cx, x, 1, &cv));
     OLG_TRY(param_or_fill(cx, wi, x, cv, 1.0, &w));
     OLG_TRY(param_or_fill(cx, wi + 1, x, cv, 0.0, &b));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "GroupNormalization", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, x));
-    OLG_TRY(olg_lower_emit_input(cx, nd, w));
-    OLG_TRY(olg_lower_emit_input(cx, nd, b));
-    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "num_groups", groups));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, outs));
+    OLG_TRY(emit_group_norm_native(cx, x, w, b, eps, groups, outs));
     return olg__bind_outputs(cx, outs, 1);
   }
   if (native) /* GroupNormalization has no mean/rstd outputs, and computes in float */
@@ -434,14 +440,7 @@ static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool
     if (!per_group) return olg__sym_onnx_passthrough(cx, src, ud); /* 21 and later: as it is */
     OLG_TRY(per_channel(cx, w, x, groups, &w));
     OLG_TRY(per_channel(cx, b, x, groups, &b));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "GroupNormalization", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, x));
-    OLG_TRY(olg_lower_emit_input(cx, nd, w));
-    OLG_TRY(olg_lower_emit_input(cx, nd, b));
-    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "num_groups", groups));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, outs));
+    OLG_TRY(emit_group_norm_native(cx, x, w, b, eps, groups, outs));
     return olg__bind_outputs(cx, outs, 1);
   }
   /* stash_type (21; 18 computes as 21's default, float): the type the statistics are computed

@@ -509,14 +509,20 @@ static olg_status cumsum_matmul(olg_lower *cx, olg_value x, int32_t rank, int64_
   return olg__emit_cast(cx, y, t, out);
 }
 
+/* cumsum/cumprod(self, int dim, *, ScalarType? dtype=None): the input (cast as accumulate_input
+ * does), its rank and the dim. */
+static olg_status cumulative_args(olg_lower *cx, olg_value *x, int32_t *rank, int64_t *d) {
+  OLG_TRY(accumulate_input(cx, 2, x));
+  OLG_TRY(olg__input_rank(cx, *x, rank));
+  return one_dim(cx, 1, *rank, d);
+}
+
 /* aten::cumsum(self, int dim, *, ScalarType? dtype=None): CumSum-11; below, cumsum_matmul. */
 static olg_status cumsum(olg_lower *cx, bool has_cumsum) {
   olg_value x, y;
-  OLG_TRY(accumulate_input(cx, 2, &x));
   int32_t rank;
-  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t d;
-  OLG_TRY(one_dim(cx, 1, rank, &d));
+  OLG_TRY(cumulative_args(cx, &x, &rank, &d));
   if (rank == 0) return olg_lower_bind_output(cx, 0, x);
   olg_dtype t = olg__dtype(cx, x), ct;
   if (has_cumsum) {
@@ -628,11 +634,9 @@ static olg_status emit_cumprod(olg_lower *cx, olg_value x, int32_t rank, int64_t
 olg_status olg__sym_cumprod(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
-  OLG_TRY(accumulate_input(cx, 2, &x));
   int32_t rank;
-  OLG_TRY(olg__input_rank(cx, x, &rank));
   int64_t d;
-  OLG_TRY(one_dim(cx, 1, rank, &d));
+  OLG_TRY(cumulative_args(cx, &x, &rank, &d));
   if (rank == 0) return olg_lower_bind_output(cx, 0, x);
   OLG_TRY(emit_cumprod(cx, x, rank, d, false, false, NULL, &y));
   return olg_lower_bind_output(cx, 0, y);
