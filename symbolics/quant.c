@@ -73,8 +73,8 @@ static olg_status broadcast_param(olg_lower *cx, olg_value p, olg_value x, int32
   return olg__emit_unsqueeze(cx, p, axes, (size_t)(r - 1 - a), out);
 }
 
-/* What both ops read: x, scale, the zero point (OLG_NO_VALUE: none), the axis normalized, the
- * block size, and whether the scale is per-axis or blocked. */
+/* What both ops read: x, scale, the zero point (OLG_NO_VALUE: none), the axis (normalized by
+ * decomposable), the block size, and whether the scale is per-axis or blocked. */
 typedef struct qdq {
   olg_value x, scale, zp;
   int32_t rank;
@@ -93,6 +93,11 @@ static olg_status read_qdq(olg_lower *cx, qdq *q) {
   int64_t sn = sr == 1 ? olg__dim(cx, q->scale, 0) : sr == 0 ? 1 : -1;
   q->blocked = q->block > 0;
   q->per_axis = !q->blocked && sr >= 1 && sn != 1;
+  return OLG_OK;
+}
+
+/* What the computed form needs of the node (the pass-through takes everything its version does). */
+static olg_status decomposable(olg_lower *cx, qdq *q) {
   if (q->per_axis || q->blocked) {
     if (q->rank < 0) return olg_lower_unsupported(cx, "per-axis quantization of an input of unknown rank", 13);
     if (q->axis < 0) q->axis += q->rank;
@@ -100,9 +105,10 @@ static olg_status read_qdq(olg_lower *cx, qdq *q) {
       return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "quantization axis out of range");
   }
   if (q->block < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "block_size must be >= 0");
-  if (olg__dtype(cx, q->scale) != OLG_FLOAT)
-    return olg__unsupportedf(cx, -1, "quantization with a %s scale below the version that has it",
-                             olg_dtype_name(olg__dtype(cx, q->scale)));
+  olg_dtype st = olg__dtype(cx, q->scale);
+  if (st != OLG_FLOAT) /* float16, bfloat16 scales: from 19, where the op is passed through */
+    return olg__unsupportedf(cx, olg__lowest_opset_taking(olg_lower_node_op(cx), 1, st),
+                             "%s with a %s scale", olg_lower_node_op(cx), olg_dtype_name(st));
   return OLG_OK;
 }
 
@@ -112,6 +118,7 @@ olg_status olg__sym_onnx_dequantize_linear(olg_lower *cx, olg_node_id src, void 
   OLG_TRY(read_qdq(cx, &q));
   if (target_takes_node(cx, "DequantizeLinear", q.per_axis, q.blocked))
     return olg__sym_onnx_passthrough(cx, src, ud);
+  OLG_TRY(decomposable(cx, &q));
   olg_dtype t = olg__dtype(cx, q.x);
   if (t != OLG_INT8 && t != OLG_UINT8 && t != OLG_INT16 && t != OLG_UINT16 && t != OLG_INT32)
     return olg__unsupportedf(cx, olg__lowest_opset_taking("DequantizeLinear", 0, t),
@@ -165,6 +172,7 @@ olg_status olg__sym_onnx_quantize_linear(olg_lower *cx, olg_node_id src, void *u
   OLG_TRY(read_qdq(cx, &q));
   if (target_takes_node(cx, "QuantizeLinear", q.per_axis, q.blocked))
     return olg__sym_onnx_passthrough(cx, src, ud);
+  OLG_TRY(decomposable(cx, &q));
   olg_dtype t = q.zp != OLG_NO_VALUE ? olg__dtype(cx, q.zp)
               : (olg_dtype)olg__src_attr_int(cx, "output_dtype", OLG_UINT8);
   if (t == OLG_UNDEFINED) t = OLG_UINT8;

@@ -399,6 +399,9 @@ case("dequantizelinear21_blocked", "DequantizeLinear", 21,
 case("dequantizelinear21_axis", "DequantizeLinear", 21,
      [("x", rng("dqa").integers(0, 255, (3, 4), dtype=np.uint8)), ("s", np.array([0.1, 0.2, 0.3], np.float32), "const"),
       ("z", np.array([128, 0, 255], np.uint8), "const")], attrs=dict(axis=0))
+case("dequantizelinear19_float16_scale_per_axis", "DequantizeLinear", 19,
+     [("x", rng("dq16").integers(-128, 127, (3, 4), dtype=np.int8)),
+      ("s", np.array([0.5, 0.25, 2.0], np.float16), "const")], attrs=dict(axis=0))
 case("quantizelinear21_output_dtype", "QuantizeLinear", 21,
      [("x", f32("qod", 6, lo=-3, hi=3)), ("s", np.array(0.02, np.float32), "const")],
      attrs=dict(output_dtype=TensorProto.INT8))
