@@ -632,6 +632,14 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   olg__ns_free(&scopes.ns);
   cx.reads = NULL;
   cx.scopes = NULL;
+  if (s && s != OLG_ERR_NOMEM && !cx.n_errors) {
+    /* a fault of the graph as a whole (a cycle, ...): its reason in the diagnostics too, which
+       is what the tool, Python and C++ show */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", olg_last_error());
+    cx.cur_node = NULL;
+    olg__lower_diag_min(&cx, OLG_ERROR, "OLG-LOWER-GRAPH", s, msg, -1);
+  }
   if (s) goto fail;
   if (n_failed || cx.n_errors) {
     s = olg__err(OLG_ERR_UNSUPPORTED,

@@ -34,6 +34,8 @@
  *                                   last error message are reported)
  *   OLG-LOWER-ERROR             [E] a symbolic's own error (olg_lower_error)
  *   OLG-LOWER-NOMEM             [E] memory ran out while lowering the node
+ *   OLG-LOWER-GRAPH             [E] the source graph cannot be lowered as a whole (a cycle):
+ *                                   the reason, naming the node
  *   OLG-LOWER-WARNING           [W] a symbolic's warning (olg_lower_warning): the result is
  *                                   valid, but e.g. an approximation or a dropped hint
  *   per-node report notes (olg_legalize_options.report), one per lowered source node

@@ -209,3 +209,23 @@ def test_python_convert_path_model_and_output(opset11_model, tmp_path):
     assert {n["node"] for n in report["nodes"]} == {"unsq", "relu", "sum"}
     with pytest.raises(ValueError, match="known profiles are: none, ort, tensorrt"):
         onnxlegal.convert(src, 9, profile="jetson")
+
+
+def test_a_cycle_is_refused_with_its_reason_in_the_diagnostics(tmp_path):
+    """A graph-level fault reaches the diagnostics (and the tool's output), naming the node,
+    not only olg_last_error() (issue 30, item 1)."""
+    import onnxlegal
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="n_a"),
+             helper.make_node("Relu", ["a"], ["b"], name="n_b")]
+    m = _model(nodes, 13, [_vi("x", TensorProto.FLOAT, [2])], [_vi("b", TensorProto.FLOAT, [2])])
+    path = tmp_path / "cycle.onnx"
+    path.write_bytes(m.SerializeToString())
+    with pytest.raises(onnxlegal.Error) as e:
+        onnxlegal.convert(str(path), 9)
+    diags = [d for d in e.value.diagnostics if d["severity"] == "error"]
+    assert [d["code"] for d in diags] == ["OLG-LOWER-GRAPH"], diags
+    assert "cycle" in diags[0]["message"] and "n_" in diags[0]["message"], diags
+    tool = os.path.join(os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build")), "bin", "onnxlegal")
+    r = subprocess.run([tool, "convert", str(path), str(tmp_path / "out.onnx"), "--opset", "9"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "cycle" in r.stderr, (r.returncode, r.stderr)
