@@ -642,9 +642,13 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   }
   if (s) goto fail;
   if (n_failed || cx.n_errors) {
+    size_t lost = olg_diags_lost(diags);
+    char lost_note[96] = "";
+    if (lost) /* the diagnostics could not all be kept: say so, not "see" what is not there */
+      snprintf(lost_note, sizeof lost_note, "; %zu diagnostic(s) were lost: out of memory", lost);
     s = olg__err(OLG_ERR_UNSUPPORTED,
-                 "olg_legalize: %zu node(s) could not be lowered to opset %d%s", n_failed,
-                 cx.opset, diags ? " (see the diagnostics)" : "");
+                 "olg_legalize: %zu node(s) could not be lowered to opset %d%s%s", n_failed,
+                 cx.opset, diags ? " (see the diagnostics)" : "", lost_note);
     goto fail;
   }
   bool init_inputs = o.keep_initializers_as_inputs || ir < 4;

@@ -317,6 +317,36 @@ TEST(legalize_onnx_op_too_new) {
   olg_registry_free(r);
 }
 
+/* Diagnostics that could not be kept (their allocation failed) are said to be lost in the
+ * error message, not left for "see the diagnostics" to find nothing */
+TEST(legalize_lost_diagnostics_are_said) {
+  olg_registry *r = builtin();
+  olg_model *m, *out = NULL;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 26));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, y;
+  olg_node_id n;
+  int64_t dims[1] = {4};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 1, dims, NULL, &x));
+  CHECK_OK(olg_node_begin(g, "", "BitCast", "bits", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_attr_int(g, n, "to", OLG_INT32));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  test_alloc ta;
+  test_alloc_init(&ta, 0);
+  olg_diags *dg;
+  CHECK_OK(olg_diags_new(&dg, &ta.a));
+  ta.fail_at = ta.calls + 1; /* the diagnostic's own allocation fails */
+  CHECK_STATUS(legalize_at(m, r, 17, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK(olg_diags_lost(dg) >= 1);
+  CHECK(strstr(olg_last_error(), "were lost: out of memory") != NULL);
+  olg_diags_free(dg);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
 /* tensorrt: Shape -> Gather becomes a Shape slice; without the profile the Gather stays */
 TEST(legalize_tensorrt_no_gather_on_shapes) {
   olg_registry *r = builtin();
