@@ -71,13 +71,6 @@ olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* 1 when attribute a of node nd (at source opset so) holds its schema's default, which is what
- * a version without the attribute does (an attribute is only ever added with a default that
- * keeps the older behaviour: MaxPool's ceil_mode 0, ArgMax's select_last_index 0 -- all but
- * the few listed below, checked against onnx's schema history): such an attribute may be left
- * out at a target that lacks it. Ints and strings compare exactly; float
- * defaults are printed rounded, so floats never qualify. dilations of all 1 are the default of
- * every op that has them (the spec prints no default, as it depends on the rank). */
 /* the exceptions: an attribute whose default is NOT what the versions without it do
  * (RoiAlign-10 works as output_half_pixel, RoiAlign-16's default is half_pixel): dropped going
  * down only when it holds that value (a node that leaves it out is refused there), and written
@@ -117,6 +110,13 @@ static olg_status default_changes_meaning(olg_lower *cx, const olg_node *nd, con
   return OLG_OK;
 }
 
+/* 1 when attribute a of node nd (at source opset so) holds its schema's default, which is what
+ * a version without the attribute does (an attribute is only ever added with a default that
+ * keeps the older behaviour: MaxPool's ceil_mode 0, ArgMax's select_last_index 0 -- all but
+ * the few of older[] above, checked against onnx's schema history): such an attribute may be left
+ * out at a target that lacks it. Ints and strings compare exactly; float
+ * defaults are printed rounded, so floats never qualify. dilations of all 1 are the default of
+ * every op that has them (the spec prints no default, as it depends on the rank). */
 static bool implied_default(const olg_node *nd, const olg_attr *a, int so) {
   for (size_t k = 0; k < sizeof older / sizeof older[0]; k++)
     if (strcmp(nd->op, older[k].op) == 0 && strcmp(a->name, older[k].attr) == 0)

@@ -81,6 +81,18 @@ static olg_status affine(olg_lower *cx, olg_value y, olg_value w, olg_value b, o
   return OLG_OK;
 }
 
+/* InstanceNormalization of x with per-channel scale w and bias b. */
+static olg_status emit_instance_norm(olg_lower *cx, olg_value x, olg_value w, olg_value b,
+                                     double eps, olg_value *out) {
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, w));
+  OLG_TRY(olg_lower_emit_input(cx, nd, b));
+  OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}
+
 /* Inference with running statistics: BatchNormalization (weight/bias default to 1/0). The
  * arguments from `first` on are weight, bias, running_mean, running_var. */
 static olg_status running_stats_norm(olg_lower *cx, olg_value x, size_t first, double momentum,
@@ -161,13 +173,7 @@ olg_status olg__sym_instance_norm(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__dim_tensor(cx, x, 1, &c));
   OLG_TRY(param_or_fill(cx, 1, x, c, 1.0, &w));
   OLG_TRY(param_or_fill(cx, 2, x, c, 0.0, &b));
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, w));
-  OLG_TRY(olg_lower_emit_input(cx, nd, b));
-  OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  OLG_TRY(emit_instance_norm(cx, x, w, b, eps, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -324,13 +330,7 @@ static olg_status group_norm_decomposed(olg_lower *cx, olg_value x, int64_t grou
     OLG_TRY(olg__const_i64s(cx, &groups, 1, &cv));
     OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 1.0, &ones));
     OLG_TRY(olg__emit_full(cx, cv, olg__dtype(cx, x), 0.0, &zeros));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "InstanceNormalization", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, xr));
-    OLG_TRY(olg_lower_emit_input(cx, nd, ones));
-    OLG_TRY(olg_lower_emit_input(cx, nd, zeros));
-    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &yr));
+    OLG_TRY(emit_instance_norm(cx, xr, ones, zeros, eps, &yr));
   }
   if (wg != OLG_NO_VALUE) OLG_TRY(olg__emit_reshape_static(cx, wg, (const int64_t[]){groups, 1}, 2, &wg));
   if (bg != OLG_NO_VALUE) OLG_TRY(olg__emit_reshape_static(cx, bg, (const int64_t[]){groups, 1}, 2, &bg));

@@ -5,9 +5,9 @@
  * with the target's ops:
  *   DequantizeLinear: y = (x - zero_point) * scale, the difference taken in float (int32 in
  *     int32), which holds every int8/uint8/int16/uint16 value exactly, as ONNX Runtime does;
- *   QuantizeLinear:  y = saturate(round_half_even(x / scale) + zero_point), Round from 11, below
- *     it Floor and comparisons (exact on float32), the saturation a Clip to the type's range
- *     before the Cast.
+ *   QuantizeLinear:  y = saturate(round_half_even(x / scale) + zero_point) (olg__emit_round:
+ *     Round from 11, below it Floor and comparisons, exact on float32), the saturation a Clip to
+ *     the type's range before the Cast.
  * The scale (and zero point) is broadcast along `axis`: a per-axis 1-D scale reshaped to
  * [D, 1, ..., 1]; a blocked one repeated block_size times along the axis and cut to the input's
  * size (the input's shape must then be known at export time). float8, int4 and float16 scales
@@ -112,13 +112,21 @@ static olg_status decomposable(olg_lower *cx, qdq *q) {
   return OLG_OK;
 }
 
+/* Reads the node; passes it through (*passed) where the target's version takes it, else checks
+ * that the computed form can express it. */
+static olg_status begin_qdq(olg_lower *cx, olg_node_id src, void *ud, qdq *q, bool *passed) {
+  OLG_TRY(read_qdq(cx, q));
+  *passed = target_takes_node(cx, olg_lower_node_op(cx), q->per_axis, q->blocked);
+  if (*passed) return olg__sym_onnx_passthrough(cx, src, ud);
+  return decomposable(cx, q);
+}
+
 olg_status olg__sym_onnx_dequantize_linear(olg_lower *cx, olg_node_id src, void *ud) {
   qdq q;
   olg_value y, zf = OLG_NO_VALUE, s;
-  OLG_TRY(read_qdq(cx, &q));
-  if (target_takes_node(cx, "DequantizeLinear", q.per_axis, q.blocked))
-    return olg__sym_onnx_passthrough(cx, src, ud);
-  OLG_TRY(decomposable(cx, &q));
+  bool passed;
+  olg_status st = begin_qdq(cx, src, ud, &q, &passed);
+  if (st || passed) return st;
   olg_dtype t = olg__dtype(cx, q.x);
   if (t != OLG_INT8 && t != OLG_UINT8 && t != OLG_INT16 && t != OLG_UINT16 && t != OLG_INT32)
     return olg__unsupportedf(cx, olg__lowest_opset_taking("DequantizeLinear", 0, t),
@@ -142,37 +150,12 @@ olg_status olg__sym_onnx_dequantize_linear(olg_lower *cx, olg_node_id src, void 
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* round half to even of float q: Round (11), else floor(q) + (d > 0.5 or d == 0.5 and floor(q)
- * odd), d = q - floor(q), from Floor, Greater and Less (opset 7, floats). */
-static olg_status round_half_even(olg_lower *cx, olg_value q, olg_value *out) {
-  if (olg__op_takes(cx, "Round", 0, OLG_FLOAT)) return olg__emit1(cx, "Round", q, out);
-  olg_value f, d, half, up, lt, tie, f2, two, odd, bump, b;
-  OLG_TRY(olg__emit1(cx, "Floor", q, &f));
-  OLG_TRY(olg__emit2(cx, "Sub", q, f, &d));
-  OLG_TRY(olg__const_scalar(cx, OLG_FLOAT, 0.5, &half));
-  OLG_TRY(olg__emit2(cx, "Greater", d, half, &up));
-  OLG_TRY(olg__emit2(cx, "Less", d, half, &lt));
-  OLG_TRY(olg__emit2(cx, "Or", up, lt, &tie));
-  OLG_TRY(olg__emit1(cx, "Not", tie, &tie));
-  OLG_TRY(olg__const_scalar(cx, OLG_FLOAT, 2.0, &two));
-  OLG_TRY(olg__emit2(cx, "Div", f, two, &f2)); /* f odd: f - 2 floor(f / 2) = 1 > 0.5 */
-  OLG_TRY(olg__emit1(cx, "Floor", f2, &f2));
-  OLG_TRY(olg__emit2(cx, "Mul", f2, two, &f2));
-  OLG_TRY(olg__emit2(cx, "Sub", f, f2, &odd));
-  OLG_TRY(olg__emit2(cx, "Greater", odd, half, &odd));
-  OLG_TRY(olg__emit2(cx, "And", tie, odd, &bump));
-  OLG_TRY(olg__emit2(cx, "Or", up, bump, &bump));
-  OLG_TRY(olg__emit_cast(cx, bump, OLG_FLOAT, &b));
-  return olg__emit2(cx, "Add", f, b, out);
-}
-
 olg_status olg__sym_onnx_quantize_linear(olg_lower *cx, olg_node_id src, void *ud) {
   qdq q;
   olg_value y, zf = OLG_NO_VALUE, s;
-  OLG_TRY(read_qdq(cx, &q));
-  if (target_takes_node(cx, "QuantizeLinear", q.per_axis, q.blocked))
-    return olg__sym_onnx_passthrough(cx, src, ud);
-  OLG_TRY(decomposable(cx, &q));
+  bool passed;
+  olg_status st = begin_qdq(cx, src, ud, &q, &passed);
+  if (st || passed) return st;
   olg_dtype t = q.zp != OLG_NO_VALUE ? olg__dtype(cx, q.zp)
               : (olg_dtype)olg__src_attr_int(cx, "output_dtype", OLG_UINT8);
   if (t == OLG_UNDEFINED) t = OLG_UINT8;
@@ -194,7 +177,7 @@ olg_status olg__sym_onnx_quantize_linear(olg_lower *cx, olg_node_id src, void *u
                               : q.per_axis ? 13 : 10));
   OLG_TRY(broadcast_param(cx, q.scale, q.x, q.rank, q.axis, q.block, &s));
   OLG_TRY(olg__emit2(cx, "Div", q.x, s, &y));
-  OLG_TRY(round_half_even(cx, y, &y));
+  OLG_TRY(olg__emit_round(cx, y, &y)); /* half to even; emulated below Round-11 */
   if (q.zp != OLG_NO_VALUE) {
     OLG_TRY(broadcast_param(cx, q.zp, q.x, q.rank, q.axis, q.block, &zf));
     OLG_TRY(olg__emit_cast(cx, zf, OLG_FLOAT, &zf));

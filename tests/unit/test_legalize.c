@@ -288,23 +288,33 @@ TEST(legalize_onnx_squeeze_up_and_down) {
   olg_registry_free(r);
 }
 
-/* An ONNX op that does not exist at the target: the diagnostic names the first opset */
-TEST(legalize_onnx_op_too_new) {
-  olg_registry *r = builtin();
-  olg_model *m, *out;
-  CHECK_OK(olg_model_new(&m, NULL));
-  CHECK_OK(olg_model_set_opset(m, "", 26));
+/* x -> BitCast-26 (to int32) -> y: no earlier op reinterprets bits, so it converts nowhere
+ * below 26 */
+static olg_status bitcast26_model(olg_model **out) {
+  olg_model *m;
+  olg_status s = olg_model_new(&m, NULL);
+  if (s) return s;
   olg_graph *g = olg_model_graph(m);
   olg_value x, y;
   olg_node_id n;
   int64_t dims[1] = {4};
-  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 1, dims, NULL, &x));
-  /* BitCast-26: no earlier op reinterprets bits */
-  CHECK_OK(olg_node_begin(g, "", "BitCast", "bits", &n));
-  CHECK_OK(olg_node_arg_value(g, n, x));
-  CHECK_OK(olg_node_attr_int(g, n, "to", OLG_INT32));
-  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
-  CHECK_OK(olg_graph_add_output(g, y));
+  if ((s = olg_model_set_opset(m, "", 26)) ||
+      (s = olg_graph_add_input(g, "x", OLG_FLOAT, 1, dims, NULL, &x)) ||
+      (s = olg_node_begin(g, "", "BitCast", "bits", &n)) || (s = olg_node_arg_value(g, n, x)) ||
+      (s = olg_node_attr_int(g, n, "to", OLG_INT32)) || (s = olg_node_end(g, n, 1, NULL, &y)) ||
+      (s = olg_graph_add_output(g, y))) {
+    olg_model_free(m);
+    return s;
+  }
+  *out = m;
+  return OLG_OK;
+}
+
+/* An ONNX op that does not exist at the target: the diagnostic names the first opset */
+TEST(legalize_onnx_op_too_new) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(bitcast26_model(&m));
   olg_diags *dg;
   CHECK_OK(olg_diags_new(&dg, NULL));
   CHECK_STATUS(legalize_at(m, r, 17, &out, dg), OLG_ERR_UNSUPPORTED);
@@ -322,18 +332,7 @@ TEST(legalize_onnx_op_too_new) {
 TEST(legalize_lost_diagnostics_are_said) {
   olg_registry *r = builtin();
   olg_model *m, *out = NULL;
-  CHECK_OK(olg_model_new(&m, NULL));
-  CHECK_OK(olg_model_set_opset(m, "", 26));
-  olg_graph *g = olg_model_graph(m);
-  olg_value x, y;
-  olg_node_id n;
-  int64_t dims[1] = {4};
-  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 1, dims, NULL, &x));
-  CHECK_OK(olg_node_begin(g, "", "BitCast", "bits", &n));
-  CHECK_OK(olg_node_arg_value(g, n, x));
-  CHECK_OK(olg_node_attr_int(g, n, "to", OLG_INT32));
-  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
-  CHECK_OK(olg_graph_add_output(g, y));
+  CHECK_OK(bitcast26_model(&m));
   test_alloc ta;
   test_alloc_init(&ta, 0);
   olg_diags *dg;
