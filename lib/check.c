@@ -743,12 +743,35 @@ static olg_status read_options(const olg_check_options *opts, olg_check_options 
   return OLG_OK;
 }
 
+static olg_status check_model(olg_model *m, olg_check_options o, olg_diags *diags);
+
+/* A model with functions is checked with every call expanded (function.c): each body is then
+ * checked, and its types inferred, at each call site, under the call's name. */
 OLG_API olg_status olg_check(const olg_model *cm, const olg_check_options *opts, olg_diags *diags) {
   if (!cm) return olg__err(OLG_ERR_INVALID_ARG, "olg_check: model is NULL");
   olg_check_options o;
   olg_status s = read_options(opts, &o);
   if (s) return s;
-  olg_model *m = (olg_model *)cm; /* written only in full mode, and restored before returning */
+  if (!cm->n_functions) /* written only in full mode, and restored before returning */
+    return check_model((olg_model *)cm, o, diags);
+  olg_model *inlined;
+  olg_node failed = {0};
+  if ((s = olg__inline_copy(cm, &inlined, &failed))) {
+    if (s != OLG_ERR_INVALID_MODEL && s != OLG_ERR_UNSUPPORTED) return s;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", olg_last_error());
+    if (diags)
+      olg_diags_add(diags, OLG_ERROR, "OLG-CHECK-FUNCTION", failed.name, failed.domain, failed.op,
+                    -1, msg);
+    return olg__err(OLG_ERR_INVALID_MODEL, "the model is not valid: %s", msg);
+  }
+  s = check_model(inlined, o, diags);
+  olg_model_free(inlined);
+  return s;
+}
+
+static olg_status check_model(olg_model *m, olg_check_options o, olg_diags *diags) {
+  olg_status s;
   olg_diags *own = NULL;
   if (!diags) {
     /* the verdict needs what inference reports too: collect it privately */

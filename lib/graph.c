@@ -115,7 +115,7 @@ void olg__g_graph_pop_value(olg_graph *g) {
   g->n_values--;
 }
 
-static void namemap_free(const olg_allocator *a, olg_namemap *nm) {
+void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
   olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
   olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
   memset(nm, 0, sizeof *nm);
@@ -150,8 +150,8 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->value_info.p, (size_t)g->value_info.cap * sizeof(int32_t));
   olg__free(a, g->dups.p, (size_t)g->dups.cap * sizeof(int32_t));
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
-  namemap_free(a, &g->names);
-  namemap_free(a, &g->node_names);
+  olg__g_namemap_free(a, &g->names);
+  olg__g_namemap_free(a, &g->node_names);
   olg__free(a, g, sizeof *g);
 }
 
@@ -194,6 +194,8 @@ OLG_API void olg_model_free(olg_model *m) {
   olg__free(&m->alloc, m->graphs, (size_t)m->cap_graphs * sizeof *m->graphs);
   olg__free(&m->alloc, m->opsets, (size_t)m->cap_opsets * sizeof *m->opsets);
   olg__free(&m->alloc, m->metadata, (size_t)m->cap_metadata * sizeof *m->metadata);
+  olg__free(&m->alloc, m->functions, (size_t)m->cap_functions * sizeof *m->functions);
+  olg_model_free(m->keep);
   olg_arena_free(&m->arena); /* after the mappings list, which lives in it */
   olg_allocator a = m->alloc;
   olg__free(&a, m, sizeof *m);

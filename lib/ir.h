@@ -266,6 +266,24 @@ typedef struct olg_opset {
   int64_t version;
 } olg_opset;
 
+/* A model-local function (FunctionProto). Its body is a graph of the model (in m->graphs, never
+ * attached to a node): body->inputs and body->outputs are the formal inputs and outputs, untyped;
+ * body nodes' attributes may stand for the function's (olg_attr.ref_attr_name). */
+typedef struct olg_function {
+  const char *domain, *name, *overload; /* overload NULL: none */
+  const char *doc_string;               /* or NULL */
+  olg_graph *body;
+  const char **attr_names; /* `attribute`: declared without a default */
+  uint32_t n_attr_names;
+  olg_attr *attr_defaults; /* `attribute_proto`: declared with a default */
+  uint32_t n_attr_defaults;
+  olg_opset *opsets;
+  uint32_t n_opsets;
+  olg_kv *metadata;
+  uint32_t n_metadata;
+  const void *extra; /* serializer's: value_info, unknown fields */
+} olg_function;
+
 typedef struct olg_model {
   olg_allocator alloc;
   olg_arena arena;
@@ -287,7 +305,12 @@ typedef struct olg_model {
   /* tensors whose data the model must free or release */
   olg_tensor **owned;
   uint32_t n_owned, cap_owned;
-  const void *extra; /* serializer's: functions, training_info, configuration, unknown fields */
+  olg_function *functions; /* model-local functions, in file order */
+  uint32_t n_functions, cap_functions;
+  /* a model whose arena this one borrows from (an inlined copy of the source that a converted
+   * model's nodes may point into): freed with this one */
+  struct olg_model *keep;
+  const void *extra; /* serializer's: training_info, configuration, unknown fields */
 } olg_model;
 
 /* How deep subgraphs may nest (a subgraph of a subgraph ... of the main graph) for the passes
@@ -330,6 +353,10 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want);
 olg_value olg__graph_lookup(const olg_graph *g, const char *name);
 
 olg_status olg__idvec_push(olg_model *m, olg_idvec *v, int32_t id);
+
+/* A new model that borrows src's data, with every call of src's functions expanded (function.c).
+ * src must outlive it. On failure *failed (may be NULL) gets the call node to blame, if any. */
+olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *failed);
 
 /* Registers a tensor whose data the model must release when freed (OWNER_ALLOCATED/RELEASE). */
 olg_status olg__model_own_tensor(olg_model *m, olg_tensor *t);

@@ -597,6 +597,20 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   olg_model *dm;
   olg_status s = olg_model_new(&dm, &mo);
   if (s) return s;
+  /* calls of model-local functions are expanded first: the driver then sees ONNX nodes only */
+  if (src->n_functions) {
+    olg_node failed = {0};
+    if ((s = olg__inline_copy(src, &dm->keep, &failed))) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", olg_last_error());
+      if (diags)
+        olg_diags_add(diags, OLG_ERROR, "OLG-LOWER-FUNCTION", failed.name, failed.domain,
+                      failed.op, o.opset, msg);
+      olg_model_free(dm);
+      return olg__err(s, "olg_legalize: %s", msg);
+    }
+    src = dm->keep;
+  }
   const olg_graph *sg = src->graph;
   olg_lower cx = {0};
   cx.src_model = src;

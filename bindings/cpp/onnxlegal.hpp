@@ -236,6 +236,8 @@ class Graph {
     return add_initializer(name, dtype, dims, data.data(), data.size() * sizeof(T), mode);
   }
   void add_output(olg_value v) { check(olg_graph_add_output(g_, v)); }
+  // Lists an untyped value of a function body as its next formal input.
+  void add_formal_input(olg_value v) { check(olg_graph_add_formal_input(g_, v)); }
   void set_type(olg_value v, olg_dtype dtype, const std::vector<Dim> &shape) {
     detail::Shape s(shape);
     check(olg_value_set_type(g_, v, dtype, static_cast<int32_t>(shape.size()), s.dims.data(),
@@ -250,6 +252,13 @@ class Graph {
   olg_value outer(const std::string &name) {
     olg_value v;
     if (olg_graph_find_value(g_, name.c_str(), &v) == OLG_OK) return v;
+    check(olg_graph_add_value(g_, name.c_str(), &v));
+    return v;
+  }
+
+  // A named value without a type (a function body's formal input, ...).
+  olg_value add_value(const std::string &name) {
+    olg_value v;
     check(olg_graph_add_value(g_, name.c_str(), &v));
     return v;
   }
@@ -534,6 +543,33 @@ class Model {
     if (!name.empty()) sub.set_name(name);
     return sub;
   }
+
+  // Model-local functions: (domain, name, body) in file order.
+  struct Function {
+    std::string domain, name;
+    Graph body;
+  };
+  std::vector<Function> functions() const {
+    std::vector<Function> v;
+    for (size_t i = 0; i < olg_model_function_count(get()); i++) {
+      const char *d = nullptr, *n = nullptr;
+      olg_graph *b = nullptr;
+      onnxlegal::check(olg_model_function_at(get(), i, &d, &n, &b));
+      v.push_back(Function{d, n, Graph(b)});
+    }
+    return v;
+  }
+  // body: a subgraph() whose formal inputs were listed with Graph::add_formal_input and
+  // outputs with add_output; its nodes may refer to `attributes`.
+  void add_function(const std::string &domain, const std::string &name, Graph body,
+                    const std::vector<std::string> &attributes = {}) {
+    std::vector<const char *> a;
+    for (const auto &s : attributes) a.push_back(s.c_str());
+    onnxlegal::check(olg_model_add_function(get(), domain.c_str(), name.c_str(), body.get(),
+                                            a.data(), a.size()));
+  }
+  // Every call replaced by the function's body; the functions dropped.
+  void inline_functions() { onnxlegal::check(olg_model_inline_functions(get())); }
 
   void set_opset(const std::string &domain, int64_t version) {
     onnxlegal::check(olg_model_set_opset(get(), domain.c_str(), version));

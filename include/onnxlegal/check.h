@@ -21,6 +21,9 @@
  *   graphs and names
  *   OLG-CHECK-GRAPH-NAME        [E] a graph without a name
  *   OLG-CHECK-NAME-EMPTY        [E] a graph input, output or initializer without a name
+ *   OLG-CHECK-FUNCTION          [E] a model-local function cannot be expanded at a call
+ *                                   (recursion, an undefined name in its body, another opset
+ *                                   than the model's): names the call and the function
  *   OLG-CHECK-NAME-UNDEFINED    [E] a node input or graph output names no value of the graph
  *   OLG-CHECK-NAME-ORDER        [E] a value used before the node that defines it (nodes must
  *                                   be in topological order)

@@ -77,6 +77,32 @@ OLG_API olg_status olg_model_metadata_at(const olg_model *m, size_t i, const cha
                                          const char **value);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Model-local functions (FunctionProto: what torch's export_modules_as_functions and onnxscript
+ * write). A node whose domain and op name those of a function of the model calls it. A function's
+ * body is a subgraph of the model whose inputs and outputs are the formal parameters, untyped
+ * values (olg_graph_add_value, then olg_graph_add_formal_input / olg_graph_add_output); its
+ * nodes' attributes may refer to the function's attributes (ref_attr_name). */
+
+OLG_API size_t olg_model_function_count(const olg_model *m);
+/* The i-th function's domain, name and body (each pointer may be NULL). */
+OLG_API olg_status olg_model_function_at(const olg_model *m, size_t i, const char **domain,
+                                         const char **name, olg_graph **body);
+/* Adds a function whose body is `body`, an unattached subgraph of m (olg_model_new_subgraph)
+ * with its formal inputs and outputs listed; `attributes` names the attributes its nodes may
+ * refer to. The body is read at the model's opset imports, copied now. */
+OLG_API olg_status olg_model_add_function(olg_model *m, const char *domain, const char *name,
+                                          olg_graph *body, const char *const *attributes,
+                                          size_t n_attributes);
+/* Replaces every call of a model-local function in the model's graphs (subgraphs included) by
+ * the function's body, its values renamed under the call node's name, attribute references
+ * bound, nested calls expanded; the functions are then dropped. On failure (a recursive
+ * function, a body that reads a name it does not define, a function importing a domain at
+ * another version than the model) the model is unchanged and the message names the function. */
+OLG_API olg_status olg_model_inline_functions(olg_model *m);
+/* Lists an untyped value of a function body as its next formal input. */
+OLG_API olg_status olg_graph_add_formal_input(olg_graph *body, olg_value v);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Graphs */
 
 /* A new subgraph owned by the model, for an If/Loop/Scan attribute. It sees the values of the

@@ -36,6 +36,9 @@
  *   OLG-LOWER-NOMEM             [E] memory ran out while lowering the node
  *   OLG-LOWER-GRAPH             [E] the source graph cannot be lowered as a whole (a cycle):
  *                                   the reason, naming the node
+ *   OLG-LOWER-FUNCTION          [E] a call of a model-local function cannot be inlined
+ *                                   (recursion, an undefined name in the body, another opset):
+ *                                   names the call node and the function
  *   OLG-LOWER-WARNING           [W] a symbolic's warning (olg_lower_warning): the result is
  *                                   valid, but e.g. an approximation or a dropped hint
  *   per-node report notes (olg_legalize_options.report), one per lowered source node

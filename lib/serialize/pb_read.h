@@ -61,6 +61,11 @@ extern const uint8_t olg__pbr_empty_input[1];
 /* pb_read_graph.c */
 olg_status olg__pbr_dup_singular(rd *r, const pbf *f, msgdesc *md);
 olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g);
+olg_status olg__pbr_rd_function_body(rd *r, const pbf *ff, olg_graph *g);
+olg_status olg__pbr_rd_function_attr(rd *r, const pbf *fa, olg_graph *body, olg_attr *a);
+
+/* pb_read_function.c */
+olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn);
 
 /* pb_read_tensor.c */
 const char *olg__pbr_file_kind(mode_t m);
@@ -87,6 +92,7 @@ olg_status olg__pbr_push_raw(rd *r, olg_pb_raw **arr, uint32_t *n, const pbf *f)
 olg_status olg__pbr_keep_raw(rd *r, const void **slot, const pbf *f);
 olg_status olg__pbr_validate_msg(rd *r, const uint8_t *p, size_t n, msgdesc *md);
 olg_status olg__pbr_keep_validated(rd *r, const void **slot, const pbf *f);
+olg_status olg__pbr_rd_opset(rd *r, const pbf *fe, olg_opset *os, bool *exact);
 olg_status olg__pbr_rd_kvs(rd *r, const uint8_t *p, const uint8_t *end, msgdesc *md, uint32_t no,
                            size_t count, olg_kv *kv, const void **slot);
 

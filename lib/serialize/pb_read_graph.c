@@ -887,3 +887,47 @@ olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g) {
   }
   return s;
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* FunctionProto parts that are graph-like (pb_read_function.c reads the rest) */
+
+/* A function's body into g: its formal inputs (field 4), its nodes (7) and its formal outputs
+ * (5), as names of g's values. A name used but defined nowhere stays a value without producer
+ * (olg_check reports it). */
+olg_status olg__pbr_rd_function_body(rd *r, const pbf *ff, olg_graph *g) {
+  msgdesc *md = DESC(function_proto);
+  gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
+  const uint8_t *end = ff->p + ff->n;
+  olg_status s = OLG_OK;
+  pbf f;
+  static const uint32_t order[3] = {4, 7, 5};
+  for (int k = 0; k < 3 && !s; k++) {
+    for (const uint8_t *p = ff->p; p < end && !s;) {
+      if ((s = olg__pbr_next_field(r, &p, end, md, &f)) || f.no != order[k]) continue;
+      if (f.no == 7) {
+        s = rd_node(r, &gs, &f);
+        continue;
+      }
+      const char *nm = olg__pbr_cname(r, f.p, f.n);
+      if (!nm) {
+        s = OLG_ERR_NOMEM;
+        break;
+      }
+      olg_value v = olg__graph_lookup(g, nm);
+      if (f.no == 4 || v < 0) s = new_value(r, &gs, nm, &v, f.no == 4 ? VK_NORMAL : VK_FORWARD);
+      if (s) break;
+      g->values[v].flags |= f.no == 4 ? OLG_VF_INPUT : OLG_VF_OUTPUT;
+      s = olg__idvec_push(r->m, f.no == 4 ? &g->inputs : &g->outputs, v);
+    }
+  }
+  gs_free(r, &gs);
+  return s;
+}
+
+/* An attribute_proto of a function (a declared attribute with its default). */
+olg_status olg__pbr_rd_function_attr(rd *r, const pbf *fa, olg_graph *body, olg_attr *a) {
+  gstate gs = {body, {0, 0, 0}, NULL, NULL, 0};
+  olg_status s = rd_attr(r, &gs, fa, a);
+  gs_free(r, &gs);
+  return s;
+}

@@ -478,7 +478,7 @@ olg_status olg__pbr_rd_kvs(rd *r, const uint8_t *p, const uint8_t *end, msgdesc 
   return OLG_OK;
 }
 
-static olg_status rd_opset(rd *r, const pbf *fe, olg_opset *os, bool *exact) {
+olg_status olg__pbr_rd_opset(rd *r, const pbf *fe, olg_opset *os, bool *exact) {
   msgdesc *md = DESC(operator_set_id_proto);
   olg_status s = olg__pbr_enter(r, fe->p, md);
   if (s) return s;
@@ -511,7 +511,7 @@ static olg_status rd_model(rd *r) {
   msgdesc *md = DESC(model_proto);
   olg_model *m = r->m;
   const uint8_t *p = r->base, *end = r->base + r->size;
-  size_t n_opset = 0, n_meta = 0;
+  size_t n_opset = 0, n_meta = 0, n_func = 0;
   bool has_ir = false, has_graph = false;
   pbf f, fg = {0};
   olg_status s;
@@ -540,7 +540,8 @@ static olg_status rd_model(rd *r) {
       break;
     case 8: n_opset++; break;
     case 14: n_meta++; break;
-    case 20: case 25: case 26: if ((s = olg__pbr_keep_validated(r, &m->extra, &f))) return s; break;
+    case 25: n_func++; break;
+    case 20: case 26: if ((s = olg__pbr_keep_validated(r, &m->extra, &f))) return s; break;
     default: if ((s = olg__pbr_keep_raw(r, &m->extra, &f))) return s;
     }
   }
@@ -560,7 +561,7 @@ static olg_status rd_model(rd *r) {
       if (f.no != 8) continue;
       bool exact;
       uint32_t i = m->n_opsets;
-      if ((s = rd_opset(r, &f, &m->opsets[i], &exact))) return s;
+      if ((s = olg__pbr_rd_opset(r, &f, &m->opsets[i], &exact))) return s;
       m->n_opsets++;
       if (!exact) {
         olg_pbx *x = olg__pbr_pbx(r, &m->extra);
@@ -582,7 +583,22 @@ static olg_status rd_model(rd *r) {
     if ((s = olg__pbr_rd_kvs(r, r->base, end, md, 14, n_meta, m->metadata, &m->extra))) return s;
     m->n_metadata = (uint32_t)n_meta;
   }
-  return olg__pbr_rd_graph(r, &fg, m->graph);
+  if ((s = olg__pbr_rd_graph(r, &fg, m->graph))) return s;
+  if (n_func) {
+    if (n_func > UINT32_MAX / 2) return olg__pbr_perr(r, r->base, "ModelProto: too many functions");
+    if ((s = olg__grow(&m->alloc, (void **)&m->functions, &m->cap_functions, n_func,
+                       sizeof *m->functions)))
+      return s;
+    for (p = r->base; p < end;) {
+      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if (f.no != 25) continue;
+      olg_function *fn = &m->functions[m->n_functions];
+      memset(fn, 0, sizeof *fn);
+      if ((s = olg__pbr_rd_function(r, &f, fn))) return s;
+      m->n_functions++;
+    }
+  }
+  return OLG_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */

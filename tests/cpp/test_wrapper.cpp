@@ -76,6 +76,26 @@ int main(int argc, char **argv) {
     EXPECT(src.to_text().find("aten.sum (a, [1], true, none)") != std::string::npos);
   }
 
+  // a model-local function, listed, called twice and inlined
+  {
+    onnxlegal::Model fm(17);
+    onnxlegal::Graph body = fm.subgraph("Twice");
+    olg_value a = body.add_value("a");
+    body.add_formal_input(a);
+    body.add_output(body.node("Add").input(a).input(a).output("b").end1());
+    fm.add_function("local", "Twice", body);
+    fm.set_opset("local", 1);
+    onnxlegal::Graph mg = fm.graph();
+    olg_value in = mg.add_input("in", OLG_FLOAT, {2});
+    olg_value t1 = mg.node("Twice", "local", "t1").input(in).output("h").end1();
+    mg.add_output(mg.node("Twice", "local", "t2").input(t1).output("out").end1());
+    EXPECT(fm.functions().size() == 1 && fm.functions()[0].name == "Twice");
+    fm.inline_functions();
+    onnxlegal::Graph ig = fm.graph();
+    EXPECT(fm.functions().empty() && ig.node_count() == 2);
+    EXPECT(fm.to_text().find("out = Add (") != std::string::npos);
+  }
+
   // diagnostics
   onnxlegal::Diags d;
   d.add(OLG_ERROR, "OLG-TEST", "something", "n1", "", "Relu", 17);

@@ -151,6 +151,35 @@ TEST(alloc_fail_legalize_if) {
   legalize_each_failure(__FILE__, __LINE__, "hand-if", 16, NULL, "If");
 }
 
+/* a model with two calls of a function, one nested call, attribute references: inlined */
+TEST(alloc_fail_legalize_functions) {
+  legalize_each_failure(__FILE__, __LINE__, "hand-functions", 9, NULL, "MatMul");
+}
+
+/* read -> check (full: every call of a function expanded and inferred) */
+static olg_status check_scenario(void *ud, const olg_allocator *a) {
+  mem *bytes = ud;
+  olg_read_options ro = OLG_READ_OPTIONS_INIT;
+  ro.allocator = a;
+  olg_model *m;
+  olg_status s = olg_model_read_memory(&m, bytes->p, bytes->n, &ro);
+  if (s) return s;
+  olg_diags *d;
+  if (!(s = olg_diags_new(&d, a))) {
+    s = olg_check(m, NULL, d);
+    olg_diags_free(d);
+  }
+  olg_model_free(m);
+  return s;
+}
+
+TEST(alloc_fail_check_of_a_model_with_functions) {
+  mem bytes;
+  CHECK(load("hand-functions", &bytes));
+  CHECK_FAIL_EACH_ALLOCATION(check_scenario, &bytes);
+  free(bytes.p);
+}
+
 TEST(alloc_fail_legalize_nested_if) {
   legalize_each_failure(__FILE__, __LINE__, "hand-if-nested4", 13, NULL, "If");
 }
@@ -312,10 +341,11 @@ static olg_status nanopb_scenario(void *ud, const olg_allocator *a) {
 }
 
 TEST(alloc_fail_nanopb_writer_on_subgraphs) {
-  static const char *const names[4] = {"hand-if", "hand-if-nested4", "hand-loop-seq", "hand-scan"};
+  static const char *const names[5] = {"hand-if", "hand-if-nested4", "hand-loop-seq", "hand-scan",
+                                       "hand-functions"};
   np_job j = {frozen_builtin(), {0}};
   CHECK(j.r);
-  for (int i = 0; i < 4 && !olg_test_failed(); i++) {
+  for (int i = 0; i < 5 && !olg_test_failed(); i++) {
     if (!load(names[i], &j.bytes)) {
       olg_test_fail(__FILE__, __LINE__, "no tests/fuzz/corpus/pipeline/%s", names[i]);
       break;

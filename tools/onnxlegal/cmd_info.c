@@ -10,7 +10,8 @@ static const char usage[] =
     "Shows the model's IR version, opset imports, producer, the main graph's inputs and outputs\n"
     "with their types, its node count by op (most frequent first) with the lowest opset each\n"
     "converts to (`onnxlegal convert`; \"natively\" when a lower one needs a decomposition), the\n"
-    "lowest opset for the whole model, and its initializers' count and bytes. MODEL \"-\" reads\n"
+    "lowest opset for the whole model (the calls of model-local functions counted as the ops of\n"
+    "their bodies), and its initializers' count and bytes. MODEL \"-\" reads\n"
     "standard input.\n";
 
 static void print_values(const olg_graph *g, const char *title, size_t n,
@@ -85,6 +86,21 @@ int cli_info(int argc, char **argv) {
   printf("graph: %s\n", olg_graph_name(g));
   print_values(g, "inputs", olg_graph_input_count(g), olg_graph_input_at);
   print_values(g, "outputs", olg_graph_output_count(g), olg_graph_output_at);
+
+  size_t n_fn = olg_model_function_count(m);
+  if (n_fn) {
+    printf("functions: %zu\n", n_fn);
+    for (size_t i = 0; i < n_fn; i++) {
+      const char *d, *nm;
+      olg_graph *body;
+      if (olg_model_function_at(m, i, &d, &nm, &body) == OLG_OK)
+        printf("  %s.%s: %zu input(s), %zu output(s), %zu node(s)\n", d, nm,
+               olg_graph_input_count(body), olg_graph_output_count(body), olg_graph_node_count(body));
+    }
+    /* the ops that convert are those of the bodies, as convert inlines the calls */
+    if (olg_model_inline_functions(m))
+      printf("  (not inlined: %s)\n", olg_last_error());
+  }
 
   /* nodes by op, each with the lowest opset it converts to */
   if (cli_print_model_ops(m, 0)) {

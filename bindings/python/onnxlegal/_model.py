@@ -310,6 +310,29 @@ class Model:
     def graph(self):
         return Graph(self, lib.olg_model_graph(self.handle))
 
+    @property
+    def functions(self):
+        """The model-local functions as a dict {(domain, name): body Graph} (file order)."""
+        out = {}
+        d, n, p = c_char_p(), c_char_p(), c_void_p()
+        for i in range(lib.olg_model_function_count(self.handle)):
+            call("olg_model_function_at", self.handle, i, byref(d), byref(n), byref(p))
+            out[(dec(d.value), dec(n.value))] = Graph(self, p.value)
+        return out
+
+    def add_function(self, domain, name, body, attributes=()):
+        """Adds a function whose body is `body` (a graph from model.subgraph() whose formal
+        inputs were added with body.add_formal_input and outputs with body.add_output); its
+        nodes may refer to `attributes` by name."""
+        names = [enc(a) for a in attributes]
+        arr = (c_char_p * max(len(names), 1))(*names)
+        call("olg_model_add_function", self.handle, enc(domain), enc(name), body._ptr, arr, len(names))
+
+    def inline_functions(self):
+        """Replaces every call of a model-local function by its body (nested calls too,
+        attribute references bound) and drops the functions."""
+        call("olg_model_inline_functions", self.handle)
+
     def subgraph(self, name=None):
         """A new graph owned by the model, for an If/Loop/Scan attribute."""
         p = c_void_p()
@@ -604,6 +627,12 @@ class Graph:
         v = c_int32()
         call("olg_graph_add_value", self._ptr, enc(name), byref(v))
         return Value(self, v.value)
+
+    def add_formal_input(self, value):
+        """Lists an untyped value (add_value) as the next formal input of a function body."""
+        value = self._value(value)
+        call("olg_graph_add_formal_input", self._ptr, value.id)
+        return value
 
     def add_output(self, value):
         value = self._value(value)

@@ -1,0 +1,499 @@
+/* onnxlegal — model-local functions (FunctionProto): the API that lists and adds them, and
+ * inlining.
+ *
+ * Inlining builds a graph anew from a source graph, node by node; a node that calls a function
+ * of the model (same domain, name and overload) is replaced by the function's body: its values
+ * renamed under the call's name ("mlp1/MatMul_out"), its formal inputs bound to the call's
+ * arguments and its formal outputs to the call's outputs, its attribute references
+ * (ref_attr_name) bound to the call's attributes or the function's defaults (or dropped, as
+ * ONNX says, when neither has one), and calls in the body expanded the same way. Value ids of
+ * the source graph are kept (its values are copied first, in order), so the copy's inputs,
+ * outputs and initializers are the source's; tensors, types and strings are borrowed. Subgraphs
+ * of the main graph are copied the same way, so calls inside them are expanded too. Everything is
+ * linear in the size of the result. Refused, with the function named: recursion, a function
+ * that imports a domain at another version than the model, a body that reads a name it does not
+ * define, and subgraphs inside a function's body (not expanded yet). */
+#include <stdio.h>
+#include <string.h>
+
+#include "graph_impl.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* The API */
+
+OLG_API size_t olg_model_function_count(const olg_model *m) { return m ? m->n_functions : 0; }
+
+OLG_API olg_status olg_model_function_at(const olg_model *m, size_t i, const char **domain,
+                                         const char **name, olg_graph **body) {
+  if (!m || i >= m->n_functions)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_model_function_at: index %zu is out of range (%u functions)",
+                    i, m ? m->n_functions : 0);
+  const olg_function *fn = &m->functions[i];
+  if (domain) *domain = fn->domain;
+  if (name) *name = fn->name;
+  if (body) *body = fn->body;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_graph_add_formal_input(olg_graph *body, olg_value v) {
+  olg_value_rec *r = body ? olg__value(body, v) : NULL;
+  if (!r) return body ? OLG_ERR_INVALID_ARG : olg__err(OLG_ERR_INVALID_ARG, "olg_graph_add_formal_input: body is NULL");
+  if (r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER) || r->producer >= 0)
+    return olg__err(OLG_ERR_DUPLICATE, "'%s' is already an input, an initializer or a node's output", r->name);
+  olg_status s = olg__idvec_push(body->model, &body->inputs, v);
+  if (s) return s;
+  r->flags |= OLG_VF_INPUT;
+  return OLG_OK;
+}
+
+static const olg_function *find_function(const olg_model *m, const char *domain, const char *name,
+                                         const char *overload) {
+  for (uint32_t i = 0; i < m->n_functions; i++) {
+    const olg_function *fn = &m->functions[i];
+    if (!strcmp(fn->domain, domain) && !strcmp(fn->name, name) &&
+        !strcmp(fn->overload ? fn->overload : "", overload ? overload : ""))
+      return fn;
+  }
+  return NULL;
+}
+
+OLG_API olg_status olg_model_add_function(olg_model *m, const char *domain, const char *name,
+                                          olg_graph *body, const char *const *attributes,
+                                          size_t n_attributes) {
+  if (!m || !domain || !name || !*name || !body || (n_attributes && !attributes))
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_model_add_function: a model, a domain, a name and a body are required");
+  if (body->model != m || body == m->graph || body->attached)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_model_add_function: the body must be an unattached subgraph of the model (olg_model_new_subgraph)");
+  if (find_function(m, domain, name, NULL))
+    return olg__err(OLG_ERR_DUPLICATE, "olg_model_add_function: the model has a function %s::%s already",
+                    domain, name);
+  for (uint32_t i = 0; i < m->n_functions; i++)
+    if (m->functions[i].body == body)
+      return olg__err(OLG_ERR_INVALID_ARG, "olg_model_add_function: the body is function %s::%s's already",
+                      m->functions[i].domain, m->functions[i].name);
+  if (n_attributes > UINT32_MAX / 2) return olg__err(OLG_ERR_LIMIT, "olg_model_add_function: too many attributes");
+  olg_function fn = {0};
+  fn.domain = olg__strdup(m, domain);
+  fn.name = olg__strdup(m, name);
+  fn.body = body;
+  fn.n_attr_names = (uint32_t)n_attributes;
+  fn.attr_names = n_attributes ? olg__arena_alloc(m, n_attributes * sizeof *fn.attr_names) : NULL;
+  /* the body is written at the model's opsets: they are its imports */
+  fn.n_opsets = m->n_opsets;
+  fn.opsets = m->n_opsets ? olg__arena_dup(m, m->opsets, m->n_opsets * sizeof *m->opsets) : NULL;
+  if (!fn.domain || !fn.name || (n_attributes && !fn.attr_names) || (m->n_opsets && !fn.opsets))
+    return OLG_ERR_NOMEM;
+  for (size_t i = 0; i < n_attributes; i++)
+    if (!attributes[i] || !(fn.attr_names[i] = olg__strdup(m, attributes[i])))
+      return attributes[i] ? OLG_ERR_NOMEM
+                           : olg__err(OLG_ERR_INVALID_ARG, "olg_model_add_function: attribute name %zu is NULL", i);
+  olg_status s = olg__grow(&m->alloc, (void **)&m->functions, &m->cap_functions,
+                           (size_t)m->n_functions + 1, sizeof *m->functions);
+  if (s) return s;
+  if (!*body->name && (s = olg_graph_set_name(body, name))) return s;
+  m->functions[m->n_functions++] = fn;
+  return OLG_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Inlining */
+
+#define MAX_CALL_DEPTH 64 /* nested calls; deeper is refused (no input exhausts the stack) */
+#define UNSET ((olg_value)-2)
+
+typedef struct inliner {
+  const olg_model *fm; /* whose functions are called */
+  olg_model *dm;       /* where the result is built */
+  const olg_function *stack[MAX_CALL_DEPTH];
+  int depth;
+  const olg_node *failed; /* the call whose expansion failed */
+} inliner;
+
+static const olg_function *callee(const inliner *x, const olg_node *nd) {
+  return x->fm->n_functions ? find_function(x->fm, nd->domain, nd->op, nd->overload) : NULL;
+}
+
+static const char *join(olg_model *m, const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *p = olg__arena_alloc(m, la + lb + 2);
+  if (!p) return NULL;
+  memcpy(p, a, la);
+  p[la] = '/';
+  memcpy(p + la + 1, b, lb + 1);
+  return p;
+}
+
+/* Appends a finished node to g (its arrays already in the model's arena). */
+static olg_status push_node(olg_graph *g, const olg_node *proto, olg_node_id *out) {
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                           sizeof *g->nodes);
+  if (s) return s;
+  olg_node_id id = (olg_node_id)g->n_nodes;
+  if (proto->name && *proto->name && olg__g_namemap_get(&g->node_names, proto->name) < 0 &&
+      (s = olg__g_namemap_put(&m->alloc, &g->node_names, proto->name, id)))
+    return s;
+  g->nodes[g->n_nodes++] = *proto;
+  for (uint32_t i = 0; i < proto->n_outputs; i++) {
+    olg_value v = proto->outputs[i];
+    if (v < 0) continue;
+    g->values[v].producer = id;
+    g->values[v].slot = (int32_t)i;
+  }
+  if (out) *out = id;
+  return OLG_OK;
+}
+
+static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int depth);
+
+/* The node's attributes with each subgraph copied (and its calls expanded) into x->dm. */
+static olg_status copy_subgraph_attrs(inliner *x, olg_graph *dg, olg_node *nd, int depth) {
+  bool any = false;
+  for (uint32_t i = 0; i < nd->n_attrs && !any; i++)
+    any = nd->attrs[i].type == OLG_ATTR_GRAPH || nd->attrs[i].type == OLG_ATTR_GRAPHS;
+  if (!any) return OLG_OK;
+  olg_attr *attrs = olg__arena_dup(x->dm, nd->attrs, nd->n_attrs * sizeof *attrs);
+  if (!attrs) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < nd->n_attrs; i++) {
+    olg_attr *a = &attrs[i];
+    size_t n = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
+    if (!n || (a->type == OLG_ATTR_GRAPH && !a->g)) continue;
+    olg_graph **gs = olg__arena_alloc(x->dm, n * sizeof *gs);
+    if (!gs) return OLG_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+      const olg_graph *src = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[k];
+      if (!src) continue;
+      olg_status s = olg_model_new_subgraph(x->dm, &gs[k]);
+      if (s || (s = copy_graph(x, src, gs[k], depth + 1))) return s;
+      gs[k]->parent = dg;
+      gs[k]->attached = true;
+    }
+    if (a->type == OLG_ATTR_GRAPH) a->g = gs[0];
+    else a->graphs = gs;
+  }
+  nd->attrs = attrs;
+  nd->cap_attrs = nd->n_attrs;
+  return OLG_OK;
+}
+
+/* The attributes of body node bn, references bound to the call's (already bound) attributes or
+ * the function's defaults; a reference to neither is dropped. */
+static olg_status bind_attrs(inliner *x, const olg_function *fn, const olg_node *bn,
+                             const olg_attr *ca, uint32_t n_ca, olg_node *out) {
+  olg_attr *attrs = bn->n_attrs ? olg__arena_alloc(x->dm, bn->n_attrs * sizeof *attrs) : NULL;
+  if (bn->n_attrs && !attrs) return OLG_ERR_NOMEM;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < bn->n_attrs; i++) {
+    const olg_attr *a = &bn->attrs[i];
+    if (a->type == OLG_ATTR_GRAPH || a->type == OLG_ATTR_GRAPHS)
+      return olg__err(OLG_ERR_UNSUPPORTED, "function %s::%s: node '%s' (%s) has a subgraph "
+                      "attribute '%s'; a function body with subgraphs is not inlined yet",
+                      fn->domain, fn->name, bn->name, bn->op, a->name);
+    if (!a->ref_attr_name) {
+      attrs[n++] = *a;
+      continue;
+    }
+    const olg_attr *v = NULL;
+    for (uint32_t k = 0; k < n_ca && !v; k++)
+      if (!strcmp(ca[k].name, a->ref_attr_name)) v = &ca[k];
+    for (uint32_t k = 0; k < fn->n_attr_defaults && !v; k++)
+      if (!strcmp(fn->attr_defaults[k].name, a->ref_attr_name)) v = &fn->attr_defaults[k];
+    if (!v) continue;
+    if (a->type != OLG_ATTR_UNDEFINED && v->type != a->type)
+      return olg__err(OLG_ERR_INVALID_MODEL, "function %s::%s: node '%s' (%s) takes attribute "
+                      "'%s' from the function's '%s', which the call gives with another type",
+                      fn->domain, fn->name, bn->name, bn->op, a->name, a->ref_attr_name);
+    attrs[n] = *v;
+    attrs[n].name = a->name;
+    attrs[n].ref_attr_name = NULL;
+    n++;
+  }
+  out->attrs = attrs;
+  out->n_attrs = out->cap_attrs = n;
+  return OLG_OK;
+}
+
+/* The function's imports must agree with the model's: its body's nodes are read at the
+ * model's opsets once inlined. A domain the model lacks is imported at the function's version. */
+static olg_status agree_opsets(inliner *x, const olg_function *fn) {
+  for (uint32_t i = 0; i < fn->n_opsets; i++) {
+    const olg_opset *os = &fn->opsets[i];
+    int64_t mv = olg_model_opset(x->dm, os->domain);
+    if (mv < 0) {
+          olg_status s = olg_model_set_opset(x->dm, os->domain, os->version);
+      if (s) return s;
+    } else if (mv != os->version) {
+      return olg__err(OLG_ERR_UNSUPPORTED, "function %s::%s imports %s at opset %lld and the "
+                      "model at %lld: its body cannot be inlined as it is (convert the function "
+                      "to the model's opset first)", fn->domain, fn->name,
+                      *os->domain ? os->domain : "ai.onnx", (long long)os->version, (long long)mv);
+    }
+  }
+  return OLG_OK;
+}
+
+/* A value of dg for body value bv: the call's output it is bound to, else a new value named
+ * under the call's prefix. */
+static olg_status body_value(olg_graph *dg, const olg_graph *body, olg_value bv,
+                             const int32_t *out_slot, const olg_value *outs, uint32_t n_outs,
+                             const char *prefix, olg_value *out) {
+  int32_t k = out_slot[bv];
+  if (k >= 0 && (uint32_t)k < n_outs && outs[k] >= 0) {
+    *out = outs[k];
+    return OLG_OK;
+  }
+  const char *want = join(dg->model, prefix, body->values[bv].name);
+  if (!want) return OLG_ERR_NOMEM;
+  if (olg__graph_lookup(dg, want) >= 0 && !(want = olg__graph_unique_name(dg, want)))
+    return OLG_ERR_NOMEM;
+  return olg__graph_add_value(dg, want, false, out);
+}
+
+static olg_status expand_call(inliner *x, olg_graph *dg, const olg_function *fn,
+                              const olg_value *args, uint32_t n_args, const olg_value *outs,
+                              uint32_t n_outs, const olg_attr *ca, uint32_t n_ca,
+                              const char *prefix);
+
+/* Expands body node bn of fn (its arguments and outputs mapped through map). */
+static olg_status expand_body_node(inliner *x, olg_graph *dg, const olg_function *fn,
+                                   const olg_node *bn, olg_value *map, const int32_t *out_slot,
+                                   const olg_value *outs, uint32_t n_outs, const olg_attr *ca,
+                                   uint32_t n_ca, const char *prefix) {
+  const olg_graph *body = fn->body;
+  olg_model *m = x->dm;
+  olg_node nd = *bn;
+  nd.extra = NULL;
+  nd.args = bn->n_args ? olg__arena_alloc(m, bn->n_args * sizeof *nd.args) : NULL;
+  nd.outputs = bn->n_outputs ? olg__arena_alloc(m, bn->n_outputs * sizeof *nd.outputs) : NULL;
+  if ((bn->n_args && !nd.args) || (bn->n_outputs && !nd.outputs)) return OLG_ERR_NOMEM;
+  nd.cap_args = nd.n_args;
+  for (uint32_t i = 0; i < bn->n_args; i++) {
+    nd.args[i] = bn->args[i];
+    if (bn->args[i].kind != OLG_ARG_VALUE) continue;
+    olg_value bv = bn->args[i].u.v;
+    if (map[bv] == UNSET)
+      return olg__err(OLG_ERR_INVALID_MODEL, "function %s::%s: node '%s' (%s) reads '%s', which "
+                      "is not a formal input of the function nor produced before it", fn->domain,
+                      fn->name, bn->name, bn->op, body->values[bv].name);
+    nd.args[i].kind = map[bv] == OLG_NO_VALUE ? OLG_ARG_NONE : OLG_ARG_VALUE;
+    nd.args[i].u.v = map[bv];
+  }
+  for (uint32_t i = 0; i < bn->n_outputs; i++) {
+    olg_value bv = bn->outputs[i];
+    nd.outputs[i] = OLG_NO_VALUE;
+    if (bv < 0) continue;
+      olg_status s = body_value(dg, body, bv, out_slot, outs, n_outs, prefix, &nd.outputs[i]);
+    if (s) return s;
+    map[bv] = nd.outputs[i];
+  }
+  olg_status s = bind_attrs(x, fn, bn, ca, n_ca, &nd);
+  if (s) return s;
+  const char *local = *bn->name ? bn->name : bn->op;
+  const char *name = join(m, prefix, local);
+  if (!name) return OLG_ERR_NOMEM;
+  const olg_function *inner = callee(x, bn);
+  if (inner) {
+    olg_value *iargs = olg__arena_alloc(m, (nd.n_args ? nd.n_args : 1) * sizeof *iargs);
+    if (!iargs) return OLG_ERR_NOMEM;
+    for (uint32_t i = 0; i < nd.n_args; i++)
+      iargs[i] = nd.args[i].kind == OLG_ARG_VALUE ? nd.args[i].u.v : OLG_NO_VALUE;
+    return expand_call(x, dg, inner, iargs, nd.n_args, nd.outputs, nd.n_outputs, nd.attrs,
+                       nd.n_attrs, name);
+  }
+  if (!(nd.name = olg__graph_fresh_node_name(dg, name))) return OLG_ERR_NOMEM;
+  nd.state = OLG_NODE_DONE;
+  return push_node(dg, &nd, NULL);
+}
+
+static olg_status expand_call(inliner *x, olg_graph *dg, const olg_function *fn,
+                              const olg_value *args, uint32_t n_args, const olg_value *outs,
+                              uint32_t n_outs, const olg_attr *ca, uint32_t n_ca,
+                              const char *prefix) {
+  for (int i = 0; i < x->depth; i++)
+    if (x->stack[i] == fn)
+      return olg__err(OLG_ERR_INVALID_MODEL, "function %s::%s calls itself (through %d "
+                      "call(s)): a recursive function cannot be inlined", fn->domain, fn->name,
+                      x->depth - i);
+  if (x->depth == MAX_CALL_DEPTH)
+    return olg__err(OLG_ERR_LIMIT, "function %s::%s: calls nested deeper than %d", fn->domain,
+                    fn->name, MAX_CALL_DEPTH);
+  olg_status s = agree_opsets(x, fn);
+  if (s) return s;
+  const olg_graph *body = fn->body;
+  const olg_allocator *al = &x->dm->alloc;
+  size_t nv = body->n_values ? body->n_values : 1;
+  olg_value *map = olg__malloc(al, nv * sizeof *map);
+  int32_t *out_slot = olg__malloc(al, nv * sizeof *out_slot);
+  if (!map || !out_slot) {
+    s = OLG_ERR_NOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < nv; i++) {
+    map[i] = UNSET;
+    out_slot[i] = -1;
+  }
+  for (uint32_t i = 0; i < body->inputs.n; i++)
+    map[body->inputs.p[i]] = i < n_args ? args[i] : OLG_NO_VALUE;
+  for (uint32_t k = body->outputs.n; k-- > 0;) out_slot[body->outputs.p[k]] = (int32_t)k;
+  x->stack[x->depth++] = fn;
+  for (uint32_t i = 0; i < body->n_nodes && !s; i++) {
+    const olg_node *bn = &body->nodes[i];
+    if (bn->state != OLG_NODE_DONE) continue;
+    s = expand_body_node(x, dg, fn, bn, map, out_slot, outs, n_outs, ca, n_ca, prefix);
+  }
+  x->depth--;
+  /* a formal output that is an input, or listed twice: an Identity gives the call's output */
+  for (uint32_t k = 0; k < body->outputs.n && k < n_outs && !s; k++) {
+    olg_value bv = body->outputs.p[k], from = map[bv];
+    if (outs[k] < 0 || from == outs[k]) continue;
+    if (from == UNSET || from == OLG_NO_VALUE) {
+      s = olg__err(OLG_ERR_INVALID_MODEL, "function %s::%s: output '%s' is not produced by its "
+                   "body", fn->domain, fn->name, body->values[bv].name);
+      break;
+    }
+    olg_node nd = {0};
+    nd.domain = "";
+    nd.op = "Identity";
+    nd.n_args = nd.cap_args = 1;
+    nd.n_outputs = 1;
+    nd.args = olg__arena_alloc(x->dm, sizeof *nd.args);
+    nd.outputs = olg__arena_alloc(x->dm, sizeof *nd.outputs);
+    const char *want = join(x->dm, prefix, body->values[bv].name);
+    if (!nd.args || !nd.outputs || !want || !(nd.name = olg__graph_fresh_node_name(dg, want))) {
+      s = OLG_ERR_NOMEM;
+      break;
+    }
+    nd.args[0].kind = OLG_ARG_VALUE;
+    nd.args[0].u.v = from;
+    nd.outputs[0] = outs[k];
+    nd.state = OLG_NODE_DONE;
+    s = push_node(dg, &nd, NULL);
+  }
+done:
+  olg__free(al, map, nv * sizeof *map);
+  olg__free(al, out_slot, nv * sizeof *out_slot);
+  return s;
+}
+
+/* dg (empty, of x->dm) becomes sg with every call expanded. */
+static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int depth) {
+  if (depth > OLG_MAX_GRAPH_DEPTH)
+    return olg__err(OLG_ERR_LIMIT, "subgraphs nested deeper than %d", OLG_MAX_GRAPH_DEPTH);
+  olg_model *m = x->dm;
+  olg_status s;
+  dg->name = sg->name;
+  dg->doc_string = sg->doc_string;
+  dg->metadata = sg->metadata;
+  dg->n_metadata = sg->n_metadata;
+  dg->extra = sg->extra;
+  for (uint32_t v = 0; v < sg->n_values; v++) {
+    const olg_value_rec *r = &sg->values[v];
+    olg_value nv;
+    if ((s = olg__graph_add_value(dg, r->name, true, &nv))) return s;
+    if (nv != (olg_value)v) /* the ids are the source's: inputs, outputs and inits rely on it */
+      return olg__err(OLG_ERR_STATE, "inlining: graph '%s' is not empty", dg->name);
+    olg_value_rec *d = &dg->values[nv];
+    uint32_t dup = d->flags & OLG_VF_DUPLICATE;
+    const char *name = d->name;
+    *d = *r;
+    d->name = name;
+    d->flags = (r->flags & ~(uint32_t)OLG_VF_DUPLICATE) | dup;
+    d->producer = -1;
+    d->slot = 0;
+  }
+  if (sg->n_inits) {
+    if ((s = olg__grow(&m->alloc, (void **)&dg->inits, &dg->cap_inits, sg->n_inits, sizeof *dg->inits)))
+      return s;
+    memcpy(dg->inits, sg->inits, sg->n_inits * sizeof *dg->inits);
+    dg->n_inits = sg->n_inits;
+  }
+  const olg_idvec *from[3] = {&sg->inputs, &sg->outputs, &sg->value_info};
+  olg_idvec *to[3] = {&dg->inputs, &dg->outputs, &dg->value_info};
+  for (int l = 0; l < 3; l++)
+    for (uint32_t i = 0; i < from[l]->n; i++)
+      if ((s = olg__idvec_push(m, to[l], from[l]->p[i]))) return s;
+  dg->next_auto = sg->next_auto;
+  for (uint32_t i = 0; i < sg->n_nodes; i++) {
+    const olg_node *nd = &sg->nodes[i];
+    if (nd->state == OLG_NODE_DEAD) continue;
+    if (nd->state != OLG_NODE_DONE)
+      return olg__err(OLG_ERR_STATE, "node '%s' (%s) in graph '%s' is still open", nd->name,
+                      nd->op, sg->name);
+    const olg_function *fn = callee(x, nd);
+    if (!fn) {
+      olg_node copy = *nd;
+      if ((s = copy_subgraph_attrs(x, dg, &copy, depth)) || (s = push_node(dg, &copy, NULL)))
+        return s;
+      continue;
+    }
+    olg_value *args = olg__arena_alloc(m, (nd->n_args ? nd->n_args : 1) * sizeof *args);
+    if (!args) return OLG_ERR_NOMEM;
+    for (uint32_t k = 0; k < nd->n_args; k++) {
+      const olg_arg *a = &nd->args[k];
+      if (a->kind != OLG_ARG_VALUE && a->kind != OLG_ARG_NONE)
+        return olg__err(OLG_ERR_INVALID_MODEL, "node '%s' calls function %s::%s with a literal "
+                        "argument #%u", nd->name, fn->domain, fn->name, k);
+      args[k] = a->kind == OLG_ARG_VALUE ? a->u.v : OLG_NO_VALUE;
+    }
+    char idx[32];
+    snprintf(idx, sizeof idx, "%s_%u", nd->op, i);
+    const char *prefix = olg__strdup(m, *nd->name ? nd->name : idx);
+    if (!prefix) return OLG_ERR_NOMEM;
+    if ((s = expand_call(x, dg, fn, args, nd->n_args, nd->outputs, nd->n_outputs, nd->attrs,
+                         nd->n_attrs, prefix))) {
+      if (!x->failed) x->failed = nd;
+      char why[768]; /* the message is rewritten: a copy of it first */
+      snprintf(why, sizeof why, "%s", olg_last_error());
+      return olg__err(s, "node '%s' (%s::%s): %s", nd->name, fn->domain, fn->name, why);
+    }
+  }
+  return OLG_OK;
+}
+
+/* A new model borrowing src's data, with every call of src's functions expanded: src must
+ * outlive it. On failure, *failed (may be NULL) gets the call that could not be expanded (its
+ * strings are src's), or is left alone when no call is to blame. */
+olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *failed) {
+  *out = NULL;
+  olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
+  mo.allocator = &src->alloc;
+  mo.ir_version = src->ir_version ? src->ir_version : OLG_IR_VERSION_LATEST;
+  olg_model *dm;
+  olg_status s = olg_model_new(&dm, &mo);
+  if (s) return s;
+  dm->ir_version = src->ir_version;
+  dm->ir_version_auto = false;
+  for (uint32_t i = 0; i < src->n_opsets && !s; i++)
+    s = olg_model_set_opset(dm, src->opsets[i].domain, src->opsets[i].version);
+  dm->ir_version = src->ir_version;
+  dm->producer_name = src->producer_name;
+  dm->producer_version = src->producer_version;
+  dm->domain = src->domain;
+  dm->doc_string = src->doc_string;
+  dm->model_version = src->model_version;
+  dm->has_model_version = src->has_model_version;
+  inliner x = {src, dm, {0}, 0, NULL};
+  if (!s) s = copy_graph(&x, src->graph, dm->graph, 0);
+  if (s) {
+    if (failed && x.failed) *failed = *x.failed; /* a copy: dm's arrays die with it, not its strings */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", olg_last_error());
+    olg_model_free(dm);
+    return olg__err(s, "%s", msg);
+  }
+  *out = dm;
+  return OLG_OK;
+}
+
+OLG_API olg_status olg_model_inline_functions(olg_model *m) {
+  if (!m) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_inline_functions: model is NULL");
+  if (!m->n_functions) return OLG_OK;
+  olg_graph *g;
+  olg_status s = olg_model_new_subgraph(m, &g);
+  if (s) return s;
+  inliner x = {m, m, {0}, 0, NULL};
+  if ((s = copy_graph(&x, m->graph, g, 0))) return s; /* m->graph is unchanged then */
+  m->graph = g;
+  m->n_functions = 0;
+  return OLG_OK;
+}
