@@ -108,7 +108,8 @@ PYLINK ?= 1
 python-lib-link: $(SHLIB)
 	@$(if $(filter 1,$(PYLINK)),ln -sf $(abspath $(SHLIB)) bindings/python/onnxlegal/$(SONAME),:)
 
-$(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h: $(PROTO)
+# one run makes both files (a grouped target: make -j must not run protoc-c twice at once)
+$(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h &: $(PROTO)
 	@mkdir -p $(BUILD)/gen
 	protoc-c --c_out=$(BUILD)/gen -Ilib/serialize $(PROTO)
 

@@ -569,7 +569,7 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   }
   if (!o.opset) o.opset = OLG_LEGALIZE_DEFAULT_OPSET;
   if (o.opset < OLG_LOWER_OPSET_MIN || o.opset > OLG_LOWER_OPSET_MAX)
-    return olg__err(OLG_ERR_UNSUPPORTED, "olg_legalize: target opset %lld is outside %d..%d",
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: target opset %lld is outside %d..%d",
                     (long long)o.opset, OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
   int64_t ir = o.ir_version ? o.ir_version : olg_ir_version_for_opset(o.opset);
   if (ir < 3 || ir > OLG_IR_VERSION_LATEST)

@@ -669,7 +669,11 @@ struct LegalizeOptions {
   bool keep_initializers_as_inputs = false;
   bool constant_folding = true;
   bool decompositions = true;
-  std::string profile;  // "" or "tensorrt"
+  std::string profile;  // "" or a built-in profile: "ort", "tensorrt", "openvino"
+  // A caller's profile (olg_profile_new ...), used instead of `profile`; borrowed by each call.
+  const olg_profile *profile_object = nullptr;
+  bool report = false;        // one note per lowered node in the diagnostics (how it was lowered)
+  bool fold_weights = false;  // BatchNormalization into Conv/Gemm/MatMul, equal weights merged
   LegalizeOptions() = default;
   LegalizeOptions(int64_t opset_) : opset(opset_) {}  // NOLINT: implicit, so {13} reads naturally
 };
@@ -993,10 +997,16 @@ inline Model legalize(const Model &src, const Registry &r,
   o.no_constant_folding = !opts.constant_folding;
   o.no_decompositions = !opts.decompositions;
   o.profile = opts.profile.empty() ? nullptr : opts.profile.c_str();
+  o.profile_object = opts.profile_object;
+  o.report = opts.report ? 1 : 0;
+  o.fold_weights = opts.fold_weights ? 1 : 0;
   Diags local;
   Diags &d = diags ? *diags : local;
+  size_t had = d.size();
   olg_model *out = nullptr;
   olg_status s = olg_legalize(src.get(), r.get(), &o, &out, d.get());
+  // a bad argument (an opset out of range, an unknown profile) is not a finding about the model
+  if (s != OLG_OK && d.size() == had) throw Error(s, olg_last_error());
   if (s != OLG_OK) throw DiagnosticError(s, olg_last_error(), d);
   return Model(out, src.share());
 }

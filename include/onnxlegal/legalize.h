@@ -81,7 +81,8 @@ typedef struct olg_legalize_options {
                                       the diagnostic names the lowest native opset */
   const char *profile;             /* NULL or "": none; else a built-in profile's name (the
                                       runtime's rules, docs/profiles.md): "ort" (ONNX Runtime
-                                      1.30, CPU), "tensorrt". Copied during the call only. */
+                                      1.30, CPU), "tensorrt", "openvino" (olg_profile_builtin_name
+                                      lists them). Copied during the call only. */
   const olg_allocator *allocator;  /* for the output model; NULL: the source model's */
   int report;                      /* add one OLG_NOTE per lowered source node to diags, saying
                                       how it was lowered: code OLG-LOWER-KEPT (the same op, as

@@ -96,6 +96,34 @@ int main(int argc, char **argv) {
     EXPECT(fm.to_text().find("out = Add (") != std::string::npos);
   }
 
+  // a target opset out of range is a bad argument (Error), not a finding (DiagnosticError);
+  // the options reach the library: report notes, a caller's profile object
+  {
+    onnxlegal::Model src(17);
+    onnxlegal::Graph sg = src.graph();
+    sg.set_name("relu");
+    olg_value a = sg.add_input("a", OLG_FLOAT, {2});
+    olg_value b = sg.node("Relu").input(a).output("b").end1();
+    sg.set_type(b, OLG_FLOAT, {2});
+    sg.add_output(b);
+    bool plain = false;
+    try {
+      onnxlegal::convert(src, 99);
+    } catch (const onnxlegal::DiagnosticError &) {
+      plain = false;
+    } catch (const onnxlegal::Error &e) {
+      plain = e.status() == OLG_ERR_INVALID_ARG && e.message().find("99") != std::string::npos;
+    }
+    EXPECT(plain);
+    onnxlegal::LegalizeOptions lo(13);
+    lo.report = true;
+    lo.profile_object = olg_profile_builtin("openvino");
+    EXPECT(lo.profile_object != nullptr);
+    onnxlegal::Diags notes;
+    onnxlegal::convert(src, lo, &notes);
+    EXPECT(notes.size() == 1 && notes.code(0) == "OLG-LOWER-KEPT");
+  }
+
   // diagnostics
   onnxlegal::Diags d;
   d.add(OLG_ERROR, "OLG-TEST", "something", "n1", "", "Relu", 17);
