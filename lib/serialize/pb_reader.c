@@ -604,6 +604,28 @@ static olg_status rd_model(rd *r) {
 /* ---------------------------------------------------------------------------------------- */
 /* Entry points */
 
+/* What a user can act on when the bytes are not a model: said after the reader's own message
+ * (which says where the bytes went wrong). NULL when nothing more is known. */
+static const char *read_hint(const uint8_t *data, size_t n, const char *msg) {
+  if (n >= 23 && memcmp(data, "version https://git-lfs", 23) == 0)
+    return "this is a Git LFS pointer, not a model: fetch the model itself (git lfs pull)";
+  if (n == 0) return "the input is empty";
+  if (strstr(msg, "past the end") || strstr(msg, "truncated"))
+    return "the input ends early: a truncated download or copy?";
+  if (data[0] == '<' || data[0] == '{' || (n >= 10 && memcmp(data, "ir_version", 10) == 0))
+    return "this looks like text (HTML, JSON or ONNX text), not a binary .onnx model";
+  return NULL;
+}
+
+/* The reader's failure s, with the hint for these bytes appended to its message. */
+static olg_status with_hint(olg_status s, const uint8_t *data, size_t n) {
+  if (s != OLG_ERR_PARSE && s != OLG_ERR_LIMIT) return s;
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", olg_last_error());
+  const char *hint = read_hint(data, n, msg);
+  return hint ? olg__err(s, "%s (hint: %s)", msg, hint) : s;
+}
+
 OLG_API void olg_read_options_init(olg_read_options *o) {
   if (o) *o = (olg_read_options)OLG_READ_OPTIONS_INIT;
 }
@@ -648,6 +670,7 @@ OLG_API olg_status olg_model_read_memory(olg_model **out, const void *data, size
   m->ir_version_auto = false; /* the file says which IR it is */
   s = decode(m, data, n, OLG_OWNER_BORROWED, &o, o.external_data_dir);
   if (s) {
+    s = with_hint(s, data, n);
     olg_model_free(m);
     return olg__err_prefix(s, "reading a model from memory");
   }
@@ -720,6 +743,7 @@ OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
   }
   s = decode(m, data, n, OLG_OWNER_MAPPED, &o, dir);
   if (s) {
+    s = with_hint(s, data ? data : olg__pbr_empty_input, n); /* before the unmapping */
     olg_model_free(m);
     return olg__err_prefix(s, "reading '%s'", path);
   }

@@ -434,7 +434,16 @@ OLG_API olg_status olg_model_write_file(const olg_model *m, const char *path,
     return olg__err(OLG_ERR_INVALID_ARG, "olg_model_write_file: path too long");
   }
   int fd = open_temp(AT_FDCWD, path, tmp, sizeof tmp);
-  if (fd < 0) return olg__err(OLG_ERR_IO, "cannot create a file beside '%s': %s", path, strerror(errno));
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR)
+      return olg__err(OLG_ERR_IO, "cannot write '%s': the directory '%s' does not exist", path, dir);
+    if (e == EACCES || e == EPERM || e == EROFS)
+      return olg__err(OLG_ERR_IO, "cannot write '%s': no permission to create files in '%s' (%s)",
+                      path, dir, strerror(e));
+    return olg__err(OLG_ERR_IO, "cannot write '%s': creating a temporary file in '%s': %s", path,
+                    dir, strerror(e));
+  }
   s = write_model(m, fd, NULL, NULL, &o, dir, "olg_model_write_file");
   if (close(fd) != 0 && !s) s = olg__err(OLG_ERR_IO, "closing '%s': %s", tmp, strerror(errno));
   if (!s && rename(tmp, path) != 0) s = olg__err(OLG_ERR_IO, "renaming to '%s': %s", path, strerror(errno));

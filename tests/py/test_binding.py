@@ -522,3 +522,21 @@ def test_diags_and_check():
         g.add_output(y)
         found = list(bad.check())
         assert any(f["code"] == "OLG-CHECK-OP-UNKNOWN" and f["op"] == "NoSuchOp" for f in found)
+
+
+def test_read_and_write_errors_say_what_to_do(tmp_path):
+    """The library's own messages carry the hints the CLI gives (issue 28 point 4, 29 point 5)."""
+    m = onnxlegal.Model(opset=13)
+    g = m.graph
+    x = g.add_input("x", np.float32, [2])
+    g.add_output(g.node("Relu", [x]))
+    data = m.to_bytes()
+    for bad, hint in ((data[:len(data) - 3], "ends early: a truncated download or copy?"),
+                      (b"version https://git-lfs.github.com/spec/v1\noid sha256:0\n", "Git LFS pointer"),
+                      (b"<html><body>404</body></html>", "looks like text")):
+        with pytest.raises(onnxlegal.Error) as e:
+            onnxlegal.Model.from_bytes(bad)
+        assert "(hint: " in str(e.value) and hint in str(e.value), str(e.value)
+    with pytest.raises(onnxlegal.Error) as e:
+        m.write(str(tmp_path / "missing" / "out.onnx"))
+    assert "the directory '%s' does not exist" % (tmp_path / "missing") in str(e.value)

@@ -358,7 +358,7 @@ def test_parse_error_hints(cmd, tmp_path):
     cut.write_bytes(model.read_bytes()[:200])
     lfs = tmp_path / "lfs.onnx"
     lfs.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0123abcd\nsize 46827520\n")
-    for path, hint in ((cut, "the file ends early: truncated download?"),
+    for path, hint in ((cut, "the input ends early: a truncated download or copy?"),
                        (lfs, "this is a Git LFS pointer, not a model")):
         r = run(cmd, path)
         assert r.returncode == 1, r.stderr

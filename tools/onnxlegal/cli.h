@@ -34,10 +34,8 @@ int cli_wants_help(int argc, char **argv);
 int cli_read_model(const char *cmd, const char *path, olg_model **out);
 /* The same in parts: the read alone ("-": standard input, whose bytes live until exit) ... */
 olg_status cli_load_model(const char *path, olg_model **out);
-/* ... the failure's message and hint, returning the exit status ... */
+/* ... the failure's message (with the library's hint), returning the exit status ... */
 int cli_read_failed(const char *cmd, const char *path, olg_status s);
-/* ... and the hint alone for a failure (NULL when none): msg is the reader's message. */
-const char *cli_read_hint(const char *path, olg_status s, const char *msg);
 
 /* An olg_write_fn that writes to a FILE * (ud); fails on a short write. */
 int cli_write_file(void *ud, const void *data, size_t n);

@@ -150,10 +150,7 @@ int cli_check(int argc, char **argv) {
     const char *err = olg_last_error();
     snprintf(lead, sizeof lead, "reading '%s': ", path);
     if (strncmp(err, lead, strlen(lead)) == 0) err += strlen(lead);
-    const char *hint = cli_read_hint(path, s, err);
-    snprintf(msg, sizeof msg, "reading %s: %s%s%s", strcmp(path, "-") ? path : "standard input",
-             err, hint ? " (hint: " : "", hint ? hint : "");
-    if (hint) strncat(msg, ")", sizeof msg - strlen(msg) - 1);
+    snprintf(msg, sizeof msg, "reading %s: %s", strcmp(path, "-") ? path : "standard input", err);
     if (json) {
       fputc('[', stdout);
       print_json_one(stdout, 1, "error", "OLG-CHECK-PARSE", "", "", "", -1, msg);

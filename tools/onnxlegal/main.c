@@ -162,30 +162,6 @@ olg_status cli_load_model(const char *path, olg_model **out) {
   return olg_model_read_memory(out, stdin_bytes, stdin_len, NULL);
 }
 
-const char *cli_read_hint(const char *path, olg_status s, const char *msg) {
-  if (s != OLG_ERR_PARSE && s != OLG_ERR_LIMIT) return NULL;
-  char head[32] = {0};
-  size_t n = 0;
-  if (strcmp(path, "-") == 0) {
-    n = stdin_len < sizeof head - 1 ? stdin_len : sizeof head - 1;
-    if (stdin_bytes) memcpy(head, stdin_bytes, n);
-  } else {
-    FILE *f = fopen(path, "rb");
-    if (f) {
-      n = fread(head, 1, sizeof head - 1, f);
-      fclose(f);
-    }
-  }
-  if (n >= 23 && memcmp(head, "version https://git-lfs", 23) == 0)
-    return "this is a Git LFS pointer, not a model: fetch the model itself (git lfs pull)";
-  if (n == 0) return "the file is empty";
-  if (strstr(msg, "past the end") || strstr(msg, "truncated"))
-    return "the file ends early: truncated download?";
-  if (head[0] == '<' || head[0] == '{' || memcmp(head, "ir_version", n < 10 ? n : 10) == 0)
-    return "this looks like text (HTML, JSON or ONNX text), not a binary .onnx model";
-  return NULL;
-}
-
 int cli_read_failed(const char *cmd, const char *path, olg_status s) {
   /* the reader's message may itself name the file ("reading '<path>': ..."); say it once */
   char msg[2048];
@@ -199,11 +175,8 @@ int cli_read_failed(const char *cmd, const char *path, olg_status s) {
   const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
   const char *mem = "reading a model from memory: ";
   if (strcmp(path, "-") == 0 && strncmp(rest, mem, strlen(mem)) == 0) rest += strlen(mem);
-  const char *hint = cli_read_hint(path, s, rest);
-  /* one line, the hint at its end: a script's `2>&1 | tail -1` still sees all of it */
-  fprintf(stderr, "onnxlegal: %s: reading %s: %s%s%s%s\n", cmd, name,
-          *rest ? rest : olg_status_name(s), hint ? " (hint: " : "", hint ? hint : "",
-          hint ? ")" : "");
+  /* one line (the library's hint at its end): a script's `2>&1 | tail -1` still sees all of it */
+  fprintf(stderr, "onnxlegal: %s: reading %s: %s\n", cmd, name, *rest ? rest : olg_status_name(s));
   return cli_exit_status(s);
 }
 
