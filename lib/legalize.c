@@ -56,8 +56,34 @@ static void report_no_symbolic(olg_lower *cx, const olg_node *nd, olg_status why
   olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED-OP", OLG_ERR_UNSUPPORTED, buf, lo);
 }
 
+/* Same rank, no contradiction: a dim that inference left unknown (or symbolic) takes the
+ * declared one when that is more precise, so that a conversion never knows less than its input
+ * said (static-shape runtimes need those dims). The dims array is replaced, not changed in place
+ * (it may be shared). */
+static olg_status merge_declared_dims(olg_lower *cx, const olg_type *st, olg_value_rec *tr) {
+  if (tr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)) return OLG_OK;
+  bool gain = false;
+  for (int32_t i = 0; i < st->rank && !gain; i++) {
+    const olg_dim *sd = &st->dims[i], *td = &tr->type.dims[i];
+    gain = td->value < 0 && (sd->value >= 0 || (sd->param && !td->param));
+  }
+  if (!gain) return OLG_OK;
+  olg_dim *dims = olg__arena_dup(cx->dst_model, tr->type.dims, (size_t)st->rank * sizeof *dims);
+  if (!dims) return OLG_ERR_NOMEM;
+  for (int32_t i = 0; i < st->rank; i++) {
+    const olg_dim *sd = &st->dims[i];
+    if (dims[i].value >= 0 || !(sd->value >= 0 || (sd->param && !dims[i].param))) continue;
+    dims[i].value = sd->value;
+    dims[i].param = sd->param ? olg__strdup(cx->dst_model, sd->param) : NULL;
+    if (sd->param && !dims[i].param) return OLG_ERR_NOMEM;
+  }
+  tr->type.dims = dims;
+  return OLG_OK;
+}
+
 /* Copies the declared type of the source value onto the target value when inference left it
- * unknown; warns when the two contradict (the front end's declaration is a cross-check). */
+ * unknown, or the declared dims it left unknown; warns when the two contradict (the front end's
+ * declaration is a cross-check). */
 static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
   const olg_type *st = &cx->src->values[sv].type;
   olg_value_rec *tr = &cx->dst->values[tv];
@@ -92,6 +118,7 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
                cx->src->values[sv].name);
       return olg_lower_warning(cx, msg);
     }
+    return merge_declared_dims(cx, st, tr);
   }
   return OLG_OK;
 }

@@ -65,7 +65,7 @@ def _convert_all():
     from ortrun import run_batch
     cases, batch, meta = {}, [], []
     refusals = collections.defaultdict(dict)  # target -> {name: [(op, min_opset)]}
-    checked27, bad27 = 0, []
+    checked27, bad27, lost = 0, [], []
     for path in TESTS:
         name = os.path.basename(os.path.dirname(path))
         case = _load_case(path)
@@ -74,7 +74,9 @@ def _convert_all():
         cases[name] = case
         opset, feeds, _, _ = case
         with open(path, "rb") as f:
-            batch.append((f.read(), feeds))
+            raw = f.read()
+            batch.append((raw, feeds))
+        src_dims = _output_dims(raw)
         meta.append((name, None))
         src = onnxlegal.Model.read(path)
         for target in TARGETS:
@@ -84,7 +86,9 @@ def _convert_all():
                 refusals[target][name] = [(d["op"], d["min_opset"]) for d in
                                           getattr(e, "diagnostics", []) if d["severity"] == "error"] or [("?", str(e))]
                 continue
-            batch.append((out.to_bytes(), feeds))
+            data = out.to_bytes()
+            lost.extend(_dims_lost(name, target, src_dims, data))
+            batch.append((data, feeds))
             meta.append((name, target))
         if 7 <= opset <= 12:
             checked27 += 1
@@ -94,7 +98,35 @@ def _convert_all():
                 if name not in KNOWN_REFUSALS:
                     bad27.append("%s %d->27: %s" % (name, opset, str(e)[:300]))
     results = run_batch(batch)
+    _LOST[:] = lost
     return cases, meta, results, refusals, checked27, bad27
+
+
+_LOST = []
+
+
+def _output_dims(data):
+    """{output name: [dim value or param or None]} as the model declares them (tensors only)."""
+    import onnx
+    m = onnx.load_from_string(data)
+    out = {}
+    for o in m.graph.output:
+        t = o.type.tensor_type
+        if o.type.HasField("tensor_type") and t.HasField("shape"):
+            out[o.name] = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
+                           for d in t.shape.dim]
+    return out
+
+
+def _dims_lost(name, target, src_dims, data):
+    """The declared output dims that the converted model no longer states (issue 28, point 1)."""
+    got = _output_dims(data)
+    bad = []
+    for o, dims in src_dims.items():
+        g = got.get(o)
+        if g is None or len(g) != len(dims) or any(d is not None and e is None for d, e in zip(dims, g)):
+            bad.append("%s ->%d: output %s declared %s, converted %s" % (name, target, o, dims, g))
+    return bad
 
 
 _STATE = {}
@@ -146,6 +178,11 @@ def test_conversion_rates_per_opset():
         n_lacking = sum(x.split(" ->")[1].startswith("%d " % target) for x in lacking)
         known = sum(1 for n in KNOWN_REFUSALS if n in runnable and n in refusals[target])
         assert ok[target] + n_lacking + known == len(runnable), (target, sorted(refusals[target]))
+
+
+def test_converting_keeps_every_declared_output_dim():
+    _state()
+    assert not _LOST, "\n".join(_LOST[:40])
 
 
 def test_old_models_convert_up_to_26_and_27():
