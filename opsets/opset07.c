@@ -129,6 +129,11 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_DECOMPOSED}, /* one-hot ConvTranspose */
     {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 (quant.c) */
     {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 */
+    {"", "ConvInteger", olg__sym_onnx_conv_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)}, /* quant_int.c */
+    {"", "DynamicQuantizeLinear", olg__sym_onnx_dynamic_quantize_linear, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
+    {"", "MatMulInteger", olg__sym_onnx_matmul_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "QLinearConv", olg__sym_onnx_qlinear_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "QLinearMatMul", olg__sym_onnx_qlinear_matmul, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
     {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(24)},
     {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(18)},
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
