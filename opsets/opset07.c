@@ -129,6 +129,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_DECOMPOSED}, /* one-hot ConvTranspose */
     {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 (quant.c) */
     {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 */
+    {"", "Cast", olg__sym_onnx_cast_4bit, OLG_LOWERING_NATIVE | OLG_UNTIL(21)}, /* int4 (quant.c) */
     {"", "ConvInteger", olg__sym_onnx_conv_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)}, /* quant_int.c */
     {"", "DynamicQuantizeLinear", olg__sym_onnx_dynamic_quantize_linear, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
     {"", "MatMulInteger", olg__sym_onnx_matmul_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},

@@ -41,6 +41,12 @@ const olg_schema *olg__target_schema(const olg_lower *cx, const char *op) {
   return olg_schema_find("", op, olg__opset(cx));
 }
 
+bool olg__src_output_listed(const olg_lower *cx, size_t i) {
+  const olg_node *nd = cx->cur_node;
+  if (!nd || i >= nd->n_outputs || nd->outputs[i] == OLG_NO_VALUE) return false;
+  return (cx->src->values[nd->outputs[i]].flags & OLG_VF_OUTPUT) != 0;
+}
+
 olg_status olg__src_bind_all(olg_lower *cx, const olg_value *outs, size_t n) {
   for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
     if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));

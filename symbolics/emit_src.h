@@ -49,5 +49,8 @@ bool olg__src_scan_has_batch(const olg_lower *cx);
 
 /* The target opset's schema of the ONNX op, or NULL. */
 const olg_schema *olg__target_schema(const olg_lower *cx, const char *op);
+/* Output i of the source node is listed as an output of its graph (its type is then the
+ * model's interface, not the exporter's to choose). */
+bool olg__src_output_listed(const olg_lower *cx, size_t i);
 
 #endif

@@ -135,6 +135,7 @@ OLG_SYMBOLIC(olg__sym_onnx_center_crop_pad);
 OLG_SYMBOLIC(olg__sym_onnx_tensor_scatter);
 OLG_SYMBOLIC(olg__sym_onnx_quantize_linear);   /* passed through, or computed (quant.c) */
 OLG_SYMBOLIC(olg__sym_onnx_dequantize_linear); /* passed through, or computed (quant.c) */ /* TensorScatter (24) below 24: ScatterElements */ /* CenterCropPad (18) below 18: Slice and Pad */
+OLG_SYMBOLIC(olg__sym_onnx_cast_4bit); /* Cast from/to int4, uint4 below 21 (quant.c) */
 OLG_SYMBOLIC(olg__sym_onnx_conv_integer);   /* ConvInteger, MatMulInteger, QLinearConv, */
 OLG_SYMBOLIC(olg__sym_onnx_matmul_integer); /* QLinearMatMul below 10, DynamicQuantizeLinear */
 OLG_SYMBOLIC(olg__sym_onnx_qlinear_conv);   /* below 11: computed exactly (quant_int.c) */

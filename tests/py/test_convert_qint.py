@@ -145,3 +145,94 @@ def test_per_row_first_operand_is_refused_naming_node_op_and_10():
     assert any(d.get("node") == "mmi" and d.get("op") == "MatMulInteger" and d.get("min_opset") == 10
                for d in errs), errs
     assert onnxlegal.convert(src, 10)  # passed through where the op exists
+
+
+# ---- int4 / uint4 (21) below 21 -------------------------------------------------------------
+
+def _packed4(name, values, signed, dims):
+    """A 4-bit initializer (onnx 1.12's helpers cannot make one): two values a byte, low first."""
+    v = (np.asarray(values, np.int64).reshape(-1) & 15).astype(np.uint8)
+    if v.size % 2:
+        v = np.append(v, 0)
+    t = onnx.TensorProto(name=name, data_type=22 if signed else 21, raw_data=((v[0::2] | (v[1::2] << 4)) & 255).astype(np.uint8).tobytes())
+    t.dims.extend(dims)
+    return t
+
+
+def _model4(nodes, feeds, inits4, inits, outputs, opset):
+    ins = [helper.make_tensor_value_info(k, NP2ONNX[v.dtype], list(v.shape)) for k, v in feeds.items()]
+    g = helper.make_graph(nodes, "m", ins, [helper.make_empty_tensor_value_info(o) for o in outputs],
+                          initializer=inits4 + [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 10
+    return m
+
+
+@pytest.mark.parametrize("signed", [True, False])
+def test_dequantize_4bit_weights_unpacked_below_21(signed):
+    import onnxlegal
+    rng = np.random.default_rng(21)
+    lo, hi = (-8, 7) if signed else (0, 15)
+    w = rng.integers(lo, hi, (3, 5), endpoint=True)
+    zp = np.array([lo, 0 if signed else 3, hi])
+    nodes = [helper.make_node("DequantizeLinear", ["w", "s", "z"], ["wd"], axis=0),
+             helper.make_node("MatMul", ["x", "wd"], ["y"])]
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    m = _model4(nodes, {"x": x}, [_packed4("w", w, signed, [3, 5]), _packed4("z", zp, signed, [3])],
+                {"s": np.array([0.5, 0.25, 2.0], np.float32)}, ["y"], 21)
+    _check(m, {"x": x}, range(7, 21))
+    src = onnxlegal.Model.from_bytes(m.SerializeToString())
+    for t in (13, 20):  # DequantizeLinear stays, its weights unpacked into 8-bit initializers
+        out = onnx.load_from_string(onnxlegal.convert(src, t).to_bytes())
+        assert [n.op_type for n in out.graph.node].count("DequantizeLinear") == 1
+        assert all(i.data_type not in (21, 22) for i in out.graph.initializer)
+
+
+@pytest.mark.parametrize("signed", [True, False])
+def test_quantize_to_4bit_inside_the_graph_below_21(signed):
+    z = np.array([-1 if signed else 3])
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
+    x = np.concatenate([TIES4, -TIES4, [40.0, -40.0]]).astype(np.float32)  # ties, saturation
+    m = _model4(nodes, {"x": x}, [_packed4("z", z, signed, [])], {"s": np.array(1.0, np.float32)}, ["y"], 21)
+    _check(m, {"x": x}, range(7, 21))
+
+
+TIES4 = np.array([0.5, 1.5, 2.5, 3.5, 6.5, 7.5, 8.5, 0.25, 14.5, 15.5, 16.5], np.float32)
+
+
+@pytest.mark.parametrize("to", [22, 21])
+def test_cast_to_4bit_rounds_and_wraps_as_ort_below_21(to):
+    x = np.concatenate([TIES4, -TIES4, [100.2, -100.2, -3.7, 0.0]]).astype(np.float32)
+    i = np.array([-9, 8, 17, -1, 300, -300, 7], np.int16)
+    nodes = [helper.make_node("Cast", ["x"], ["q"], to=to), helper.make_node("Cast", ["q"], ["y"], to=1),
+             helper.make_node("Cast", ["i"], ["qi"], to=to), helper.make_node("Cast", ["qi"], ["yi"], to=6)]
+    m = _model4(nodes, {"x": x, "i": i}, [], {}, ["y", "yi"], 21)
+    _check(m, {"x": x, "i": i}, range(7, 21))
+
+
+def test_dequantize_float16_scale_below_19():
+    x = np.arange(-128, 128, dtype=np.int8).reshape(4, 64)
+    m = _model(helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"]), {"x": x},
+               {"s": np.array(0.0999755859375, np.float16), "z": np.array(3, np.int8)}, 19)
+    _check(m, {"x": x}, range(7, 19))
+
+
+def _refusal(m, target, node, op, opset):
+    import onnxlegal
+    src = onnxlegal.Model.from_bytes(m.SerializeToString())
+    with pytest.raises(onnxlegal.Error) as e:
+        onnxlegal.convert(src, target)
+    errs = [d for d in e.value.diagnostics if d["severity"] == "error"]
+    assert any(d.get("node") == node and d.get("op") == op and d.get("min_opset") == opset for d in errs), errs
+
+
+def test_4bit_graph_output_and_input_are_refused_naming_21():
+    q = helper.make_node("QuantizeLinear", ["x", "s"], ["q"], name="quant", output_dtype=22)
+    m = _model4([q], {"x": np.zeros(3, np.float32)}, [], {"s": np.array(1.0, np.float32)}, ["q"], 21)
+    _refusal(m, 20, "quant", "QuantizeLinear", 21)
+    g = helper.make_graph([helper.make_node("Cast", ["i"], ["y"], name="c", to=1)], "m",
+                          [helper.make_tensor_value_info("i", 22, [3])], [helper.make_empty_tensor_value_info("y")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    m.ir_version = 10
+    _refusal(m, 20, "c", "Cast", 21)
