@@ -41,10 +41,34 @@ const olg_schema *olg__target_schema(const olg_lower *cx, const char *op) {
   return olg_schema_find("", op, olg__opset(cx));
 }
 
-bool olg__src_output_listed(const olg_lower *cx, size_t i) {
+static bool op_listed(const olg_node *c, const char *const *ops, size_t n_ops) {
+  for (size_t j = 0; j < n_ops; j++)
+    if (!c->domain[0] && strcmp(c->op, ops[j]) == 0) return true;
+  return false;
+}
+
+bool olg__src_output_read_only_by(const olg_lower *cx, size_t i, const char *const *ops,
+                                  size_t n_ops) {
   const olg_node *nd = cx->cur_node;
-  if (!nd || i >= nd->n_outputs || nd->outputs[i] == OLG_NO_VALUE) return false;
-  return (cx->src->values[nd->outputs[i]].flags & OLG_VF_OUTPUT) != 0;
+  if (!nd || i >= nd->n_outputs || nd->outputs[i] == OLG_NO_VALUE) return true;
+  olg_value v = nd->outputs[i];
+  const olg_graph *g = cx->src;
+  uint32_t found = 0;
+  for (uint32_t k = 0; k < g->n_nodes; k++) {
+    const olg_node *c = &g->nodes[k];
+    if (c->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < c->n_args; j++) {
+      const olg_arg *a = &c->args[j];
+      size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+      for (size_t m = 0; m < n; m++)
+        if ((a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[m]) == v) {
+          if (!op_listed(c, ops, n_ops)) return false;
+          found++;
+        }
+    }
+  }
+  /* the uses counted also take in graph-output listings and subgraphs' reads */
+  return found == cx->uses[v];
 }
 
 olg_status olg__src_bind_all(olg_lower *cx, const olg_value *outs, size_t n) {

@@ -49,8 +49,9 @@ bool olg__src_scan_has_batch(const olg_lower *cx);
 
 /* The target opset's schema of the ONNX op, or NULL. */
 const olg_schema *olg__target_schema(const olg_lower *cx, const char *op);
-/* Output i of the source node is listed as an output of its graph (its type is then the
- * model's interface, not the exporter's to choose). */
-bool olg__src_output_listed(const olg_lower *cx, size_t i);
+/* Output i of the source node is read only by ONNX nodes of the ops listed: neither a graph
+ * output (whose type is the model's interface) nor read by any other node or a subgraph. */
+bool olg__src_output_read_only_by(const olg_lower *cx, size_t i, const char *const *ops,
+                                  size_t n_ops);
 
 #endif

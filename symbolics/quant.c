@@ -74,10 +74,14 @@ static olg_status unpack4(olg_lower *cx, olg_value v, olg_value *out) {
                                 out);
 }
 
-/* A 4-bit output carried as int8/uint8 must stay inside the graph. */
+/* A 4-bit output carried as int8/uint8 must reach only ops that read it as the value it holds
+ * (DequantizeLinear, Cast): not a graph output, whose type would change, nor a CastLike or a
+ * reshaping op, which would pass the carrier's type on. */
 static olg_status carried_inside(olg_lower *cx, olg_dtype t) {
-  if (is_4bit(t) && olg__src_output_listed(cx, 0))
-    return olg__unsupportedf(cx, 21, "%s to %s as a graph output (no 4-bit type below 21)",
+  static const char *const readers[] = {"DequantizeLinear", "Cast"};
+  if (is_4bit(t) && !olg__src_output_read_only_by(cx, 0, readers, 2))
+    return olg__unsupportedf(cx, 21, "%s to %s read by a graph output or by an op other than "
+                             "DequantizeLinear and Cast (no 4-bit type below 21)",
                              olg_lower_node_op(cx), olg_dtype_name(t));
   return OLG_OK;
 }

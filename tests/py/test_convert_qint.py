@@ -227,9 +227,13 @@ def _refusal(m, target, node, op, opset):
     assert any(d.get("node") == node and d.get("op") == op and d.get("min_opset") == opset for d in errs), errs
 
 
-def test_4bit_graph_output_and_input_are_refused_naming_21():
+def test_4bit_graph_output_input_or_other_reader_refused_naming_21():
     q = helper.make_node("QuantizeLinear", ["x", "s"], ["q"], name="quant", output_dtype=22)
     m = _model4([q], {"x": np.zeros(3, np.float32)}, [], {"s": np.array(1.0, np.float32)}, ["q"], 21)
+    _refusal(m, 20, "quant", "QuantizeLinear", 21)
+    # passed on by an op that would carry int8 into the output (its type undeclared)
+    m = _model4([q, helper.make_node("Identity", ["q"], ["y"])], {"x": np.zeros(3, np.float32)}, [],
+                {"s": np.array(1.0, np.float32)}, ["y"], 21)
     _refusal(m, 20, "quant", "QuantizeLinear", 21)
     g = helper.make_graph([helper.make_node("Cast", ["i"], ["y"], name="c", to=1)], "m",
                           [helper.make_tensor_value_info("i", 22, [3])], [helper.make_empty_tensor_value_info("y")])
