@@ -46,12 +46,15 @@ static bool is_8bit(olg_dtype t) { return t == OLG_UINT8 || t == OLG_INT8; }
 
 /* Refuses what the decomposition does not take: operands other than 8-bit integers, and a zero
  * point or scale of the first operand that is not per tensor (ONNX Runtime takes only those). */
-static olg_status check_operands(olg_lower *cx, olg_value a, olg_value b, olg_value a_zp,
-                                 olg_value a_scale) {
+static olg_status check_operands(olg_lower *cx, olg_value a, olg_value b, int b_input,
+                                 olg_value a_zp, olg_value a_scale) {
   const char *op = olg_lower_node_op(cx);
-  if (!is_8bit(olg__dtype(cx, a)) || !is_8bit(olg__dtype(cx, b)))
-    return olg__unsupportedf(cx, 10, "%s of %s and %s below the opset that has it", op,
-                             olg_dtype_name(olg__dtype(cx, a)), olg_dtype_name(olg__dtype(cx, b)));
+  olg_dtype ta = olg__dtype(cx, a), tb = olg__dtype(cx, b);
+  if (!is_8bit(ta) || !is_8bit(tb)) { /* the lowest version that takes both types */
+    int la = olg__lowest_opset_taking(op, 0, ta), lb = olg__lowest_opset_taking(op, b_input, tb);
+    return olg__unsupportedf(cx, la < 0 || lb < 0 ? -1 : la > lb ? la : lb, "%s of %s and %s",
+                             op, olg_dtype_name(ta), olg_dtype_name(tb));
+  }
   olg_value p[2] = {a_zp, a_scale};
   for (int i = 0; i < 2; i++)
     if (p[i] != OLG_NO_VALUE && olg__rank(cx, p[i]) > 0 &&
@@ -90,12 +93,14 @@ static olg_status conv_f(olg_lower *cx, olg_value x, olg_value w, olg_value *out
   for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
     const int64_t *p;
     size_t k;
-    if (olg__src_attr_ints(cx, ints[i], &p, &k)) OLG_TRY(olg_lower_emit_attr_ints(cx, n, ints[i], p, k));
+    if (olg__src_attr_ints(cx, ints[i], &p, &k))
+      OLG_TRY(olg_lower_emit_attr_ints(cx, n, ints[i], p, k));
   }
   if (olg_lower_src_attr_has(cx, "group"))
     OLG_TRY(olg_lower_emit_attr_int(cx, n, "group", olg__src_attr_int(cx, "group", 1)));
   if (olg_lower_src_attr_has(cx, "auto_pad"))
-    OLG_TRY(olg_lower_emit_attr_string(cx, n, "auto_pad", olg__src_attr_string(cx, "auto_pad", "NOTSET")));
+    OLG_TRY(olg_lower_emit_attr_string(cx, n, "auto_pad",
+                                       olg__src_attr_string(cx, "auto_pad", "NOTSET")));
   return olg_lower_emit_end(cx, n, 1, out);
 }
 
@@ -176,8 +181,10 @@ static olg_status requantize(olg_lower *cx, olg_value acc, olg_value a_scale, ol
   olg_dtype t = olg__dtype(cx, y_zp);
   if (!is_8bit(t) || olg__dtype(cx, a_scale) != OLG_FLOAT || olg__dtype(cx, b_scale) != OLG_FLOAT ||
       olg__dtype(cx, y_scale) != OLG_FLOAT)
-    return olg__unsupportedf(cx, -1, "%s with scales other than float or an output other than "
-                             "8-bit below the opset that has it", olg_lower_node_op(cx));
+    return olg__unsupportedf(cx, olg__lowest_opset_taking(olg_lower_node_op(cx), 1,
+                                                          olg__dtype(cx, a_scale)),
+                             "%s with scales other than float or an output other than 8-bit",
+                             olg_lower_node_op(cx));
   olg_value m, v;
   OLG_TRY(olg__emit2(cx, "Mul", a_scale, b_scale, &m));
   OLG_TRY(olg__emit2(cx, "Div", m, y_scale, &m));
@@ -194,7 +201,7 @@ olg_status olg__sym_onnx_conv_integer(olg_lower *cx, olg_node_id src, void *ud) 
   OLG_TRY(olg_lower_arg_value(cx, 1, &w));
   OLG_TRY(olg__arg_value_or_none(cx, 2, &xz));
   OLG_TRY(olg__arg_value_or_none(cx, 3, &wz));
-  OLG_TRY(check_operands(cx, x, w, xz, OLG_NO_VALUE));
+  OLG_TRY(check_operands(cx, x, w, 1, xz, OLG_NO_VALUE));
   OLG_TRY(olg_lower_decompose(cx, "ConvInteger as an exact float Conv", 10));
   OLG_TRY(conv_acc(cx, x, xz, w, wz, &acc));
   return olg_lower_bind_output(cx, 0, acc);
@@ -207,7 +214,7 @@ olg_status olg__sym_onnx_matmul_integer(olg_lower *cx, olg_node_id src, void *ud
   OLG_TRY(olg_lower_arg_value(cx, 1, &b));
   OLG_TRY(olg__arg_value_or_none(cx, 2, &az));
   OLG_TRY(olg__arg_value_or_none(cx, 3, &bz));
-  OLG_TRY(check_operands(cx, a, b, az, OLG_NO_VALUE));
+  OLG_TRY(check_operands(cx, a, b, 1, az, OLG_NO_VALUE));
   OLG_TRY(olg_lower_decompose(cx, "MatMulInteger as a MatMul in double", 10));
   OLG_TRY(matmul_acc(cx, a, az, b, bz, &acc));
   OLG_TRY(olg__emit_cast(cx, acc, OLG_INT32, &acc));
@@ -219,7 +226,7 @@ olg_status olg__sym_onnx_qlinear_conv(olg_lower *cx, olg_node_id src, void *ud) 
   olg_value in[9], acc, y;
   for (size_t i = 0; i < 8; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
   OLG_TRY(olg__arg_value_or_none(cx, 8, &in[8]));
-  OLG_TRY(check_operands(cx, in[0], in[3], in[2], in[1]));
+  OLG_TRY(check_operands(cx, in[0], in[3], 3, in[2], in[1]));
   int32_t r = olg__rank(cx, in[0]);
   if (r < 3) return olg__unsupportedf(cx, 10, "QLinearConv of an input of unknown rank");
   OLG_TRY(olg_lower_decompose(cx, "QLinearConv as an exact float Conv, requantized", 10));
@@ -238,7 +245,7 @@ olg_status olg__sym_onnx_qlinear_matmul(olg_lower *cx, olg_node_id src, void *ud
   (void)src, (void)ud;
   olg_value in[8], acc, y;
   for (size_t i = 0; i < 8; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
-  OLG_TRY(check_operands(cx, in[0], in[3], in[2], in[1]));
+  OLG_TRY(check_operands(cx, in[0], in[3], 3, in[2], in[1]));
   OLG_TRY(olg_lower_decompose(cx, "QLinearMatMul as a MatMul in double, requantized", 10));
   OLG_TRY(matmul_acc(cx, in[0], in[2], in[3], in[5], &acc));
   OLG_TRY(requantize(cx, acc, in[1], in[4], 0, in[6], in[7], &y));
@@ -251,8 +258,10 @@ olg_status olg__sym_onnx_dynamic_quantize_linear(olg_lower *cx, olg_node_id src,
   (void)src, (void)ud;
   olg_value x, hi, lo, range, scale, c, zero, flat, zp, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (olg__dtype(cx, x) != OLG_FLOAT)
-    return olg__unsupportedf(cx, 11, "DynamicQuantizeLinear of %s", olg_dtype_name(olg__dtype(cx, x)));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t != OLG_FLOAT)
+    return olg__unsupportedf(cx, olg__lowest_opset_taking("DynamicQuantizeLinear", 0, t),
+                             "DynamicQuantizeLinear of %s", olg_dtype_name(t));
   OLG_TRY(olg_lower_decompose(cx, "DynamicQuantizeLinear from the input's range", 11));
   OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MAX, x, NULL, 0, 0, &hi));
   OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MIN, x, NULL, 0, 0, &lo));
