@@ -44,6 +44,13 @@ static bool target_takes_node(olg_lower *cx, const char *op, bool per_axis, bool
 
 static bool is_4bit(olg_dtype t) { return t == OLG_INT4 || t == OLG_UINT4; }
 
+/* Why a type is refused: the float8 types do not exist before opset 19, so no model below it
+ * can hold the quantized value. */
+static const char *why_not(olg_dtype t) {
+  bool f8 = (t >= OLG_FLOAT8E4M3FN && t <= OLG_FLOAT8E5M2FNUZ) || t == OLG_FLOAT8E8M0;
+  return f8 ? " (the float8 types do not exist below opset 19)" : "";
+}
+
 /* The target's op takes v's type at input i (an unknown type is left to the pass-through). */
 static bool takes_type(olg_lower *cx, const char *op, int i, olg_value v) {
   olg_dtype t = olg__dtype(cx, v);
@@ -218,7 +225,7 @@ olg_status olg__sym_onnx_dequantize_linear(olg_lower *cx, olg_node_id src, void 
   olg_dtype t = olg__dtype(cx, q.x);
   if (t != OLG_INT8 && t != OLG_UINT8 && t != OLG_INT16 && t != OLG_UINT16 && t != OLG_INT32)
     return olg__unsupportedf(cx, olg__lowest_opset_taking("DequantizeLinear", 0, t),
-                             "DequantizeLinear of %s", olg_dtype_name(t));
+                             "DequantizeLinear of %s%s", olg_dtype_name(t), why_not(t));
   OLG_TRY(olg_lower_decompose(cx, "DequantizeLinear as (x - zero_point) * scale",
                               q.blocked ? 21 : q.per_axis ? 13 : 10));
   OLG_TRY(broadcast_param(cx, q.scale, q.x, q.rank, q.axis, q.block, &s));
@@ -264,7 +271,7 @@ olg_status olg__sym_onnx_quantize_linear(olg_lower *cx, olg_node_id src, void *u
   case OLG_INT16: lo = -32768, hi = 32767; break;
   default:
     return olg__unsupportedf(cx, olg__lowest_opset_taking("QuantizeLinear", 2, t),
-                             "QuantizeLinear to %s", olg_dtype_name(t));
+                             "QuantizeLinear to %s%s", olg_dtype_name(t), why_not(t));
   }
   if (olg__dtype(cx, q.x) != OLG_FLOAT)
     return olg__unsupportedf(cx, -1, "QuantizeLinear of %s below the version that has it",

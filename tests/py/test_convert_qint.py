@@ -240,3 +240,17 @@ def test_4bit_graph_output_input_or_other_reader_refused_naming_21():
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
     m.ir_version = 10
     _refusal(m, 20, "c", "Cast", 21)
+
+
+def test_float8_quantization_refused_below_19_saying_why():
+    import onnxlegal
+    z = onnx.TensorProto(name="z", data_type=17, raw_data=b"\x00")  # float8e4m3fn
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq")]
+    m = _model4(nodes, {"x": np.zeros(3, np.float32)}, [z], {"s": np.array(1.0, np.float32)}, ["y"], 19)
+    for t in (9, 13, 18):
+        _refusal(m, t, "quant", "QuantizeLinear", 19)
+    src = onnxlegal.Model.from_bytes(m.SerializeToString())
+    with pytest.raises(onnxlegal.Error) as e:
+        onnxlegal.convert(src, 18)
+    assert "float8 types do not exist below opset 19" in str(e.value.diagnostics)
