@@ -26,8 +26,7 @@ static void vreport(ck *c, olg_severity sev, const char *code, const olg_node *n
   vsnprintf(msg, sizeof msg, fmt, ap);
   if (sev == OLG_ERROR) c->errors++;
   if (c->d) {
-    olg_status s = olg_diags_add(c->d, sev, code, nd ? nd->name : "", nd ? nd->domain : "",
-                                 nd ? nd->op : "", nd ? opset : -1, msg);
+    olg_status s = olg__diags_add_node(c->d, sev, code, c->g, nd, nd ? opset : -1, msg);
     if (s && !c->fatal) c->fatal = s;
   }
   if (c->fatal || (c->max_errors && c->errors >= c->max_errors)) c->stop = true;
@@ -572,7 +571,10 @@ static void check_graph(ck *c, olg_graph *g, const scope *sc, bool infer_nodes) 
     if (!c->fatal) c->fatal = s;
     c->stop = true;
   } else {
+    const olg_graph *outer = c->g;
+    c->g = g;
     check_graph_body(c, g, sc, infer_nodes);
+    c->g = outer;
   }
   if (c->isc) olg__iscopes_pop(c->isc);
 }
@@ -779,7 +781,7 @@ static olg_status check_model(olg_model *m, olg_check_options o, olg_diags *diag
     diags = own;
   }
   ck c = {m, diags, o.full != 0, o.allow_unlowered != 0, o.notes != 0, o.strict != 0,
-          o.max_errors, 0, OLG_OK, false, false, NULL};
+          o.max_errors, 0, OLG_OK, false, false, NULL, NULL};
   snapshot sn;
   if (c.full && (s = snapshot_take(m, &sn))) {
     olg_diags_free(own);

@@ -28,6 +28,7 @@ typedef struct ck {
   bool stop;
   bool noted_no_schema; /* OLG-CHECK-OP-NO-SCHEMA once per run */
   olg_iscopes *isc;     /* the definitions of the graphs being checked (infer_scope.c) */
+  const olg_graph *g;   /* the graph being checked: a diagnostic's node index and output */
 } ck;
 
 /* check.c */

@@ -488,8 +488,8 @@ olg_status olg__fail(olg_icx *cx, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (cx->diags) {
-    olg_status s = olg_diags_add(cx->diags, OLG_ERROR, "OLG-INFER-INVALID", cx->nd->name,
-                                 cx->nd->domain, cx->nd->op, cx->opset, msg);
+    olg_status s = olg__diags_add_node(cx->diags, OLG_ERROR, "OLG-INFER-INVALID", cx->g, cx->nd,
+                                       cx->opset, msg);
     if (s) return s;
   }
   return olg__err(OLG_ERR_INVALID_MODEL, "%s: %s", node_label(cx, lab, sizeof lab), msg);
@@ -573,8 +573,8 @@ olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
     snprintf(msg, sizeof msg, "the subgraphs of this node are nested more than %d graphs deep; the library follows at most %d",
              OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
     if (cx->diags) {
-      olg_status ds = olg_diags_add(cx->diags, OLG_ERROR, "OLG-CHECK-DEPTH", cx->nd->name,
-                                    cx->nd->domain, cx->nd->op, cx->opset, msg);
+      olg_status ds = olg__diags_add_node(cx->diags, OLG_ERROR, "OLG-CHECK-DEPTH", cx->g, cx->nd,
+                                          cx->opset, msg);
       if (ds) return ds;
     }
     return olg__err(OLG_ERR_LIMIT, "node '%s' (%s): %s", cx->nd->name, cx->nd->op, msg);
@@ -839,8 +839,7 @@ static olg_status infer_graph_body(olg_graph *g, const olg_model *m, olg_diags *
         char msg[300];
         snprintf(msg, sizeof msg, "no shape inference for %s%s%s: its outputs stay untyped",
                  *nd->domain ? nd->domain : "", *nd->domain ? "." : "", nd->op);
-        olg_status s = olg_diags_add(diags, OLG_NOTE, "OLG-INFER-UNSUPPORTED", nd->name,
-                                     nd->domain, nd->op, opset, msg);
+        olg_status s = olg__diags_add_node(diags, OLG_NOTE, "OLG-INFER-UNSUPPORTED", g, nd, opset, msg);
         if (s) { result = s; break; }
       }
       continue;

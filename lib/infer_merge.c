@@ -115,8 +115,8 @@ static olg_status store_type(olg_icx *cx, olg_value_rec *r, const olg_type *t) {
     char a[256], b[256], msg[700];
     snprintf(msg, sizeof msg, "output '%s': inferred %s, but it is declared %s", r->name,
              olg__type_text(t, a, sizeof a), olg__type_text(&r->type, b, sizeof b));
-    s = olg_diags_add(cx->diags, OLG_ERROR, "OLG-INFER-MISMATCH", cx->nd->name, cx->nd->domain,
-                      cx->nd->op, cx->opset, msg);
+    s = olg__diags_add_node(cx->diags, OLG_ERROR, "OLG-INFER-MISMATCH", cx->g, cx->nd, cx->opset,
+                            msg);
     if (s) return s;
   }
   r->type = res;

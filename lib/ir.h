@@ -354,6 +354,13 @@ olg_value olg__graph_lookup(const olg_graph *g, const char *name);
 
 olg_status olg__idvec_push(olg_model *m, olg_idvec *v, int32_t id);
 
+/* Diagnostics about a node (diag.c): name, op, index in g and first output recorded. */
+olg_status olg__diags_add_node(olg_diags *d, olg_severity sev, const char *code, const olg_graph *g,
+                               const olg_node *nd, int64_t opset, const char *message);
+/* The node's index in g and first output, on the diagnostic added since count_before. */
+void olg__diags_set_last_node(olg_diags *d, size_t count_before, const olg_graph *g,
+                              const olg_node *nd);
+
 /* A new model that borrows src's data, with every call of src's functions expanded (function.c).
  * src must outlive it. On failure *failed (may be NULL) gets the call node to blame, if any. */
 olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *failed);

@@ -43,5 +43,5 @@ void olg__lower_report_node(olg_lower *cx, olg_node_id id, uint32_t first) {
   char buf[512];
   snprintf(buf, sizeof buf, "%s", lead);
   list_ops(g, first, buf, sizeof buf);
-  olg_diags_add(cx->diags, OLG_NOTE, code, src->name, src->domain, src->op, cx->opset, buf);
+  olg__diags_add_node(cx->diags, OLG_NOTE, code, cx->src, src, cx->opset, buf);
 }

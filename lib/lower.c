@@ -33,9 +33,10 @@ olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code
     olg__err(status, "%s", buf);
   }
   if (cx->diags) {
+    /* the message alone: the diagnostic's fields (node, index, output, op, opset) say where */
     size_t before = olg_diags_count(cx->diags);
-    olg_diags_add(cx->diags, sev, code, nd ? nd->name : "", nd ? nd->domain : "",
-                  nd ? nd->op : "", cx->opset, buf); /* a failure is counted by diags as lost */
+    olg__diags_add_node(cx->diags, sev, code, cx->src, nd, cx->opset, message); /* a failure is
+                                                                     counted by diags as lost */
     if (min_opset > 0) olg__diags_set_last_min_opset(cx->diags, before, min_opset);
   }
   return status;

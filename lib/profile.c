@@ -260,8 +260,8 @@ static olg_status check_visit(olg_prule_site *st, const char *desc, bool *stop, 
                           : (st->rule->fix || st->rule->user_fix) ? "" : "the conversion refuses it");
   cs->n++;
   if (cs->d) /* a violation is never lost silently: no memory to say it fails the check */
-    return olg_diags_add(cs->d, OLG_ERROR, "OLG-PROFILE-VIOLATION", nd->name, nd->domain, nd->op,
-                         st->opset, msg);
+    return olg__diags_add_node(cs->d, OLG_ERROR, "OLG-PROFILE-VIOLATION", st->g, nd, st->opset,
+                               msg);
   return OLG_OK;
 }
 
@@ -393,7 +393,10 @@ static olg_status rewrite_visit(olg_prule_site *st, const char *desc, bool *stop
     if (!cx->report || !cx->diags) return OLG_OK;
     snprintf(msg, sizeof msg, "rule %s: %s; fixed: %s", r->name, desc,
              st->msg[0] ? st->msg : r->hint ? r->hint : "rewritten");
-    return olg_diags_add(cx->diags, OLG_NOTE, "OLG-PROFILE-FIXED", name, "", op, cx->opset, msg);
+    size_t before = olg_diags_count(cx->diags);
+    OLG_TRY(olg_diags_add(cx->diags, OLG_NOTE, "OLG-PROFILE-FIXED", name, "", op, cx->opset, msg));
+    olg__diags_set_last_node(cx->diags, before, cx->dst, &cx->dst->nodes[st->node]);
+    return OLG_OK;
   }
   rs->n_refused++;
   cx->n_errors++;
@@ -403,6 +406,7 @@ static olg_status rewrite_visit(olg_prule_site *st, const char *desc, bool *stop
   if (cx->diags) {
     size_t before = olg_diags_count(cx->diags);
     OLG_TRY(olg_diags_add(cx->diags, OLG_ERROR, "OLG-PROFILE-REFUSED", name, "", op, cx->opset, msg));
+    olg__diags_set_last_node(cx->diags, before, cx->dst, &cx->dst->nodes[st->node]);
     int lo = lowest_opset_that_works(st->profile, st, op);
     if (lo > 0) olg__diags_set_last_min_opset(cx->diags, before, lo);
   }

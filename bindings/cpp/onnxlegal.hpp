@@ -321,24 +321,33 @@ inline NodeBuilder &NodeBuilder::attr(const char *name, Graph sub) {
   return step(olg_node_attr_graph(g_, n_, name, sub.get()));
 }
 
+namespace detail {
+inline std::string format_diag(const olg_diags *d, size_t i) {
+  std::string s(olg_diag_format(d, i, nullptr, 0), '\0');
+  if (!s.empty()) olg_diag_format(d, i, &s[0], s.size() + 1);
+  return s;
+}
+}  // namespace detail
+
 // One diagnostic, every field copied out of the list.
 struct Diag {
   olg_severity severity = OLG_ERROR;
   std::string code, node, domain, op, message;
-  int64_t opset = -1;      // -1 when it does not apply
-  int64_t min_opset = -1;  // a lowering refusal: the lowest opset that works (else -1)
+  int64_t opset = -1;       // -1 when it does not apply
+  int64_t min_opset = -1;   // a lowering refusal: the lowest opset that works (else -1)
+  int64_t node_index = -1;  // the node's place in its graph (-1 unknown): names an unnamed node
+  std::string output;       // the node's first output ("" unknown)
+  std::string text;         // the library's rendering (olg_diag_format), set when copied out
 
-  // "error OLG-CHECK-ATTR-TYPE node 'n1' op Relu opset 17: message" (absent fields left out).
+  // The library's one rendering: "error OLG-X: node 'n1' (Relu, output 'y', opset 17): message".
   std::string to_string() const {
-    static const char *const sev[] = {"note", "warning", "error"};
-    std::string s = severity >= OLG_NOTE && severity <= OLG_ERROR ? sev[severity] : "?";
-    s += " " + code;
-    if (!node.empty()) s += " node '" + node + "'";
-    if (!op.empty()) s += " op " + (domain.empty() ? op : domain + "::" + op);
-    if (opset >= 0) s += " opset " + std::to_string(opset);
-    s += ": " + message;
-    if (min_opset >= 0 && message.find("opset " + std::to_string(min_opset)) == std::string::npos)
-      s += " (works from opset " + std::to_string(min_opset) + ")";
+    if (!text.empty()) return text;
+    olg_diags *d = nullptr;  // a Diag made by hand: rendered through a list of one
+    if (olg_diags_new(&d, nullptr) != OLG_OK) return code + ": " + message;
+    olg_diags_add(d, severity, code.c_str(), node.c_str(), domain.c_str(), op.c_str(), opset,
+                  message.c_str());
+    std::string s = detail::format_diag(d, 0);
+    olg_diags_free(d);
     return s;
   }
 };
@@ -393,6 +402,9 @@ class Diags {
     d.opset = opset(i);
     d.message = message(i);
     d.min_opset = min_opset(i);
+    d.node_index = olg_diag_node_index(d_.get(), i);
+    d.output = olg_diag_output(d_.get(), i);
+    d.text = detail::format_diag(d_.get(), i);
     return d;
   }
   // Every diagnostic, in order (so `for (const Diag &d : diags.list())`).

@@ -41,6 +41,18 @@ OLG_API const char *olg_diag_message(const olg_diags *d, size_t i);
 /* For a lowering refusal (olg_legalize): the lowest target opset at which the node's op lowers,
  * when one exists; -1 otherwise (no opset works, or not a refusal). */
 OLG_API int64_t olg_diag_min_opset(const olg_diags *d, size_t i);
+/* The node's place in its graph (what names an unnamed node), or -1 when unknown. */
+OLG_API int64_t olg_diag_node_index(const olg_diags *d, size_t i);
+/* The node's first output's name, or "" when unknown. */
+OLG_API const char *olg_diag_output(const olg_diags *d, size_t i);
+/* The one rendering of a diagnostic, which the CLI, C++ and Python print:
+ *   "error OLG-LOWER-UNSUPPORTED: node 'n1' (Gelu, output 'y', opset 13): <message>"
+ *   "error OLG-PROFILE-REFUSED: node #4 (Compress, output 'c', opset 9): <message>"
+ *   "note OLG-TEST: <message>"            (no node)
+ * the node by name, else by index; " [lowest opset that works: N]" appended for a refusal that
+ * has one (olg_diag_min_opset). Writes at most cap bytes, NUL-terminated (buf may be NULL when
+ * cap is 0); returns the full length, as snprintf does, 0 for an index out of range. */
+OLG_API size_t olg_diag_format(const olg_diags *d, size_t i, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -131,8 +131,8 @@ int main(int argc, char **argv) {
   d.add(OLG_WARNING, "OLG-TEST-W", "careful", "n2", "my.dom", "Op", 3);
   EXPECT(d.domain(1) == "my.dom" && d.opset(1) == 3 && d.op(1) == "Op" && d.opset(0) == 17);
   EXPECT(d.warning_count() == 1 && !d.ok() && d.list().size() == 2);
-  EXPECT(d[1].to_string() == "warning OLG-TEST-W node 'n2' op my.dom::Op opset 3: careful");
-  EXPECT(d.to_string() == "error OLG-TEST node 'n1' op Relu opset 17: something\n" + d[1].to_string() + "\n");
+  EXPECT(d[1].to_string() == "warning OLG-TEST-W: node 'n2' (my.dom::Op, opset 3): careful");
+  EXPECT(d.to_string() == "error OLG-TEST: node 'n1' (Relu, opset 17): something\n" + d[1].to_string() + "\n");
   threw = false;
   try {
     d.message(5);

@@ -99,9 +99,9 @@ def check_violations(m, profile):
     assert res is not None, "check has no --profile"
     out = []
     for line in res[1].splitlines():
-        mt = re.match(r"error OLG-PROFILE-VIOLATION \[[\w.]+-\d+ '([^']*)'\]: rule (\S+): ", line)
+        mt = re.match(r"error OLG-PROFILE-VIOLATION: node (?:'([^']*)'|#\d+) \([^)]*\): rule (\S+): ", line)
         if mt:
-            out.append((mt.group(1), mt.group(2), line))
+            out.append((mt.group(1) or "", mt.group(2), line))
     return out
 
 

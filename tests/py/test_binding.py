@@ -503,7 +503,9 @@ def test_diags_and_check():
     assert len(d) == 1 and d.error_count == 0
     (item,) = list(d)
     assert item == {"severity": "warning", "code": "OLG-TEST", "node": "n", "domain": "",
-                    "op": "Relu", "opset": 17, "message": "a message", "min_opset": -1}
+                    "op": "Relu", "opset": 17, "message": "a message", "min_opset": -1,
+                    "node_index": -1, "output": "",
+                    "text": "warning OLG-TEST: node 'n' (Relu, opset 17): a message"}
     d.close()
     with pytest.raises(onnxlegal.StateError):
         len(d)

@@ -163,11 +163,14 @@ def test_json_fields_and_text_output():
     bad = os.path.join(TESTDATA, "pytorch-operator", "test_operator_repeat", "model.onnx")
     rc, diags, _ = check(bad)
     assert rc == 1
-    assert diags and set(diags[0]) == {"severity", "code", "node", "op", "domain", "opset", "message"}
+    assert diags and set(diags[0]) == {"severity", "code", "node", "op", "domain", "opset", "message",
+                                       "node_index", "output"}
     assert diags[0]["op"] == "Constant" and diags[0]["opset"] == 6 and diags[0]["domain"] == ""
+    # an unnamed node is told apart by its place and its first output (issue 28, point 2)
+    assert diags[0]["node"] == "" and diags[0]["node_index"] == 0 and diags[0]["output"] == "1"
     r = subprocess.run([TOOL, "check", bad], capture_output=True, text=True)
     assert r.returncode == 1
-    assert "error OLG-CHECK-TYPE-CONSTRAINT [Constant-6]" in r.stdout
+    assert "error OLG-CHECK-TYPE-CONSTRAINT: node #0 (Constant, output '1', opset 6): " in r.stdout
     assert r.stdout.rstrip().endswith("invalid (1 error)")
     good = os.path.join(TESTDATA, "node", "test_abs", "model.onnx")
     r = subprocess.run([TOOL, "check", good], capture_output=True, text=True)

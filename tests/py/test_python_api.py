@@ -22,8 +22,8 @@ def test_diags_print_iterate_and_truth():
     d.add("error", "OLG-TEST-E", "broken", node="n1", op="Relu", opset=17)
     d.add("note", "OLG-TEST-N", "fyi")
     assert str(d).splitlines() == [
-        "warning OLG-TEST-W node 'n2' op my.dom::Op opset 3: careful",
-        "error OLG-TEST-E node 'n1' op Relu opset 17: broken",
+        "warning OLG-TEST-W: node 'n2' (my.dom::Op, opset 3): careful",
+        "error OLG-TEST-E: node 'n1' (Relu, opset 17): broken",
         "note OLG-TEST-N: fyi",
     ]
     assert repr(d) == "<onnxlegal.Diags: 1 errors, 1 warnings, 1 notes>"

@@ -55,7 +55,7 @@ static void json_string(FILE *f, const char *s) {
 
 static void print_json_one(FILE *f, int first, const char *sev, const char *code,
                            const char *node, const char *op, const char *domain, long long opset,
-                           const char *msg) {
+                           const char *msg, long long node_index, const char *output) {
   fputs(first ? "\n  {" : ",\n  {", f);
   fputs("\"severity\": ", f);
   json_string(f, sev);
@@ -71,6 +71,10 @@ static void print_json_one(FILE *f, int first, const char *sev, const char *code
   else fputs(", \"opset\": null", f);
   fputs(", \"message\": ", f);
   json_string(f, msg);
+  if (node_index >= 0) fprintf(f, ", \"node_index\": %lld", node_index);
+  else fputs(", \"node_index\": null", f);
+  fputs(", \"output\": ", f);
+  json_string(f, output);
   fputc('}', f);
 }
 
@@ -81,20 +85,15 @@ static void print_diags(const olg_diags *d, int json) {
     for (size_t i = 0; i < n; i++)
       print_json_one(stdout, i == 0, sev_name(olg_diag_severity(d, i)), olg_diag_code(d, i),
                      olg_diag_node(d, i), olg_diag_op(d, i), olg_diag_domain(d, i),
-                     (long long)olg_diag_opset(d, i), olg_diag_message(d, i));
+                     (long long)olg_diag_opset(d, i), olg_diag_message(d, i),
+                     (long long)olg_diag_node_index(d, i), olg_diag_output(d, i));
     fputs(n ? "\n]\n" : "]\n", stdout);
     return;
   }
-  for (size_t i = 0; i < n; i++) {
-    const char *node = olg_diag_node(d, i), *op = olg_diag_op(d, i), *dom = olg_diag_domain(d, i);
-    printf("%s %s", sev_name(olg_diag_severity(d, i)), olg_diag_code(d, i));
-    if (*op) {
-      printf(" [%s%s%s", *dom ? dom : "", *dom ? "." : "", op);
-      if (olg_diag_opset(d, i) >= 0) printf("-%lld", (long long)olg_diag_opset(d, i));
-      if (*node) printf(" '%s'", node);
-      putchar(']');
-    }
-    printf(": %s\n", olg_diag_message(d, i));
+  for (size_t i = 0; i < n; i++) { /* the library's one rendering */
+    char line[4096];
+    olg_diag_format(d, i, line, sizeof line);
+    printf("%s\n", line);
   }
 }
 
@@ -153,7 +152,7 @@ int cli_check(int argc, char **argv) {
     snprintf(msg, sizeof msg, "reading %s: %s", strcmp(path, "-") ? path : "standard input", err);
     if (json) {
       fputc('[', stdout);
-      print_json_one(stdout, 1, "error", "OLG-CHECK-PARSE", "", "", "", -1, msg);
+      print_json_one(stdout, 1, "error", "OLG-CHECK-PARSE", "", "", "", -1, msg, -1, "");
       fputs("\n]\n", stdout);
     } else {
       printf("error OLG-CHECK-PARSE: %s\n", msg);

@@ -217,19 +217,14 @@ static void print_diags(const olg_diags *d) {
   for (size_t i = 0; i < n; i++) {
     int sev = olg_diag_severity(d, i);
     if (sev == OLG_NOTE) continue;
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", olg_diag_message(d, i));
+    char msg[4096]; /* the library's one rendering, on one line */
+    olg_diag_format(d, i, msg, sizeof msg);
     for (char *p = msg; *p; p++)
       if (*p == '\n' || *p == '\r') *p = ' ';
-    fprintf(stderr, "onnxlegal: convert: %s %s: %s", sev == OLG_ERROR ? "error" : "warning",
-            olg_diag_code(d, i), msg);
-    if (sev == OLG_ERROR && (strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0 ||
-                             olg_diag_min_opset(d, i) > 0)) {
-      if (olg_diag_min_opset(d, i) > 0)
-        fprintf(stderr, " [lowest opset that works: %lld]", (long long)olg_diag_min_opset(d, i));
-      else
-        fputs(" [no opset from 7 to 27 works]", stderr);
-    }
+    fprintf(stderr, "onnxlegal: convert: %s", msg);
+    if (sev == OLG_ERROR && olg_diag_min_opset(d, i) <= 0 &&
+        strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0)
+      fputs(" [no opset from 7 to 27 works]", stderr);
     fputc('\n', stderr);
   }
   if (olg_diags_lost(d))

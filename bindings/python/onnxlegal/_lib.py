@@ -46,6 +46,9 @@ SIGNATURES = {
     "olg_diag_opset": (c_int64, [c_void_p, c_size_t]),
     "olg_diag_message": (c_char_p, [c_void_p, c_size_t]),
     "olg_diag_min_opset": (c_int64, [c_void_p, c_size_t]),
+    "olg_diag_node_index": (c_int64, [c_void_p, c_size_t]),
+    "olg_diag_output": (c_char_p, [c_void_p, c_size_t]),
+    "olg_diag_format": (c_size_t, [c_void_p, c_size_t, c_char_p, c_size_t]),
     # dtype.h
     "olg_dtype_name": (c_char_p, [c_int]),
     "olg_dtype_from_name": (c_int, [c_char_p]),

@@ -3,7 +3,7 @@ import ctypes
 import io
 import os
 import weakref
-from ctypes import byref, c_char_p, c_double, c_float, c_int32, c_int64, c_size_t, c_void_p
+from ctypes import byref, c_char_p, create_string_buffer, c_double, c_float, c_int32, c_int64, c_size_t, c_void_p
 
 import numpy as np
 
@@ -858,10 +858,19 @@ class _CheckOptions:
         return False
 
 
+def _format_diag(h, i):
+    n = lib.olg_diag_format(h, i, None, 0)
+    buf = create_string_buffer(n + 1)
+    lib.olg_diag_format(h, i, buf, n + 1)
+    return dec(buf.value)
+
+
 class Diag(dict):
     """One diagnostic: severity ("note", "warning", "error"), code, node, domain, op, opset (-1
-    when it does not apply), message, and min_opset (for a lowering refusal, the lowest opset
-    that works; else -1), as keys and as attributes."""
+    when it does not apply), message, min_opset (for a lowering refusal, the lowest opset that
+    works; else -1), node_index (the node's place in its graph, naming an unnamed node; -1
+    unknown) and output (the node's first output, "" unknown), as keys and as attributes.
+    str() is the library's one rendering (olg_diag_format), as the CLI and C++ print it."""
 
     __slots__ = ()
 
@@ -872,17 +881,12 @@ class Diag(dict):
             raise AttributeError(name) from None
 
     def __str__(self):
-        s = "%s %s" % (self["severity"], self["code"])
-        if self["node"]:
-            s += " node '%s'" % self["node"]
-        if self["op"]:
-            s += " op %s" % ("%s::%s" % (self["domain"], self["op"]) if self["domain"] else self["op"])
-        if self["opset"] >= 0:
-            s += " opset %d" % self["opset"]
-        s += ": " + self["message"]
-        if self.get("min_opset", -1) >= 0 and "opset %d" % self["min_opset"] not in self["message"]:
-            s += " (works from opset %d)" % self["min_opset"]
-        return s
+        if self.get("text"):
+            return self["text"]
+        d = Diags()  # a Diag made by hand: rendered by the library through a list of one
+        d.add(self["severity"], self["code"], self["message"], node=self.get("node"),
+              domain=self.get("domain"), op=self.get("op"), opset=self.get("opset", -1))
+        return d[0]["text"]
 
 
 class Diags:
@@ -932,6 +936,9 @@ class Diags:
             message=dec(lib.olg_diag_message(h, i)),
             min_opset=(lib.olg_diag_min_opset(h, i)
                        if "olg_diag_min_opset" not in lib.missing else -1),
+            node_index=lib.olg_diag_node_index(h, i),
+            output=dec(lib.olg_diag_output(h, i)),
+            text=_format_diag(h, i),
         )
 
     def __getitem__(self, i):

@@ -27,7 +27,7 @@ import numpy as np
 from . import _dtypes
 from ._lib import (ERR_CALLBACK, ERR_UNSUPPORTED, SHAPE_FN, SYMBOLIC_FN, Error, call, check, dec,
                    enc, lib)
-from ._model import Model
+from ._model import Model, _format_diag
 
 NO_VALUE = -1
 NONE, NATIVE, DECOMPOSED = 0, 1, 2
@@ -464,7 +464,8 @@ class Registry:
 def diagnostic_records(diags):
     """The diagnostics of an onnxlegal.Diags as dicts: severity, code, node, domain, op, opset
     (the target), min_opset (the lowest opset that works, None when none does or it does not
-    apply), message."""
+    apply), message, node_index and output (which node: its place and first output), text (the
+    library's rendering)."""
     h = diags.handle
     out = []
     for i in range(lib.olg_diags_count(h)):
@@ -475,16 +476,19 @@ def diagnostic_records(diags):
             "domain": dec(lib.olg_diag_domain(h, i)), "op": dec(lib.olg_diag_op(h, i)),
             "opset": lib.olg_diag_opset(h, i), "min_opset": lo if lo > 0 else None,
             "message": dec(lib.olg_diag_message(h, i)),
+            "node_index": lib.olg_diag_node_index(h, i), "output": dec(lib.olg_diag_output(h, i)),
+            "text": _format_diag(h, i),
         })
     return out
 
 
 def format_diagnostic(d):
-    """One line: the message (it names the node, op and target opset) and the lowest opset."""
+    """One line: the library's rendering (node, op, output, target opset, message, the lowest
+    opset that works), and for a refusal that names none, that no opset works -- as the CLI."""
     lo = d.get("min_opset")
-    tail = "" if d["severity"] != "error" or (d["code"].startswith("OLG-PROFILE-") and not lo) else (
-        " [lowest opset that works: %d]" % lo if lo else " [no opset from %d to %d works]" % (OPSET_MIN, OPSET_MAX))
-    return "%s %s: %s%s" % (d["severity"], d["code"], d["message"], tail)
+    tail = "" if d["severity"] != "error" or lo or d["code"].startswith("OLG-PROFILE-") else (
+        " [no opset from %d to %d works]" % (OPSET_MIN, OPSET_MAX))
+    return (d.get("text") or "%s %s: %s" % (d["severity"], d["code"], d["message"])) + tail
 
 
 def _with_diagnostics(err, diags):

@@ -672,13 +672,14 @@ def _diagnostics_text(errors, sg, registry):
     lines = []
     for d in errors:
         lo = d.get("min_opset")
-        line = "  %s" % d["message"]
-        if d.get("node") and d["node"] not in d["message"]:
+        line = "  %s" % (d.get("text") or d["message"])  # the library's rendering names the node
+        if not d.get("text") and d.get("node") and d["node"] not in d["message"]:
             line += " (node %s)" % d["node"]
-        if d.get("op") and d["op"] not in d["message"]:
+        if not d.get("text") and d.get("op") and d["op"] not in d["message"]:
             line += " (op %s)" % d["op"]
         if lo and lo > 0:
-            line += " [lowest opset that works: %d]" % lo
+            if not d.get("text"):
+                line += " [lowest opset that works: %d]" % lo
         elif d.get("code") == "OLG-LOWER-UNSUPPORTED":
             line += " [no opset works]"
         node = by_name.get(d.get("node") or "")
