@@ -163,3 +163,19 @@ olg_status olg__diags_add_node(olg_diags *d, olg_severity sev, const char *code,
 void olg__diags_set_last_min_opset(olg_diags *d, size_t count_before, int64_t min_opset) {
   if (d && d->n > count_before) d->items[d->n - 1].min_opset = min_opset;
 }
+
+void olg__diags_restate_min(olg_diags *d, size_t from, int64_t old_min, int64_t new_min,
+                            const char *note) {
+  for (size_t i = from; d && i < d->n; i++) {
+    olg_diag *g = &d->items[i];
+    if (g->severity != OLG_ERROR || g->min_opset != old_min) continue;
+    size_t a = strlen(g->message), b = strlen(note);
+    char *m = olg_arena_alloc(&d->arena, a + b + 1);
+    if (m) { /* without room the message keeps its old number; the field is still right */
+      memcpy(m, g->message, a);
+      memcpy(m + a, note, b + 1);
+      g->message = m;
+    }
+    g->min_opset = new_min;
+  }
+}

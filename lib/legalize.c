@@ -39,21 +39,35 @@ static olg_status copy_type(olg_model *m, olg_type *to, const olg_type *from) {
   return OLG_OK; /* nested types (sequence, map, optional) are borrowed from the source */
 }
 
+/* The lowest opset above `above` at which the registry has a lowering for the node's op;
+ * -1: none. */
+static int registered_above(const olg_registry *r, const olg_node *nd, int above) {
+  for (int v = above + 1; v <= OLG_LOWER_OPSET_MAX; v++) {
+    int k = olg_registry_lowering(r, nd->domain, nd->op, v);
+    if (k == OLG_LOWERING_NATIVE || k == OLG_LOWERING_DECOMPOSED) return v;
+  }
+  return -1;
+}
+
 /* The reason a node cannot be dispatched, as a diagnostic. */
 static void report_no_symbolic(olg_lower *cx, const olg_node *nd, olg_status why) {
   const char *dom = *nd->domain ? nd->domain : "onnx";
   int lo = olg_registry_min_opset(cx->reg, nd->domain, nd->op, 0);
+  int above = registered_above(cx->reg, nd, cx->opset); /* what the diagnostic states */
   char buf[512];
   if (lo > cx->opset)
     snprintf(buf, sizeof buf, "%s::%s is not supported at opset %d; the lowest opset that works is %d",
              dom, nd->op, cx->opset, lo);
+  else if (lo > 0 && why == OLG_ERR_UNSUPPORTED && above > 0)
+    snprintf(buf, sizeof buf, "%s::%s cannot be expressed at opset %d (it works from opset %d up to a later change, and again from %d)",
+             dom, nd->op, cx->opset, lo, above);
   else if (lo > 0 && why == OLG_ERR_UNSUPPORTED)
     snprintf(buf, sizeof buf, "%s::%s cannot be expressed at opset %d (it works from opset %d up to a later change)",
              dom, nd->op, cx->opset, lo);
   else
     snprintf(buf, sizeof buf, "no symbolic is registered for %s::%s at any opset from %d to %d", dom,
              nd->op, OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
-  olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED-OP", OLG_ERR_UNSUPPORTED, buf, lo);
+  olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-UNSUPPORTED-OP", OLG_ERR_UNSUPPORTED, buf, above);
 }
 
 /* Same rank, no contradiction: a dim that inference left unknown (or symbolic) takes the
@@ -131,21 +145,9 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
  * dispatch was still checked and reported) */
 #define LOWER_SKIPPED 1
 
-static olg_status lower_node(olg_lower *cx, olg_node_id id) {
-  const olg_node *nd = &cx->src->nodes[id];
-  cx->cur = id;
-  cx->cur_node = nd;
-  cx->cur_src_opset = olg_model_opset(cx->src_model, nd->domain);
-  cx->name_base = *nd->name ? nd->name : NULL;
-  if (!cx->name_base && cx->scope) { /* unnamed, in a subgraph: "<scope>/<index>", unique */
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s/%d", cx->scope, (int)id);
-    if (!(cx->name_base = olg__strdup(cx->dst_model, buf))) return OLG_ERR_NOMEM;
-  }
-  cx->n_emitted = 0;
-  cx->n_op_uses = 0;
-  cx->cur_reported = false;
-
+/* Dispatches the source node at cx->opset and runs its symbolic: OLG_OK, LOWER_SKIPPED (an
+ * input failed upstream), or the failure, reported. */
+static olg_status dispatch_run(olg_lower *cx, olg_node_id id, const olg_node *nd) {
   olg_symbolic_fn fn;
   void *ud;
   int lowering;
@@ -171,12 +173,87 @@ static olg_status lower_node(olg_lower *cx, olg_node_id id) {
   }
   s = fn(cx, id, ud);
   if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) return s; /* reported where it arose */
+  if (s && !cx->cur_reported) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "the symbolic failed: %s (%s)", olg_last_error(), olg_status_name(s));
+    olg__lower_diag(cx, OLG_ERROR, "OLG-LOWER-FAILED", s, buf);
+  }
+  return s;
+}
+
+/* The largest lowest-opset-that-works stated by the errors from index `from` on; -1: none. */
+static int stated_min(const olg_diags *d, size_t from) {
+  int m = -1;
+  for (size_t i = from; i < olg_diags_count(d); i++)
+    if (olg_diag_severity(d, i) == OLG_ERROR && olg_diag_min_opset(d, i) > m)
+      m = (int)olg_diag_min_opset(d, i);
+  return m;
+}
+
+/* A refusal states the lowest opset that works from what the op's registration or the symbolic
+ * knows at the target (the op's first version, a limit of this opset), yet this node's attributes
+ * or types may need a later one (ScatterND-18's reduction='max' is refused at 16 as at 9): the
+ * symbolic is run again at the stated opset, and at the one its refusal there states, until it
+ * converts, and the refusal states that one. Only on the refusal path, at most one run per opset;
+ * what the runs emit stays in a target graph the failure discards, their diagnostics are dropped. */
+static void restate_lowest(olg_lower *cx, olg_node_id id, const olg_node *nd, size_t before) {
+  int stated = cx->diags ? stated_min(cx->diags, before) : -1;
+  if (stated <= cx->opset || stated > OLG_LOWER_OPSET_MAX) return;
+  for (size_t i = before; i < olg_diags_count(cx->diags); i++) /* it names where it is native, */
+    if (!strcmp(olg_diag_code(cx->diags, i), "OLG-LOWER-DECOMPOSITION")) return; /* not run */
+  olg_diags *pd;
+  if (olg_diags_new(&pd, &cx->dst_model->alloc)) return;
+  olg_lower save = *cx;
+  int m = stated, works = 0;
+  while (m > 0 && m <= OLG_LOWER_OPSET_MAX && !works) {
+    olg_diags_clear(pd);
+    cx->opset = m;
+    cx->diags = pd;
+    cx->probing = true;
+    cx->n_emitted = 0;
+    cx->n_op_uses = 0;
+    cx->cur_reported = false;
+    olg_status s = dispatch_run(cx, id, nd);
+    for (uint32_t i = 0; i < nd->n_outputs; i++) /* downstream nodes stay skipped */
+      if (nd->outputs[i] != OLG_NO_VALUE) cx->map[nd->outputs[i]] = OLG_NO_VALUE;
+    if (s == OLG_OK) works = m;
+    else if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT || s == LOWER_SKIPPED) break;
+    else m = stated_min(pd, 0) > m ? stated_min(pd, 0) : -1; /* no later opset named: unknown */
+  }
+  olg_lower now = *cx;
+  *cx = save;
+  cx->custom_domains = now.custom_domains; /* the list may have grown */
+  cx->n_custom = now.n_custom;
+  cx->cap_custom = now.cap_custom;
+  olg_diags_free(pd);
+  if (works > stated) {
+    char note[160];
+    snprintf(note, sizeof note, "; for this node's attributes and types, the lowest opset that works is %d",
+             works);
+    olg__diags_restate_min(cx->diags, before, stated, works, note);
+  }
+}
+
+static olg_status lower_node(olg_lower *cx, olg_node_id id) {
+  const olg_node *nd = &cx->src->nodes[id];
+  cx->cur = id;
+  cx->cur_node = nd;
+  cx->cur_src_opset = olg_model_opset(cx->src_model, nd->domain);
+  cx->name_base = *nd->name ? nd->name : NULL;
+  if (!cx->name_base && cx->scope) { /* unnamed, in a subgraph: "<scope>/<index>", unique */
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s/%d", cx->scope, (int)id);
+    if (!(cx->name_base = olg__strdup(cx->dst_model, buf))) return OLG_ERR_NOMEM;
+  }
+  cx->n_emitted = 0;
+  cx->n_op_uses = 0;
+  cx->cur_reported = false;
+
+  size_t before = olg_diags_count(cx->diags);
+  olg_status s = dispatch_run(cx, id, nd);
+  if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT || s == LOWER_SKIPPED) return s;
   if (s) {
-    if (!cx->cur_reported) {
-      char buf[512];
-      snprintf(buf, sizeof buf, "the symbolic failed: %s (%s)", olg_last_error(), olg_status_name(s));
-      olg__lower_diag(cx, OLG_ERROR, "OLG-LOWER-FAILED", s, buf);
-    }
+    if (!cx->probing) restate_lowest(cx, id, nd, before);
     return s;
   }
   for (uint32_t i = 0; i < nd->n_outputs; i++) {

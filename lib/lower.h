@@ -111,6 +111,8 @@ struct olg_lower {
   size_t n_errors;        /* error diagnostics added during the call */
   bool cur_reported;      /* the current symbolic added an error diagnostic */
   bool cur_decomposed;    /* the current node's lowering is a decomposition */
+  bool probing;           /* running a refused node's symbolic at a higher opset, to find the
+                             lowest that works (legalize.c): its refusals are not chased */
 
   /* custom domains the emitted nodes use, for opset_import */
   const char **custom_domains;

@@ -21,6 +21,10 @@
  * count_before (a diagnostic lost for want of memory is left alone). */
 struct olg_diags;
 void olg__diags_set_last_min_opset(struct olg_diags *d, size_t count_before, int64_t min_opset);
+/* The errors from index `from` on that state old_min as the lowest opset that works state
+ * new_min instead, their message followed by note (legalize.c, after probing that opset). */
+void olg__diags_restate_min(struct olg_diags *d, size_t from, int64_t old_min, int64_t new_min,
+                            const char *note);
 
 /* Sets the thread-local error message and returns the status, so that `return olg__err(...)`. */
 olg_status olg__err(olg_status s, const char *fmt, ...) OLG_PRINTF(2, 3);

@@ -621,7 +621,9 @@ CASES[-1].ref = lambda x: [x.view(np.float32)]
 case("causalconvwithstate27", "CausalConvWithState", 27,
      [("x", f32("ccs", 1, 2, 5)), ("w", f32("ccsw", 2, 1, 3), "const")], outputs=("y", "state"))
 case("linearattention27", "LinearAttention", 27,
-     [("q", f32("laq", 1, 2, 3, 4)), ("k", f32("lak", 1, 2, 3, 4)), ("v", f32("lav", 1, 2, 3, 4))])
+     [("q", f32("laq", 1, 3, 8)), ("k", f32("lak", 1, 3, 8)), ("v", f32("lav", 1, 3, 8))],
+     attrs=dict(q_num_heads=2, kv_num_heads=2, update_rule="linear"),  # required; no decay, beta
+     outputs=("y", "present_state"))  # packed [B, T, H*D]; both outputs are required
 
 
 def build(c):
