@@ -74,6 +74,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
+    {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_DECOMPOSED}, /* native from 18 (emit_bits.c) */
+    {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_DECOMPOSED},
+    {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_DECOMPOSED},
+    {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_DECOMPOSED},
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)}, /* ceil_mode as padding */

@@ -13,6 +13,10 @@ const olg_symbolic_reg olg__opset18[] = {
 
     /* ---- elementwise logic (symbolics/elementwise.c): BitwiseNot-18 ---- */
     {"aten", "bitwise_not", olg__sym_bitwise_not_opset18, OLG_LOWERING_NATIVE},
+    {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_NATIVE},
+    {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_NATIVE},
+    {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_NATIVE},
+    {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain (symbolics/onnx.c): axes as inputs, Split's num_outputs, ScatterElements reduction max/min ---- */
     {"", "Pad", olg__sym_onnx_pad_opset18, OLG_LOWERING_NATIVE},

@@ -798,8 +798,7 @@ olg_status olg__sym_logical_not(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::bitwise_not: Not for bool; for integers below 18, -1 - x (two's complement; in a wider
- * carrier for narrow types, wrapping back on the Cast) */
+/* aten::bitwise_not: Not for bool; for integers below 18, -1 - x or max - x (emit_bits.c) */
 olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
@@ -811,9 +810,7 @@ olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
     return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
   } else {
     OLG_TRY(olg_lower_decompose(cx, "bitwise_not of an integer tensor", 18));
-    olg_value m;
-    OLG_TRY(olg__const_like(cx, x, olg__is_unsigned(t) ? ldexp(1.0, olg_dtype_bits(t)) - 1 : -1, &m));
-    OLG_TRY(olg__emit_math2(cx, "Sub", m, x, &y));
+    OLG_TRY(olg__emit_bitwise_not(cx, x, &y));
   }
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -826,7 +823,39 @@ olg_status olg__sym_bitwise_not_opset18(olg_lower *cx, olg_node_id src, void *ud
   olg_dtype t = olg__dtype(cx, x);
   if (t == OLG_BOOL) OLG_TRY(olg__emit1(cx, "Not", x, &y));
   else if (!olg__is_int(t)) return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
-  else OLG_TRY(olg__emit_math1(cx, "BitwiseNot", x, &y));
+  else OLG_TRY(olg__emit_bitwise_not(cx, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ONNX BitwiseAnd/Or/Xor/Not-18 (registered as decompositions below 18, emit_bits.c) */
+static olg_status onnx_bitwise(olg_lower *cx, olg_bits_op op) {
+  olg_value a, b, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &a));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &b));
+  OLG_TRY(olg__emit_bitwise(cx, op, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_onnx_bitwise_and(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_bitwise(cx, OLG_BITS_AND);
+}
+
+olg_status olg__sym_onnx_bitwise_or(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_bitwise(cx, OLG_BITS_OR);
+}
+
+olg_status olg__sym_onnx_bitwise_xor(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return onnx_bitwise(cx, OLG_BITS_XOR);
+}
+
+olg_status olg__sym_onnx_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__emit_bitwise_not(cx, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

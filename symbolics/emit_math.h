@@ -56,6 +56,13 @@ typedef enum olg_cmp { OLG_CMP_EQ, OLG_CMP_NE, OLG_CMP_LT, OLG_CMP_LE, OLG_CMP_G
     olg_cmp;
 olg_status olg__emit_compare(olg_lower *cx, olg_cmp op, olg_value a, olg_value b,
                              olg_value *out);
+/* Bitwise ops of integer tensors (emit_bits.c): BitwiseAnd/Or/Xor/Not from opset 18, exact
+ * int64 arithmetic below (Unsqueeze and ReduceSum over the last axis need a known rank below
+ * 11). a and b share one integer dtype; the result has it. */
+typedef enum olg_bits_op { OLG_BITS_AND, OLG_BITS_OR, OLG_BITS_XOR } olg_bits_op;
+olg_status olg__emit_bitwise(olg_lower *cx, olg_bits_op op, olg_value a, olg_value b,
+                             olg_value *out);
+olg_status olg__emit_bitwise_not(olg_lower *cx, olg_value x, olg_value *out);
 /* isnan of a float tensor (IsNaN-9; below, x is neither < +inf nor > -inf). */
 olg_status olg__emit_isnan(olg_lower *cx, olg_value x, olg_value *out);
 /* Where(cond, a, b) with a and b of one dtype (Where-9; refused below with opset 9 named). */

@@ -334,6 +334,10 @@ OLG_SYMBOLIC(olg__sym_logical_xor);
 OLG_SYMBOLIC(olg__sym_logical_not);
 OLG_SYMBOLIC(olg__sym_bitwise_not);   /* Not; BitwiseNot-18, else -1 - x */
 OLG_SYMBOLIC(olg__sym_bitwise_not_opset18); /* BitwiseNot-18 */
+OLG_SYMBOLIC(olg__sym_onnx_bitwise_and); /* BitwiseAnd-18, else bits in int64 (emit_bits.c) */
+OLG_SYMBOLIC(olg__sym_onnx_bitwise_or);  /* BitwiseOr-18, the same */
+OLG_SYMBOLIC(olg__sym_onnx_bitwise_xor); /* BitwiseXor-18, the same */
+OLG_SYMBOLIC(olg__sym_onnx_bitwise_not); /* BitwiseNot-18, else -1 - x or max - x */
 OLG_SYMBOLIC(olg__sym_isnan);         /* IsNaN-9, else from Less/Greater */
 OLG_SYMBOLIC(olg__sym_isnan_opset9); /* IsNaN-9 */
 OLG_SYMBOLIC(olg__sym_isinf);         /* IsInf-10, else |x| > the largest finite */
