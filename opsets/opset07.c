@@ -142,6 +142,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(24)},
     {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(18)},
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
+    {"", "DeformConv", olg__sym_onnx_deform_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(19)}, /* emit_deform.c */
     {"aten", "conv1d", olg__sym_conv, OLG_LOWERING_NATIVE},
     {"aten", "conv2d", olg__sym_conv, OLG_LOWERING_NATIVE},
     {"aten", "conv3d", olg__sym_conv, OLG_LOWERING_NATIVE},

@@ -473,3 +473,31 @@ olg_status olg__sym_onnx_col2im(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(emit_col2im(cx, x, &p, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
+
+/* ONNX DeformConv (19), before 19: 2-D, decomposed (emit_deform.c) */
+olg_status olg__sym_onnx_deform_conv(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, w, off, b, mask, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &w));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &off));
+  OLG_TRY(olg__arg_value_or_none(cx, 3, &b));
+  OLG_TRY(olg__arg_value_or_none(cx, 4, &mask));
+  olg_deform_conv p = {.kernel = {olg__dim(cx, w, 2), olg__dim(cx, w, 3)}, .strides = {1, 1},
+                       .dilations = {1, 1}, .pads = {0, 0, 0, 0},
+                       .group = olg__src_attr_int(cx, "group", 1),
+                       .offset_group = olg__src_attr_int(cx, "offset_group", 1)};
+  static const char *const names[4] = {"kernel_shape", "strides", "dilations", "pads"};
+  int64_t *into[4] = {p.kernel, p.strides, p.dilations, p.pads};
+  for (int i = 0; i < 4; i++) {
+    const int64_t *v;
+    size_t n;
+    if (!olg__src_attr_ints(cx, names[i], &v, &n)) continue;
+    if (n != (i == 3 ? 4u : 2u))
+      return olg__unsupportedf(cx, 19, "DeformConv with %s of %zu values (the decomposition takes 2 spatial axes)",
+                               names[i], n);
+    memcpy(into[i], v, n * sizeof *v);
+  }
+  OLG_TRY(olg__emit_deform_conv(cx, x, w, off, b, mask, &p, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -69,4 +69,14 @@ bool olg__window_pool_decomposes(const olg_lower *cx, const olg_window_pool *w);
 olg_status olg__emit_window_pool(olg_lower *cx, olg_value x, const olg_window_pool *w,
                                  olg_value *out);
 
+/* DeformConv (19) of 2 spatial axes decomposed (emit_deform.c): bilinear samples by Gather,
+ * MatMul with the weights; b and mask may be OLG_NO_VALUE. The input's and weight's shapes must
+ * be known, else refused naming 19. */
+typedef struct olg_deform_conv {
+  int64_t kernel[2], strides[2], dilations[2], pads[4];
+  int64_t group, offset_group;
+} olg_deform_conv;
+olg_status olg__emit_deform_conv(olg_lower *cx, olg_value x, olg_value w, olg_value off,
+                                 olg_value b, olg_value mask, const olg_deform_conv *p,
+                                 olg_value *out);
 #endif

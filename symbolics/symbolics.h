@@ -206,6 +206,7 @@ OLG_SYMBOLIC(olg__sym_pixel_unshuffle);
 OLG_SYMBOLIC(olg__sym_im2col);
 OLG_SYMBOLIC(olg__sym_col2im);      /* Col2Im (18) or one-hot ConvTranspose */
 OLG_SYMBOLIC(olg__sym_onnx_col2im); /* the same emitter (conv.c), N-d */
+OLG_SYMBOLIC(olg__sym_onnx_deform_conv); /* DeformConv (19) decomposed before 19, 2-D */
 OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
 OLG_SYMBOLIC(olg__sym_max_pool_opset8); /* MaxPool-8 indices */
 OLG_SYMBOLIC(olg__sym_max_pool_opset10); /* MaxPool-10 dilations, ceil_mode */
