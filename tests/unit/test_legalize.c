@@ -226,6 +226,40 @@ TEST(legalize_no_decompositions_names_native_opset) {
   olg_registry_free(r);
 }
 
+/* A symbolic that knows only the next limit: below 12 it names 12, below 16 it names 16. */
+static olg_status staged_symbolic(olg_lower *cx, olg_node_id src, void *ud) {
+  (*(int *)ud)++;
+  if (olg_lower_opset(cx) < 12) return olg_lower_unsupported(cx, "staged", 12);
+  if (olg_lower_opset(cx) < 16) return olg_lower_unsupported(cx, "staged with this attribute", 16);
+  return msda_symbolic(cx, src, &(int){0});
+}
+
+/* The refusal at 9 states 16, where the node converts, not 12, where it is refused again (the
+ * symbolic is run at 12, then 16); one diagnostic, its message saying 16 too (issue 20). */
+TEST(legalize_refusal_states_the_lowest_opset_that_converts) {
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  int calls = 0;
+  CHECK_OK(olg_registry_add(r, "mmcv", "MSDeformAttn", 7, staged_symbolic, &calls));
+  olg_model *m = msda_model(), *out;
+  olg_diags *dg;
+  CHECK_OK(olg_diags_new(&dg, NULL));
+  CHECK_STATUS(legalize_at(m, r, 9, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK_EQ(olg_diags_error_count(dg), 1);
+  CHECK_EQ(olg_diag_min_opset(dg, 0), 16);
+  CHECK_EQ(olg_diag_opset(dg, 0), 9);
+  CHECK(strstr(olg_diag_message(dg, 0), "the lowest opset that works is 16") != NULL);
+  CHECK_EQ(calls, 3); /* at 9, then probed at 12 and 16 */
+  olg_diags_clear(dg);
+  CHECK_STATUS(legalize_at(m, r, 13, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK_EQ(olg_diag_min_opset(dg, 0), 16);
+  CHECK_OK(legalize_at(m, r, 16, &out, NULL));
+  olg_model_free(out);
+  olg_diags_free(dg);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
 /* squeeze of a dim of 3 is a no-op (PyTorch's meaning); the output is still named y */
 TEST(legalize_squeeze_non_one_dim) {
   olg_registry *r = builtin();
