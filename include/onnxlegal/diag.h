@@ -38,8 +38,10 @@ OLG_API const char *olg_diag_domain(const olg_diags *d, size_t i);
 OLG_API const char *olg_diag_op(const olg_diags *d, size_t i);
 OLG_API int64_t olg_diag_opset(const olg_diags *d, size_t i);
 OLG_API const char *olg_diag_message(const olg_diags *d, size_t i);
-/* For a lowering refusal (olg_legalize): the lowest target opset at which the node's op lowers,
- * when one exists; -1 otherwise (no opset works, or not a refusal). */
+/* For a lowering refusal (olg_legalize): the lowest target opset at which the node lowers, with
+ * its attributes and types (the symbolic is run at the opset a refusal names, and at the next one
+ * named there, until it converts), when one exists; -1 otherwise (no opset works, or not a
+ * refusal). */
 OLG_API int64_t olg_diag_min_opset(const olg_diags *d, size_t i);
 /* The node's place in its graph (what names an unnamed node), or -1 when unknown. */
 OLG_API int64_t olg_diag_node_index(const olg_diags *d, size_t i);
