@@ -827,6 +827,36 @@ olg_status olg__sym_bitwise_not_opset18(olg_lower *cx, olg_node_id src, void *ud
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* aten::bitwise_and/or/xor and __and__/__or__/__xor__ (a & b): And/Or/Xor for bools, the
+ * bitwise emitter for integers (BitwiseAnd... from 18, exact int64 arithmetic below) */
+static olg_status aten_bitwise(olg_lower *cx, olg_bits_op op) {
+  static const char *const logic[] = {"And", "Or", "Xor"};
+  olg_value a, b, y;
+  olg_dtype t;
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
+  if (t == OLG_BOOL) OLG_TRY(olg__emit2(cx, logic[op], a, b, &y));
+  else if (!olg__is_int(t))
+    return olg__errf(cx, OLG_ERR_TYPE, "bitwise %s of %s tensors", logic[op],
+                     olg_dtype_name(t) ? olg_dtype_name(t) : "?");
+  else OLG_TRY(olg__emit_bitwise(cx, op, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_bitwise_and(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return aten_bitwise(cx, OLG_BITS_AND);
+}
+
+olg_status olg__sym_bitwise_or(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return aten_bitwise(cx, OLG_BITS_OR);
+}
+
+olg_status olg__sym_bitwise_xor(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return aten_bitwise(cx, OLG_BITS_XOR);
+}
+
 /* ONNX BitwiseAnd/Or/Xor/Not-18 (registered as decompositions below 18, emit_bits.c) */
 static olg_status onnx_bitwise(olg_lower *cx, olg_bits_op op) {
   olg_value a, b, y;

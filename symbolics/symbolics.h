@@ -335,6 +335,9 @@ OLG_SYMBOLIC(olg__sym_logical_xor);
 OLG_SYMBOLIC(olg__sym_logical_not);
 OLG_SYMBOLIC(olg__sym_bitwise_not);   /* Not; BitwiseNot-18, else -1 - x */
 OLG_SYMBOLIC(olg__sym_bitwise_not_opset18); /* BitwiseNot-18 */
+OLG_SYMBOLIC(olg__sym_bitwise_and); /* And for bools; BitwiseAnd-18, else bits in int64 */
+OLG_SYMBOLIC(olg__sym_bitwise_or);  /* the same with Or */
+OLG_SYMBOLIC(olg__sym_bitwise_xor); /* the same with Xor */
 OLG_SYMBOLIC(olg__sym_onnx_bitwise_and); /* BitwiseAnd-18, else bits in int64 (emit_bits.c) */
 OLG_SYMBOLIC(olg__sym_onnx_bitwise_or);  /* BitwiseOr-18, the same */
 OLG_SYMBOLIC(olg__sym_onnx_bitwise_xor); /* BitwiseXor-18, the same */
