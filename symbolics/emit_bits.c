@@ -7,13 +7,14 @@
  * (a-b)^2) and summed back with their weights. A signed w-bit value v (uint64 is taken as the
  * int64 of the same bits: Cast between them keeps the bits) has its top bit t = v < 0 and
  * low bits those of v + t*2^(w-1), which is in [0, 2^(w-1)), so truncating Div by 2^i is the
- * floor and every weight fits int64; the top bit comes back weighted -2^(w-1). */
+ * floor and every weight fits int64; the top bit comes back weighted -2^(w-1). The low bits are
+ * summed 32 at a time (ONNX Runtime's int64 ReduceSum rounds past 2^53, as a double would). */
 #include <stdint.h>
 
 #include "emit_math.h"
 
-/* The bits of v (int64, >= 0) on a new last axis: floor(v / 2^i) mod 2 for i < n, weights
- * pw = [2^0 .. 2^(n-1)]. */
+/* Bits of v (int64, >= 0) on a new last axis: floor(v / p) mod 2 for each power of two p in
+ * pw. */
 static olg_status low_bits(olg_lower *cx, olg_value v, olg_value pw, olg_value *out) {
   const int64_t last = -1;
   olg_value u, q, two, h;
