@@ -20,7 +20,7 @@ typedef struct olg_allocator {
   void *ud;
 } olg_allocator;
 
-#define OLG_ALLOCATOR_INIT {sizeof(olg_allocator), 0, 0, 0, 0}
+#define OLG_ALLOCATOR_INIT {sizeof(olg_allocator), OLG_NULLPTR, OLG_NULLPTR, OLG_NULLPTR, OLG_NULLPTR}
 
 #ifdef __cplusplus
 }

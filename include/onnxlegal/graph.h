@@ -20,7 +20,11 @@ typedef struct olg_graph olg_graph;
 typedef int32_t olg_value;   /* a value's id in its graph */
 typedef int32_t olg_node_id; /* a node's id in its graph */
 
-#define OLG_NO_VALUE ((olg_value)-1) /* an omitted optional input, or "none" */
+#ifdef __cplusplus /* an omitted optional input, or "none" */
+#define OLG_NO_VALUE (static_cast<olg_value>(-1))
+#else
+#define OLG_NO_VALUE ((olg_value)-1)
+#endif
 #define OLG_RANK_UNKNOWN (-1)
 #define OLG_DIM_UNKNOWN (-1) /* a dim that is neither a number nor a symbolic name */
 
@@ -37,7 +41,7 @@ typedef struct olg_model_options {
                                       set by olg_model_set_opset (opset 17: IR 8), and
                                       OLG_IR_VERSION_LATEST while none is set */
 } olg_model_options;
-#define OLG_MODEL_OPTIONS_INIT {sizeof(olg_model_options), 0, 0}
+#define OLG_MODEL_OPTIONS_INIT {sizeof(olg_model_options), OLG_NULLPTR, 0}
 OLG_API void olg_model_options_init(olg_model_options *opts);
 
 /* A new, empty model (no opset imports). opts may be NULL. */

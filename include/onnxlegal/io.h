@@ -24,7 +24,7 @@ typedef struct olg_read_options {
   const char *external_data_dir;
   int load_external_data;         /* default 1: map external data files; 0: keep references only */
 } olg_read_options;
-#define OLG_READ_OPTIONS_INIT {sizeof(olg_read_options), 0, 0, 1}
+#define OLG_READ_OPTIONS_INIT {sizeof(olg_read_options), OLG_NULLPTR, OLG_NULLPTR, 1}
 OLG_API void olg_read_options_init(olg_read_options *opts);
 
 /* Reads a model. The file is mapped and tensor data stays in the mapping until the model is
@@ -54,7 +54,7 @@ typedef struct olg_write_options {
    * olg_model_write_file it is the model's directory). */
   const char *external_data_dir;
 } olg_write_options;
-#define OLG_WRITE_OPTIONS_INIT {sizeof(olg_write_options), 0, 1024, 0}
+#define OLG_WRITE_OPTIONS_INIT {sizeof(olg_write_options), OLG_NULLPTR, 1024, OLG_NULLPTR}
 OLG_API void olg_write_options_init(olg_write_options *opts);
 /* Write options on the heap, for callers that pass only pointers and scalars (ctypes): _new
  * gives the defaults, the setters copy their strings, _free releases both (NULL is a no-op).

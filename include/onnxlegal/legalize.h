@@ -102,7 +102,8 @@ typedef struct olg_legalize_options {
                                       off. */
 } olg_legalize_options;
 #define OLG_LEGALIZE_DEFAULT_OPSET 17
-#define OLG_LEGALIZE_OPTIONS_INIT {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define OLG_LEGALIZE_OPTIONS_INIT                                                          \
+  {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, OLG_NULLPTR, OLG_NULLPTR, 0, OLG_NULLPTR, 0}
 OLG_API void olg_legalize_options_init(olg_legalize_options *opts);
 
 /* Options on the heap, for bindings that do not lay out C structs (ctypes): new gives the

@@ -20,6 +20,14 @@
 #  define OLG_API
 #endif
 
+/* A null pointer in the headers' initializer macros: nullptr in C++, so that they compile clean
+ * under -Wzero-as-null-pointer-constant. */
+#ifdef __cplusplus
+#  define OLG_NULLPTR nullptr
+#else
+#  define OLG_NULLPTR ((void *)0)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -51,7 +51,9 @@ int main(int argc, char **argv) {
     const onnxlegal::Diag &f = e.diags().front();
     EXPECT(f.severity == OLG_ERROR && f.node == "act" && f.op == "Swish" && f.domain == "my");
     EXPECT(f.opset == 13 && f.code.rfind("OLG-", 0) == 0);
-    EXPECT(std::string(e.what()).find("node 'act' op my::Swish opset 13") != std::string::npos);
+    EXPECT(!f.output.empty() && f.node_index >= 0);
+    EXPECT(std::string(e.what()).find("node 'act' (my::Swish, output '" + f.output + "', opset 13)") !=
+           std::string::npos);
     std::printf("convert refused: %s\n", e.what());
   }
   EXPECT(threw);
