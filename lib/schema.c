@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "onnxlegal/ops.h"
+
 _Static_assert(OLG_DTYPE_MAX < 32, "tensor_dtypes masks hold one bit per dtype in 32 bits");
 
 #define T (&olg__schema_tables)
@@ -129,4 +131,31 @@ olg_dtype olg_schema_tensor_type_dtype(const char *type_str) {
   memcpy(elem, type_str + plen, len - plen - 1);
   elem[len - plen - 1] = '\0';
   return olg_dtype_from_name(elem);
+}
+
+/* ---- the public queries (onnxlegal/ops.h) ---- */
+
+OLG_API int olg_schema_domain_opset(const char *domain) { return olg_schema_domain_max_opset(domain); }
+
+OLG_API size_t olg_schema_op_count(const char *domain) {
+  const olg_schema_domain *d = olg_schema_domain_find(domain);
+  return d ? (size_t)d->n_ops : 0;
+}
+
+OLG_API const char *olg_schema_op_name(const char *domain, size_t i) {
+  const olg_schema_domain *d = olg_schema_domain_find(domain);
+  return d && i < (size_t)d->n_ops ? T->ops[(size_t)d->first_op + i].name : NULL;
+}
+
+OLG_API size_t olg_schema_op_versions(const char *domain, const char *op, int *since, size_t cap) {
+  size_t n = 0;
+  const olg_schema *v = olg_schema_versions(domain, op, &n);
+  for (size_t i = 0; v && since && i < n && i < cap; i++) since[i] = v[i].since_version;
+  return n;
+}
+
+OLG_API int olg_schema_op_defined_at(const char *domain, const char *op, int64_t opset) {
+  if (opset < 1 || opset > 100000) return 0;
+  const olg_schema *s = olg_schema_find(domain, op, (int)opset);
+  return s && !s->deprecated;
 }

@@ -11,4 +11,5 @@
 #include "registry.h"
 #include "legalize.h"
 #include "check.h"
+#include "ops.h"
 #endif

@@ -104,3 +104,18 @@ def test_resnet18_value_info_matches_onnx(tmp_path):
     assert len(ours) == len(theirs) > 60
     want = {v.name: v.type for v in theirs}
     assert {v.name: v.type for v in ours} == want
+
+
+def test_the_operator_tables_are_public():
+    """Which opsets an op exists at, through the public API the CLI uses (issue 28, point 8)."""
+    assert onnxlegal.op_versions("Add") == [1, 6, 7, 13, 14]
+    assert onnxlegal.op_versions("GroupNormalization")[:2] == [18, 21]
+    assert onnxlegal.op_versions("NoSuchOp") == [] and onnxlegal.op_versions("Add", "no.domain") == []
+    ops = onnxlegal.ops()
+    assert len(ops) > 180 and ops == sorted(ops) and "Attention" in ops and "Scatter" in ops
+    assert "LinearClassifier" in onnxlegal.ops("ai.onnx.ml")
+    lib = onnxlegal.lib
+    assert lib.olg_schema_op_defined_at(b"", b"Scatter", 10) == 1
+    assert lib.olg_schema_op_defined_at(b"", b"Scatter", 11) == 0  # deprecated at 11
+    assert lib.olg_schema_op_defined_at(b"", b"Gelu", 19) == 0 and lib.olg_schema_op_defined_at(b"", b"Gelu", 20) == 1
+    assert lib.olg_schema_domain_opset(b"") >= 27 and lib.olg_schema_domain_opset(b"nope") == -1

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "schema.h" /* the ONNX operator tables (internal; the tool links the static library) */
 
 static const char usage[] =
     "usage: onnxlegal ops [--opset N] [--markdown] [--domain D]\n"
@@ -98,8 +97,7 @@ static bool onnx_kinds(const olg_registry *r, const char *op, int *kinds) {
     if (rows) {
       kinds[v] = olg_registry_lowering(r, "", op, opset);
     } else {
-      const olg_schema *s = olg_schema_find("", op, opset);
-      kinds[v] = s && !s->deprecated ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
+      kinds[v] = olg_schema_op_defined_at("", op, opset) ? OLG_LOWERING_NATIVE : OLG_LOWERING_NONE;
     }
   }
   return rows;
@@ -116,19 +114,19 @@ static void onnx_ops_markdown(const olg_registry *r) {
          "| op | defined from | native | decomposition | refused | how |\n"
          "| --- | --- | --- | --- | --- | --- |\n",
          OLG_LOWER_OPSET_MIN, OLG_LOWER_OPSET_MAX);
-  const olg_schema_tables *t = &olg__schema_tables;
-  size_t n_ops = 0;
-  for (int i = 0; i < t->n_ops; i++) {
-    const olg_schema_op *o = &t->ops[i];
-    if (*o->domain) continue;
+  size_t n_ops = 0, n_onnx = olg_schema_op_count("");
+  for (size_t i = 0; i < n_onnx; i++) {
+    const char *name = olg_schema_op_name("", i);
+    int first = 0;
+    olg_schema_op_versions("", name, &first, 1);
     int kinds[NV];
-    onnx_kinds(r, o->name, kinds);
+    onnx_kinds(r, name, kinds);
     char a[128], b[128], c[128];
     ranges(kinds, OLG_LOWERING_NATIVE, a, sizeof a);
     ranges(kinds, OLG_LOWERING_DECOMPOSED, b, sizeof b);
     ranges(kinds, OLG_LOWERING_NONE, c, sizeof c);
-    const char *how = strcmp(b, "—") != 0 || strstr(decomposition_note(o->name), ":") ? decomposition_note(o->name) : "";
-    printf("| `%s` | %d | %s | %s | %s | %s |\n", o->name, t->schemas[o->first].since_version, a, b, c, how);
+    const char *how = strcmp(b, "—") != 0 || strstr(decomposition_note(name), ":") ? decomposition_note(name) : "";
+    printf("| `%s` | %d | %s | %s | %s | %s |\n", name, first, a, b, c, how);
     n_ops++;
   }
   printf("\n%zu ONNX operators.\n", n_ops);
@@ -195,8 +193,7 @@ int cli_ops(int argc, char **argv) {
            OLG_LOWER_OPSET_MAX);
   }
   /* the registry's ops, then (the text listing) every ONNX op without a row: passed through */
-  const olg_schema_tables *t = &olg__schema_tables;
-  size_t n_more = markdown || (domain && *domain) ? 0 : (size_t)t->n_ops;
+  size_t n_more = markdown || (domain && *domain) ? 0 : olg_schema_op_count("");
   for (size_t i = 0; i < n + n_more; i++) {
     const char *d, *op;
     int kinds[NV];
@@ -205,10 +202,9 @@ int cli_ops(int argc, char **argv) {
       if (domain && strcmp(domain, d) != 0) continue;
       for (int v = 0; v < NV; v++) kinds[v] = olg_registry_lowering(r, d, op, OLG_LOWER_OPSET_MIN + v);
     } else {
-      const olg_schema_op *o = &t->ops[i - n];
-      d = o->domain;
-      op = o->name;
-      if (*d || onnx_kinds(r, op, kinds)) continue; /* other domains; ops with rows: above */
+      d = "";
+      op = olg_schema_op_name("", i - n);
+      if (onnx_kinds(r, op, kinds)) continue; /* ops with rows: above */
     }
     char name[256];
     snprintf(name, sizeof name, "%s::%s", domain_label(d), op);

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "schema.h" /* the ONNX schema tables: the first version of a passed-through op */
 
 typedef struct op_key {
   const char *domain, *op;
@@ -33,10 +32,9 @@ static void lowest(const olg_registry *r, const char *domain, const char *op, in
   int since, kind;
   if (olg_registry_find(r, domain, op, OLG_LOWER_OPSET_MAX, &since, &kind) == OLG_ERR_NOT_FOUND &&
       *any < 0 && (!*domain || strcmp(domain, "ai.onnx") == 0)) {
-    size_t n = 0;
-    const olg_schema *v = olg_schema_versions("", op, &n);
-    if (v && n) {
-      int first = v[0].since_version < OLG_LOWER_OPSET_MIN ? OLG_LOWER_OPSET_MIN : v[0].since_version;
+    int since = 0;
+    if (olg_schema_op_versions("", op, &since, 1)) {
+      int first = since < OLG_LOWER_OPSET_MIN ? OLG_LOWER_OPSET_MIN : since;
       if (first <= OLG_LOWER_OPSET_MAX) *any = *native = first;
     }
   }

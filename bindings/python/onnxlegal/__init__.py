@@ -30,8 +30,26 @@ def version():
 
 __version__ = version()
 
+
+def op_versions(op, domain=""):
+    """The opsets at which the ONNX op's versions begin, ascending (op_versions("Add") ==
+    [1, 6, 7, 13, 14]); [] when the domain has no such op. From the library's own tables."""
+    from ctypes import c_int
+    d, o = domain.encode(), op.encode()
+    n = lib.olg_schema_op_versions(d, o, None, 0)
+    buf = (c_int * max(n, 1))()
+    lib.olg_schema_op_versions(d, o, buf, n)
+    return list(buf[:n])
+
+
+def ops(domain=""):
+    """Every op of a domain ("" the default one, "ai.onnx.ml", ...) in ONNX's tables, by name."""
+    d = domain.encode()
+    return [lib.olg_schema_op_name(d, i).decode() for i in range(lib.olg_schema_op_count(d))]
+
 __all__ = [
     "Model", "Graph", "Value", "Node", "Diags", "Diag", "dtypes", "version", "last_error", "lib", "convert",
+    "op_versions", "ops",
     "Error", "NoMemoryError", "InvalidArgumentError", "IOFailureError", "ParseError",
     "NotFoundError", "DuplicateError", "UnsupportedError", "InvalidModelError", "RangeError",
     "StateError", "LimitError", "CallbackError", "TypeMismatchError",

@@ -47,6 +47,12 @@ SIGNATURES = {
     "olg_diag_message": (c_char_p, [c_void_p, c_size_t]),
     "olg_diag_min_opset": (c_int64, [c_void_p, c_size_t]),
     "olg_diag_node_index": (c_int64, [c_void_p, c_size_t]),
+    # ops.h
+    "olg_schema_domain_opset": (c_int, [c_char_p]),
+    "olg_schema_op_count": (c_size_t, [c_char_p]),
+    "olg_schema_op_name": (c_char_p, [c_char_p, c_size_t]),
+    "olg_schema_op_versions": (c_size_t, [c_char_p, c_char_p, P(c_int), c_size_t]),
+    "olg_schema_op_defined_at": (c_int, [c_char_p, c_char_p, c_int64]),
     "olg_diag_output": (c_char_p, [c_void_p, c_size_t]),
     "olg_diag_format": (c_size_t, [c_void_p, c_size_t, c_char_p, c_size_t]),
     # dtype.h
