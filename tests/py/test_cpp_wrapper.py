@@ -97,3 +97,24 @@ def test_the_example_at_the_top_of_the_wrapper_writes_a_valid_model(tmp_path):
     tool = os.path.join(os.path.dirname(os.path.dirname(LIB)), "bin", "onnxlegal")
     r = subprocess.run([tool, "check", str(tmp_path / "model.onnx")], capture_output=True, text=True)
     assert r.returncode == 0 and "valid" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_worked_example_of_docs_cpp_compiles_runs_and_prints_what_it_says(tmp_path):
+    if not shutil.which("g++") or not HAS_WRITER:
+        pytest.skip("g++ or the writer is missing")
+    text = open(os.path.join(ROOT, "docs", "cpp.md")).read()
+    code = text.split("<!-- example: compiled and run by tests/py/test_cpp_wrapper.py -->\n```cpp\n")[1]
+    code = code.split("\n```")[0]
+    src = tmp_path / "example.cpp"
+    src.write_text(code.replace("#include <onnxlegal/onnxlegal.hpp>", '#include "onnxlegal.hpp"'))
+    exe = tmp_path / "example"
+    r = subprocess.run(["g++"] + STRICT_CXX + ["-I" + os.path.join(ROOT, "include"),
+                        "-I" + os.path.join(ROOT, "bindings", "cpp"), str(src), "-o", str(exe), LIB,
+                        "-Wl,-rpath," + os.path.dirname(LIB)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "converted: 3 nodes, 0 warnings", r.stdout
+    assert lines[1].startswith("error OLG-LOWER-UNSUPPORTED-OP: node 'act' (my::Swish, output 'y', opset 13): "), r.stdout
+    assert (tmp_path / "served.onnx").exists()
