@@ -202,13 +202,77 @@ def test_python_convert_path_model_and_output(opset11_model, tmp_path):
     assert m.opset("") == 17
     src = onnxlegal.Model.read(opset11_model)
     out = tmp_path / "p.onnx"
-    m2, report = onnxlegal.convert(src, 9, out, report=True, profile="none")
+    report = {}
+    m2 = onnxlegal.convert(src, 9, out, report=report, profile="none")
     assert m2.opset("") == 9 and out.exists()
     onnx.checker.check_model(onnx.load(str(out)))
     assert report["ok"] and report["target_opset"] == 9 and report["source_opset"] == 11
     assert {n["node"] for n in report["nodes"]} == {"unsq", "relu", "sum"}
     with pytest.raises(ValueError, match="known profiles are: none, ort, tensorrt"):
         onnxlegal.convert(src, 9, profile="jetson")
+
+
+def test_python_convert_returns_the_kind_it_was_given(opset11_model, tmp_path):
+    """Issue 29 (b): a path or a Model gives a Model, bytes give bytes, a ModelProto a
+    ModelProto; each also written with output=; the same model whatever the kind."""
+    import onnxlegal
+    want = onnxlegal.convert(opset11_model, 13).to_bytes()
+    data = opset11_model.read_bytes()
+    for given in (data, bytearray(data), memoryview(data)):
+        got = onnxlegal.convert(given, 13)
+        assert type(got) is bytes and got == want
+    proto = onnxlegal.convert(onnx.load(str(opset11_model)), 13, tmp_path / "p.onnx")
+    assert isinstance(proto, onnx.ModelProto) and proto.SerializeToString() == want
+    assert (tmp_path / "p.onnx").read_bytes() == want
+    with onnxlegal.Model.read(opset11_model) as src:
+        assert isinstance(onnxlegal.convert(src, 13), onnxlegal.Model)
+    assert isinstance(onnxlegal.convert(str(opset11_model), 13), onnxlegal.Model)
+    with pytest.raises(onnxlegal.ParseError):  # bytes are a model, never a path
+        onnxlegal.convert(b"\x0a\xff\xff\xff", 13)
+    with pytest.raises(TypeError, match="path, bytes, an onnx.ModelProto or an onnxlegal.Model"):
+        onnxlegal.convert(13, 13)
+
+
+def test_python_convert_report_is_a_dict_or_a_path(opset11_model, two_refusals, tmp_path):
+    """report= means what it means in onnxlegal.torch.export: a dict filled, or a path written
+    as JSON (also on a refusal, as the tool's --report); report=True still works, deprecated."""
+    import onnxlegal
+    filled = {}
+    onnxlegal.convert(opset11_model, 13, report=filled)
+    path = tmp_path / "r.json"
+    assert isinstance(onnxlegal.convert(opset11_model, 13, report=path), onnxlegal.Model)
+    assert json.loads(path.read_text()) == filled
+    assert filled["ok"] and filled["counts"] == {"kept": 1, "re-encoded": 2, "decomposed": 0,
+                                                 "refused": 0}
+    with pytest.warns(DeprecationWarning, match="report=True"):
+        m, r = onnxlegal.convert(opset11_model, 13, report=True)
+    assert r == filled
+    refused = {}
+    with pytest.raises(onnxlegal.UnsupportedError):
+        onnxlegal.convert(two_refusals, 9, report=refused)
+    assert refused["ok"] is False and refused["counts"]["refused"] == 2
+    assert {x["node"] for x in refused["refusals"]} == {"first_unique", "second_unique"}
+    with pytest.raises(onnxlegal.InvalidArgumentError, match="report must be a dict"):
+        onnxlegal.convert(opset11_model, 13, report=3)
+
+
+@pytest.mark.parametrize("opset", [6, 28, 0, "13", 13.0, True, None])
+def test_python_convert_opset_out_of_range_first(opset, tmp_path):
+    """The opset is checked before the model is read (a missing file is not what is said)."""
+    import onnxlegal
+    with pytest.raises(onnxlegal.InvalidArgumentError, match="opset must be an int from 7 to 27"):
+        onnxlegal.convert(tmp_path / "missing.onnx", opset)
+
+
+def test_python_exceptions_share_one_root():
+    import onnxlegal
+    for cls in (onnxlegal.ExportError, onnxlegal.ParseError, onnxlegal.InvalidArgumentError,
+                onnxlegal.UnsupportedError):
+        assert issubclass(cls, onnxlegal.Error)
+    assert issubclass(onnxlegal.ExportError, RuntimeError)  # as it was
+    assert issubclass(onnxlegal.InvalidArgumentError, ValueError)  # convert's profile error was
+    e = onnxlegal.ExportError("it broke", [{"severity": "error"}])
+    assert str(e) == "it broke" and e.message == "it broke" and e.diagnostics and e.status is None
 
 
 def test_a_cycle_is_refused_with_its_reason_in_the_diagnostics(tmp_path):

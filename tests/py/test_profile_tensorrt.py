@@ -250,7 +250,7 @@ SEED_OPSETS = range(9, 18)
 
 
 def _seed_exports():
-    """Every seed case of tests/torch/models.py exported with target="tensorrt" at opsets 9-17:
+    """Every seed case of tests/torch/models.py exported with profile="tensorrt" at opsets 9-17:
     {(case, opset): record} with the path, torch's outputs and ORT's, or why it was not
     exported."""
     import pytest
@@ -275,7 +275,7 @@ def _seed_exports():
             path = os.path.join(tmp, "%s.%d.onnx" % (case.name, o))
             rec = recs[(case.name, o)] = {"path": path, "want": want, "case": case}
             try:
-                olt.export_traced(sg, path, opset_version=o, source_model=src, target="tensorrt")
+                olt.export_traced(sg, path, opset_version=o, source_model=src, profile="tensorrt")
             except olt.UnsupportedOpsError as e:
                 rec["refused"] = str(e)
                 continue

@@ -180,13 +180,13 @@ def exported(work):
            dynamic_axes={"x": {0: "batch"}, "y": {1: "b", 2: "b2"}}, opset_version=11)
     p1 = work / "custom.onnx"
     cm = Custom()
-    export("custom", cm, (x4(),), p1, lambda: (cm, ort.add(p1, {"input": x4().numpy()})),
+    export("custom", cm, (x4(),), p1, lambda: (cm, ort.add(p1, {"input_0": x4().numpy()})),
            custom_symbolics=CUSTOM, opset_version=11)
     p2 = work / "extra.onnx"
-    export("extra", m, (x4(),), p2, lambda: (p2, ort.add(p2, {"input": x4().numpy()})),
+    export("extra", m, (x4(),), p2, lambda: (p2, ort.add(p2, {"input_0": x4().numpy()})),
            extra_outputs=["inner"], opset_version=17)
     p3 = work / "external.onnx"
-    export("external", m, (x4(),), p3, lambda: (p3, ort.add(p3, {"input": x4().numpy()})),
+    export("external", m, (x4(),), p3, lambda: (p3, ort.add(p3, {"input_0": x4().numpy()})),
            external_data_threshold=64, opset_version=17)
     ids = torch.tensor([[1, 2, 3], [4, 5, 6]])
     segs = torch.tensor([[0, 0, 1], [1, 1, 0]])
@@ -199,7 +199,7 @@ def exported(work):
     p5 = work / "trt.onnx"
     export("trt", m, (x4(),), p5,
            lambda: (p5, ort.add(p5, {"x": torch.randn(3, 3, 4, generator=g).numpy()})),
-           input_names=["x"], dynamic_axes={"x": [0]}, target="tensorrt", opset_version=13)
+           input_names=["x"], dynamic_axes={"x": [0]}, profile="tensorrt", opset_version=13)
     return out
 
 
@@ -376,3 +376,49 @@ def test_bad_arguments_are_refused_clearly(work):
         olt.export(Shapes(), (x4(),), work / "no" / "such" / "dir" / "m.onnx")
     with pytest.raises(olt.ExportError, match="external data needs a model file with a name"):
         olt.export(Shapes(), (x4(),), io.BytesIO(), external_data_threshold=16)
+
+
+class Traced(nn.Module):
+    """Notes that it ran: an argument error must be found before the trace."""
+    ran = False
+
+    def forward(self, x):
+        Traced.ran = True
+        return torch.relu(x)
+
+
+@pytest.mark.parametrize("kw, says", [
+    (dict(opset_version=6), "opset_version must be an int from 7 to 27"),
+    (dict(opset_version=28), "opset_version must be an int from 7 to 27"),
+    (dict(opset_version=13, profile="jetson"), "unknown profile 'jetson'; the known profiles"),
+    (dict(opset_version=13, report=3), "report must be a dict"),
+])
+def test_bad_opset_profile_report_refused_before_tracing_as_convert_does(work, kw, says):
+    """Issue 29 (b): the same error (InvalidArgumentError, a ValueError) and message as
+    onnxlegal.convert's, before the model runs."""
+    import onnxlegal
+    Traced.ran = False
+    with pytest.raises(onnxlegal.InvalidArgumentError, match=says) as e:
+        olt.export(Traced(), (x4(),), work / "bad.onnx", **kw)
+    assert not Traced.ran and not (work / "bad.onnx").exists()
+    if "profile" in kw:
+        with pytest.raises(onnxlegal.InvalidArgumentError) as c:
+            onnxlegal.convert(b"", 13, profile="jetson")
+        assert str(c.value) == str(e.value)
+
+
+def test_target_is_the_old_name_of_profile(work):
+    with pytest.warns(DeprecationWarning, match="target= is deprecated"):
+        rep = olt.export(Traced(), (x4(),), work / "t.onnx", opset_version=13, target="tensorrt")
+    assert rep["profile"] == "tensorrt"
+    assert olt.export(Traced(), (x4(),), work / "t.onnx", opset_version=13,
+                      profile="tensorrt")["profile"] == "tensorrt"
+
+
+def test_a_single_unnamed_input_is_input_0_and_errors_are_onnxlegal_errors(work):
+    import onnxlegal
+    rep = olt.export(Traced(), (x4(),), work / "n.onnx", opset_version=13)
+    assert [i["name"] for i in rep["inputs"]] == ["input_0"]
+    assert [i.name for i in onnx.load(str(work / "n.onnx")).graph.input] == ["input_0"]
+    assert olt.ExportError is onnxlegal.ExportError
+    assert issubclass(olt.UnsupportedOpsError, onnxlegal.Error)

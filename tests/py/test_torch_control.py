@@ -90,11 +90,11 @@ def _cases():
     lb = torch.jit.script(LoopBranch()).eval()
     tr = Traced().eval()
     return [
-        ("loop_branch", lb, lambda n: (torch.randn(n, 4),), (3, 7), {"input": [0]}),
+        ("loop_branch", lb, lambda n: (torch.randn(n, 4),), (3, 7), {"input_0": [0]}),
         ("while_count", while_count, lambda n: (torch.rand(2, n) * 0.1 + 0.01,
                                                  torch.tensor(0)), None, None),
         ("traced_scripted", tr, lambda n: ((torch.randn(1, 3, n, n) + (0.5 if n > 6 else -0.5)),),
-         (5, 8), {"input": [2, 3]}),
+         (5, 8), {"input_0": [2, 3]}),
     ]
 
 
@@ -128,13 +128,13 @@ class _Run:
                         m = torch.jit.script(Wrap(limit))
                         path = os.path.join(self.tmp.name, "%s_%d_%d.onnx" % (name, opset, k))
                         olt.export(m, (x,), path, opset_version=opset,
-                                   dynamic_axes={"input": [1]})
+                                   dynamic_axes={"input_0": [1]})
                         olg_check(path)
                         want = [t.numpy() for t in m(x)]
                         x2 = x[:, :2].contiguous()
                         want2 = [t.numpy() for t in m(x2)]
                         for xx, ww in ((x, want), (x2, want2)):
-                            batch.append((path, {"input": xx.numpy()}))
+                            batch.append((path, {"input_0": xx.numpy()}))
                             keys.append((name, opset, k, ww))
                 continue
             for opset in OPSETS:
@@ -146,7 +146,7 @@ class _Run:
                     with torch.no_grad():
                         want = model(*args)
                     want = [want] if isinstance(want, torch.Tensor) else list(want)
-                    batch.append((path, {"input": args[0].numpy()}))
+                    batch.append((path, {"input_0": args[0].numpy()}))
                     keys.append((name, opset, n, [t.numpy() for t in want]))
         outs = run_batch(batch)
         for key, out in zip(keys, outs):
@@ -241,7 +241,8 @@ class _Detect:
             with torch.no_grad():
                 want, names = flatten(model([img]))
             wants.append((names, [t.numpy() for t in want]))
-        sg = olt.trace(model, ([images[0]],), dynamic_axes={"input": [1, 2]})
+        # the one tensor of a list: input_0_0 (input_<k>_<j>, as the other nested inputs)
+        sg = olt.trace(model, ([images[0]],), dynamic_axes={"input_0_0": [1, 2]})
         src = olt.to_source_model(sg)
         tmp = tempfile.TemporaryDirectory(prefix="olg-torch-detect-")
         batch, keys = [], []
@@ -249,7 +250,7 @@ class _Detect:
             path = os.path.join(tmp.name, "%s_%d.onnx" % (name, opset))
             olt.export_traced(sg, path, opset_version=opset, source_model=src)
             for img, (names, want) in zip(images, wants):
-                batch.append((path, {"input": img.numpy()}))
+                batch.append((path, {"input_0_0": img.numpy()}))
                 keys.append((opset, tuple(img.shape), names, want))
         outs = run_batch(batch)
         res = {}

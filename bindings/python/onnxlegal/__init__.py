@@ -10,17 +10,22 @@
         m.write("model.onnx")
         print(m.to_text())
 
+    onnxlegal.convert("model.onnx", 11, "model11.onnx")      # another opset (see convert)
+
 The shared library is found through $ONNXLEGAL_LIBRARY (which wins), next to this package,
 in $ONNXLEGAL_BUILD/lib, in the source tree's build/lib, or by the system's loader. Failures
-raise onnxlegal.Error subclasses carrying the C status code and the library's message.
+raise onnxlegal.Error subclasses: those of the C status codes carry the code and the library's
+message; ExportError (also a RuntimeError) is onnxlegal.torch.export's; a bad
+opset, profile or report argument of convert or export is an InvalidArgumentError (also a
+ValueError).
 """
 from . import _dtypes as dtypes
-from ._lib import (CallbackError, DuplicateError, Error, InvalidArgumentError,
+from ._lib import (CallbackError, DuplicateError, Error, ExportError, InvalidArgumentError,
                    InvalidModelError, IOFailureError, LimitError, NoMemoryError, NotFoundError,
                    ParseError, RangeError, StateError, TypeMismatchError, UnsupportedError,
                    last_error, lib)
 from ._model import Diag, Diags, Graph, Model, Node, Value
-from ._convert import convert
+from ._convert import PROFILES, convert
 
 
 def version():
@@ -47,10 +52,11 @@ def ops(domain=""):
     d = domain.encode()
     return [lib.olg_schema_op_name(d, i).decode() for i in range(lib.olg_schema_op_count(d))]
 
+
 __all__ = [
     "Model", "Graph", "Value", "Node", "Diags", "Diag", "dtypes", "version", "last_error", "lib", "convert",
     "op_versions", "ops",
-    "Error", "NoMemoryError", "InvalidArgumentError", "IOFailureError", "ParseError",
+    "PROFILES", "Error", "ExportError", "NoMemoryError", "InvalidArgumentError", "IOFailureError", "ParseError",
     "NotFoundError", "DuplicateError", "UnsupportedError", "InvalidModelError", "RangeError",
     "StateError", "LimitError", "CallbackError", "TypeMismatchError",
 ]

@@ -306,8 +306,9 @@ class NoMemoryError(Error):
     """OLG_ERR_NOMEM"""
 
 
-class InvalidArgumentError(Error):
-    """OLG_ERR_INVALID_ARG"""
+class InvalidArgumentError(Error, ValueError):
+    """OLG_ERR_INVALID_ARG; also what onnxlegal.convert and onnxlegal.torch.export raise for a
+    bad opset, profile or report argument, before any work (a ValueError too, as it was)."""
 
 
 class IOFailureError(Error):
@@ -352,6 +353,26 @@ class CallbackError(Error):
 
 class TypeMismatchError(Error):
     """OLG_ERR_TYPE"""
+
+
+class ExportError(Error, RuntimeError):
+    """onnxlegal.torch.export could not export the model; the message says what and where
+    (every error of the torch front end, the walk's included, is one). A RuntimeError too, as
+    it was before it joined onnxlegal.Error. status, status_name and function are None: the
+    cause, when it was a library call, is __cause__.
+
+    diagnostics holds the library's findings (dicts with severity, code, node, op, opset,
+    message), report the export report gathered so far."""
+
+    def __init__(self, message, diagnostics=(), report=None):
+        Exception.__init__(self, message)
+        self.status = self.status_name = self.function = None
+        self.diagnostics = list(diagnostics)
+        self.report = report
+
+    # the text as raised (export appends to args[0] for ONNX_ATEN_FALLBACK)
+    message = property(lambda self: str(self.args[0]) if self.args else "")
+    __str__ = Exception.__str__
 
 
 ERRORS = {

@@ -126,20 +126,8 @@ class SourceGraph:
         return "\n".join(lines)
 
 
-class ExportError(RuntimeError):
-    """The model could not be exported; the message says what and where (onnxlegal.torch's
-    ExportError: every error of the front end, the walk's included, is one).
-
-    diagnostics holds the library's findings (dicts with severity, code, node, op, opset,
-    message), report the export report gathered so far."""
-
-    def __init__(self, message, diagnostics=(), report=None):
-        super().__init__(message)
-        self.diagnostics = list(diagnostics)
-        self.report = report
-
-
-# the walk's name for it, kept for the code that raises it
+# onnxlegal.ExportError (an onnxlegal.Error); the walk's name for it, kept for the code that raises it
+from ._lib import ExportError  # noqa: E402
 TorchExportError = ExportError
 
 
@@ -1205,9 +1193,8 @@ def _build_source_graph(model, args, input_names, output_names, dynamic_axes, ex
         raise TorchExportError("input_names has %d names for %d inputs" % (len(names), n_in))
     for k in range(len(names), n_in):
         p = tr["input_names"][k]
-        # default names as the flattened positions: "input" for one tensor, else input_<path>
-        names.append("input" if n_in == 1 else "input_" + p.replace("0_", "", 1)
-                     if p.startswith("0_") else "input_" + p)
+        # default names: input_<the flattened position> ("input_0" for a single tensor too)
+        names.append("input_" + (p[2:] if p.startswith("0_") else p))
     dyn = normalize_dynamic_axes(dynamic_axes, names)
     w = _Walker(tr, names, dyn)
     outs = w.run()

@@ -4,20 +4,23 @@
     onnxlegal.torch.export(model, (x,), "model.onnx", opset_version=13,
                            input_names=["input"], output_names=["output"],
                            dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    onnxlegal.torch.export(model, (x,), "model.onnx", opset_version=13, profile="tensorrt",
+                           report="report.json")
 
 The arguments mean what torch.onnx.export's arguments of the same names mean. The model is traced
 (TorchScript trace), the trace is walked into a source graph of aten ops (onnxlegal._torch_trace),
 the library legalizes that graph for the opset (and target runtime) asked for, and writes it.
 Parameters are never copied: the written tensors are read from the torch tensors' own memory.
 """
-import json
 import os
 import time
+import warnings
 
 import torch
 
 from . import _dtypes
 from . import _torch_trace
+from ._convert import bad_argument, check_opset, check_profile, check_report, emit_report
 from ._torch_trace import (Bools, ExportError, Floats, Ints, SInput, SValue, Values,
                            build_source_graph)
 
@@ -371,9 +374,9 @@ def _enum_name(v, what, names):
 def export(model, args, f, export_params=True, verbose=False, training=_EVAL, input_names=None,
            output_names=None, operator_export_type=_ONNX, opset_version=None,
            do_constant_folding=True, dynamic_axes=None, keep_initializers_as_inputs=None,
-           custom_opsets=None, export_modules_as_functions=False, *, target=None,
+           custom_opsets=None, export_modules_as_functions=False, *, profile=None,
            extra_outputs=None, custom_symbolics=None, custom_shape_fns=None,
-           external_data_threshold=None, report=None):
+           external_data_threshold=None, report=None, target=None):
     """Exports model (an nn.Module or a function of tensors) run on args to the ONNX file f.
 
     The arguments up to export_modules_as_functions are torch.onnx.export's (torch 1.13), in
@@ -395,13 +398,15 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
       onnxlegal never writes ATen nodes) are accepted; ONNX_ATEN (every op as an ATen node) and
       ONNX_FALLTHROUGH (unlowered ops left as aten nodes) are refused: they make models only
       Caffe2/PyTorch can run.
-    opset_version: the target opset of the default ONNX domain; None: the installed torch's
-      default (default_opset()).
+    opset_version: the target opset of the default ONNX domain, 7 to 27; None: the installed
+      torch's default (default_opset()).
     do_constant_folding: fold at export time (default on): BatchNormalization into the
       preceding Conv/Gemm/MatMul, constant subgraphs into constants, byte-equal initializers
       merged (the library's legalize option fold_weights and its constant folding).
-    input_names / output_names: names of the flattened inputs / outputs, in order (the rest get
-      "input_<k>" / "output_<k>").
+    input_names / output_names: names of the flattened inputs / outputs, in order. The inputs
+      without one get "input_<k>" ("input_0" for a single tensor too; a nested input
+      "input_<k>_<j>", a dict's "input_<key>"); the outputs "output" when the model has one,
+      else "output_<k>".
     dynamic_axes: {input or output name: [dims]} or {name: {dim: "symbolic name"}}; those dims
       stay symbolic, and the model runs at other sizes of them.
     keep_initializers_as_inputs: also list the initializers among the graph inputs (Caffe2 and
@@ -412,7 +417,9 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
       written by the library: anything but False is refused, naming what is missing.
 
     onnxlegal's own arguments (keyword only):
-    target: a target runtime profile for the library ("tensorrt"), or None.
+    profile: a target runtime profile of the library: None/"none", a built-in profile's name
+      (onnxlegal.PROFILES: "ort", "tensorrt", ...) or an onnxlegal.profiles.Profile, as in
+      onnxlegal.convert. target= is its old name (deprecated: a DeprecationWarning).
     extra_outputs: names of submodules ("layer1.0.conv1") or of values of the trace, whose
       values become extra graph outputs (for debugging), after the model's own outputs.
     custom_symbolics: {"domain::op": fn} (or fn replaced by (fn, since_opset)), symbolic functions
@@ -427,17 +434,26 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
     external_data_threshold: tensors of at least this many bytes are written to "<f>.data"
       beside the model instead of inside it. None: only when the tensors come near protobuf's
       2 GiB limit (EXTERNAL_DATA_AUTO_BYTES), then every tensor of 1 KiB or more.
-    report: a dict to fill, or a path to write the report to as JSON: the source ops seen (count,
+    report (as in onnxlegal.convert): a dict to fill, or a path to write the report to as JSON
+      (also when the export fails): the source ops seen (count,
       lowering "native" or "decomposed" at this opset, the opset its symbolic is registered
       from, the ONNX ops its nodes became, and the library's notes about it), the ONNX ops
       written, diagnostics, node and initializer counts, bytes, and the time of each stage
       (trace, walk, build, preflight, legalize, write).
 
-    Returns the report (a dict). Every error is an ExportError: UnsupportedOpsError lists every
-    op without a symbolic and every node where it occurs (and, for an op that needs a higher
-    opset, the lowest that works), before anything is written; the others list every diagnostic
-    of the library (node, op, opset, lowest opset that works, the Python line when known)."""
+    Returns the report (a dict). Before tracing, an opset_version out of range, an unknown
+    profile or a bad report argument raise InvalidArgumentError (a ValueError), as
+    onnxlegal.convert does. Every error of the export itself is an ExportError (an
+    onnxlegal.Error and a RuntimeError): UnsupportedOpsError lists every op without a symbolic
+    and every node where it occurs (and, for an op that needs a higher opset, the lowest that
+    works), before anything is written; the others list every diagnostic of the library (node,
+    op, opset, lowest opset that works, the Python line when known)."""
     t_start = time.perf_counter()
+    profile = _profile_arg(profile, target)
+    opset_version = check_opset(opset_version if opset_version is not None else default_opset(),
+                                "opset_version")
+    check_profile(profile)
+    check_report(report)
     mode = _enum_name(training, "training", ("EVAL", "PRESERVE", "TRAINING"))
     op_type = _enum_name(operator_export_type, "operator_export_type",
                          ("ONNX", "ONNX_ATEN", "ONNX_ATEN_FALLBACK", "ONNX_FALLTHROUGH"))
@@ -478,7 +494,7 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
         # library's batch_norm with training=True normalizes with the batch's statistics)
         custom_symbolics = dict(_TRAINING_SYMBOLICS, **(custom_symbolics or {}))
     try:
-        return export_traced(sg, f, opset_version=opset_version, target=target,
+        return export_traced(sg, f, opset_version=opset_version, profile=profile,
                              custom_symbolics=custom_symbolics,
                              custom_shape_fns=custom_shape_fns, custom_opsets=custom_opsets,
                              external_data_threshold=external_data_threshold, report=report,
@@ -548,16 +564,34 @@ def trace(model, args, *, input_names=None, output_names=None, dynamic_axes=None
                               dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
 
 
-def export_traced(sg, f, *, opset_version=None, target=None, custom_symbolics=None,
+def _profile_arg(profile, target):
+    """profile=, or target= (its old name) with a DeprecationWarning."""
+    if target is None:
+        return profile
+    warnings.warn("target= is deprecated: it is profile= (as in onnxlegal.convert)",
+                  DeprecationWarning, stacklevel=3)
+    if profile is not None and profile != target:
+        raise bad_argument("profile=%r and target=%r disagree: give profile= only (target= is "
+                           "its old name)" % (profile, target))
+    return target
+
+
+def export_traced(sg, f, *, opset_version=None, profile=None, custom_symbolics=None,
                   custom_shape_fns=None, custom_opsets=None, external_data_threshold=None,
                   report=None, source_model=None, do_constant_folding=True,
-                  keep_initializers_as_inputs=None, verbose=False, _t_start=None):
+                  keep_initializers_as_inputs=None, verbose=False, target=None, _t_start=None):
     """The second half of export: legalizes a SourceGraph (from trace) for opset_version and
     writes it to f. source_model (from to_source_model(sg)) may be given to reuse one across
-    opsets; legalize only reads it."""
+    opsets; legalize only reads it. The other arguments are export's."""
     t_start = _t_start if _t_start is not None else time.perf_counter()
-    opset = int(opset_version) if opset_version is not None else default_opset()
-    rep = {"opset": opset, "target": target, "times": dict(sg.times)}
+    profile = _profile_arg(profile, target)
+    opset = check_opset(opset_version if opset_version is not None else default_opset(),
+                        "opset_version")
+    legal_profile = check_profile(profile)
+    check_report(report)
+    name = getattr(profile, "name", profile)
+    # "target": the old key, kept for readers of earlier reports
+    rep = {"opset": opset, "profile": name, "target": name, "times": dict(sg.times)}
     times = rep["times"]
     rep["tracer_warnings"] = sorted(set(sg.warnings))
     rep["source_nodes"] = len(sg.nodes)
@@ -584,7 +618,7 @@ def export_traced(sg, f, *, opset_version=None, target=None, custom_symbolics=No
             raise UnsupportedOpsError(_unsupported_message(missing, opset, sg), missing,
                                       report=rep)
         t = time.perf_counter()
-        out, diags = low.legalize(src, registry, opset=opset, profile=target,
+        out, diags = low.legalize(src, registry, opset=opset, profile=legal_profile,
                                   fold=bool(do_constant_folding),
                                   keep_initializers_as_inputs=bool(keep_initializers_as_inputs))
         times["legalize"] = time.perf_counter() - t
@@ -635,7 +669,7 @@ def export_traced(sg, f, *, opset_version=None, target=None, custom_symbolics=No
         times["write"] = time.perf_counter() - t
         times["total"] = time.perf_counter() - t_start
     finally:
-        _emit_report(report, rep)
+        emit_report(check_report(report), rep)
     return rep
 
 
@@ -715,13 +749,3 @@ def _name_output_dims(out, sg):
                                   % (v.name, len(shape), d))
             shape[d] = dname
         v.set_type(v.dtype_code, shape)
-
-
-def _emit_report(report, rep):
-    if report is None:
-        return
-    if isinstance(report, dict):
-        report.update(rep)
-        return
-    with open(os.fspath(report), "w") as fh:
-        json.dump(rep, fh, indent=1, default=str)
