@@ -12,8 +12,9 @@
 
     onnxlegal.convert("model.onnx", 11, "model11.onnx")      # another opset (see convert)
 
-The shared library is found through $ONNXLEGAL_LIBRARY (which wins), next to this package,
-in $ONNXLEGAL_BUILD/lib, in the source tree's build/lib, or by the system's loader. Failures
+The shared library is found through $ONNXLEGAL_LIBRARY (which wins; the library or its folder),
+inside this package (`pip install .` ships it there; `make lib` links it there in the source
+tree), in $ONNXLEGAL_BUILD/lib, in the source tree's build/lib, or by the system's loader. Failures
 raise onnxlegal.Error subclasses: those of the C status codes carry the code and the library's
 message; ExportError (also a RuntimeError) is onnxlegal.torch.export's; a bad
 opset, profile or report argument of convert or export is an InvalidArgumentError (also a

@@ -390,13 +390,29 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(_PKG_DIR)))
 
 
-def candidate_paths():
-    """Where the library is looked for, in order: $ONNXLEGAL_LIBRARY (wins), next to the
-    package, $ONNXLEGAL_BUILD/lib, the source tree's build/lib, the installed library: the lib
-    directory of the prefix the package is installed under (`make install` puts the package in
-    PREFIX/lib/python3.X/...), the dynamic loader's search, ctypes.util.find_library, and
-    pkg-config's libdir for onnxlegal."""
+def _env_library():
+    """$ONNXLEGAL_LIBRARY: the library's path, or the folder holding libonnxlegal.so.0."""
     env = os.environ.get("ONNXLEGAL_LIBRARY")
+    if env and os.path.isdir(env):
+        return os.path.join(env, SONAME)
+    return env
+
+
+def _in_source_tree():
+    """Whether this package is the source tree's bindings/python/onnxlegal (not an installed
+    copy): the hint for a missing library differs."""
+    return all(os.path.exists(os.path.join(_SOURCE_ROOT, p))
+               for p in ("Makefile", os.path.join("include", "onnxlegal")))
+
+
+def candidate_paths():
+    """Where the library is looked for, in order: $ONNXLEGAL_LIBRARY (wins; a file, or a folder
+    holding libonnxlegal.so.0), the package's own (beside it: shipped by `pip install`'s build
+    step, or linked there by `make lib` in the source tree), $ONNXLEGAL_BUILD/lib, the source
+    tree's build/lib, the installed library: the lib directory of the prefix the package is
+    installed under (`make install` puts the package in PREFIX/lib/python3.X/...), the dynamic
+    loader's search, ctypes.util.find_library, and pkg-config's libdir for onnxlegal."""
+    env = _env_library()
     if env:
         return [env]  # an explicit choice is never silently replaced by another library
     paths = [os.path.join(_PKG_DIR, SONAME)]
@@ -443,27 +459,56 @@ def _then(first, more):
         yield from more()
 
 
+def _not_loaded(path, env, missing, broken):
+    """The ImportError's text: why, and the way out that fits (missing: the paths looked at
+    that do not exist; broken: (path, loader's error) of those that exist but do not load)."""
+    if broken:
+        where, why = broken[0]
+        text = ("onnxlegal: %s is there but cannot be loaded: %s. Rebuild it (`make lib` in the "
+                "source tree) or reinstall the package; a library built elsewhere may lack its "
+                "dependencies here (libprotobuf-c: `apt install libprotobuf-c1`)" % (where, why))
+    elif path or env:
+        text = ("onnxlegal: %s does not exist (%s). Point %s at libonnxlegal.so.0 or at the "
+                "folder holding it" % (missing[0], "the path given" if path else
+                                       "from ONNXLEGAL_LIBRARY=%s" % os.environ["ONNXLEGAL_LIBRARY"],
+                                       "it" if path else "ONNXLEGAL_LIBRARY"))
+    elif _in_source_tree():
+        text = ("onnxlegal: %s is not built. Run `make lib` in %s (it builds build/lib/%s and "
+                "links it beside the package), or set ONNXLEGAL_LIBRARY to the library or its "
+                "folder" % (SONAME, _SOURCE_ROOT, SONAME))
+    else:
+        text = ("onnxlegal: this copy of the package (%s) carries no %s and none is installed. "
+                "Reinstall it from the source tree with `pip install --no-build-isolation .` "
+                "(its build step builds the library into the package; it needs a C compiler, "
+                "make and protobuf-c), install the library (`make install`), or set "
+                "ONNXLEGAL_LIBRARY to the library or its folder" % (_PKG_DIR, SONAME))
+    return text + ". Looked at: " + "; ".join(missing + ["%s (%s)" % b for b in broken])
+
+
 class Library:
     """The loaded shared library with every declared function set up. Functions the library
     does not export (an older build) are left out; calling one raises AttributeError naming it."""
 
     def __init__(self, path=None):
-        errors = []
+        missing, broken = [], []
         self.cdll = None
+        env = None if path else _env_library()
         cands = [path] if path else candidate_paths()
-        for cand in _then(cands, None if path or os.environ.get("ONNXLEGAL_LIBRARY") else system_paths):
+        for cand in _then(cands, None if path or env else system_paths):
             if os.sep in cand and not os.path.exists(cand):
-                errors.append("%s: no such file" % cand)
+                missing.append(cand)
                 continue
             try:
                 self.cdll = ctypes.CDLL(cand)
                 self.path = cand
                 break
             except OSError as e:
-                errors.append("%s: %s" % (cand, e))
+                if os.sep in cand:
+                    broken.append((cand, str(e)))
+                else:  # the loader's own search found nothing by that name
+                    missing.append("%s (the loader's search)" % cand)
         if self.cdll is None:
-            raise ImportError("onnxlegal: cannot load %s (set ONNXLEGAL_LIBRARY to its path, "
-                              "or run `make lib`): %s" % (SONAME, "; ".join(errors)))
+            raise ImportError(_not_loaded(path, env, missing, broken))
         self.missing = []
         for name, (restype, argtypes) in SIGNATURES.items():
             try:
