@@ -435,7 +435,7 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
       beside the model instead of inside it. None: only when the tensors come near protobuf's
       2 GiB limit (EXTERNAL_DATA_AUTO_BYTES), then every tensor of 1 KiB or more.
     report (as in onnxlegal.convert): a dict to fill, or a path to write the report to as JSON
-      (also when the export fails): the source ops seen (count,
+      (also when lowering or writing fails, with what was gathered): the source ops seen (count,
       lowering "native" or "decomposed" at this opset, the opset its symbolic is registered
       from, the ONNX ops its nodes became, and the library's notes about it), the ONNX ops
       written, diagnostics, node and initializer counts, bytes, and the time of each stage
