@@ -164,6 +164,19 @@ void olg__diags_set_last_min_opset(olg_diags *d, size_t count_before, int64_t mi
   if (d && d->n > count_before) d->items[d->n - 1].min_opset = min_opset;
 }
 
+void olg__diags_append_note(olg_diags *d, size_t from, const char *note) {
+  for (size_t i = from; d && i < d->n; i++) {
+    olg_diag *g = &d->items[i];
+    if (g->severity != OLG_ERROR) continue;
+    size_t a = strlen(g->message), b = strlen(note);
+    char *m = olg_arena_alloc(&d->arena, a + b + 1);
+    if (!m) continue; /* without room the message stays as it was */
+    memcpy(m, g->message, a);
+    memcpy(m + a, note, b + 1);
+    g->message = m;
+  }
+}
+
 void olg__diags_restate_min(olg_diags *d, size_t from, int64_t old_min, int64_t new_min,
                             const char *note) {
   for (size_t i = from; d && i < d->n; i++) {

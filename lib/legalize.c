@@ -234,7 +234,7 @@ static void restate_lowest(olg_lower *cx, olg_node_id id, const olg_node *nd, si
   }
 }
 
-static olg_status lower_node(olg_lower *cx, olg_node_id id) {
+olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   const olg_node *nd = &cx->src->nodes[id];
   cx->cur = id;
   cx->cur_node = nd;
@@ -588,7 +588,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   if ((s = olg__graph_order(sg, al, cx->reads, order))) goto done;
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
-    s = lower_node(cx, order[k]);
+    s = olg__lower_node(cx, order[k]);
     if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) goto done;
     if (s == OLG_OK && cx->report && cx->diags) olg__lower_report_node(cx, order[k], first);
     *n_failed += s != OLG_OK && s != LOWER_SKIPPED;

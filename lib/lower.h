@@ -113,6 +113,8 @@ struct olg_lower {
   bool cur_decomposed;    /* the current node's lowering is a decomposition */
   bool probing;           /* running a refused node's symbolic at a higher opset, to find the
                              lowest that works (legalize.c): its refusals are not chased */
+  int versioned_depth;    /* nodes emitted at a named version, being lowered inside one another
+                             (lower_versioned.c): bounded */
 
   /* custom domains the emitted nodes use, for opset_import */
   const char **custom_domains;
@@ -140,6 +142,11 @@ struct olg_lower {
   olg_reads_memo *reads;    /* shared by every level of one olg_legalize (passes/walk.c) */
   olg_scopes *scopes;       /* the same: which enclosing graph defines a name (legalize.c) */
 };
+
+/* legalize.c: lowers source node id of cx->src into cx->dst (dispatch, symbolic, the outputs
+ * bound and cross-checked): OLG_OK, 1 (skipped: an input failed upstream) or the failure,
+ * reported. The driver's step for each node, and a versioned emission's (lower_versioned.c). */
+olg_status olg__lower_node(olg_lower *cx, olg_node_id id);
 
 /* legalize.c: lowers a subgraph of the source node being lowered (an attribute `attr` of an ONNX
  * If/Loop/Scan) into a new subgraph of the target model, to be attached to the emitted node. */

@@ -20,6 +20,8 @@
 /* diag.c: sets the lowest working opset of the diagnostic added last, if the list grew past
  * count_before (a diagnostic lost for want of memory is left alone). */
 struct olg_diags;
+/* Appends note to the message of each error diagnostic from index `from` on. */
+void olg__diags_append_note(struct olg_diags *d, size_t from, const char *note);
 void olg__diags_set_last_min_opset(struct olg_diags *d, size_t count_before, int64_t min_opset);
 /* The errors from index `from` on that state old_min as the lowest opset that works state
  * new_min instead, their message followed by note (legalize.c, after probing that opset). */

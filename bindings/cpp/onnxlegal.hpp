@@ -830,9 +830,16 @@ class Emit {
   Emit &attr(const char *name, const std::vector<float> &v) {
     return step(olg_lower_emit_attr_floats(cx_, n_, name, v.data(), v.size()));
   }
+  // The node is written as its op was defined at opset v: the library converts it to the target
+  // opset (olg_lower_emit_end_at), so that the symbolic needs no opset test of its own.
+  Emit &version(int v) {
+    version_ = v;
+    return *this;
+  }
   std::vector<olg_value> end(size_t n_out = 1) {
     std::vector<olg_value> outs(n_out, OLG_NO_VALUE);
-    check(olg_lower_emit_end(cx_, n_, n_out, outs.data()));
+    check(version_ > 0 ? olg_lower_emit_end_at(cx_, n_, version_, n_out, outs.data())
+                       : olg_lower_emit_end(cx_, n_, n_out, outs.data()));
     return outs;
   }
   olg_value end1() { return end(1).at(0); }
@@ -844,6 +851,7 @@ class Emit {
   }
   olg_lower *cx_;
   olg_node_id n_;
+  int version_ = 0;
 };
 
 // The lowering context a symbolic is given (legalize.h): valid during that call only.

@@ -338,6 +338,16 @@ OLG_API olg_status olg_lower_emit_subgraph(olg_lower *cx, olg_graph **out);
  * diagnostic: that is a bug in the symbolic, not in the user's model. */
 OLG_API olg_status olg_lower_emit_end(olg_lower *cx, olg_node_id n, size_t n_out,
                                       olg_value *outs);
+/* As olg_lower_emit_end, for a default-domain node written as the op was defined at opset
+ * `version` (its attributes and inputs as that version has them: Unsqueeze-13 with axes as an
+ * input, GridSample-20 with mode "linear"): when the target's version of the op is the same, the
+ * node is kept as it is; otherwise it is lowered to the target opset by the conversions
+ * `olg_legalize` applies to an ONNX node of that version (re-encoded, or decomposed exactly), its
+ * nodes named under the source node's name, or refused with a diagnostic that names the op, the
+ * version, the source node's op, the target and the lowest opset that works. A symbolic written
+ * this way works at every target the conversions reach, with no opset test of its own. */
+OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int version, size_t n_out,
+                                         olg_value *outs);
 /* A constant tensor (a Constant node; data copied; its contents are known to later symbolics). */
 OLG_API olg_status olg_lower_emit_const(olg_lower *cx, olg_dtype dtype, int32_t rank,
                                         const int64_t *dims, const void *data, size_t nbytes,

@@ -124,6 +124,26 @@ int main(int argc, char **argv) {
     EXPECT(notes.size() == 1 && notes.code(0) == "OLG-LOWER-KEPT");
   }
 
+  // a symbolic written once with Unsqueeze-13 (axes as an input): converted at 9, kept at 13
+  {
+    onnxlegal::Model src(0);
+    onnxlegal::Graph sg = src.graph();
+    sg.set_name("g");
+    olg_value in = sg.add_input("x", OLG_FLOAT, {3});
+    sg.add_output(sg.node("unsq", "t", "layer").input(in).output("y").end1());
+    onnxlegal::Registry r = onnxlegal::Registry::builtin();
+    r.add("t", "unsq", OLG_LOWER_OPSET_MIN, [](onnxlegal::Lower &cx) {
+      olg_value axes = cx.constant_ints({0});
+      cx.bind_output(0, cx.emit("Unsqueeze").input(cx.arg_value(0)).input(axes).version(13).end1());
+    });
+    r.freeze();
+    for (int target : {9, 13}) {
+      onnxlegal::Model out = onnxlegal::legalize(src, r, {target});
+      std::string t = out.to_text();
+      EXPECT(t.find(target < 13 ? "Unsqueeze <axes = [0]>" : "Unsqueeze (x, ") != std::string::npos);
+    }
+  }
+
   // diagnostics
   onnxlegal::Diags d;
   d.add(OLG_ERROR, "OLG-TEST", "something", "n1", "", "Relu", 17);

@@ -236,6 +236,7 @@ SIGNATURES = {
     "olg_lower_emit_attr_graph": (c_int, [c_void_p, c_int32, c_char_p, c_void_p]),
     "olg_lower_emit_subgraph": (c_int, [c_void_p, P(c_void_p)]),
     "olg_lower_emit_end": (c_int, [c_void_p, c_int32, c_size_t, P(c_int32)]),
+    "olg_lower_emit_end_at": (c_int, [c_void_p, c_int32, c_int, c_size_t, P(c_int32)]),
     "olg_lower_emit_const": (c_int, [c_void_p, c_int, c_int32, P(c_int64), c_void_p, c_size_t, P(c_int32)]),
     "olg_lower_emit_const_ints": (c_int, [c_void_p, P(c_int64), c_size_t, P(c_int32)]),
     "olg_lower_bind_output": (c_int, [c_void_p, c_size_t, c_int32]),

@@ -226,8 +226,12 @@ class Lower:
         return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
 
     # ---- emitting ----
-    def emit(self, op, inputs=(), attrs=None, domain="", outputs=1, **kwattrs):
-        """Emits a node; returns its output value id, or a tuple of them when outputs != 1."""
+    def emit(self, op, inputs=(), attrs=None, domain="", outputs=1, version=None, **kwattrs):
+        """Emits a node; returns its output value id, or a tuple of them when outputs != 1.
+        version: a default-domain node written as the op was defined at that opset
+        (`cx.emit("Unsqueeze", [x, axes], version=13)`); the library converts it to the target
+        opset as `convert` would (or refuses, naming the lowest opset that works), so that a
+        symbolic needs no opset test of its own."""
         cx = self._cx
         n = c_int32()
         call("olg_lower_emit_begin", cx, enc(domain), enc(op), byref(n))
@@ -239,7 +243,10 @@ class Lower:
         for key, val in all_attrs.items():
             self._attr(n, key, val)
         outs = (c_int32 * max(outputs, 1))()
-        call("olg_lower_emit_end", cx, n, outputs, outs)
+        if version is None:
+            call("olg_lower_emit_end", cx, n, outputs, outs)
+        else:
+            call("olg_lower_emit_end_at", cx, n, int(version), outputs, outs)
         vals = tuple(outs[i] for i in range(outputs))
         return vals[0] if outputs == 1 else vals
 
