@@ -3,9 +3,11 @@ of multi-scale deformable attention (Deformable DETR), as in ../../../shared/see
 PyTorch reference is ms_deform_attn_core_pytorch below.
 
 Two ways to lower it:
-  register_onnx(reg)    into standard ONNX ops, with GridSample (opset >= 16; "bilinear" was
-                        renamed "linear" at 20): Gather per level, Reshape/Transpose, GridSample,
-                        Concat, and the weighted sum as a MatMul;
+  register_onnx(reg)    into standard ONNX ops: Gather per level, Reshape/Transpose, GridSample,
+                        Concat, and the weighted sum as a MatMul. Written once, with no opset
+                        test: GridSample is emitted as defined at opset 20 (version=20), and the
+                        library converts it for each target (kept from 20, renamed below, decomposed
+                        exactly below 16), so the lowering works at every opset from 7;
   register_custom(reg)  into a node of the caller's own domain "mmcv" (version 1), with a shape
                         function so that what follows it still sees its type and shape.
 
@@ -15,7 +17,7 @@ Two ways to lower it:
 """
 import numpy as np
 
-from onnxlegal.lowering import UnsupportedOp
+from onnxlegal.lowering import OPSET_MIN, UnsupportedOp
 
 DOMAIN, OP = "mmcv", "MSDeformAttn"
 
@@ -51,15 +53,12 @@ def _static(cx, v, what):
 def lower_onnx(cx, node):
     """value [N,S,M,D], spatial_shapes [L,2] (known), locations [N,Lq,M,L,P,2], weights
     [N,Lq,M,L,P] -> [N,Lq,M*D], in standard ONNX ops."""
-    if cx.opset < 16:
-        raise UnsupportedOp("MSDeformAttn (GridSample)", 16)
     value, shapes_v, loc, attn = (cx.arg_value(i) for i in range(4))
     shapes = cx.known(shapes_v)
     if shapes is None:
         raise UnsupportedOp("MSDeformAttn with spatial shapes computed at run time")
     N, S, M, D = _static(cx, value, "value")
     _, Lq, _, L, P, _ = _static(cx, loc, "sampling_locations")
-    mode = "bilinear" if cx.opset < 20 else "linear"
     f32 = lambda a: cx.const(np.asarray(a, np.float32))  # noqa: E731
     i64 = lambda a: cx.const(np.asarray(a, np.int64))    # noqa: E731
     # grids in [-1, 1]: 2 * loc - 1
@@ -75,8 +74,8 @@ def lower_onnx(cx, node):
         g_l = cx.emit("Gather", [grids, i64(lid)], axis=3)
         g_l = cx.emit("Transpose", [g_l], perm=[0, 2, 1, 3, 4])
         g_l = cx.emit("Reshape", [g_l, i64([N * M, Lq, P, 2])])
-        sampled.append(cx.emit("GridSample", [v_l, g_l], mode=mode, padding_mode="zeros",
-                               align_corners=0))                              # N*M, D, Lq, P
+        sampled.append(cx.emit("GridSample", [v_l, g_l], mode="linear", padding_mode="zeros",
+                               align_corners=0, version=20))                  # N*M, D, Lq, P
     cat = sampled[0] if L == 1 else cx.emit("Concat", sampled, axis=3)       # N*M, D, Lq, L*P
     cat = cx.emit("Transpose", [cat], perm=[0, 2, 1, 3])                      # N*M, Lq, D, L*P
     w = cx.emit("Transpose", [attn], perm=[0, 2, 1, 3, 4])                    # N, M, Lq, L, P
@@ -103,7 +102,7 @@ def shape_fn(sx):
     sx.set_output(0, sx.input_dtype(0), [N, loc[1], md])
 
 
-def register_onnx(reg, since=16):
+def register_onnx(reg, since=OPSET_MIN):
     reg.add(DOMAIN, OP, lower_onnx, since=since)
 
 
