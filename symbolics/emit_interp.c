@@ -337,17 +337,43 @@ static bool known_floats(olg_lower *cx, olg_value v, float *out, size_t n) {
   return false;
 }
 
+/* Sizes computed at run time from x's own shape on some axes (torch writes Concat(Shape(x)[:2],
+ * [H, W]) for a dynamic batch): known where inference knows the number, and on an axis whose
+ * element is x's own symbolic dim there, the input's size kept (same[d]). */
+static bool sizes_from_shape(olg_lower *cx, olg_value x, olg_value sizes, size_t n, int64_t *sz,
+                             bool *same) {
+  const olg_value_rec *sr = &cx->dst->values[sizes];
+  const olg_value_rec *xr = &cx->dst->values[x];
+  if (!sr->sym || (size_t)sr->n_sym != n) return false;
+  for (size_t d = 0; d < n; d++) {
+    const olg_dim *e = &sr->sym[d], *xd = &xr->type.dims[d];
+    same[d] = false;
+    if (e->param) {
+      if (!xd->param || strcmp(xd->param, e->param)) return false;
+      same[d] = true;
+      sz[d] = -1;
+    } else if (e->value >= 0) {
+      sz[d] = e->value;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_params *p,
                                    olg_value *out) {
   int64_t dims[OLG_MAX_RANK];
-  int32_t rank;
-  if (!olg__static_shape(cx, x, dims, &rank) || rank < 1)
-    return olg_lower_unsupported(cx, "Resize of an input whose shape is not static (decomposed "
-                                     "with tables computed from it)", 11);
+  int32_t rank = olg__rank(cx, x);
+  if (rank < 1 || rank > OLG_MAX_RANK)
+    return olg_lower_unsupported(cx, "Resize of an input whose rank is not known (decomposed "
+                                     "with tables computed from its shape)", 11);
+  /* an axis of unknown size is fine where the resize keeps it (a dynamic batch) */
+  for (int32_t d = 0; d < rank; d++) dims[d] = olg__dim(cx, x, d);
   size_t n = (size_t)rank;
   float sc[OLG_MAX_RANK], roi[2 * OLG_MAX_RANK];
   int64_t sz[OLG_MAX_RANK];
-  bool has_sizes = false;
+  bool has_sizes = false, same[OLG_MAX_RANK] = {false};
   if (p->scales) {
     if (p->n != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: scales do not match the rank");
     memcpy(sc, p->scales, n * sizeof *sc);
@@ -358,10 +384,12 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
   } else if (p->sizes_v != OLG_NO_VALUE) {
     const int64_t *k;
     size_t nk;
-    if (!olg__known_ints(cx, p->sizes_v, &k, &nk))
+    if (olg__known_ints(cx, p->sizes_v, &k, &nk)) {
+      if (nk != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the rank");
+      memcpy(sz, k, n * sizeof *sz);
+    } else if (!sizes_from_shape(cx, x, p->sizes_v, n, sz, same)) {
       return olg_lower_unsupported(cx, "Resize to sizes computed at run time", 11);
-    if (nk != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the rank");
-    memcpy(sz, k, n * sizeof *sz);
+    }
     has_sizes = true;
   } else if (!known_floats(cx, p->scales_v, sc, n)) {
     return olg_lower_unsupported(cx, "Resize with scales computed at run time", 11);
@@ -376,6 +404,10 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
   olg_interp_axis t[OLG_MAX_RANK];
   int nt = 0;
   for (int32_t d = 0; d < rank; d++) {
+    if (same[d] || (dims[d] < 0 && !crop && !has_sizes && sc[d] == 1.0f)) continue; /* kept */
+    if (dims[d] < 0)
+      return olg__unsupportedf(cx, 11, "Resize along axis %d, whose size is not known at export "
+                               "time (decomposed with tables computed from it)", (int)d);
     resize_axis_in r = {ctm, p->mode && *p->mode ? p->mode : "nearest",
                         p->nearest_mode && *p->nearest_mode ? p->nearest_mode : "round_prefer_floor",
                         0, dims[d], 0, 0, 1, p->cubic_coeff_a ? p->cubic_coeff_a : -0.75,
