@@ -81,6 +81,16 @@ OLG_API olg_status olg_model_write_fd(const olg_model *m, int fd, const olg_writ
 OLG_API olg_status olg_model_write_callback(const olg_model *m, olg_write_fn fn, void *ud,
                                             const olg_write_options *opts);
 
+/* A model read with load_external_data = 0 keeps its external-data references, relative to the
+ * directory it was read from: this makes every such reference relative to to_dir instead (the
+ * directory a model is about to be written in), so that the written model refers to the same
+ * data files and not one weight byte is read or copied. A tensor borrowed from another model (a
+ * converted model's) is replaced by a copy: the other model is not changed. Refused
+ * (OLG_ERR_UNSUPPORTED, the references unchanged) where a data file is not beneath to_dir: ONNX
+ * locations are relative and may not climb out with "..". */
+OLG_API olg_status olg_model_rebase_external_data(olg_model *m, const char *from_dir,
+                                                  const char *to_dir);
+
 /* The model in ONNX's textual syntax (onnx-spec Syntax.md). */
 OLG_API olg_status olg_model_print_text(const olg_model *m, olg_write_fn fn, void *ud);
 /* The same, with every tensor (initializer or tensor attribute) of more than max_elements

@@ -29,6 +29,9 @@ static const char usage[] =
     "                          each rule that fired, on which node\n"
     "  --external-data[=FILE]  write tensors of at least BYTES bytes to FILE, relative to OUT's\n"
     "                          directory (default: OUT's name + '.data')\n"
+    "  --external-data=reference\n"
+    "                          IN's external data is not read: OUT refers to IN's data files\n"
+    "                          (OUT must be in IN's directory or above its data files)\n"
     "  --threshold BYTES       the size from which a tensor goes to FILE (default 1024)\n"
     "  --no-fold               keep small constant shape computations as nodes\n"
     "  --fold-weights          fold each inference BatchNormalization into the Conv, Gemm or\n"
@@ -295,6 +298,14 @@ int cli_convert(int argc, char **argv) {
     return cli_usage_error("convert", "--ir-version takes an IR version >= 3, not '%s'", ir_s);
   if (threshold_s && !parse_int(threshold_s, 0, LLONG_MAX, &threshold))
     return cli_usage_error("convert", "--threshold takes a number of bytes, not '%s'", threshold_s);
+  int by_reference = want_external && external && strcmp(external, "reference") == 0;
+  if (by_reference) {
+    want_external = 0;
+    external = NULL;
+    if (threshold_s) return cli_usage_error("convert", "--threshold does not apply to --external-data=reference");
+    if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0)
+      return cli_usage_error("convert", "--external-data=reference needs IN and OUT to be files");
+  }
   if (threshold_s && !want_external) return cli_usage_error("convert", "--threshold needs --external-data");
   if (profile) {
     if (strcmp(profile, "none") == 0) {
@@ -331,6 +342,11 @@ int cli_convert(int argc, char **argv) {
       free(bytes);
       return cli_fail("convert", s, "reading standard input");
     }
+  } else if (by_reference) { /* the references kept as read: no weight byte is touched */
+    olg_read_options ro = OLG_READ_OPTIONS_INIT;
+    ro.load_external_data = 0;
+    olg_status s = olg_model_read_file(&src, in, &ro);
+    if (s) return cli_read_failed("convert", in, s);
   } else {
     int rc = cli_read_model("convert", in, &src);
     if (rc) return rc;
@@ -380,6 +396,17 @@ int cli_convert(int argc, char **argv) {
     goto done;
   }
   if (rc) goto done;
+
+  if (by_reference) {
+    char in_dir[4096], out_dir[4096];
+    const char *si = strrchr(in, '/'), *so = strrchr(out, '/');
+    snprintf(in_dir, sizeof in_dir, "%.*s", si ? (int)(si == in ? 1 : si - in) : 1, si ? in : ".");
+    snprintf(out_dir, sizeof out_dir, "%.*s", so ? (int)(so == out ? 1 : so - out) : 1, so ? out : ".");
+    if ((s = olg_model_rebase_external_data(dst, in_dir, out_dir))) {
+      rc = cli_fail("convert", s, "referring to %s's external data from %s", in, out);
+      goto done;
+    }
+  }
 
   /* write */
   olg_write_options w = OLG_WRITE_OPTIONS_INIT;
