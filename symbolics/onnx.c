@@ -359,10 +359,12 @@ static olg_status dropout(olg_lower *cx, bool training) {
   if (!olg_lower_arg_is_none(cx, 2)) {
     olg_value tm, ratio = OLG_NO_VALUE, outs[2];
     OLG_TRY(olg_lower_arg_value(cx, 2, &tm));
-    double v;
-    if (!olg__known_scalar(cx, tm, &v) || v != 0) {
+    double v, r;
+    OLG_TRY(in_value(cx, 1, &ratio));
+    /* training with a ratio of 0 drops nothing: the identity, all kept (torch writes it) */
+    bool keeps_all = ratio != OLG_NO_VALUE && olg__known_scalar(cx, ratio, &r) && r == 0;
+    if ((!olg__known_scalar(cx, tm, &v) || v != 0) && !keeps_all) {
       if (!training) return olg_lower_unsupported(cx, "Dropout in training mode", 12);
-      OLG_TRY(in_value(cx, 1, &ratio));
       olg_node_id nd;
       OLG_TRY(olg_lower_emit_begin(cx, "", "Dropout", &nd));
       OLG_TRY(olg_lower_emit_input(cx, nd, x));
@@ -702,11 +704,73 @@ static olg_dtype wider(olg_dtype t, const char *op) {
   }
 }
 
+static bool takes(olg_lower *cx, const char *op, int input, olg_dtype t) {
+  const olg_schema *s = olg__target_schema(cx, op);
+  const olg_formal *f = s ? olg_schema_input_formal(s, input) : NULL;
+  return f && (!f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t));
+}
+
+/* Max/Min of a type the target's version lacks and no wider type holds (64-bit integers):
+ * selected pairwise, Where(Greater(a, b), a, b), exact and broadcasting as Max/Min do. NO when
+ * the target cannot (Where from 9). */
+static olg_status select_pairwise(olg_lower *cx, const olg_node *nd, olg_value *in, int n_in,
+                                  olg_value *out) {
+  bool max = strcmp(nd->op, "Max") == 0;
+  olg_value m = in[0];
+  for (int i = 1; i < n_in; i++) {
+    olg_value c, a = in[i];
+    OLG_TRY(olg__emit2(cx, max ? "Greater" : "Less", m, a, &c));
+    olg_node_id n;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Where", &n));
+    OLG_TRY(olg_lower_emit_input(cx, n, c));
+    OLG_TRY(olg_lower_emit_input(cx, n, m));
+    OLG_TRY(olg_lower_emit_input(cx, n, a));
+    OLG_TRY(olg_lower_emit_end(cx, n, 1, &m));
+  }
+  *out = m;
+  return OLG_OK;
+}
+
+/* Pow whose base or exponent type the target's version lacks, or whose exponent type differs
+ * from the base's before Pow-12 allowed it: computed in double and cast to the base's type.
+ * That is what ONNX Runtime does for a float base and an integer exponent (std::pow promotes
+ * both to double) and, for 8- to 32-bit integer bases, exact (double holds every result that
+ * fits the type). A 64-bit integer base is refused as the pass-through refuses it. */
+static olg_status pow_in_double(olg_lower *cx, olg_node_id src, void *ud, const olg_node *nd,
+                                olg_value b, olg_value e) {
+  olg_dtype tb = olg__dtype(cx, b), te = olg__dtype(cx, e);
+  const olg_schema *ts = olg__target_schema(cx, "Pow");
+  const olg_formal *fb = ts ? olg_schema_input_formal(ts, 0) : NULL;
+  const olg_formal *fe = ts ? olg_schema_input_formal(ts, 1) : NULL;
+  bool same_t = fb && fe && strcmp(fb->type_str, fe->type_str) == 0;
+  if (tb == OLG_UNDEFINED || te == OLG_UNDEFINED ||
+      (takes(cx, "Pow", 0, tb) && takes(cx, "Pow", 1, te) && (!same_t || tb == te)))
+    return olg__sym_onnx_passthrough(cx, src, ud);
+  if (tb == OLG_INT64 || tb == OLG_UINT64 || !takes(cx, "Pow", 0, OLG_DOUBLE) ||
+      !takes(cx, "Cast", 0, tb) || !takes(cx, "Cast", 0, te))
+    return olg__sym_onnx_passthrough(cx, src, ud); /* refused there, naming the opset */
+  (void)nd;
+  OLG_TRY(olg_lower_decompose(cx, "Pow of types this opset's version lacks (computed in double)", -1));
+  olg_value y;
+  OLG_TRY(olg__emit_cast(cx, b, OLG_DOUBLE, &b));
+  OLG_TRY(olg__emit_cast(cx, e, OLG_DOUBLE, &e));
+  OLG_TRY(olg__emit2(cx, "Pow", b, e, &y));
+  OLG_TRY(olg__emit_cast(cx, y, tb, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
   const olg_node *nd = olg__src_node(cx);
   const olg_schema *ts = olg__target_schema(cx, nd->op);
   int n_in = (int)nd->n_args;
   if (!ts || n_in > 64 || nd->n_outputs != 1) return olg__sym_onnx_passthrough(cx, src, ud);
+  if (strcmp(nd->op, "Pow") == 0 && n_in == 2 && nd->args[0].kind == OLG_ARG_VALUE &&
+      nd->args[1].kind == OLG_ARG_VALUE) {
+    olg_value b, e;
+    OLG_TRY(olg_lower_arg_value(cx, 0, &b));
+    OLG_TRY(olg_lower_arg_value(cx, 1, &e));
+    return pow_in_double(cx, src, ud, nd, b, e);
+  }
   olg_value in[64];
   bool cast_any = false;
   olg_dtype out_t = OLG_UNDEFINED;
@@ -721,6 +785,18 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
     olg_dtype w = wider(t, nd->op);
     const olg_schema *cs = olg__target_schema(cx, "Cast");
     const olg_formal *ci = cs ? olg_schema_input_formal(cs, 0) : NULL;
+    bool select = strcmp(nd->op, "Max") == 0 || strcmp(nd->op, "Min") == 0;
+    if (w == OLG_UNDEFINED && select && n_in >= 1 && takes(cx, "Where", 1, t) &&
+        takes(cx, strcmp(nd->op, "Max") == 0 ? "Greater" : "Less", 0, t)) {
+      for (int k = 0; k < n_in; k++) /* every input the same type (Max/Min's T) */
+        if (nd->args[k].kind != OLG_ARG_VALUE) return olg__sym_onnx_passthrough(cx, src, ud);
+      for (int k = 0; k < n_in; k++) OLG_TRY(olg_lower_arg_value(cx, (size_t)k, &in[k]));
+      OLG_TRY(olg_lower_decompose(cx, "Max/Min of a type this opset's version lacks (selected "
+                                      "pairwise by Where)", -1));
+      olg_value y;
+      OLG_TRY(select_pairwise(cx, nd, in, n_in, &y));
+      return olg_lower_bind_output(cx, 0, y);
+    }
     if (w == OLG_UNDEFINED || !olg_schema_formal_allows_dtype(f, w) || !ci ||
         (ci->tensor_dtypes && !olg_schema_formal_allows_dtype(ci, t)))
       return olg__sym_onnx_passthrough(cx, src, ud); /* refused there, naming the opset */
