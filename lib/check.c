@@ -275,16 +275,11 @@ static void check_dups(ck *c, const olg_graph *g) {
     const olg_value_rec *second = &g->values[g->dups.p[i]];
     olg_value fv = olg__graph_lookup(g, second->name);
     const olg_value_rec *first = fv >= 0 ? &g->values[fv] : NULL;
-    if (first) {
-      bool fi = (first->flags & OLG_VF_INPUT) && first->producer < 0 && !(first->flags & OLG_VF_INITIALIZER);
-      bool si = (second->flags & OLG_VF_INPUT) && second->producer < 0 && !(second->flags & OLG_VF_INITIALIZER);
-      bool fz = (first->flags & OLG_VF_INITIALIZER) && !(first->flags & OLG_VF_INPUT) && first->producer < 0;
-      bool sz = (second->flags & OLG_VF_INITIALIZER) && !(second->flags & OLG_VF_INPUT) && second->producer < 0;
-      if ((fi && sz) || (fz && si)) {
-        const olg_value_rec *in = fi ? first : second, *init = fi ? second : first;
-        if (init->init >= 0) check_type_vs_init(c, g, in, g->inits[init->init].t);
-        continue;
-      }
+    if (olg__dup_is_input_default(first, second)) {
+      bool fi = first->flags & OLG_VF_INPUT;
+      const olg_value_rec *in = fi ? first : second, *init = fi ? second : first;
+      if (init->init >= 0) check_type_vs_init(c, g, in, g->inits[init->init].t);
+      continue;
     }
     char a[300], b[300];
     const olg_node *nd = second->producer >= 0 ? &g->nodes[second->producer] : NULL;

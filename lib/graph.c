@@ -449,6 +449,16 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
   }
 }
 
+bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *second) {
+  if (!first || !second || first->producer >= 0 || second->producer >= 0) return false;
+  /* input only, or initializer only: a record that is both (the reader merged the pair) already
+     holds the default, so a further initializer is a second definition */
+  uint32_t io = OLG_VF_INPUT | OLG_VF_INITIALIZER;
+  uint32_t f = first->flags & io, s = second->flags & io;
+  return (f == OLG_VF_INPUT && s == OLG_VF_INITIALIZER) ||
+         (f == OLG_VF_INITIALIZER && s == OLG_VF_INPUT);
+}
+
 olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
                                 olg_value *out) {
   olg_model *m = g->model;

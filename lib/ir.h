@@ -342,6 +342,10 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n);
  * keeps the first, the value is flagged OLG_VF_DUPLICATE and listed in g->dups). */
 olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
                                 olg_value *out);
+/* A second definition of a name (see g->dups) that is the default of a graph input: the one
+ * input and the one initializer of that name, neither produced by a node. olg_check and
+ * olg_legalize exempt exactly these, so that what one refuses the other refuses. */
+bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *second);
 /* A fresh unique name "<base>_<n>" (base may be NULL). */
 const char *olg__graph_unique_name(olg_graph *g, const char *base);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */

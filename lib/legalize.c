@@ -9,6 +9,7 @@
  * folding, identity removal, CSE of Constants, dead nodes) leaves the nodes in topological
  * order. Every pass is linear in the graph. The options and the IR-version table are in
  * legalize_options.c, the lowering context's accessors in lower.c. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,28 @@ static olg_status copy_type(olg_model *m, olg_type *to, const olg_type *from) {
     }
   }
   return OLG_OK; /* nested types (sequence, map, optional) are borrowed from the source */
+}
+
+/* A defect of the source model (what olg_check refuses too): reported as OLG-LOWER-GRAPH on
+ * node nd (NULL: the graph), counted, so that olg_legalize fails with OLG_ERR_INVALID_MODEL and
+ * no front end calls it unsupported or a bug of the library. */
+static olg_status graph_fault(olg_lower *cx, const olg_node *nd, const char *fmt, ...)
+    OLG_PRINTF(3, 4);
+static olg_status graph_fault(olg_lower *cx, const olg_node *nd, const char *fmt, ...) {
+  char buf[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  const olg_node *was = cx->cur_node;
+  olg_node_id was_id = cx->cur;
+  cx->cur_node = nd;
+  if (nd) cx->cur = (olg_node_id)(nd - cx->src->nodes);
+  cx->n_invalid++;
+  olg_status s = olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-GRAPH", OLG_ERR_INVALID_MODEL, buf, -1);
+  cx->cur_node = was;
+  cx->cur = was_id;
+  return s;
 }
 
 /* The lowest opset above `above` at which the registry has a lowering for the node's op;
@@ -234,6 +257,50 @@ static void restate_lowest(olg_lower *cx, olg_node_id id, const olg_node *nd, si
   }
 }
 
+static olg_lower *scopes_find(const olg_lower *cx, const char *name);
+
+/* Defects of the source node itself, refused before its symbolic runs (which would otherwise
+ * emit the defect and blame itself): an input no graph defines, a required input or output
+ * left empty or missing (olg_check's wording). An input of a node that failed upstream is not
+ * a defect: the node is skipped. */
+static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
+  olg_status s = OLG_OK;
+  for (uint32_t i = 0; i < nd->n_args; i++) {
+    const olg_arg *a = &nd->args[i];
+    size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+    for (size_t j = 0; j < n; j++) {
+      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[j];
+      if (v < 0 || (uint32_t)v >= cx->src->n_values || cx->map[v] != OLG_NO_VALUE) continue;
+      const olg_value_rec *r = &cx->src->values[v];
+      if (!olg__reads_by_name(r) || r->type.kind == OLG_TYPE_SPARSE_TENSOR || !*r->name ||
+          scopes_find(cx, r->name))
+        continue;
+      s = graph_fault(cx, nd, "input %u '%s' is not a graph input, an initializer or the output of any node of graph '%s'%s",
+                      i, r->name, cx->src->name, cx->parent ? " or of an enclosing graph" : "");
+    }
+  }
+  if (s || (*nd->domain && strcmp(nd->domain, "ai.onnx") != 0) || cx->cur_src_opset <= 0) return s;
+  const olg_schema *sc = olg_schema_find("", nd->op, cx->cur_src_opset);
+  if (!sc) return OLG_OK; /* an op the opset does not have: the dispatch says so */
+  int nin = (int)nd->n_args, nout = (int)nd->n_outputs;
+  if (nin < sc->min_inputs)
+    return graph_fault(cx, nd, "%s-%d takes at least %d input%s; this node has %d", nd->op,
+                       sc->since_version, sc->min_inputs, sc->min_inputs == 1 ? "" : "s", nin);
+  for (int i = 0; i < nin; i++) {
+    const olg_formal *f = olg_schema_input_formal(sc, i);
+    if (f && f->option == OLG_FORMAL_SINGLE && nd->args[i].kind == OLG_ARG_NONE)
+      return graph_fault(cx, nd, "input %d '%s' of %s-%d is required, but it is empty", i,
+                         f->name, nd->op, sc->since_version);
+  }
+  for (int i = 0; i < nout; i++) {
+    const olg_formal *f = olg_schema_output_formal(sc, i);
+    if (f && f->option == OLG_FORMAL_SINGLE && nd->outputs[i] == OLG_NO_VALUE)
+      return graph_fault(cx, nd, "output %d '%s' of %s-%d is required, but it is empty", i,
+                         f->name, nd->op, sc->since_version);
+  }
+  return OLG_OK;
+}
+
 olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   const olg_node *nd = &cx->src->nodes[id];
   cx->cur = id;
@@ -250,7 +317,9 @@ olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   cx->cur_reported = false;
 
   size_t before = olg_diags_count(cx->diags);
-  olg_status s = dispatch_run(cx, id, nd);
+  olg_status s = node_defects(cx, nd);
+  if (s) return s;
+  s = dispatch_run(cx, id, nd);
   if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT || s == LOWER_SKIPPED) return s;
   if (s) {
     if (!cx->probing) restate_lowest(cx, id, nd, before);
@@ -299,12 +368,10 @@ static olg_status carry_inputs(olg_lower *cx) {
     const olg_value_rec *r = &sg->values[sv];
     if (r->flags & OLG_VF_INITIALIZER) continue; /* an IR < 4 style input with a default */
     if (!r->name || !*r->name) /* a name that is empty (or began with a NUL byte) */
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "input %u of graph '%s' has no name", i,
-                       sg->name);
+      return graph_fault(cx, NULL, "input %u of graph '%s' has no name", i, sg->name);
     const char *defect = cx->parent ? NULL : olg__io_type_defect(&r->type);
     if (defect) /* carried over, it would make a model olg_check refuses */
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "input '%s' of graph '%s' %s", r->name,
-                       sg->name, defect);
+      return graph_fault(cx, NULL, "input '%s' of graph '%s' %s", r->name, sg->name, defect);
     olg_value tv;
     OLG_TRY(olg__graph_add_value(cx->dst, r->name, false, &tv));
     OLG_TRY(copy_type(cx->dst_model, &cx->dst->values[tv].type, &r->type));
@@ -317,8 +384,8 @@ static olg_status carry_inputs(olg_lower *cx) {
     const olg_tensor *st = sg->inits[i].t;
     char why[200];
     if (olg__init_defect(st, why, sizeof why)) /* olg_check would refuse the result */
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "initializer '%s' of graph '%s' %s",
-                       sg->values[sg->inits[i].v].name, sg->name, why);
+      return graph_fault(cx, NULL, "initializer '%s' of graph '%s' %s",
+                         sg->values[sg->inits[i].v].name, sg->name, why);
     olg_tensor *t = olg__arena_dup(cx->dst_model, st, sizeof *t);
     if (!t) return OLG_ERR_NOMEM;
     /* borrowed: data, dims, strings and external-data keys stay the source model's */
@@ -363,11 +430,16 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
     olg_value sv = sg->outputs.p[i];
     const char *name = sg->values[sv].name;
     if (!name || !*name)
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "output %u of graph '%s' has no name", i,
-                       sg->name);
+      return graph_fault(cx, NULL, "output %u of graph '%s' has no name", i, sg->name);
     olg_value tv = cx->map[sv];
-    if (tv == OLG_NO_VALUE)
-      return olg__errf(cx, OLG_ERR_INVALID_MODEL, "graph output '%s' has no lowered value", name);
+    if (tv == OLG_NO_VALUE && olg__reads_by_name(&sg->values[sv]))
+      return graph_fault(cx, NULL, "output '%s' of graph '%s' is not produced by any node, nor an input or initializer%s",
+                         name, sg->name, cx->parent ? " of it or of an enclosing graph" : "");
+    if (tv == OLG_NO_VALUE) { /* its node was not lowered, and said why */
+      const olg_node *p = &sg->nodes[sg->values[sv].producer];
+      return olg__errf(cx, OLG_ERR_STATE, "graph output '%s': node '%s' (%s), which computes it, was not lowered",
+                       name, p->name, p->op);
+    }
     /* a value listed again as an output (IR.md asks names to be defined once, and an output
        entry defines nothing: ONNX allows it): the same target value, listed again */
     olg_value prev = olg__graph_lookup(g, name);
@@ -384,7 +456,7 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
         const olg_value_rec *orr = &g->values[other];
         if ((orr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT)) ||
             olg__is_protected(cx, other) || orr->producer < 0)
-          return olg__errf(cx, OLG_ERR_DUPLICATE, "graph output '%s' clashes with an input or initializer of that name", name);
+          return graph_fault(cx, NULL, "graph output '%s' clashes with an input or initializer of that name", name);
         const char *fresh = olg__graph_unique_name(g, name);
         if (!fresh) return OLG_ERR_NOMEM;
         OLG_TRY(olg__value_rename(g, other, fresh)); /* a generated name that took the source's */
@@ -517,27 +589,26 @@ static olg_status compute_protect(olg_lower *cx) {
  * olg_check does. A graph input with an initializer of the same name (its default) is fine. */
 static olg_status refuse_duplicates(olg_lower *cx) {
   const olg_graph *sg = cx->src;
+  olg_status s = OLG_OK;
   for (uint32_t i = 0; i < sg->dups.n; i++) {
     const olg_value_rec *second = &sg->values[sg->dups.p[i]];
     olg_value fv = olg__graph_lookup(sg, second->name);
     const olg_value_rec *first = fv >= 0 ? &sg->values[fv] : NULL;
-    bool in_init = first && first->producer < 0 && second->producer < 0 &&
-                   ((first->flags | second->flags) & OLG_VF_INPUT) &&
-                   ((first->flags | second->flags) & OLG_VF_INITIALIZER);
-    if (in_init) continue;
-    cx->cur_node = second->producer >= 0 ? &sg->nodes[second->producer] : NULL;
+    if (olg__dup_is_input_default(first, second)) continue;
     char by[300] = "a graph input or initializer";
     if (first && first->producer >= 0) {
       const olg_node *p = &sg->nodes[first->producer];
       snprintf(by, sizeof by, "node '%s' (%s)", p->name, p->op);
+    } else if (first && (first->flags & OLG_VF_INITIALIZER)) {
+      snprintf(by, sizeof by, "an initializer");
+    } else if (first && (first->flags & OLG_VF_INPUT)) {
+      snprintf(by, sizeof by, "a graph input");
     }
-    olg_status s = olg__errf(cx, OLG_ERR_INVALID_MODEL,
-                             "'%s' is defined twice in graph '%s' (first by %s); every name must be defined once (SSA)",
-                             second->name, sg->name, by);
-    cx->cur_node = NULL;
-    return s;
+    s = graph_fault(cx, second->producer >= 0 ? &sg->nodes[second->producer] : NULL,
+                    "'%s' is defined twice in graph '%s' (first by %s); every name must be defined once (SSA)",
+                    second->name, sg->name, by);
   }
-  return OLG_OK;
+  return s;
 }
 
 static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
@@ -643,6 +714,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.cur_node = NULL;
   sub.name_base = NULL;
   sub.n_errors = 0;
+  sub.n_invalid = 0;
   sub.protect = NULL;
   sub.n_protect = 0;
   sub.sub_in_from = NULL;
@@ -653,11 +725,13 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   cx->n_custom = sub.n_custom;
   cx->cap_custom = sub.cap_custom;
   cx->n_errors += sub.n_errors;
+  cx->n_invalid += sub.n_invalid;
   if (sub.n_errors) cx->cur_reported = true; /* the subgraph's nodes said what failed */
   if (s) return s;
   if (n_failed || sub.n_errors)
-    return olg__err(OLG_ERR_UNSUPPORTED, "%zu node(s) of subgraph '%s' could not be lowered",
-                    n_failed, attr);
+    return olg__err(sub.n_invalid ? OLG_ERR_INVALID_MODEL : OLG_ERR_UNSUPPORTED,
+                    "%zu node(s) of subgraph '%s' could not be lowered%s", n_failed, attr,
+                    sub.n_invalid ? ": the subgraph is invalid" : "");
   *out = g;
   return OLG_OK;
 }
@@ -768,9 +842,14 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
     char lost_note[96] = "";
     if (lost) /* the diagnostics could not all be kept: say so, not "see" what is not there */
       snprintf(lost_note, sizeof lost_note, "; %zu diagnostic(s) were lost: out of memory", lost);
-    s = olg__err(OLG_ERR_UNSUPPORTED,
-                 "olg_legalize: %zu node(s) could not be lowered to opset %d%s%s", n_failed,
-                 cx.opset, diags ? " (see the diagnostics)" : "", lost_note);
+    if (cx.n_invalid) /* a defect of the model, not a limit of the library */
+      s = olg__err(OLG_ERR_INVALID_MODEL, "olg_legalize: the model is invalid (%zu defect%s%s)%s",
+                   cx.n_invalid, cx.n_invalid == 1 ? "" : "s",
+                   diags ? "; see the diagnostics" : "", lost_note);
+    else
+      s = olg__err(OLG_ERR_UNSUPPORTED,
+                   "olg_legalize: %zu node(s) could not be lowered to opset %d%s%s", n_failed,
+                   cx.opset, diags ? " (see the diagnostics)" : "", lost_note);
     goto fail;
   }
   bool init_inputs = o.keep_initializers_as_inputs || ir < 4;

@@ -109,6 +109,7 @@ struct olg_lower {
   struct olg_op_use { char op[48]; uint32_t n; } op_uses[16]; /* for "<base>/<Op>_<k>" */
   uint32_t n_op_uses;
   size_t n_errors;        /* error diagnostics added during the call */
+  size_t n_invalid;       /* of those, defects of the source model (OLG-LOWER-GRAPH) */
   bool cur_reported;      /* the current symbolic added an error diagnostic */
   bool cur_decomposed;    /* the current node's lowering is a decomposition */
   bool probing;           /* running a refused node's symbolic at a higher opset, to find the

@@ -34,8 +34,11 @@
  *                                   last error message are reported)
  *   OLG-LOWER-ERROR             [E] a symbolic's own error (olg_lower_error)
  *   OLG-LOWER-NOMEM             [E] memory ran out while lowering the node
- *   OLG-LOWER-GRAPH             [E] the source graph cannot be lowered as a whole (a cycle):
- *                                   the reason, naming the node
+ *   OLG-LOWER-GRAPH             [E] the source model is invalid (a defect olg_check reports
+ *                                   too: a cycle, a name defined twice, a name used but defined
+ *                                   nowhere, a required input or output left empty): the
+ *                                   reason, naming the node; the call fails with
+ *                                   OLG_ERR_INVALID_MODEL
  *   OLG-LOWER-FUNCTION          [E] a call of a model-local function cannot be inlined
  *                                   (recursion, an undefined name in the body, another opset):
  *                                   names the call node and the function

@@ -225,8 +225,10 @@ static void print_diags(const olg_diags *d) {
     for (char *p = msg; *p; p++)
       if (*p == '\n' || *p == '\r') *p = ' ';
     fprintf(stderr, "onnxlegal: convert: %s", msg);
+    /* a defect of the model (OLG-LOWER-GRAPH) is no matter of opsets */
     if (sev == OLG_ERROR && olg_diag_min_opset(d, i) <= 0 &&
-        strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0)
+        strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0 &&
+        strcmp(olg_diag_code(d, i), "OLG-LOWER-GRAPH") != 0)
       fputs(" [no opset from 7 to 27 works]", stderr);
     fputc('\n', stderr);
   }
@@ -386,7 +388,11 @@ int cli_convert(int argc, char **argv) {
   }
   if (s) {
     size_t errors = olg_diags_error_count(d);
-    if (s == OLG_ERR_UNSUPPORTED || s == OLG_ERR_INVALID_MODEL || s == OLG_ERR_TYPE) {
+    if (s == OLG_ERR_INVALID_MODEL && errors) {
+      fprintf(stderr, "onnxlegal: convert: %s is invalid: %zu error%s\n",
+              strcmp(in, "-") == 0 ? "standard input" : in, errors, errors == 1 ? "" : "s");
+      rc = CLI_BAD_MODEL;
+    } else if (s == OLG_ERR_UNSUPPORTED || s == OLG_ERR_INVALID_MODEL || s == OLG_ERR_TYPE) {
       fprintf(stderr, "onnxlegal: convert: %s cannot be converted to opset %lld: %zu error%s\n",
               strcmp(in, "-") == 0 ? "standard input" : in, opset, errors, errors == 1 ? "" : "s");
       rc = CLI_BAD_MODEL;

@@ -493,7 +493,8 @@ def format_diagnostic(d):
     """One line: the library's rendering (node, op, output, target opset, message, the lowest
     opset that works), and for a refusal that names none, that no opset works -- as the CLI."""
     lo = d.get("min_opset")
-    tail = "" if d["severity"] != "error" or lo or d["code"].startswith("OLG-PROFILE-") else (
+    tail = "" if (d["severity"] != "error" or lo or d["code"].startswith("OLG-PROFILE-")
+                  or d["code"] == "OLG-LOWER-GRAPH") else (
         " [no opset from %d to %d works]" % (OPSET_MIN, OPSET_MAX))
     return (d.get("text") or "%s %s: %s" % (d["severity"], d["code"], d["message"])) + tail
 
