@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph_impl.h"
+#include "schema.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Nodes */
@@ -65,6 +66,18 @@ olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
   return OLG_OK;
 }
 
+/* Literal and list arguments are for source-framework nodes (aten, a caller's domain): a node of
+ * a domain ONNX defines (the default domain, ai.onnx.ml) takes values only, so the writer, check
+ * and legalize would each refuse it later; refused here, when the caller can still see where. */
+static olg_status onnx_takes_values_only(olg_graph *g, olg_node_id n, const char *what) {
+  const olg_node *nd = g ? olg__node(g, n) : NULL;
+  if (!nd || !olg_schema_domain_find(nd->domain)) return OLG_OK; /* the add says what is wrong */
+  return olg__err(OLG_ERR_TYPE,
+                  "node '%s' (%s%s%s): an ONNX node takes values only, not %s (a list of values "
+                  "is one argument per value; a literal is an attribute)",
+                  nd->name, *nd->domain ? nd->domain : "", *nd->domain ? "::" : "", nd->op, what);
+}
+
 OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) {
   if (v == OLG_NO_VALUE) return olg_node_arg_none(g, n);
   if (!olg__value(g, v)) return OLG_ERR_INVALID_ARG;
@@ -73,6 +86,8 @@ OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) 
 }
 
 OLG_API olg_status olg_node_arg_values(olg_graph *g, olg_node_id n, const olg_value *v, size_t len) {
+  olg_status refused = onnx_takes_values_only(g, n, "a list of values");
+  if (refused) return refused;
   if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_values: values is NULL");
   for (size_t i = 0; i < len; i++)
     if (v[i] != OLG_NO_VALUE && !olg__value(g, v[i])) return OLG_ERR_INVALID_ARG;
@@ -88,21 +103,29 @@ OLG_API olg_status olg_node_arg_none(olg_graph *g, olg_node_id n) {
 }
 
 OLG_API olg_status olg_node_arg_int(olg_graph *g, olg_node_id n, int64_t v) {
+  olg_status refused = onnx_takes_values_only(g, n, "an int literal");
+  if (refused) return refused;
   olg_arg a = {.kind = OLG_ARG_INT, .u.i = v};
   return olg__node_add_arg(g, n, &a);
 }
 
 OLG_API olg_status olg_node_arg_float(olg_graph *g, olg_node_id n, double v) {
+  olg_status refused = onnx_takes_values_only(g, n, "a float literal");
+  if (refused) return refused;
   olg_arg a = {.kind = OLG_ARG_FLOAT, .u.f = v};
   return olg__node_add_arg(g, n, &a);
 }
 
 OLG_API olg_status olg_node_arg_bool(olg_graph *g, olg_node_id n, int v) {
+  olg_status refused = onnx_takes_values_only(g, n, "a bool literal");
+  if (refused) return refused;
   olg_arg a = {.kind = OLG_ARG_BOOL, .u.i = v != 0};
   return olg__node_add_arg(g, n, &a);
 }
 
 OLG_API olg_status olg_node_arg_string(olg_graph *g, olg_node_id n, const char *s) {
+  olg_status refused = onnx_takes_values_only(g, n, "a string literal");
+  if (refused) return refused;
   if (!g || !s) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_string: NULL argument");
   size_t len = strlen(s);
   const char *p = olg__strndup(g->model, s, len);
@@ -112,6 +135,8 @@ OLG_API olg_status olg_node_arg_string(olg_graph *g, olg_node_id n, const char *
 }
 
 OLG_API olg_status olg_node_arg_ints(olg_graph *g, olg_node_id n, const int64_t *v, size_t len) {
+  olg_status refused = onnx_takes_values_only(g, n, "a list of ints");
+  if (refused) return refused;
   if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_ints: NULL argument");
   int64_t *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
   if (len && !p) return OLG_ERR_NOMEM;
@@ -120,6 +145,8 @@ OLG_API olg_status olg_node_arg_ints(olg_graph *g, olg_node_id n, const int64_t 
 }
 
 OLG_API olg_status olg_node_arg_floats(olg_graph *g, olg_node_id n, const double *v, size_t len) {
+  olg_status refused = onnx_takes_values_only(g, n, "a list of floats");
+  if (refused) return refused;
   if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_floats: NULL argument");
   double *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
   if (len && !p) return OLG_ERR_NOMEM;

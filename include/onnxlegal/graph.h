@@ -195,7 +195,9 @@ OLG_API olg_status olg_value_data(const olg_graph *g, olg_value v, const void **
  *   olg_node_end(g, n, 1, NULL, &y);
  *
  * A node's inputs are its positional arguments. An ONNX-domain node has values only (and
- * OLG_NO_VALUE / none for an omitted optional input) plus named attributes; a source node (a
+ * OLG_NO_VALUE / none for an omitted optional input) plus named attributes: a list of values or
+ * a literal on a node of a domain ONNX defines ("", "ai.onnx", "ai.onnx.ml") fails at once with
+ * OLG_ERR_TYPE, and the node can still be finished with its values; a source node (a
  * framework's op, e.g. domain "aten") has positional arguments as the framework's op schema
  * lists them: values, value lists, or literals. */
 

@@ -114,6 +114,52 @@ TEST(bad_arguments) {
   olg_model_free(m);
 }
 
+/* An ONNX node takes values only: a list of values or a literal is refused when it is added
+ * (it was written without complaint, and only check and legalize refused it; issue 30, item 6);
+ * the node can still be finished with its values, and then writes and checks. A source node
+ * (aten) takes both. */
+static size_t written;
+static int count_bytes(void *ud, const void *data, size_t n) {
+  (void)data;
+  *(size_t *)ud += n;
+  return 0;
+}
+
+TEST(onnx_node_refuses_lists_and_literals) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 13));
+  olg_graph *g = olg_model_graph(m);
+  CHECK_OK(olg_graph_set_name(g, "g"));
+  const int64_t dims[1] = {2};
+  olg_value a, b, y;
+  CHECK_OK(olg_graph_add_input(g, "a", OLG_FLOAT, 1, dims, NULL, &a));
+  CHECK_OK(olg_graph_add_input(g, "b", OLG_FLOAT, 1, dims, NULL, &b));
+  olg_node_id n;
+  CHECK_OK(olg_node_begin(g, "", "Sum", "sum", &n));
+  CHECK_STATUS(olg_node_arg_values(g, n, (const olg_value[]){a, b}, 2), OLG_ERR_TYPE);
+  CHECK(strstr(olg_last_error(), "node 'sum' (Sum)") != NULL);
+  CHECK(strstr(olg_last_error(), "a list of values") != NULL);
+  CHECK_STATUS(olg_node_arg_int(g, n, 1), OLG_ERR_TYPE);
+  CHECK_STATUS(olg_node_arg_ints(g, n, dims, 1), OLG_ERR_TYPE);
+  CHECK_STATUS(olg_node_arg_float(g, n, 1), OLG_ERR_TYPE);
+  CHECK_STATUS(olg_node_arg_string(g, n, "x"), OLG_ERR_TYPE);
+  CHECK_OK(olg_node_arg_value(g, n, a));
+  CHECK_OK(olg_node_arg_value(g, n, b));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+  CHECK_OK(olg_value_set_type(g, y, OLG_FLOAT, 1, dims, NULL));
+  CHECK_OK(olg_graph_add_output(g, y));
+  CHECK_OK(olg_check(m, NULL, NULL));
+  CHECK_OK(olg_model_write_callback(m, count_bytes, &written, NULL));
+  CHECK(written > 0);
+  CHECK_OK(olg_node_begin(g, "ai.onnx.ml", "Imputer", "imp", &n));
+  CHECK_STATUS(olg_node_arg_values(g, n, (const olg_value[]){a}, 1), OLG_ERR_TYPE);
+  CHECK_OK(olg_node_begin(g, "aten", "cat", "cat", &n));
+  CHECK_OK(olg_node_arg_values(g, n, (const olg_value[]){a, b}, 2));
+  CHECK_OK(olg_node_arg_int(g, n, 0));
+  olg_model_free(m);
+}
+
 static int released;
 static void release_cb(void *ud, const void *data, size_t n) {
   (void)n;
