@@ -3,8 +3,8 @@
  * the writer and the reader. `make bench-nesting` prints one line per size and, from the
  * second size of a kind on, the growth per doubling of each stage's time (2.0 is linear, 4.0
  * quadratic). Each stage is repeated until it has used 0.2 s of CPU, so that small sizes are
- * measured too. The text printer, writer and reader refuse subgraphs nested deeper than about
- * 60 (OLG_PB_MAX_DEPTH, TEXT_MAX_DEPTH): their times past that are of the refusal. */
+ * measured too. Every stage refuses subgraphs nested deeper than OLG_MAX_SUBGRAPH_DEPTH (50):
+ * times past that are of the refusal. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>

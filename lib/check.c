@@ -462,8 +462,7 @@ static void check_subgraphs(ck *c, olg_graph *g, const scope *sc, olg_node_id n,
     /* checking recurses into subgraphs: bounded here rather than by the stack */
     int64_t opset = olg__domain_opset(c->m, nd->domain ? nd->domain : "");
     olg__ck_report(c, OLG_ERROR, "OLG-CHECK-DEPTH", nd, opset,
-           "the subgraphs of this node are nested more than %d graphs deep; the library follows at most %d",
-           OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
+           "the subgraphs of this node are " OLG_DEPTH_WORDS, OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
     if (!c->fatal) c->fatal = OLG_ERR_LIMIT;
     c->stop = true;
     return;

@@ -378,7 +378,8 @@ done:
 /* dg (empty, of x->dm) becomes sg with every call expanded. */
 static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int depth) {
   if (depth > OLG_MAX_GRAPH_DEPTH)
-    return olg__err(OLG_ERR_LIMIT, "subgraphs nested deeper than %d", OLG_MAX_GRAPH_DEPTH);
+    return olg__err(OLG_ERR_LIMIT, "the subgraphs are " OLG_DEPTH_WORDS, OLG_MAX_GRAPH_DEPTH,
+                    OLG_MAX_GRAPH_DEPTH);
   olg_model *m = x->dm;
   olg_status s;
   dg->name = sg->name;

@@ -570,8 +570,8 @@ olg_status olg__infer_subgraph(olg_icx *cx, olg_graph *sub) {
   int depth = cx->depth + 1;
   if (depth > OLG_MAX_GRAPH_DEPTH) {
     char msg[256];
-    snprintf(msg, sizeof msg, "the subgraphs of this node are nested more than %d graphs deep; the library follows at most %d",
-             OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
+    snprintf(msg, sizeof msg, "the subgraphs of this node are " OLG_DEPTH_WORDS, OLG_MAX_GRAPH_DEPTH,
+             OLG_MAX_GRAPH_DEPTH);
     if (cx->diags) {
       olg_status ds = olg__diags_add_node(cx->diags, OLG_ERROR, "OLG-CHECK-DEPTH", cx->g, cx->nd,
                                           cx->opset, msg);

@@ -313,10 +313,10 @@ typedef struct olg_model {
   const void *extra; /* serializer's: training_info, configuration, unknown fields */
 } olg_model;
 
-/* How deep subgraphs may nest (a subgraph of a subgraph ... of the main graph) for the passes
- * that recurse into them (check, inference, legalize): deeper is refused with OLG_ERR_LIMIT, so
- * that no input can exhaust the stack. The reader refuses far shallower files already. */
-#define OLG_MAX_GRAPH_DEPTH 1000
+/* How deep subgraphs may nest (graph.h: OLG_MAX_SUBGRAPH_DEPTH), the same for every stage, and
+ * the words of every refusal (two %d: the limit, twice), after "the subgraphs of ... are". */
+#define OLG_MAX_GRAPH_DEPTH OLG_MAX_SUBGRAPH_DEPTH
+#define OLG_DEPTH_WORDS "nested more than %d graphs deep; the library follows at most %d (OLG_MAX_SUBGRAPH_DEPTH)"
 
 /* ---- internal helpers shared by the library ---- */
 

@@ -692,8 +692,8 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   /* lowering a subgraph recurses (symbolic -> subgraph -> symbolic): bounded, not the stack */
   int depth = cx->depth + 1;
   if (depth > OLG_MAX_GRAPH_DEPTH)
-    return olg__errf(cx, OLG_ERR_LIMIT, "subgraph '%s' is nested more than %d graphs deep; the library follows at most %d",
-                     attr ? attr : "?", OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
+    return olg__errf(cx, OLG_ERR_LIMIT, "the subgraphs of this node are " OLG_DEPTH_WORDS,
+                     OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
   olg_graph *g;
   OLG_TRY(olg_model_new_subgraph(cx->dst_model, &g));
   g->parent = cx->dst; /* for the inference of outer references; attaching sets it again */

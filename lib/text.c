@@ -20,10 +20,9 @@
 #include "ir.h"
 #include "printer.h"
 
-/* Subgraphs nest through attributes, and are printed by recursion: the reader bounds nesting
- * (about 60 levels, see OLG_PB_MAX_DEPTH), this bounds it for a model built through the API,
- * with an error. Types nest too, but as a chain: printed by a loop, to any depth. */
-#define TEXT_MAX_DEPTH 64
+/* Subgraphs nest through attributes, and are printed by recursion: bounded by the one limit of
+ * every stage (OLG_MAX_GRAPH_DEPTH), with its words. Types nest too, but as a chain: printed by
+ * a loop, to any depth. */
 
 /* ---------------------------------------------------------------------------------------- */
 /* The buffered sink */
@@ -670,9 +669,9 @@ static void put_comment_lines(olg_out *o, const char *text, int indent) {
 static olg_status put_graph(text_cx *cx, const olg_graph *g, const char *name, bool is_main,
                             int indent, int depth) {
   olg_out *o = &cx->out;
-  if (depth > TEXT_MAX_DEPTH)
-    return olg__err(OLG_ERR_LIMIT, "olg_model_print_text: subgraphs nest deeper than %d (graph '%s')",
-                    TEXT_MAX_DEPTH, g->name ? g->name : "");
+  if (depth > OLG_MAX_GRAPH_DEPTH)
+    return olg__err(OLG_ERR_LIMIT, "olg_model_print_text: graph '%s': the subgraphs are " OLG_DEPTH_WORDS,
+                    g->name ? g->name : "", OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
   if (is_main) put_id(o, name);
   else olg__out_str(o, name);
   olg__out_str(o, " (");

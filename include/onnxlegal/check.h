@@ -67,6 +67,7 @@
  *                                   Runtime accept it; Flatten's they refuse: ATTR-VALUE): the message names the opset that allows
  *                                   it and the fix, rank-k ([E] with strict; convert rewrites it)
  *   OLG-CHECK-DEPTH             [E] subgraphs nested deeper than the library follows
+ *                                   (OLG_MAX_SUBGRAPH_DEPTH, the limit of every stage)
  *   OLG-CHECK-ATTR-DUPLICATE    [E] an attribute given twice on one node
  *   OLG-CHECK-ATTR-REF          [E] an attribute that refers to a function's attribute
  *                                   (ref_attr_name) outside a function body

@@ -28,6 +28,14 @@ typedef int32_t olg_node_id; /* a node's id in its graph */
 #define OLG_RANK_UNKNOWN (-1)
 #define OLG_DIM_UNKNOWN (-1) /* a dim that is neither a number nor a symbolic name */
 
+/* How deep subgraphs may nest: the bodies of the main graph's nodes are at depth 1, their
+ * nodes' bodies at depth 2, and so on. One limit for every stage -- the reader, olg_check
+ * (OLG-CHECK-DEPTH), shape inference, olg_legalize, the writers and the text printer -- each
+ * refusing deeper with OLG_ERR_LIMIT and the words "nested more than 50 graphs deep", so that
+ * what one stage accepts the next can handle. It is what the protobuf reader's message nesting
+ * (192 messages, 3 per level) allows with room left for the deepest body's types. */
+#define OLG_MAX_SUBGRAPH_DEPTH 50
+
 /* The IR version written when the caller sets none: the newest this library knows. */
 #define OLG_IR_VERSION_LATEST 13
 

@@ -20,9 +20,11 @@
 
 #include "ir.h"
 
-/* Nesting limit of protobuf messages (reader and writer): the main graph is at depth 1, and each
- * level of subgraph adds 3 (GraphProto > NodeProto > AttributeProto > GraphProto), so this allows
- * about 60 levels of subgraphs with their types. Recursion stays far from the stack's limit. */
+/* Nesting limit of protobuf messages (reader and writer): the main graph is at depth 2, and each
+ * level of subgraph adds 3 (GraphProto > NodeProto > AttributeProto > GraphProto). Subgraphs are
+ * bounded first by the one limit of every stage, OLG_MAX_SUBGRAPH_DEPTH (50 levels: 152
+ * messages), which leaves 40 for the deepest body's types and tensors. Recursion stays far from
+ * the stack's limit. */
 #define OLG_PB_MAX_DEPTH 192
 
 /* Wire types. */

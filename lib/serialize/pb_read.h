@@ -39,6 +39,7 @@ typedef struct rd {
   bool load_ext;
   ext_file *ext;
   int depth;
+  int graphs; /* GraphProtos open: the subgraph depth is one less */
   char *scratch; /* NUL-terminated copy of a name, for lookups */
   size_t scratch_cap;
   rpos at;

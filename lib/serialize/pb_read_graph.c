@@ -875,14 +875,20 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
 }
 
 olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g) {
+  /* the one nesting limit of every stage, with its words: what is read, check and legalize take */
+  if (r->graphs > OLG_MAX_GRAPH_DEPTH)
+    return olg__err(OLG_ERR_LIMIT, "byte %zu: the subgraphs are " OLG_DEPTH_WORDS,
+                    olg__pbr_off(r, fg->p), OLG_MAX_GRAPH_DEPTH, OLG_MAX_GRAPH_DEPTH);
   olg_status s = olg__pbr_enter(r, fg->p, DESC(graph_proto));
   if (s) return s;
+  r->graphs++;
   gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
   rpos outer = r->at; /* a subgraph's messages name it; its parent's resume after it */
   s = rd_graph_body(r, &gs, fg);
   gs_free(r, &gs);
   if (!s) {
     r->depth--;
+    r->graphs--;
     r->at = outer;
   }
   return s;

@@ -112,7 +112,63 @@ def test_the_cases_are_fuzz_regressions():
         assert [n.name for n in got.graph.node] == [n.name for n in m.graph.node], name
 
 
+
+
+# ---- one nesting limit for every stage (issue 30, item 5) ---------------------------------------
+
+LIMIT = 50  # OLG_MAX_SUBGRAPH_DEPTH (include/onnxlegal/graph.h)
+
+
+def _nested_if(depth):
+    """If nested `depth` deep: each then_branch holds the next If, the innermost then_branch and
+    every else_branch pass the outer x through."""
+    def passing(name):
+        return helper.make_graph([helper.make_node("Identity", ["x"], [name + "_y"], name=name)],
+                                 name, [], [_vi(name + "_y")])
+    inner = passing("then_%d" % depth)
+    for k in range(depth - 1, 0, -1):
+        node = helper.make_node("If", ["c"], ["y_%d" % k], name="if_%d" % k,
+                                then_branch=inner, else_branch=passing("else_%d" % (k + 1)))
+        inner = helper.make_graph([node], "then_%d" % k, [], [_vi("y_%d" % k)])
+    top = helper.make_node("If", ["c"], ["y"], name="if_0", then_branch=inner,
+                           else_branch=passing("else_1"))
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    g = helper.make_graph([top], "main", [c, _vi("x")], [_vi("y")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+@pytest.mark.parametrize("depth", [LIMIT, LIMIT + 1, 100])
+def test_every_stage_takes_or_refuses_the_same_nesting(depth, tmp_path):
+    """At the limit every command succeeds and the converted model reads back; past it every
+    command refuses, exit 1, with the same words naming the limit."""
+    path = tmp_path / "nested.onnx"
+    path.write_bytes(_nested_if(depth).SerializeToString())
+    out = tmp_path / "out.onnx"
+    for args in (["check", path], ["convert", path, out, "--opset", "17"], ["print", path],
+                 ["copy", path, tmp_path / "copy.onnx"], ["info", path]):
+        r = subprocess.run([TOOL, *map(str, args)], capture_output=True, text=True)
+        if depth <= LIMIT:
+            assert r.returncode == 0, (args[0], r.stdout[-500:], r.stderr)
+        else:
+            assert r.returncode == 1, (args[0], r.returncode, r.stderr)
+            assert "nested more than %d graphs deep" % LIMIT in r.stdout + r.stderr, (args[0], r.stderr)
+    if depth <= LIMIT:
+        r = subprocess.run([TOOL, "check", str(out)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_nesting_cases_are_fuzz_regressions():
+    for depth in (LIMIT, LIMIT + 1):
+        path = os.path.join(REGRESSIONS, "refusal-nested-if-%d" % depth)
+        assert os.path.exists(path), path
+
+
 if __name__ == "__main__":  # writes the fuzz regressions
     for name, (m, _, _) in CASES.items():
         with open(os.path.join(REGRESSIONS, "refusal-" + name), "wb") as f:
             f.write(m.SerializeToString())
+    for depth in (LIMIT, LIMIT + 1):
+        with open(os.path.join(REGRESSIONS, "refusal-nested-if-%d" % depth), "wb") as f:
+            f.write(_nested_if(depth).SerializeToString())

@@ -1,6 +1,8 @@
-/* Nesting and size limits: If nested 10,000 deep through the API ends in OLG_ERR_LIMIT from
- * check, inference and legalize (no stack overflow, also under ASan), the same at 200 deep ends
- * in a result; a 1,000,000-node chain goes through all three. Speed: bench/nesting.c. */
+/* Nesting and size limits: one nesting limit for every stage (OLG_MAX_SUBGRAPH_DEPTH, issue 30
+ * item 5). If nested that deep through the API checks, infers, converts, writes, reads back and
+ * prints; one level deeper (and 100, 10,000 deep) every stage refuses with OLG_ERR_LIMIT and the
+ * same words (no stack overflow, also under ASan). A 1,000,000-node chain goes through check,
+ * inference and legalize. Speed: bench/nesting.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,48 @@
 #include "../harness.h"
 #include "../nested_if.h"
 #include "ir.h"
+
+struct membuf {
+  unsigned char *p;
+  size_t n, cap;
+};
+static int mem_sink(void *ud, const void *data, size_t n) {
+  struct membuf *b = ud;
+  if (b->n + n > b->cap) {
+    size_t cap = (b->n + n) * 2;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p) return -1;
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, data, n);
+  b->n += n;
+  return 0;
+}
+
+/* the words of every stage's refusal, naming the limit */
+static bool says_limit(const char *msg) {
+  char want[64];
+  snprintf(want, sizeof want, "nested more than %d graphs deep", OLG_MAX_SUBGRAPH_DEPTH);
+  return strstr(msg, want) != NULL;
+}
+
+/* The writer and the text printer: the model at the limit is written, read back and printed;
+ * deeper, both refuse with the words of the other stages. */
+static void check_write_print(olg_model *m, olg_status want) {
+  struct membuf b = {0};
+  CHECK_EQ(olg_model_write_callback(m, mem_sink, &b, NULL), want);
+  if (want) CHECK(says_limit(olg_last_error()));
+  else {
+    olg_model *back = NULL;
+    CHECK_OK(olg_model_read_memory(&back, b.p, b.n, NULL));
+    olg_model_free(back);
+  }
+  b.n = 0;
+  CHECK_EQ(olg_model_print_text(m, mem_sink, &b), want);
+  if (want) CHECK(says_limit(olg_last_error()));
+  free(b.p);
+}
 
 static void check_depth(long depth, olg_status want) {
   olg_model *m = NULL;
@@ -21,7 +65,8 @@ static void check_depth(long depth, olg_status want) {
     bool named = false; /* the diagnostic names the node whose subgraphs go too deep */
     for (size_t i = 0; i < olg_diags_count(d); i++)
       named = named || (strcmp(olg_diag_code(d, i), "OLG-CHECK-DEPTH") == 0 &&
-                        strcmp(olg_diag_op(d, i), "If") == 0 && *olg_diag_node(d, i));
+                        strcmp(olg_diag_op(d, i), "If") == 0 && *olg_diag_node(d, i) &&
+                        says_limit(olg_diag_message(d, i)));
     CHECK(named);
   }
   co.full = 0;
@@ -34,8 +79,12 @@ static void check_depth(long depth, olg_status want) {
   olg_model *out = NULL;
   olg_status s = olg_legalize(m, r, &lo, &out, NULL);
   CHECK_EQ(s, want);
-  if (want) CHECK(strstr(olg_last_error(), "nested more than") != NULL);
-  else CHECK_OK(olg_check(out, &co, NULL));
+  if (want) CHECK(says_limit(olg_last_error()));
+  else {
+    CHECK_OK(olg_check(out, &co, NULL));
+    check_write_print(out, OLG_OK);
+  }
+  check_write_print(m, want);
   olg_model_free(out);
   olg_registry_free(r);
   olg_diags_free(d);
@@ -43,8 +92,10 @@ static void check_depth(long depth, olg_status want) {
 }
 
 TEST(depth_nested_if_10000_refused) { check_depth(10000, OLG_ERR_LIMIT); }
-TEST(depth_nested_if_1001_refused) { check_depth(OLG_MAX_GRAPH_DEPTH + 1, OLG_ERR_LIMIT); }
-TEST(depth_nested_if_200_lowered) { check_depth(200, OLG_OK); }
+TEST(depth_nested_if_100_refused) { check_depth(100, OLG_ERR_LIMIT); }
+TEST(depth_nested_if_past_limit_refused) { check_depth(OLG_MAX_SUBGRAPH_DEPTH + 1, OLG_ERR_LIMIT); }
+TEST(depth_nested_if_at_limit_lowered) { check_depth(OLG_MAX_SUBGRAPH_DEPTH, OLG_OK); }
+TEST(depth_one_limit_for_every_stage) { CHECK_EQ(OLG_MAX_GRAPH_DEPTH, OLG_MAX_SUBGRAPH_DEPTH); }
 
 TEST(depth_flat_chain_1000000) {
   olg_model *m;
@@ -79,8 +130,9 @@ TEST(depth_flat_chain_1000000) {
 }
 
 /* Linear in the nesting depth, counted rather than timed: the probes of the name maps and memo
- * tables (olg__probes) that check (full), inference and legalize make on If nested 250 and 1000 deep.
- * Linear work grows 4x from one to the other, quadratic work 16x; the bound allows 5x. */
+ * tables (olg__probes) that check (full), inference and legalize make on If nested 6 and 48 deep
+ * (within the nesting limit). Linear work grows 8x from one to the other, quadratic work 64x;
+ * the bound allows 12x (legalize measures about 10x at these small depths). */
 enum { STAGE_CHECK, STAGE_INFER, STAGE_LEGALIZE };
 
 static void probes_at(long depth, int stage, uint64_t *n) {
@@ -105,12 +157,13 @@ static void probes_at(long depth, int stage, uint64_t *n) {
 
 static void check_linear(int stage) {
   uint64_t a = 0, b = 0;
-  probes_at(250, stage, &a);
-  probes_at(1000, stage, &b);
-  if (getenv("OLG_PRINT_PROBES") || b > 5 * a) fprintf(stderr, "  probes at depth 250: %llu, at 1000: %llu\n",
-                         (unsigned long long)a, (unsigned long long)b);
+  probes_at(6, stage, &a);
+  probes_at(48, stage, &b);
+  if (getenv("OLG_PRINT_PROBES") || b > 12 * a)
+    fprintf(stderr, "  probes at depth 6: %llu, at 48: %llu\n", (unsigned long long)a,
+            (unsigned long long)b);
   CHECK(a > 0);
-  CHECK(b <= 5 * a);
+  CHECK(b <= 12 * a); /* linear: 8x, quadratic: 64x */
 }
 
 TEST(depth_linear_work_check) { check_linear(STAGE_CHECK); }

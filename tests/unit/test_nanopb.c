@@ -837,18 +837,18 @@ TEST(nanopb_refusals) {
   /* nesting: refused where the default writer refuses (what the reader could not read back) */
   CHECK_OK(olg_model_new(&m, NULL));
   CHECK_OK(nest(m, olg_model_graph(m), 70));
-  EXPECT_REFUSED(m, OLG_ERR_LIMIT, "nested deeper than");
+  EXPECT_REFUSED(m, OLG_ERR_LIMIT, "nested more than 50 graphs deep");
   olg_model_free(m);
 }
 
 TEST(nanopb_deep_nesting_same_bytes) {
-  /* 60 levels of subgraphs (180 messages deep, just under the limit), each with a tensor
+  /* subgraphs as deep as every stage allows (OLG_MAX_SUBGRAPH_DEPTH), each with a tensor
    * attribute whose packed int64 data is re-encoded at every level above it */
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
   olg_graph *g = olg_model_graph(m);
   static const int64_t vals[4] = {-1, 1, INT64_MIN, 300};
-  for (int i = 0; i < 60; i++) {
+  for (int i = 0; i < OLG_MAX_SUBGRAPH_DEPTH; i++) {
     olg_graph *sub;
     olg_node_id n;
     CHECK_OK(olg_model_new_subgraph(m, &sub));

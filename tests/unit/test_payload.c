@@ -569,14 +569,14 @@ TEST(printers_bound_their_depth) {
   CHECK_OK(nest(m, 10000, &in));
   pbuf out = {0};
   CHECK_STATUS(olg_model_print_text(m, pbuf_sink, &out), OLG_ERR_LIMIT);
-  CHECK(strstr(olg_last_error(), "subgraphs nest deeper than") != NULL);
+  CHECK(strstr(olg_last_error(), "nested more than 50 graphs deep") != NULL);
   pbuf_free(&out);
   CHECK_OK(olg_model_print_dot(m, pbuf_sink, &out));
   pbuf_free(&out);
   olg_model_free(m);
-  /* 60 levels, as deep as the reader goes: printed */
+  /* as deep as every stage goes (OLG_MAX_SUBGRAPH_DEPTH): printed */
   CHECK_OK(olg_model_new(&m, NULL));
-  CHECK_OK(nest(m, 60, &in));
+  CHECK_OK(nest(m, OLG_MAX_SUBGRAPH_DEPTH, &in));
   CHECK_OK(olg_model_print_text(m, pbuf_sink, &out));
   pbuf_free(&out);
   olg_model_free(m);

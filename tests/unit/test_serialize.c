@@ -1234,8 +1234,11 @@ static olg_status nest_api(olg_model *m, olg_graph *g, int levels) {
 
 TEST(serialize_nesting_limits) {
   pbuf b;
-  nested_model(&b, 200);
-  REFUSED(&b, OLG_ERR_LIMIT, "nested deeper than");
+  nested_model(&b, 200); /* the one nesting limit of every stage (OLG_MAX_SUBGRAPH_DEPTH) */
+  REFUSED(&b, OLG_ERR_LIMIT, "nested more than 50 graphs deep");
+  pbuf_free(&b);
+  nested_model(&b, OLG_MAX_SUBGRAPH_DEPTH + 1);
+  REFUSED(&b, OLG_ERR_LIMIT, "nested more than 50 graphs deep");
   pbuf_free(&b);
   nested_model(&b, 50);
   CHECK_ROUND_TRIP(&b);
