@@ -153,6 +153,7 @@ SIGNATURES = {
     "olg_write_options_free": (None, [c_void_p]),
     "olg_write_options_set_external_data": (c_int, [c_void_p, c_char_p, c_uint64]),
     "olg_write_options_set_external_data_dir": (c_int, [c_void_p, c_char_p]),
+    "olg_model_rebase_external_data": (c_int, [c_void_p, c_char_p, c_char_p]),
     "olg_model_write_file": (c_int, [c_void_p, c_char_p, c_void_p]),
     "olg_model_write_fd": (c_int, [c_void_p, c_int, c_void_p]),
     "olg_model_write_callback": (c_int, [c_void_p, WRITE_FN, c_void_p, c_void_p]),
