@@ -10,6 +10,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)}, /* 8-/16-bit ints: wider, wrapped */
     {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
+    {"", "Gemm", olg__sym_onnx_gemm, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},          /* no C: a zero C */
     {"", "Equal", olg__sym_onnx_compare, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},       /* floats: from 11 */
     {"", "GreaterOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "IsInf", olg__sym_onnx_isinf, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},

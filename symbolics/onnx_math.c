@@ -6,7 +6,8 @@
  *   and wrapped to the type as C and ONNX Runtime's kernels wrap it;
  * - Equal of floats below 11, GreaterOrEqual/LessOrEqual below 12: olg__emit_compare;
  * - IsNaN below 9: olg__emit_isnan; IsInf below 10: compared with the dtype's largest finite
- *   value.
+ *   value;
+ * - Gemm without C below 11 (C was required): a zero C.
  * Each is registered at 7 and handed back to the pass-through (native) where the op or type
  * starts (opsets/opsetNN.c). */
 #include <float.h>
@@ -15,6 +16,9 @@
 
 #include "emit.h"
 #include "emit_math.h"
+#include "emit_src.h"
+#include "../lib/lower.h"
+#include "../lib/schema.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -133,5 +137,33 @@ olg_status olg__sym_onnx_isinf(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_isnan(cx, x, &m));
     OLG_TRY(olg__emit2(cx, "And", y, m, &y));
   }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Gemm without C (optional from 11) at a target whose Gemm requires it: C is a zero of the
+ * output's type, shape [1] (broadcast), so alpha * A' * B' + beta * 0 is the same product. */
+olg_status olg__sym_onnx_gemm(olg_lower *cx, olg_node_id src, void *ud) {
+  const olg_schema *ts = olg__target_schema(cx, "Gemm");
+  bool has_c = olg_lower_arg_count(cx) >= 3 && !olg_lower_arg_is_none(cx, 2);
+  if (has_c || !ts || ts->min_inputs < 3) return olg__sym_onnx_passthrough(cx, src, ud);
+  olg_value a, b, c, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &a));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &b));
+  olg_dtype t = olg__dtype(cx, a);
+  if (t == OLG_UNDEFINED) return olg__sym_onnx_passthrough(cx, src, ud);
+  static const uint8_t zero[16];
+  const int64_t one = 1;
+  size_t bytes = (size_t)(olg_dtype_bits(t) + 7) / 8;
+  if (!bytes || bytes > sizeof zero) return olg__sym_onnx_passthrough(cx, src, ud);
+  OLG_TRY(olg_lower_emit_const(cx, t, 1, &one, zero, bytes, &c));
+  const olg_node *nd = olg__src_node(cx);
+  olg_node_id n;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Gemm", &n));
+  OLG_TRY(olg_lower_emit_input(cx, n, a));
+  OLG_TRY(olg_lower_emit_input(cx, n, b));
+  OLG_TRY(olg_lower_emit_input(cx, n, c));
+  for (uint32_t i = 0; i < nd->n_attrs; i++)
+    OLG_TRY(olg__node_add_attr(olg_lower_target(cx), n, &nd->attrs[i]));
+  OLG_TRY(olg_lower_emit_end(cx, n, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
 }

@@ -265,6 +265,7 @@ OLG_SYMBOLIC(olg__sym_dropout);       /* dropout, feature_dropout, alpha_dropout
 
 /* ---- ONNX elementwise ops below their opset or type (symbolics/onnx_math.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_mod);        /* Mod below 10 */
+OLG_SYMBOLIC(olg__sym_onnx_gemm);       /* Gemm without C below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_int_arith);  /* Add/Sub/Mul/Div of 8-/16-bit integers below 14 */
 OLG_SYMBOLIC(olg__sym_onnx_compare);    /* Equal of floats < 11, GreaterOrEqual/LessOrEqual < 12 */
 OLG_SYMBOLIC(olg__sym_onnx_isnan);      /* IsNaN below 9 */
