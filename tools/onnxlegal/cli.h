@@ -9,6 +9,12 @@
 
 #include "onnxlegal/onnxlegal.h"
 
+/* The target opsets as text, from the one place they are written (registry.h). */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+#define CLI_OPSETS CLI_STR(OLG_LOWER_OPSET_MIN) ".." CLI_STR(OLG_LOWER_OPSET_MAX)
+#define CLI_OPSETS_TO CLI_STR(OLG_LOWER_OPSET_MIN) " to " CLI_STR(OLG_LOWER_OPSET_MAX)
+
 enum {
   CLI_OK = 0,
   CLI_BAD_MODEL = 1, /* the model is malformed or breaks a rule (parse, invalid, limit) */

@@ -15,7 +15,7 @@ static const char usage[] =
     "                         [--no-fold] [--fold-weights] [--no-decompose]\n"
     "                         [--report FILE.json]\n"
     "\n"
-    "Converts the model IN to opset N (7..27) of the default ONNX domain, up or down, and writes\n"
+    "Converts the model IN to opset N (" CLI_OPSETS ") of the default ONNX domain, up or down, and writes\n"
     "it to OUT. Each node is kept, re-encoded (the same meaning in the target's encoding) or\n"
     "decomposed exactly into ops of the target opset; a node that cannot be expressed there is\n"
     "refused, and every refusal of the model is listed on standard error with its node, op,\n"
@@ -229,7 +229,7 @@ static void print_diags(const olg_diags *d) {
     if (sev == OLG_ERROR && olg_diag_min_opset(d, i) <= 0 &&
         strncmp(olg_diag_code(d, i), "OLG-PROFILE-", 12) != 0 &&
         strcmp(olg_diag_code(d, i), "OLG-LOWER-GRAPH") != 0)
-      fputs(" [no opset from 7 to 27 works]", stderr);
+      fputs(" [no opset from " CLI_OPSETS_TO " works]", stderr);
     fputc('\n', stderr);
   }
   if (olg_diags_lost(d))

@@ -17,7 +17,7 @@ static const char usage[] =
     "\n"
     "Without:\n"
     "Prints the coverage matrix of the built-in symbolics, computed from the registry: for each\n"
-    "op, the target opsets (7 to 27) where it lowers natively (N), by an exact decomposition\n"
+    "op, the target opsets (" CLI_OPSETS_TO ") where it lowers natively (N), by an exact decomposition\n"
     "(D), or not at all (.). --opset N lists how each op lowers at opset N, and the lowest opset\n"
     "that works where it does not. --markdown prints the matrix as the Markdown of docs/ops.md.\n"
     "--domain D keeps the ops of one domain (\"onnx\" for the default ONNX domain).\n"
