@@ -424,8 +424,9 @@ olg_status olg__emit_clip(olg_lower *cx, olg_value x, olg_value lo, olg_value hi
   double l = -INFINITY, h = INFINITY;
   bool dyn = (lo != OLG_NO_VALUE && !olg__known_scalar(cx, lo, &l)) ||
              (hi != OLG_NO_VALUE && !olg__known_scalar(cx, hi, &h));
-  if (!fl && opset >= 9) {
-    /* Where(x < lo, lo, x), then the same with hi: exact for every type */
+  if ((!fl || dyn) && opset >= 9) {
+    /* Where(x < lo, lo, x), then the same with hi: exact for every type, and for bounds known
+     * only at run time before Clip-11 took them as inputs (NaN stays NaN, as in Clip) */
     olg_value y = x, b, c;
     if (lo != OLG_NO_VALUE) {
       OLG_TRY(clip_bound(cx, lo, t, &b));
