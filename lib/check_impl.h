@@ -52,5 +52,7 @@ void olg__ck_check_type_constraints(ck *c, const olg_graph *g, const olg_node *n
 void olg__ck_check_signature(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s);
 bool olg__ck_has_subgraphs(const olg_node *nd);
 void olg__ck_check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s);
+bool olg__subgraph_arity_fault(const olg_node *nd, int64_t opset, int since, int k, char *buf,
+                               size_t n);
 
 #endif

@@ -504,47 +504,62 @@ bool olg__ck_has_subgraphs(const olg_node *nd) {
   return false;
 }
 
-/* Subgraph signatures of the control-flow ops (also checked by inference in full mode). */
-void olg__ck_check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
-  if (!olg__ck_is_default_domain(nd->domain)) return;
+/* The k-th mismatch (from 0) between a control-flow node of the default domain and its
+ * subgraphs' signatures (If's branches, Loop's and Scan's body), said in buf; false when there
+ * is no k-th one. check reports each; legalize refuses a node with any (lib/legalize.c). */
+bool olg__subgraph_arity_fault(const olg_node *nd, int64_t opset, int since, int k, char *buf,
+                               size_t n) {
+  if (!olg__ck_is_default_domain(nd->domain)) return false;
   char lab[200];
+  olg__ck_op_label(nd, since, lab, sizeof lab);
+  int found = 0;
+#define FAULT(...)                                                                        \
+  do {                                                                                    \
+    if (found++ == k) {                                                                   \
+      snprintf(buf, n, __VA_ARGS__);                                                      \
+      return true;                                                                        \
+    }                                                                                     \
+  } while (0)
   if (strcmp(nd->op, "If") == 0) {
     static const char *const br[2] = {"then_branch", "else_branch"};
-    for (int k = 0; k < 2; k++) {
-      const olg_attr *a = olg__node_attr(nd, br[k]);
+    for (int b = 0; b < 2; b++) {
+      const olg_attr *a = olg__node_attr(nd, br[b]);
       if (a && a->type == OLG_ATTR_GRAPH && a->g && a->g->outputs.n != nd->n_outputs)
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "%s of %s has %u outputs but the node has %u; they must match", br[k], olg__ck_op_label(nd, s->since_version, lab, sizeof lab),
-               a->g->outputs.n, nd->n_outputs);
+        FAULT("%s of %s has %u outputs but the node has %u; they must match", br[b], lab,
+              a->g->outputs.n, nd->n_outputs);
     }
   } else if (strcmp(nd->op, "Loop") == 0) {
     const olg_attr *a = olg__node_attr(nd, "body");
     if (a && a->type == OLG_ATTR_GRAPH && a->g && nd->n_args >= 2) {
       uint32_t nc = nd->n_args - 2;
       if (a->g->inputs.n != nc + 2)
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "the body of %s has %u inputs; with %u loop-carried values it needs %u (iteration number, condition, then the loop-carried values)",
-               olg__ck_op_label(nd, s->since_version, lab, sizeof lab), a->g->inputs.n, nc, nc + 2);
+        FAULT("the body of %s has %u inputs; with %u loop-carried values it needs %u (iteration number, condition, then the loop-carried values)",
+              lab, a->g->inputs.n, nc, nc + 2);
       else if (a->g->outputs.n < nc + 1)
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "the body of %s has %u outputs; it needs at least %u (condition, then %u loop-carried values)",
-               olg__ck_op_label(nd, s->since_version, lab, sizeof lab), a->g->outputs.n, nc + 1, nc);
+        FAULT("the body of %s has %u outputs; it needs at least %u (condition, then %u loop-carried values)",
+              lab, a->g->outputs.n, nc + 1, nc);
       else if (nd->n_outputs != a->g->outputs.n - 1)
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "%s has %u outputs; its body gives %u (loop-carried and scan outputs after the condition)",
-               olg__ck_op_label(nd, s->since_version, lab, sizeof lab), nd->n_outputs, a->g->outputs.n - 1);
+        FAULT("%s has %u outputs; its body gives %u (loop-carried and scan outputs after the condition)",
+              lab, nd->n_outputs, a->g->outputs.n - 1);
     }
   } else if (strcmp(nd->op, "Scan") == 0 && opset >= 9) {
     const olg_attr *a = olg__node_attr(nd, "body");
     if (a && a->type == OLG_ATTR_GRAPH && a->g) {
       if (a->g->inputs.n != nd->n_args)
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "the body of %s has %u inputs; the node has %u (states then scan inputs), they must match",
-               olg__ck_op_label(nd, s->since_version, lab, sizeof lab), a->g->inputs.n, nd->n_args);
+        FAULT("the body of %s has %u inputs; the node has %u (states then scan inputs), they must match",
+              lab, a->g->inputs.n, nd->n_args);
       if (a->g->outputs.n != nd->n_outputs)
-        olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset,
-               "the body of %s has %u outputs; the node has %u, they must match", olg__ck_op_label(nd, s->since_version, lab, sizeof lab),
-               a->g->outputs.n, nd->n_outputs);
+        FAULT("the body of %s has %u outputs; the node has %u, they must match", lab,
+              a->g->outputs.n, nd->n_outputs);
     }
   }
+#undef FAULT
+  return false;
+}
+
+/* Subgraph signatures of the control-flow ops (also checked by inference in full mode). */
+void olg__ck_check_subgraph_arity(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s) {
+  char msg[512];
+  for (int k = 0; olg__subgraph_arity_fault(nd, opset, s->since_version, k, msg, sizeof msg); k++)
+    olg__ck_report(c, OLG_ERROR, "OLG-CHECK-SUBGRAPH", nd, opset, "%s", msg);
 }

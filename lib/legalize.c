@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_impl.h"
 #include "infer.h"
 #include "lower.h"
 #include "passes/passes.h"
@@ -282,6 +283,9 @@ static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
   if (s || (*nd->domain && strcmp(nd->domain, "ai.onnx") != 0) || cx->cur_src_opset <= 0) return s;
   const olg_schema *sc = olg_schema_find("", nd->op, cx->cur_src_opset);
   if (!sc) return OLG_OK; /* an op the opset does not have: the dispatch says so */
+  char why[512]; /* a control-flow node whose subgraphs do not fit it (check's rule) */
+  if (olg__subgraph_arity_fault(nd, cx->cur_src_opset, sc->since_version, 0, why, sizeof why))
+    return graph_fault(cx, nd, "%s", why);
   int nin = (int)nd->n_args, nout = (int)nd->n_outputs;
   if (nin < sc->min_inputs)
     return graph_fault(cx, nd, "%s-%d takes at least %d input%s; this node has %d", nd->op,
