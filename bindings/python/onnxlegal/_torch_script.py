@@ -92,9 +92,6 @@ def trace_script(model, args, extra_outputs=()):
     if extra_outputs:
         raise TorchExportError("extra_outputs is not supported for a scripted model")
     args, kwargs = _split_args(args)
-    if kwargs:
-        raise TorchExportError("keyword arguments are not supported for a scripted model")
-    flat_in, in_names = flatten(args)
     if isinstance(model, torch.jit.ScriptModule):
         with _eval_mode(model):
             # freezing folds the attributes that are not tensors (self.training, numbers) into
@@ -111,18 +108,23 @@ def trace_script(model, args, extra_outputs=()):
                                            "value is not supported" % type(t).__name__)
                 params.append((names.get((t.data_ptr(), tuple(t.shape), t.dtype),
                                          "param_%d" % k), t))
+            # the forward's parameters without self
+            flat_in, in_names = _bind_inputs(graph, model.forward.schema.arguments[1:], args,
+                                             kwargs)
             with torch.no_grad():
-                outs = model(*args)
+                outs = model(*args, **kwargs)
     else:
         graph = model.graph.copy()
         torch._C._jit_pass_inline(graph)
         params = []
+        flat_in, in_names = _bind_inputs(graph, model.schema.arguments, args, kwargs)
         with torch.no_grad():
-            outs = model(*args)
+            outs = model(*args, **kwargs)
     ginputs = list(graph.inputs())
     if len(ginputs) != len(flat_in) + len(params):
         raise TorchExportError("the scripted model takes %d inputs but args flatten to %d tensors "
-                               "(only tensor arguments are supported)"
+                               "(each parameter takes a tensor, or a Python value that becomes a "
+                               "constant)"
                                % (len(ginputs) - len(params), len(flat_in)))
     for tv, t in zip(ginputs, flat_in):
         tv.setType(torch._C.TensorType.create_from_tensor(t))
@@ -132,6 +134,65 @@ def trace_script(model, args, extra_outputs=()):
         out_names = [""]
     return dict(graph=graph, inputs=flat_in, input_names=in_names, params=params,
                 outputs=flat_out, output_names=out_names, captured=[], warnings=[])
+
+
+def _bind_inputs(graph, schema, args, kwargs):
+    """Binds args / kwargs to the scripted forward's parameters (schema, one per graph input
+    before the parameters): a parameter whose value holds tensors stays a graph input (its
+    tensors, in order); one whose value is a Python value (int, float, bool, str, None, lists
+    and tuples of them), passed or its default, becomes a constant of the graph. Returns the
+    flat tensors and their path names (as flatten((args, kwargs)) names them)."""
+    if len(args) > len(schema):
+        raise TorchExportError("the scripted model takes %d arguments but %d were passed"
+                               % (len(schema), len(args)))
+    names = [a.name for a in schema]
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        raise TorchExportError("the scripted model has no parameter named %s (its parameters: %s)"
+                               % (", ".join(repr(k) for k in unknown), ", ".join(names)))
+    for k, a in enumerate(schema[:len(args)]):
+        if a.name in kwargs:
+            raise TorchExportError("the scripted model's parameter %r is passed both by position "
+                                   "and by keyword" % a.name)
+    flat_in, in_names, consts = [], [], []
+    for k, a in enumerate(schema):
+        if k < len(args):
+            v, path = args[k], "0_%d" % k
+        elif a.name in kwargs:
+            v, path = kwargs[a.name], "1_%s" % a.name
+        elif a.has_default_value():
+            v, path = a.default_value, None
+        else:
+            raise TorchExportError("the scripted model's parameter %r (%s) has no default and was "
+                                   "not passed: pass it in args (a tensor becomes an input of "
+                                   "the export, a Python value a constant)"
+                                   % (a.name, a.type))
+        t, p = flatten(v)
+        if t:
+            flat_in += t
+            in_names += [path + ("_" + q if q else "") for q in p]
+        else:
+            consts.append((k, a, v))
+    ginputs = list(graph.inputs())
+    nodes = list(graph.nodes())
+    for k, a, v in reversed(consts):
+        kind = a.type.kind()
+        if kind == "TensorType":
+            raise TorchExportError("the scripted model's parameter %r is a Tensor but %r was "
+                                   "passed" % (a.name, v))
+        if kind == "FloatType" and isinstance(v, (int, float)) and not isinstance(v, bool):
+            v = float(v)
+        if nodes:
+            graph.setInsertPoint(nodes[0])
+        try:
+            c = graph.insertConstant(v)
+        except RuntimeError as e:
+            raise TorchExportError("the scripted model's parameter %r (%s): %r cannot be a "
+                                   "constant of the export (%s)"
+                                   % (a.name, a.type, v, str(e).splitlines()[0]))
+        ginputs[k].replaceAllUsesWith(c)
+        graph.eraseInput(k)
+    return flat_in, in_names
 
 
 def has_blocks(graph):

@@ -383,7 +383,9 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
     its order, with its meanings:
     args: a tensor, or a tuple of tensors (nested tuples, lists and dicts of tensors are
       flattened in order; a dict as the last element holds keyword arguments). Python numbers
-      in args are constants of the trace.
+      in args are constants of the trace. A scripted model's non-tensor parameters (int, float,
+      bool, str, Optional, lists) take the Python value passed (by position, or by name in the
+      dict) or else their default, as a constant of the export, not an input.
     f: a path, or a binary file object.
     export_params: True: the parameters are initializers of the graph; False: they are graph
       inputs after the model's own inputs (named after the parameters), and the file holds no
