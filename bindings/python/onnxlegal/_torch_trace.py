@@ -1080,6 +1080,8 @@ class _Walker:
         """An autograd Function without a trace of its insides: a source node in domain
         "autograd", named after the Function, with its tensor and scalar arguments in order."""
         name = node.pyname()
+        # the class, for its torch-style `symbolic` (onnxlegal._torch_compat)
+        self.sg.__dict__.setdefault("py_functions", {})[name] = node.pyobj().__self__
         scalars = iter(node.scalar_args())
         tensors = iter(ins)
         args = []

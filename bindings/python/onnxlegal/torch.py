@@ -19,7 +19,8 @@ import warnings
 import torch
 
 from . import _dtypes
-from . import _torch_trace
+from . import _torch_compat, _torch_trace
+from ._torch_compat import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._convert import bad_argument, check_opset, check_profile, check_report, emit_report
 from ._torch_trace import (Bools, ExportError, Floats, Ints, SInput, SValue, Values,
                            build_source_graph)
@@ -28,7 +29,7 @@ from ._torch_trace import (Bools, ExportError, Floats, Ints, SInput, SValue, Val
 TorchExportError = ExportError
 
 __all__ = ["export", "trace", "export_traced", "to_source_model", "ExportError",
-           "UnsupportedOpsError"]
+           "UnsupportedOpsError", "register_custom_op_symbolic", "unregister_custom_op_symbolic"]
 
 
 class UnsupportedOpsError(ExportError):
@@ -163,6 +164,7 @@ class _Lowering:
                 fn, since = fn
             if not callable(fn):
                 raise ExportError("custom_symbolics[%r] is not callable" % key)
+            fn = _torch_compat.adapt(key, fn, view.symbolic_errors)  # torch-style (g, *args) too
             reg.add(domain, op, _spying(fn, shaped, view.emitted_without_shape), since=since)
         view.reg = reg.freeze()
         return view
@@ -220,6 +222,7 @@ class _RegistryView:
     def __init__(self, reg):
         self.reg = reg
         self.emitted_without_shape = []
+        self.symbolic_errors = []  # exceptions of the caller's symbolics, for __cause__
 
     def lowering(self, domain, op, opset):
         return self.reg.lowering(domain, op, opset) is not None
@@ -607,6 +610,7 @@ def export_traced(sg, f, *, opset_version=None, profile=None, custom_symbolics=N
         times["build"] = time.perf_counter() - t
         t = time.perf_counter()
         low = _lowering()
+        custom_symbolics = _torch_compat.merged_symbolics(sg, custom_symbolics, opset)
         registry = low.registry(custom_symbolics, custom_shape_fns, custom_opsets)
         ops = {}
         for key, scopes in sg.ops().items():
@@ -633,7 +637,8 @@ def export_traced(sg, f, *, opset_version=None, profile=None, custom_symbolics=N
                 raise UnsupportedOpsError("%d node(s) cannot be lowered at opset %d:\n%s"
                                           % (len(errors), opset, text),
                                           _unsupported_from_diags(errors), diags, rep)
-            raise ExportError("legalize failed at opset %d:\n%s" % (opset, text), diags, rep)
+            raise ExportError("legalize failed at opset %d:\n%s" % (opset, text), diags,
+                              rep) from _torch_compat.cause(registry)
         _name_output_dims(out, sg)
         for d in diags:
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
