@@ -25,3 +25,17 @@ def test_the_worked_example_runs_and_prints_what_the_page_says():
     for t in (9, 13, 17):
         assert "'Erf'" in ops[t] and "'Mul'" in ops[t] and "Gelu" not in ops[t], ops
     assert lines[4] == "9 act"
+
+
+def test_the_torch_style_example_runs_and_prints_what_the_page_says():
+    """Issue 29 (c): the torch-style symbolics example, as written."""
+    pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    text = open(os.path.join(ROOT, "docs", "python.md")).read()
+    code = text.split("<!-- example (torch): run by tests/py/test_docs_python.py -->\n"
+                      "```python\n")[1].split("\n```")[0]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/python.md", "exec"), {"__name__": "docs_example"})
+    assert out.getvalue().splitlines() == ["11 ['LeakyRelu', 'Tanh']",
+                                           "17 ['LeakyRelu', 'Tanh']"]
