@@ -247,3 +247,42 @@ def test_attribute_suffixes():
     assert _attr_value("x_fs", "fs", [1, 2]) == [1.0, 2.0]
     assert _attr_value("x_s", "s", "nearest") == "nearest"
     assert _attr_value("v_t", "t", torch.tensor([1.5])).dtype == np.float32
+
+
+_LIB.define("group_norm_like(Tensor x, Tensor num_groups, float eps) -> Tensor")
+_LIB.impl("group_norm_like", lambda x, n, eps: x * 1, "CPU")
+
+
+def test_torch_docs_custom_domain_example(tmp_path):
+    """torch.onnx's documented register_custom_op_symbolic example: a constant argument used as
+    an attribute (epsilon_f=eps) and a custom-domain op."""
+    def my_group_norm(g, input, num_groups, eps):
+        return g.op("mydomain::mygroupnorm", input, num_groups, epsilon_f=eps)
+
+    olt.register_custom_op_symbolic("olgstyle::group_norm_like", my_group_norm, 9)
+    try:
+        path = str(tmp_path / "m.onnx")
+        olt.export(lambda x: torch.ops.olgstyle.group_norm_like(x, torch.tensor([2]), 1e-5),
+                   (x_in(1, 3, 4),), path, opset_version=13, custom_opsets={"mydomain": 1})
+    finally:
+        olt.unregister_custom_op_symbolic("olgstyle::group_norm_like", 9)
+    node = [n for n in onnx.load(path).graph.node if n.op_type == "mygroupnorm"][0]
+    assert node.domain == "mydomain"
+    assert abs(onnx.helper.get_attribute_value(node.attribute[0]) - 1e-5) < 1e-9
+
+
+def test_op_of_a_later_opset_names_the_lowest(tmp_path):
+    class Later(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def symbolic(g, x):
+            return g.op("onnx::Gelu", x)
+
+    with pytest.raises(olt.UnsupportedOpsError) as e:
+        olt.export(lambda x: Later.apply(x), (x_in(2, 3),), str(tmp_path / "m.onnx"),
+                   opset_version=13)
+    assert e.value.unsupported["autograd::Later"]["min_opset"] == 20
+    assert "g.op('Gelu')" in str(e.value)

@@ -209,6 +209,7 @@ class _Graph:
         self._tg = torch._C.Graph()
         self._ids = {}      # Value.unique() -> the context's value id
         self._consts = {}   # Value.unique() -> torch.Tensor, emitted on first use
+        self._strs = {}     # Value.unique() -> str, a string constant argument
         self.opset = cx.opset
 
     # ---- what the symbolic receives ----
@@ -238,6 +239,7 @@ class _Graph:
         n = self._node("onnx::Constant")
         if isinstance(value, str):
             n.s_("value", value)
+            self._strs[n.output().unique()] = value
             return n.output()
         t = value if isinstance(value, torch.Tensor) else torch.tensor(value)
         n.t_("value", t)
@@ -326,6 +328,11 @@ class _Graph:
             if val is None:
                 continue  # torch leaves an attribute of None out
             name, kind = _split_attr(key)
+            if isinstance(val, torch._C.Value):  # a constant argument given as an attribute
+                val = self._consts.get(val.unique(), self._strs.get(val.unique(), val))
+                if isinstance(val, torch._C.Value):
+                    raise LoweringError("attribute %r of g.op(%r) is a Value that is not a "
+                                        "constant" % (key, opname))
             attrs[name] = _attr_value(key, kind, val)
         if not domain and op == "Constant":
             value = next(iter(attrs.values()), None) if len(attrs) == 1 else None
@@ -360,7 +367,7 @@ class _Graph:
             lib.olg_schema_op_versions(b"", enc(op), since, n)
             later = [s for s in since if s > self.opset]
             if later:
-                raise UnsupportedOp("g.op(%r): ONNX %s exists from opset %d on"
+                raise UnsupportedOp("g.op(%r) (ONNX %s, from opset %d)"
                                     % (op, op, later[0]), later[0])
             raise SymbolicError("g.op(%r): ONNX %s is deprecated at opset %d"
                                 % (op, op, self.opset))
