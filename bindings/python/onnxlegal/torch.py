@@ -432,7 +432,10 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
       reads the node's arguments from cx (a lowering.Lower), emits ONNX or custom-domain nodes
       and binds the outputs. They override the built-ins of the same op. A Function without a
       trace of its insides (an autograd Function) is the op "autograd::<its class name>"; an op
-      of a torch.library namespace is "<namespace>::<op>".
+      of a torch.library namespace is "<namespace>::<op>". fn may also be torch.onnx's
+      fn(g, *args) (a first parameter named g, or not exactly two positional ones); an
+      autograd Function's own `symbolic` staticmethod and register_custom_op_symbolic's
+      registrations are used without this (docs/python.md, torch-style symbolics).
     custom_shape_fns: {"domain::op": fn(sx)}: the shape function of a custom-domain op that the
       custom symbolics emit (lowering.Registry.add_shape_fn): without one, the types of its
       outputs are unknown to the ops after it.
