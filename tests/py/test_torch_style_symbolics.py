@@ -31,7 +31,7 @@ _LIB = torch.library.Library("olgstyle", "DEF")
 _LIB.define("scaled_tanh(Tensor x, float scale, int[] axes) -> Tensor")
 _LIB.impl("scaled_tanh", lambda x, scale, axes: torch.tanh(x) * scale + x.sum(axes, keepdim=True),
           "CPU")
-# two outputs (a multi-output autograd.Function is traced as a tuple, which the walk refuses)
+# two outputs, from a torch.library op
 _LIB.define("halves(Tensor x) -> (Tensor, Tensor)")
 _LIB.impl("halves", lambda x: (x[:, :2] * 1, x[:, 2:] * 1), "CPU")
 
@@ -54,6 +54,18 @@ def halves_symbolic(g, x):
         return g.op("Split", x, g.op("Constant", value_t=torch.tensor([2, 2])), axis_i=1,
                     outputs=2)
     return g.op("Split", x, axis_i=1, split_i=[2, 2], outputs=2)
+
+
+class SplitHalves(torch.autograd.Function):
+    """Two outputs from an autograd Function (traced as a tuple and prim::TupleUnpack)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x[:, :2] * 1, x[:, 2:] * 1
+
+    @staticmethod
+    def symbolic(g, x):
+        return halves_symbolic(g, x)
 
 
 class Broken(torch.autograd.Function):
@@ -104,6 +116,11 @@ def fn_split(x):
     return a - b, b
 
 
+def fn_split_function(x):
+    a, b = SplitHalves.apply(x)
+    return a * b, b - a
+
+
 def fn_custom(x):
     return torch.ops.olgstyle.scaled_tanh(x, 0.5, [1])
 
@@ -139,6 +156,7 @@ def runs(tmp_path_factory):
         add("leaky", fn_leaky, x_in(2, 5), opset)
         add("split", fn_split, x_in(3, 4), opset,
             custom_symbolics={"olgstyle::halves": halves_symbolic})
+        add("splitfn", fn_split_function, x_in(3, 4), opset)
     olt.register_custom_op_symbolic("olgstyle::scaled_tanh", scaled_tanh_symbolic, 9)
     torch.onnx.register_custom_op_symbolic("aten::gelu", gelu_as_tanh, 9)
     try:
@@ -172,6 +190,11 @@ def test_autograd_function_symbolic(runs, opset):
 @pytest.mark.parametrize("opset", [11, 17])
 def test_g_op_outputs_2(runs, opset):
     _check(runs, ("split", opset))
+
+
+@pytest.mark.parametrize("opset", [11, 17])
+def test_autograd_function_of_two_outputs(runs, opset):
+    _check(runs, ("splitfn", opset))
 
 
 @pytest.mark.parametrize("opset", [11, 13])

@@ -411,3 +411,22 @@ def _attr_value(key, kind, val):
     return val
 
 
+
+
+def call_python_op(walker, node, name, args, outs, ins):
+    """The walk's hook for a traced autograd Function (prim::PythonOp): notes its class, whose
+    `symbolic` may lower it, and emits the source node. torch 1.13 traces a Function of several
+    outputs as one tuple taken apart by prim::TupleUnpack: the tuple's elements are then the
+    node's outputs, and the tuple stands for them."""
+    walker.sg.__dict__.setdefault("py_functions", {})[name] = \
+        getattr(node.pyobj(), "__self__", None)
+    unpack = None
+    if len(outs) == 1 and outs[0].type().kind() == "TupleType":
+        unpack = next((u.user for u in outs[0].uses() if u.user.kind() == "prim::TupleUnpack"),
+                      None)
+    if unpack is None:
+        return walker.call(node, "autograd", name, args, outs, ins)
+    from ._torch_trace import _Tuple
+    items = list(unpack.outputs())
+    walker.call(node, "autograd", name, args, items, ins)
+    walker.env[outs[0]] = _Tuple([walker.env_item(o) for o in items])

@@ -1080,8 +1080,6 @@ class _Walker:
         """An autograd Function without a trace of its insides: a source node in domain
         "autograd", named after the Function, with its tensor and scalar arguments in order."""
         name = node.pyname()
-        # the class, for its torch-style `symbolic` (onnxlegal._torch_compat)
-        self.sg.__dict__.setdefault("py_functions", {})[name] = node.pyobj().__self__
         scalars = iter(node.scalar_args())
         tensors = iter(ins)
         args = []
@@ -1093,7 +1091,7 @@ class _Walker:
                 args.append(s)
             else:
                 args.append(self.arg(next(tensors)))
-        self.call(node, "autograd", name, args, outs, ins)
+        _torch_compat.call_python_op(self, node, name, args, outs, ins)
 
 
 class _Lazy:
@@ -1247,4 +1245,4 @@ def _build_source_graph(model, args, input_names, output_names, dynamic_axes, ex
     return w.sg
 
 
-from . import _torch_script  # noqa: E402  (it builds on the walker above)
+from . import _torch_compat, _torch_script  # noqa: E402  (they build on the walker above)
