@@ -77,6 +77,19 @@ def test_every_public_header_compiles_clean_under_strict_warnings(compiler, tmp_
         assert r.returncode == 0, "%s with %s:\n%s" % (h, compiler, r.stderr)
 
 
+def _compile_and_run(code, tmp_path):
+    """code compiled with the strict flags against the library, then run in tmp_path."""
+    src, exe = tmp_path / "example.cpp", tmp_path / "example"
+    src.write_text(code)
+    r = subprocess.run(["g++"] + STRICT_CXX + ["-I" + os.path.join(ROOT, "include"),
+                        "-I" + os.path.join(ROOT, "bindings", "cpp"), str(src), "-o", str(exe), LIB,
+                        "-Wl,-rpath," + os.path.dirname(LIB)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
 def test_the_example_at_the_top_of_the_wrapper_writes_a_valid_model(tmp_path):
     """The header's first example, compiled as it is written, makes a model `check` accepts."""
     if not shutil.which("g++") or not HAS_WRITER:
@@ -85,15 +98,7 @@ def test_the_example_at_the_top_of_the_wrapper_writes_a_valid_model(tmp_path):
     start = lines.index("//   onnxlegal::Model m(17);")
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("//   m.write("))
     code = "\n".join(l[len("//   "):] for l in lines[start:end + 1])
-    src = tmp_path / "example.cpp"
-    src.write_text('#include "onnxlegal.hpp"\nint main() {\n%s\n  return 0;\n}\n' % code)
-    exe = tmp_path / "example"
-    r = subprocess.run(["g++"] + STRICT_CXX + ["-I" + os.path.join(ROOT, "include"),
-                        "-I" + os.path.join(ROOT, "bindings", "cpp"), str(src), "-o", str(exe), LIB,
-                        "-Wl,-rpath," + os.path.dirname(LIB)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    r = _compile_and_run('#include "onnxlegal.hpp"\nint main() {\n%s\n  return 0;\n}\n' % code, tmp_path)
     tool = os.path.join(os.path.dirname(os.path.dirname(LIB)), "bin", "onnxlegal")
     r = subprocess.run([tool, "check", str(tmp_path / "model.onnx")], capture_output=True, text=True)
     assert r.returncode == 0 and "valid" in r.stdout, r.stdout + r.stderr
@@ -105,15 +110,8 @@ def test_the_worked_example_of_docs_cpp_compiles_runs_and_prints_what_it_says(tm
     text = open(os.path.join(ROOT, "docs", "cpp.md")).read()
     code = text.split("<!-- example: compiled and run by tests/py/test_cpp_wrapper.py -->\n```cpp\n")[1]
     code = code.split("\n```")[0]
-    src = tmp_path / "example.cpp"
-    src.write_text(code.replace("#include <onnxlegal/onnxlegal.hpp>", '#include "onnxlegal.hpp"'))
-    exe = tmp_path / "example"
-    r = subprocess.run(["g++"] + STRICT_CXX + ["-I" + os.path.join(ROOT, "include"),
-                        "-I" + os.path.join(ROOT, "bindings", "cpp"), str(src), "-o", str(exe), LIB,
-                        "-Wl,-rpath," + os.path.dirname(LIB)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    r = _compile_and_run(code.replace("#include <onnxlegal/onnxlegal.hpp>", '#include "onnxlegal.hpp"'),
+                         tmp_path)
     lines = r.stdout.splitlines()
     assert lines[0] == "converted: 3 nodes, 0 warnings", r.stdout
     assert lines[1].startswith("error OLG-LOWER-UNSUPPORTED-OP: node 'act' (my::Swish, output 'y', opset 13): "), r.stdout
