@@ -3,6 +3,7 @@
 
     /usr/bin/python3 bench/convert_vs_onnx.py [--sizes 10000,100000,1000000] [--onnx-max 10000]
                                               [--targets 7,9,11,13,17] [--repeat 3] [--no-corpus]
+                                              [--weights-mb 1536] [--no-weights] [--onnx-weights]
 
 1. The same (model, target opset) pairs for both: every ONNX backend node test of the default
    domain (libonnx-testdata) to each target opset (the targets onnx's converter knows: up to its
@@ -14,7 +15,15 @@
    conversion alone (olg_legalize / convert_version on an in-memory model), best of a few runs.
    Also per node (ns), and the ratio of per-node time between the largest and smallest size
    (1.0 = linear). onnx's converter runs up to --onnx-max nodes (it is slow and grows faster).
-   Times are CPU seconds of this process (time.process_time), not wall time.
+   Times are CPU seconds of this process (time.process_time), not wall time. Then the command
+   line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds and the
+   peak resident memory of the process, also per node beyond the input file's size.
+3. Weights in external data (issue 23): 24 MatMul blocks at opset 13 whose weights total
+   --weights-mb MiB in one data file, converted 13 -> 17 by `onnxlegal convert` three ways --
+   weights loaded and written back inline is impossible past 2 GiB, so: into a new data file
+   (--external-data), and by reference to the source's (--external-data=reference) -- each with
+   wall time and peak RSS, beside `cp` of the data file; with --onnx-weights also onnx's
+   converter (load with external data, convert, save with external data).
 """
 import argparse
 import glob
@@ -185,6 +194,100 @@ def chains(sizes, onnx_max, repeat):
         print("per-node time %d -> %d nodes: x%.2f (1.0 = linear)" % (a[0], b[0], (b[2] / b[0]) / (a[2] / a[0])))
 
 
+def _run_measured(cmd):
+    """(wall seconds, peak RSS in MiB) of cmd run in a child of a fresh child, so that the
+    children's maximum is this command's alone."""
+    import json
+    import subprocess
+    probe = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
+             "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
+             "print(json.dumps([r.returncode, time.perf_counter() - t, "
+             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0, r.stderr.decode()[-300:]]))")
+    out = subprocess.run([sys.executable, "-c", probe] + cmd, capture_output=True, text=True)
+    rc, wall, rss, err = json.loads(out.stdout)
+    if rc != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd[:3]), err))
+    return wall, rss
+
+
+def _tool():
+    build = os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build"))
+    return os.path.join(build, "bin", "onnxlegal")
+
+
+def cli_chains(sizes):
+    """onnxlegal convert end to end on the chain models: wall time and peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="olg-convert-bench-") as tmp:
+        for n in sizes:
+            path = os.path.join(tmp, "chain%d.onnx" % n)
+            nodes = make_chain(n, path)
+            size = os.path.getsize(path)
+            wall, rss = _run_measured([_tool(), "convert", path, os.path.join(tmp, "out.onnx"), "--opset", "17"])
+            beyond = max(rss * 1048576 - size, 0) / nodes
+            print("cli   %8d nodes 13->17: %7.3f s wall, peak RSS %7.1f MiB (%5.0f bytes/node beyond the %.1f MiB input)"
+                  % (nodes, wall, rss, beyond, size / 1048576.0), flush=True)
+
+
+def make_weights_model(mb, d):
+    """24 MatMul+Relu blocks at opset 13, weights of about mb MiB in one external data file."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    blocks = 24
+    width = max(16, int((mb * 1048576 / 4 / blocks) ** 0.5))
+    nodes, inits, cur = [], [], "x"
+    data_path = os.path.join(d, "weights.bin")
+    with open(data_path, "wb") as f:
+        for i in range(blocks):
+            w = np.full((width, width), 1.0 / width, np.float32)
+            t = numpy_helper.from_array(np.zeros((1, 1), np.float32), "w%d" % i)
+            t.ClearField("raw_data")
+            t.dims[:] = [width, width]
+            t.data_location = TensorProto.EXTERNAL
+            for k, v in (("location", "weights.bin"), ("offset", str(f.tell())), ("length", str(w.nbytes))):
+                e = t.external_data.add()
+                e.key, e.value = k, v
+            f.write(w.tobytes())
+            inits.append(t)
+            nodes.append(helper.make_node("MatMul", [cur, "w%d" % i], ["h%d" % i]))
+            nodes.append(helper.make_node("Relu", ["h%d" % i], ["r%d" % i]))
+            cur = "r%d" % i
+    g = helper.make_graph(nodes, "weights", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", width])],
+                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["batch", width])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    path = os.path.join(d, "model.onnx")
+    onnx.save(m, path)
+    return path, data_path
+
+
+def weights(mb, with_onnx):
+    import shutil
+    with tempfile.TemporaryDirectory(prefix="olg-weights-bench-", dir=os.environ.get("TMPDIR")) as tmp:
+        path, data = make_weights_model(mb, tmp)
+        size = os.path.getsize(data) / 1048576.0
+        t_cp, rss_cp = _run_measured(["cp", data, os.path.join(tmp, "copy.bin")])
+        os.unlink(os.path.join(tmp, "copy.bin"))
+        print("weights: %.0f MiB in external data, 13->17 (cp of the data file: %.2f s, %.0f MiB RSS)"
+              % (size, t_cp, rss_cp), flush=True)
+        out = os.path.join(tmp, "out.onnx")
+        for mode in ("--external-data", "--external-data=reference"):
+            wall, rss = _run_measured([_tool(), "convert", path, out, "--opset", "17", mode])
+            print("  onnxlegal %-26s %7.2f s wall (%.1fx cp), peak RSS %7.1f MiB" % (mode, wall, wall / max(t_cp, 1e-3), rss),
+                  flush=True)
+            for f in os.listdir(tmp):
+                if f.startswith("out.onnx"):
+                    os.unlink(os.path.join(tmp, f))
+        if with_onnx:
+            code = ("import onnx, sys; from onnx import version_converter; m = onnx.load(sys.argv[1]); "
+                    "m = version_converter.convert_version(m, 17); "
+                    "onnx.save(m, sys.argv[2], save_as_external_data=True, location='out.bin')")
+            wall, rss = _run_measured([sys.executable, "-c", code, path, out])
+            print("  onnx converter                       %7.2f s wall (%.1fx cp), peak RSS %7.1f MiB" % (
+                wall, wall / max(t_cp, 1e-3), rss), flush=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--onnx-worker":
         onnx_worker(sys.argv[2], int(sys.argv[3]))
@@ -195,10 +298,17 @@ def main():
     ap.add_argument("--targets", default="7,9,11,13,17")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--weights-mb", type=int, default=1536)
+    ap.add_argument("--no-weights", action="store_true")
+    ap.add_argument("--onnx-weights", action="store_true", help="also onnx's converter on the weights model (slow, large RSS)")
     a = ap.parse_args()
     if not a.no_corpus and os.path.isdir(NODE):
         corpus([int(t) for t in a.targets.split(",")])
-    chains([int(s) for s in a.sizes.split(",")], a.onnx_max, a.repeat)
+    sizes = [int(s) for s in a.sizes.split(",")]
+    chains(sizes, a.onnx_max, a.repeat)
+    cli_chains(sizes)
+    if not a.no_weights:
+        weights(a.weights_mb, a.onnx_weights)
 
 
 if __name__ == "__main__":
