@@ -264,6 +264,31 @@ static olg_lower *scopes_find(const olg_lower *cx, const char *name);
  * emit the defect and blame itself): an input no graph defines, a required input or output
  * left empty or missing (olg_check's wording). An input of a node that failed upstream is not
  * a defect: the node is skipped. */
+/* A Loop's or Scan's body input declared with another element type than the value the node
+ * feeds it (Loop: its carried values, from input 2; Scan: every input): the lowered body would
+ * compute with the declared type, a model check rejects. */
+static olg_status body_input_types(olg_lower *cx, const olg_node *nd) {
+  bool loop = strcmp(nd->op, "Loop") == 0;
+  if (!loop && strcmp(nd->op, "Scan") != 0) return OLG_OK;
+  const olg_attr *a = olg__node_attr(nd, "body");
+  if (!a || a->type != OLG_ATTR_GRAPH || !a->g || (!loop && cx->cur_src_opset < 9)) return OLG_OK;
+  const olg_graph *b = a->g;
+  for (uint32_t i = loop ? 2 : 0; i < nd->n_args && i < b->inputs.n; i++) {
+    if (nd->args[i].kind != OLG_ARG_VALUE) continue;
+    olg_value v = nd->args[i].u.v;
+    const olg_type *outer = cx->map[v] != OLG_NO_VALUE ? &cx->dst->values[cx->map[v]].type
+                                                        : &cx->src->values[v].type;
+    const olg_value_rec *br = &b->values[b->inputs.p[i]];
+    if (outer->kind != OLG_TYPE_TENSOR || br->type.kind != OLG_TYPE_TENSOR || !outer->has_elem ||
+        !br->type.has_elem || !outer->elem || !br->type.elem || outer->elem == br->type.elem)
+      continue;
+    return graph_fault(cx, nd, "input %u '%s' is %s, but the body takes it as '%s' of %s",
+                       i, cx->src->values[v].name, olg_dtype_name(outer->elem), br->name,
+                       olg_dtype_name(br->type.elem));
+  }
+  return OLG_OK;
+}
+
 static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
   olg_status s = OLG_OK;
   for (uint32_t i = 0; i < nd->n_args; i++) {
@@ -302,7 +327,7 @@ static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
       return graph_fault(cx, nd, "output %d '%s' of %s-%d is required, but it is empty", i,
                          f->name, nd->op, sc->since_version);
   }
-  return OLG_OK;
+  return body_input_types(cx, nd);
 }
 
 olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
