@@ -601,6 +601,9 @@ static olg_status elements_linear(olg_lower *cx, const int64_t *xd, const int64_
                                   int32_t r, int64_t axis, olg_value index, olg_value *out) {
   int64_t stride[OLG_MAX_RANK];
   uint64_t n;
+  if (r < 1 || r > OLG_MAX_RANK || axis < 0 || axis >= r) /* a hostile axis (the fuzzer's) */
+    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
+                     (long long)axis, (int)r);
   stride[r - 1] = 1;
   for (int32_t i = r - 2; i >= 0; i--) stride[i] = stride[i + 1] * xd[i + 1];
   for (int32_t i = 0; i < r; i++)
