@@ -510,12 +510,12 @@ bool olg__ck_has_subgraphs(const olg_node *nd) {
 bool olg__subgraph_arity_fault(const olg_node *nd, int64_t opset, int since, int k, char *buf,
                                size_t n) {
   if (!olg__ck_is_default_domain(nd->domain)) return false;
-  char lab[200];
-  olg__ck_op_label(nd, since, lab, sizeof lab);
+  char lab[200] = ""; /* made only for a fault: this runs on every node of check and legalize */
   int found = 0;
 #define FAULT(...)                                                                        \
   do {                                                                                    \
     if (found++ == k) {                                                                   \
+      olg__ck_op_label(nd, since, lab, sizeof lab);                                       \
       snprintf(buf, n, __VA_ARGS__);                                                      \
       return true;                                                                        \
     }                                                                                     \

@@ -164,17 +164,19 @@ void olg__diags_set_last_min_opset(olg_diags *d, size_t count_before, int64_t mi
   if (d && d->n > count_before) d->items[d->n - 1].min_opset = min_opset;
 }
 
+/* note appended to g's message; without room the message stays as it was */
+static void append_to_message(olg_diags *d, olg_diag *g, const char *note) {
+  size_t a = strlen(g->message), b = strlen(note);
+  char *m = olg_arena_alloc(&d->arena, a + b + 1);
+  if (!m) return;
+  memcpy(m, g->message, a);
+  memcpy(m + a, note, b + 1);
+  g->message = m;
+}
+
 void olg__diags_append_note(olg_diags *d, size_t from, const char *note) {
-  for (size_t i = from; d && i < d->n; i++) {
-    olg_diag *g = &d->items[i];
-    if (g->severity != OLG_ERROR) continue;
-    size_t a = strlen(g->message), b = strlen(note);
-    char *m = olg_arena_alloc(&d->arena, a + b + 1);
-    if (!m) continue; /* without room the message stays as it was */
-    memcpy(m, g->message, a);
-    memcpy(m + a, note, b + 1);
-    g->message = m;
-  }
+  for (size_t i = from; d && i < d->n; i++)
+    if (d->items[i].severity == OLG_ERROR) append_to_message(d, &d->items[i], note);
 }
 
 void olg__diags_restate_min(olg_diags *d, size_t from, int64_t old_min, int64_t new_min,
@@ -182,13 +184,7 @@ void olg__diags_restate_min(olg_diags *d, size_t from, int64_t old_min, int64_t 
   for (size_t i = from; d && i < d->n; i++) {
     olg_diag *g = &d->items[i];
     if (g->severity != OLG_ERROR || g->min_opset != old_min) continue;
-    size_t a = strlen(g->message), b = strlen(note);
-    char *m = olg_arena_alloc(&d->arena, a + b + 1);
-    if (m) { /* without room the message keeps its old number; the field is still right */
-      memcpy(m, g->message, a);
-      memcpy(m + a, note, b + 1);
-      g->message = m;
-    }
+    append_to_message(d, g, note); /* the field is right even when the message cannot say it */
     g->min_opset = new_min;
   }
 }

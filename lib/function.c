@@ -107,10 +107,42 @@ typedef struct inliner {
   const olg_function *stack[MAX_CALL_DEPTH];
   int depth;
   const olg_node *failed; /* the call whose expansion failed */
+  olg_namemap by_key;     /* "domain\x1fname\x1foverload" -> function index: one probe a node */
+  bool long_keys;         /* a function's key is too long for the map: a miss is scanned too */
 } inliner;
 
+/* The lookup key of (domain, name, overload) in buf; false when it does not fit. */
+static bool call_key(char *buf, size_t cap, const char *domain, const char *name,
+                     const char *overload) {
+  int n = snprintf(buf, cap, "%s\x1f%s\x1f%s", domain, name, overload ? overload : "");
+  return n >= 0 && (size_t)n < cap;
+}
+
+static olg_status inliner_init(inliner *x, const olg_model *fm, olg_model *dm) {
+  *x = (inliner){fm, dm, {0}, 0, NULL, {0}, false};
+  for (uint32_t i = 0; i < fm->n_functions; i++) {
+    const olg_function *fn = &fm->functions[i];
+    char key[1024];
+    if (!call_key(key, sizeof key, fn->domain, fn->name, fn->overload)) {
+      x->long_keys = true; /* found by a scan */
+      continue;
+    }
+    if (olg__g_namemap_get(&x->by_key, key) >= 0) continue; /* the first of a key is called */
+    const char *k = olg__strdup(dm, key);
+    olg_status s = k ? olg__g_namemap_put(&dm->alloc, &x->by_key, k, (int32_t)i) : OLG_ERR_NOMEM;
+    if (s) return s;
+  }
+  return OLG_OK;
+}
+
 static const olg_function *callee(const inliner *x, const olg_node *nd) {
-  return x->fm->n_functions ? find_function(x->fm, nd->domain, nd->op, nd->overload) : NULL;
+  if (!x->fm->n_functions) return NULL;
+  char key[1024];
+  if (!call_key(key, sizeof key, nd->domain, nd->op, nd->overload))
+    return find_function(x->fm, nd->domain, nd->op, nd->overload);
+  int32_t i = olg__g_namemap_get(&x->by_key, key);
+  if (i >= 0) return &x->fm->functions[i];
+  return x->long_keys ? find_function(x->fm, nd->domain, nd->op, nd->overload) : NULL;
 }
 
 static const char *join(olg_model *m, const char *a, const char *b) {
@@ -462,19 +494,20 @@ olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *fai
   olg_model *dm;
   olg_status s = olg_model_new(&dm, &mo);
   if (s) return s;
-  dm->ir_version = src->ir_version;
   dm->ir_version_auto = false;
   for (uint32_t i = 0; i < src->n_opsets && !s; i++)
     s = olg_model_set_opset(dm, src->opsets[i].domain, src->opsets[i].version);
-  dm->ir_version = src->ir_version;
+  dm->ir_version = src->ir_version; /* after the opsets, which may move it */
   dm->producer_name = src->producer_name;
   dm->producer_version = src->producer_version;
   dm->domain = src->domain;
   dm->doc_string = src->doc_string;
   dm->model_version = src->model_version;
   dm->has_model_version = src->has_model_version;
-  inliner x = {src, dm, {0}, 0, NULL};
+  inliner x = {.fm = src, .dm = dm};
+  if (!s) s = inliner_init(&x, src, dm);
   if (!s) s = copy_graph(&x, src->graph, dm->graph, 0);
+  olg__g_namemap_free(&dm->alloc, &x.by_key);
   if (s) {
     if (failed && x.failed) *failed = *x.failed; /* a copy: dm's arrays die with it, not its strings */
     char msg[1024];
@@ -492,8 +525,10 @@ OLG_API olg_status olg_model_inline_functions(olg_model *m) {
   olg_graph *g;
   olg_status s = olg_model_new_subgraph(m, &g);
   if (s) return s;
-  inliner x = {m, m, {0}, 0, NULL};
-  if ((s = copy_graph(&x, m->graph, g, 0))) return s; /* m->graph is unchanged then */
+  inliner x = {.fm = m, .dm = m};
+  if (!(s = inliner_init(&x, m, m))) s = copy_graph(&x, m->graph, g, 0);
+  olg__g_namemap_free(&m->alloc, &x.by_key);
+  if (s) return s; /* m->graph is unchanged then */
   m->graph = g;
   m->n_functions = 0;
   return OLG_OK;

@@ -15,6 +15,7 @@
 
 #include "emit.h"
 #include "emit_axes.h"
+#include "emit_math.h"
 #include "emit_nn.h"
 #include "emit_src.h"
 #include "../lib/lower.h"
@@ -704,12 +705,6 @@ static olg_dtype wider(olg_dtype t, const char *op) {
   }
 }
 
-static bool takes(olg_lower *cx, const char *op, int input, olg_dtype t) {
-  const olg_schema *s = olg__target_schema(cx, op);
-  const olg_formal *f = s ? olg_schema_input_formal(s, input) : NULL;
-  return f && (!f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t));
-}
-
 /* Max/Min of a type the target's version lacks and no wider type holds (64-bit integers):
  * selected pairwise, Where(Greater(a, b), a, b), exact and broadcasting as Max/Min do. NO when
  * the target cannot (Where from 9). */
@@ -744,10 +739,10 @@ static olg_status pow_in_double(olg_lower *cx, olg_node_id src, void *ud, const 
   const olg_formal *fe = ts ? olg_schema_input_formal(ts, 1) : NULL;
   bool same_t = fb && fe && strcmp(fb->type_str, fe->type_str) == 0;
   if (tb == OLG_UNDEFINED || te == OLG_UNDEFINED ||
-      (takes(cx, "Pow", 0, tb) && takes(cx, "Pow", 1, te) && (!same_t || tb == te)))
+      (olg__op_takes(cx, "Pow", 0, tb) && olg__op_takes(cx, "Pow", 1, te) && (!same_t || tb == te)))
     return olg__sym_onnx_passthrough(cx, src, ud);
-  if (tb == OLG_INT64 || tb == OLG_UINT64 || !takes(cx, "Pow", 0, OLG_DOUBLE) ||
-      !takes(cx, "Cast", 0, tb) || !takes(cx, "Cast", 0, te))
+  if (tb == OLG_INT64 || tb == OLG_UINT64 || !olg__op_takes(cx, "Pow", 0, OLG_DOUBLE) ||
+      !olg__op_takes(cx, "Cast", 0, tb) || !olg__op_takes(cx, "Cast", 0, te))
     return olg__sym_onnx_passthrough(cx, src, ud); /* refused there, naming the opset */
   (void)nd;
   OLG_TRY(olg_lower_decompose(cx, "Pow of types this opset's version lacks (computed in double)", -1));
@@ -786,8 +781,8 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
     const olg_schema *cs = olg__target_schema(cx, "Cast");
     const olg_formal *ci = cs ? olg_schema_input_formal(cs, 0) : NULL;
     bool select = strcmp(nd->op, "Max") == 0 || strcmp(nd->op, "Min") == 0;
-    if (w == OLG_UNDEFINED && select && n_in >= 1 && takes(cx, "Where", 1, t) &&
-        takes(cx, strcmp(nd->op, "Max") == 0 ? "Greater" : "Less", 0, t)) {
+    if (w == OLG_UNDEFINED && select && n_in >= 1 && olg__op_takes(cx, "Where", 1, t) &&
+        olg__op_takes(cx, strcmp(nd->op, "Max") == 0 ? "Greater" : "Less", 0, t)) {
       for (int k = 0; k < n_in; k++) /* every input the same type (Max/Min's T) */
         if (nd->args[k].kind != OLG_ARG_VALUE) return olg__sym_onnx_passthrough(cx, src, ud);
       for (int k = 0; k < n_in; k++) OLG_TRY(olg_lower_arg_value(cx, (size_t)k, &in[k]));
