@@ -8,12 +8,14 @@
  *     {"aten", "round", olg__sym_round_opset11, OLG_LOWERING_NATIVE}, // Round-11
  *     {NULL, NULL, NULL, 0}};
  *
- * When what an op MEANS at the target (its strategy: a native op instead of a decomposition, a
- * new argument combination that becomes expressible) changes at opset NN, the new behaviour is
- * its own function, olg__sym_<op>_opsetNN, registered here in opsetNN.c; the two share code
- * through static helpers of their family file. An ENCODING change (attribute to input, renamed
- * mode, ...) is the emit helpers' business (symbolics/emit*.c) and needs no row. No symbolic
- * outside symbolics/emit*.c asks the target opset (tests/py/test_layout.py checks it).
+ * One meaning, one function: a symbolic with a native and a decomposed form asks the target's
+ * schema what it offers (olg__target_has, olg__target_has_attr, olg__target_has_input,
+ * olg__op_takes in symbolics/emit*.h) and picks its form; it is not split into per-opset
+ * capability functions. Where its form turns native at NN, a row in opsetNN.c registers the
+ * SAME function again with OLG_LOWERING_NATIVE, so that `onnxlegal ops` says so. An ENCODING
+ * change (attribute to input, renamed mode, ...) is the emit helpers' business
+ * (symbolics/emit*.c) and needs no row. No symbolic outside symbolics/emit*.c asks the target
+ * opset number (tests/py/test_layout.py checks it).
  * A row with OLG_LOWERING_NONE and fn NULL says the op stops being expressible from that opset.
  * A row of an ONNX op that serves only up to the op's native opset NN (a decomposition, or a
  * re-encoding of what the op lacked before NN) says so with OLG_UNTIL(NN) in its lowering: from

@@ -7,9 +7,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lib/schema.h"
 #include "emit.h"
 
 int olg__opset(const olg_lower *cx) { return (int)olg_lower_opset(cx); }
+
+static const olg_schema *target_schema(const olg_lower *cx, const char *op) {
+  const olg_schema *s = olg_schema_find("", op, olg__opset(cx));
+  return s && !s->deprecated ? s : NULL;
+}
+
+bool olg__target_has(const olg_lower *cx, const char *op) { return target_schema(cx, op); }
+
+bool olg__target_has_attr(const olg_lower *cx, const char *op, const char *attr) {
+  const olg_schema *s = target_schema(cx, op);
+  return s && olg_schema_attr(s, attr);
+}
+
+bool olg__target_has_input(const olg_lower *cx, const char *op, const char *input) {
+  const olg_schema *s = target_schema(cx, op);
+  for (int i = 0; s && i < s->n_inputs; i++)
+    if (!strcmp(s->inputs[i].name, input)) return true;
+  return false;
+}
 
 int64_t olg__norm_axis(int64_t axis, int64_t rank) {
   if (rank < 0) return -1;

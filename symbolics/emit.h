@@ -60,6 +60,13 @@ int64_t olg__f64_sat_i64(double v);
  * it: what changes with the opset is either an encoding (an emit helper's job) or a different
  * symbolic registered in opsets/opsetNN.c. */
 int olg__opset(const olg_lower *cx);
+/* What the target's default domain offers, asked of its schema (not of the opset number): a
+ * symbolic that has a native and a decomposed form asks these instead of being split into
+ * per-opset capability functions. has: the op exists (not deprecated) at the target;
+ * has_attr / has_input: its version at the target defines that attribute / input (by name). */
+bool olg__target_has(const olg_lower *cx, const char *op);
+bool olg__target_has_attr(const olg_lower *cx, const char *op, const char *attr);
+bool olg__target_has_input(const olg_lower *cx, const char *op, const char *input);
 /* axes normalized against rank (when known) into out; false when an axis is out of range, or
  * negative with the rank unknown and need_nonneg. */
 bool olg__norm_axes(const int64_t *axes, size_t n, int64_t rank, bool need_nonneg, int64_t *out);
