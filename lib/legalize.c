@@ -793,13 +793,22 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
     if (prof->magic != OLG_PROFILE_MAGIC)
       return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: options.profile_object is not a profile");
     profile = prof->name;
-  } else if (*profile && !(prof = olg__profile_find(profile))) {
-    char known[256] = "";
-    for (const olg_profile *const *p = olg__profiles; *p; p++)
-      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-               p == olg__profiles ? "" : ", ", (*p)->name);
-    return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: unknown target profile '%s' (known: %s)",
-                    profile, known);
+  } else if (*profile) { /* by name: the registry's (the built-in ones, in a built-in registry) */
+    const olg_profile *const *known = olg__registry_profiles(r);
+    for (const olg_profile *const *p = known; *p && !prof; p++)
+      if (strcmp((*p)->name, profile) == 0) prof = *p;
+    if (!prof) {
+      char names[256] = "";
+      for (const olg_profile *const *p = known; *p; p++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                 p == known ? "" : ", ", (*p)->name);
+      return olg__err(OLG_ERR_INVALID_ARG,
+                      "olg_legalize: unknown target profile '%s' (known: %s)", profile,
+                      *known ? names
+                             : "none in this registry: a registry made by olg_registry_new finds "
+                               "no profile by name; pass options.profile_object, e.g. "
+                               "olg_profile_builtin(name)");
+    }
   }
 
   olg_model_options mo = OLG_MODEL_OPTIONS_INIT;

@@ -168,6 +168,11 @@ int64_t olg__registry_domain_version(const olg_registry *r, const char *domain);
 /* The function every ONNX op without a registration of its own dispatches to (a built-in
  * registry's pass-through, set by olg_registry_new_builtin in opsets/builtin.c). */
 void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn);
+/* The profiles a legalize with this registry finds by name (options.profile): a NULL-ended
+ * list handed to the core by olg_registry_new_builtin (the built-in profiles of profiles/);
+ * none in a registry made by olg_registry_new. */
+void olg__registry_set_profiles(olg_registry *r, const olg_profile *const *profiles);
+const olg_profile *const *olg__registry_profiles(const olg_registry *r);
 /* olg_registry_add_ex for the opsets [since_opset, until_opset) (until 0: no end); past them
  * an ONNX op is the pass-through's again (opsets/builtin.c's rows). */
 olg_status olg__registry_add_range(olg_registry *r, const char *domain, const char *op,

@@ -441,3 +441,13 @@ olg_status olg__profile_rewrite(olg_lower *cx) {
                     p->name, rs.n_refused);
   return OLG_OK;
 }
+
+/* ---- the accessors of fixes (profile.h) ---- */
+
+olg_graph *olg__prof_graph(olg_lower *cx) { return cx->dst; }
+
+bool olg__prof_folding(const olg_lower *cx) { return cx->fold; }
+
+olg_status olg__prof_replace(olg_lower *cx, olg_value old, olg_value by) {
+  return olg__replace_value(cx, old, by, cx->subst);
+}

@@ -124,21 +124,30 @@ typedef struct olg_profile {
   size_t n_own, cap_own;
   olg_prule_table own_table;
   uint32_t magic;
+  uint8_t caller_defined; /* made by olg_profile_new (its strings and rules are freed) */
 } olg_profile;
 
 /* olg_profile.magic of every profile, built-in or caller-defined (a check on public handles) */
 #define OLG_PROFILE_MAGIC 0x6f6c6750u
 
-/* The built-in profiles, ended by NULL (profiles/profiles.c). */
-extern const olg_profile *const olg__profiles[];
 
-/* The built-in profile named name, or NULL. */
-const olg_profile *olg__profile_find(const char *name);
+/* olg_profile_new (defined in profiles/profiles.c, beside the built-in list, which tells
+ * builtin_name: name is a built-in profile's, refused as "none" is). */
+olg_status olg__profile_new(olg_profile **out, const char *name, const olg_profile *base,
+                            bool builtin_name);
 
 /* lib/profile.c: the rewrite pass over cx->dst (cx->prof); called by the cleanup with
  * cx->subst/cx->subst_cap set up (the engine grows them). Reports every refusal, then fails
  * with OLG_ERR_UNSUPPORTED when there was one. */
 olg_status olg__profile_rewrite(olg_lower *cx);
+
+/* What a fix (profiles/) reads and changes of the lowering it runs in, so that profiles never
+ * reach into olg_lower: the graph being rewritten; whether constants are folded
+ * (olg_legalize_options.no_constant_folding off); the replacement of value old by `by` for
+ * every reader, recorded in the rewrite's substitution. */
+olg_graph *olg__prof_graph(olg_lower *cx);
+bool olg__prof_folding(const olg_lower *cx);
+olg_status olg__prof_replace(olg_lower *cx, olg_value old, olg_value by);
 
 /* lib/profile.c: the check of g (and its subgraphs) against p; every violation an error
  * OLG-PROFILE-VIOLATION in d; *n_violations counts them. */

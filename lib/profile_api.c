@@ -9,20 +9,6 @@
 #include "profile.h"
 #include "util.h"
 
-OLG_API const olg_profile *olg_profile_builtin(const char *name) { return olg__profile_find(name); }
-
-OLG_API const char *olg_profile_builtin_name(size_t i) {
-  for (size_t k = 0; olg__profiles[k]; k++)
-    if (k == i) return olg__profiles[k]->name;
-  return NULL;
-}
-
-const olg_profile *olg__profile_find(const char *name) {
-  for (const olg_profile *const *p = olg__profiles; name && *p; p++)
-    if (strcmp((*p)->name, name) == 0) return *p;
-  return NULL;
-}
-
 static char *dup_str(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s) + 1;
@@ -31,11 +17,12 @@ static char *dup_str(const char *s) {
   return p;
 }
 
-OLG_API olg_status olg_profile_new(olg_profile **out, const char *name, const olg_profile *base) {
+olg_status olg__profile_new(olg_profile **out, const char *name, const olg_profile *base,
+                            bool builtin_name) {
   if (!out) return olg__err(OLG_ERR_INVALID_ARG, "olg_profile_new: out is NULL");
   *out = NULL;
   if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "olg_profile_new: a profile needs a name");
-  if (olg__profile_find(name) || strcmp(name, "none") == 0)
+  if (builtin_name || strcmp(name, "none") == 0)
     return olg__err(OLG_ERR_INVALID_ARG, "olg_profile_new: '%s' is the name of a built-in profile", name);
   if (base && base->magic != OLG_PROFILE_MAGIC)
     return olg__err(OLG_ERR_INVALID_ARG, "olg_profile_new: base is not a profile");
@@ -50,13 +37,14 @@ OLG_API olg_status olg_profile_new(olg_profile **out, const char *name, const ol
   p->title = nm;
   p->base = base;
   p->magic = OLG_PROFILE_MAGIC;
+  p->caller_defined = 1;
   *out = p;
   return OLG_OK;
 }
 
 /* Caller-defined profiles only: built-in ones are static. */
 static bool is_own(const olg_profile *p) {
-  return p && p->magic == OLG_PROFILE_MAGIC && !olg__profile_find(p->name);
+  return p && p->magic == OLG_PROFILE_MAGIC && p->caller_defined;
 }
 
 OLG_API void olg_profile_free(olg_profile *p) {

@@ -52,6 +52,7 @@ struct olg_registry {
   reg_domain *domains;
   uint32_t n_domains, cap_domains;
   olg_symbolic_fn onnx_fallback; /* for ONNX ops without a registration (built-in registry) */
+  const olg_profile *const *profiles; /* found by name in a legalize (built-in registry) */
   int frozen;
 };
 
@@ -338,6 +339,15 @@ OLG_API olg_status olg_registry_op_at(const olg_registry *r, size_t i, const cha
 /* ---- for the driver and the built-in registry (lower.h) ---- */
 
 void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn) { r->onnx_fallback = fn; }
+
+void olg__registry_set_profiles(olg_registry *r, const olg_profile *const *profiles) {
+  r->profiles = profiles;
+}
+
+const olg_profile *const *olg__registry_profiles(const olg_registry *r) {
+  static const olg_profile *const none[] = {NULL};
+  return r->profiles ? r->profiles : none;
+}
 
 olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, const char *op,
                                   int opset, olg_symbolic_fn *fn, void **ud, int *lowering) {

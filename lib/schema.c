@@ -1,4 +1,4 @@
-/* onnxlegal — lookups in the generated ONNX schema tables (opsets/schemas_gen.c).
+/* onnxlegal — lookups in the generated ONNX schema tables (lib/schemas_gen.c).
  *
  * The ops are sorted by (domain, name) and grouped by domain, so a lookup finds the
  * domain among a handful of rows, binary-searches the op names of that domain, then

@@ -1,7 +1,7 @@
 /* onnxlegal — the ONNX operator schema tables (internal).
  *
  * The tables are generated from ONNX's operator changelog by tools/gen_schemas.py
- * into opsets/schemas_gen.c: every version of every operator of the default domain
+ * into lib/schemas_gen.c: every version of every operator of the default domain
  * ("" — "ai.onnx" is the same domain), of ai.onnx.ml (from its changelog when available,
  * else from the facts in tools/data/ai_onnx_ml_schemas.json), and of the preview domains. One row per (domain, op, since_version), sorted by
  * (domain, name, since_version); all data is static and read-only, lookups allocate
@@ -101,7 +101,7 @@ typedef struct olg_schema {
   int n_constraints;
 } olg_schema;
 
-/* The generated tables (opsets/schemas_gen.c). Use the functions below. */
+/* The generated tables (lib/schemas_gen.c). Use the functions below. */
 typedef struct olg_schema_op {
   const char *domain;
   const char *name;

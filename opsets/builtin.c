@@ -1,9 +1,10 @@
 /* onnxlegal — the built-in registry (olg_registry_new_builtin, onnxlegal/registry.h): every
- * opset table of olg__opset_tables (opsets.c), and the ONNX pass-through as the fallback for
- * ONNX ops without a row. It lives here, above the core, so that lib/registry.c names no
+ * opset table of olg__opset_tables (opsets.c), the ONNX pass-through as the fallback for
+ * ONNX ops without a row, and the built-in profiles (profiles/profiles.c) found by name. It lives here, above the core, so that lib/registry.c names no
  * symbolic. */
 #include "opsets.h"
 #include "../lib/lower.h"
+#include "../profiles/profiles.h"
 #include "../symbolics/symbolics.h"
 
 OLG_API olg_status olg_registry_new_builtin(olg_registry **out, const olg_allocator *allocator) {
@@ -21,6 +22,7 @@ OLG_API olg_status olg_registry_new_builtin(olg_registry **out, const olg_alloca
     }
   }
   olg__registry_set_onnx_fallback(r, olg__sym_onnx_passthrough);
+  olg__registry_set_profiles(r, olg__profiles);
   *out = r;
   return OLG_OK;
 }

@@ -27,12 +27,12 @@
  *
  * Adding opset NN:
  *   1. opsets/opsetNN.c, defining olg__opsetNN[] (may be empty: {{NULL, NULL, NULL, 0}});
- *   2. one line X(NN, NN, ir) at the end of OLG_OPSETS below (NN as written in the file name,
- *      the number, the IR version that goes with it); the table list (opsets.c), the
- *      declarations, olg_ir_version_for_opset and the Python bindings' OPSET_MAX follow from it;
+ *   2. one line X(NN, NN) at the end of OLG_OPSETS below (NN as written in the file name, and
+ *      the number); the table list (opsets.c) and the declarations follow from it;
  *   3. raise OLG_LOWER_OPSET_MAX in include/onnxlegal/registry.h (a public constant: the build
- *      fails until it matches the list's last opset) and add a CHANGELOG.md entry.
- * The ONNX schema tables (opsets/schemas_gen.c, tools/gen_schemas.py) come from the spec's
+ *      fails until it matches the list's last opset; the bindings' OPSET_MAX follows from it),
+ *      give the opset its IR version in lib/version.c, and add a CHANGELOG.md entry.
+ * The ONNX schema tables (lib/schemas_gen.c, tools/gen_schemas.py) come from the spec's
  * changelog and already hold the opset in development. */
 #ifndef OLG_OPSETS_H
 #define OLG_OPSETS_H
@@ -54,29 +54,20 @@ typedef struct olg_symbolic_reg {
 
 typedef struct olg_opset_table {
   int opset;
-  int64_t ir_version;
   const olg_symbolic_reg *regs;
 } olg_opset_table;
 
 /* Every table, ascending opset, ended by {0, NULL}. */
 extern const olg_opset_table olg__opset_tables[];
 
-/* Every opset the built-ins are written for, ascending: X(NN as in opsetNN.c, number, IR
- * version that goes with it). */
+/* Every opset the built-ins are written for, ascending: X(NN as in opsetNN.c, number). */
 #define OLG_OPSETS(X)                                                                      \
-  X(07, 7, 3) X(08, 8, 3) X(09, 9, 4) X(10, 10, 5) X(11, 11, 6) X(12, 12, 7) X(13, 13, 7)     \
-  X(14, 14, 7) X(15, 15, 8) X(16, 16, 8) X(17, 17, 8) X(18, 18, 8) X(19, 19, 9) X(20, 20, 9)  \
-  X(21, 21, 10) X(22, 22, 10) X(23, 23, 11) X(24, 24, 12) X(25, 25, 13) X(26, 26, 13)         \
-  X(27, 27, 13)
+  X(07, 7) X(08, 8) X(09, 9) X(10, 10) X(11, 11) X(12, 12) X(13, 13) X(14, 14) X(15, 15)      \
+  X(16, 16) X(17, 17) X(18, 18) X(19, 19) X(20, 20) X(21, 21) X(22, 22) X(23, 23) X(24, 24)   \
+  X(25, 25) X(26, 26) X(27, 27)
 
-#define OLG_OPSET_DECLARE_(nn, n, ir) extern const olg_symbolic_reg olg__opset##nn[];
+#define OLG_OPSET_DECLARE_(nn, n) extern const olg_symbolic_reg olg__opset##nn[];
 OLG_OPSETS(OLG_OPSET_DECLARE_)
 #undef OLG_OPSET_DECLARE_
-
-/* The first and last opset of OLG_OPSETS, and the IR version that goes with an opset in
- * 1..last (those below the first go with the first's), else -1. */
-int olg__opsets_first(void);
-int olg__opsets_last(void);
-int64_t olg__opset_ir_version(int64_t opset);
 
 #endif

@@ -82,10 +82,10 @@ static bool exact_for(const char *op, olg_dtype t, olg_dtype u) {
 
 olg_status olg__fix_cast_around(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  olg_graph *g = cx->dst;
+  olg_graph *g = olg__prof_graph(cx);
   const olg_prule *r = st->rule;
   const olg_node *nd = &g->nodes[st->node];
-  const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
+  const olg_schema *s = olg_schema_find("", nd->op, (int)olg_lower_opset(cx));
   olg_dtype t = st->dtype;
   if (!s || !r->tc || t == OLG_UNDEFINED) {
     snprintf(st->msg, sizeof st->msg, "no type constraint to cast around");
@@ -152,7 +152,7 @@ olg_status olg__fix_cast_around(olg_prule_site *st) {
     olg_value old = g->nodes[st->node].outputs[k], by = outs[k];
     if (old == OLG_NO_VALUE) continue;
     if (out_tc[k]) OLG_TRY(olg__emit_cast(cx, by, t, &by));
-    OLG_TRY(olg__replace_value(cx, old, by, cx->subst));
+    OLG_TRY(olg__prof_replace(cx, old, by));
   }
   g->nodes[st->node].state = OLG_NODE_DEAD;
   snprintf(st->msg, sizeof st->msg, "%s in %s: Cast to %s before, back to %s after (exact)", op,

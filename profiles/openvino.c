@@ -60,8 +60,8 @@ static bool ov_unsupported_match(olg_prule_site *st) {
 /* Swish(x) = x * Sigmoid(alpha * x) (opset 24). */
 static olg_status swish(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  olg_value x = olg__prof_input(cx->dst, st->node, 0), a, ax, s, y;
-  double alpha = olg__prof_attr_f(&cx->dst->nodes[st->node], "alpha", 1.0f);
+  olg_value x = olg__prof_input(olg__prof_graph(cx), st->node, 0), a, ax, s, y;
+  double alpha = olg__prof_attr_f(&olg__prof_graph(cx)->nodes[st->node], "alpha", 1.0f);
   if (alpha == 1.0) ax = x;
   else {
     OLG_TRY(olg__const_like(cx, x, alpha, &a));
@@ -74,7 +74,7 @@ static olg_status swish(olg_prule_site *st) {
 }
 
 static olg_status ov_unsupported_fix(olg_prule_site *st) {
-  const char *op = st->cx->dst->nodes[st->node].op;
+  const char *op = olg__prof_graph(st->cx)->nodes[st->node].op;
   if (olg__prof_folds(st)) {
     snprintf(st->msg, sizeof st->msg, "its inputs are constants: folded into a Constant");
     return OLG_OK;

@@ -15,7 +15,7 @@
  * kept dims: p = 1 ReduceL1, p = 2 ReduceL2, other p (|x|^p summed)^(1/p). */
 static olg_status global_lp_pool(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  olg_graph *g = cx->dst;
+  olg_graph *g = olg__prof_graph(cx);
   const olg_node *nd = &g->nodes[st->node];
   olg_value x = nd->args[0].u.v, y = nd->outputs[0];
   const olg_attr *pa = olg__node_attr(nd, "p");
@@ -40,7 +40,7 @@ static olg_status global_lp_pool(olg_prule_site *st) {
     OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_SUM, ax, axes, na, 1, &r));
     OLG_TRY(olg__emit2(cx, "Pow", r, ip, &r));
   }
-  OLG_TRY(olg__replace_value(cx, y, r, cx->subst));
+  OLG_TRY(olg__prof_replace(cx, y, r));
   snprintf(st->msg, sizeof st->msg, "decomposed into %s over the spatial axes",
            p == 1 ? "ReduceL1" : p == 2 ? "ReduceL2" : "Abs, Pow, ReduceSum, Pow");
   return OLG_OK;

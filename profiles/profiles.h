@@ -10,6 +10,10 @@ extern const olg_profile olg__profile_ort;      /* profiles/ort.c: ONNX Runtime 
 extern const olg_profile olg__profile_tensorrt; /* profiles/tensorrt*.c */
 extern const olg_profile olg__profile_openvino; /* profiles/openvino.c */
 
+/* The built-in profiles, ended by NULL (profiles.c): handed to the core by
+ * olg_registry_new_builtin (opsets/builtin.c). */
+extern const olg_profile *const olg__profiles[];
+
 /* ---- shared fixes (profiles/fix_cast.c) ---- */
 /* A TYPES violation: the node runs in a wider type that the rule accepts, its inputs of the
  * offending constraint cast to it and its outputs cast back -- only where that is exact for

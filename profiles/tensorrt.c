@@ -114,8 +114,8 @@ olg_status olg__prof_decline(olg_prule_site *st, const char *fmt, ...) {
 
 bool olg__prof_folds(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  const olg_node *nd = &cx->dst->nodes[st->node];
-  if (!cx->fold || nd->n_outputs != 1 || nd->outputs[0] == OLG_NO_VALUE) return false;
+  const olg_node *nd = &olg__prof_graph(cx)->nodes[st->node];
+  if (!olg__prof_folding(cx) || nd->n_outputs != 1 || nd->outputs[0] == OLG_NO_VALUE) return false;
   const olg_tensor *t = olg__known(cx, nd->outputs[0]);
   return t && t->dtype != OLG_STRING && t->nbytes <= 4096 * 8; /* passes/cleanup.c's bound */
 }
@@ -140,7 +140,7 @@ static olg_status copy_attr(olg_lower *cx, olg_node_id nid, const olg_attr *a) {
 
 olg_status olg__prof_clone_begin(olg_prule_site *st, const char *const *skip, olg_node_id *nid) {
   olg_lower *cx = st->cx;
-  olg_graph *g = cx->dst;
+  olg_graph *g = olg__prof_graph(cx);
   olg_node_id i = st->node;
   OLG_TRY(olg_lower_emit_begin(cx, g->nodes[i].domain, g->nodes[i].op, nid));
   for (uint32_t k = 0; k < g->nodes[i].n_args; k++)
@@ -157,16 +157,16 @@ olg_status olg__prof_clone_begin(olg_prule_site *st, const char *const *skip, ol
 olg_status olg__prof_replace_outputs(olg_prule_site *st, const olg_value *vals, size_t n) {
   olg_lower *cx = st->cx;
   for (size_t k = 0; k < n; k++) {
-    olg_value old = cx->dst->nodes[st->node].outputs[k];
+    olg_value old = olg__prof_graph(cx)->nodes[st->node].outputs[k];
     if (old != OLG_NO_VALUE && vals[k] != OLG_NO_VALUE)
-      OLG_TRY(olg__replace_value(cx, old, vals[k], cx->subst));
+      OLG_TRY(olg__prof_replace(cx, old, vals[k]));
   }
   return OLG_OK;
 }
 
 olg_status olg__prof_clone_end(olg_prule_site *st, olg_node_id nid) {
   olg_value outs[8];
-  size_t n = st->cx->dst->nodes[st->node].n_outputs;
+  size_t n = olg__prof_graph(st->cx)->nodes[st->node].n_outputs;
   if (n > 8) return olg__prof_decline(st, "a node of more than 8 outputs");
   OLG_TRY(olg_lower_emit_end(st->cx, nid, n, outs));
   return olg__prof_replace_outputs(st, outs, n);
@@ -194,7 +194,7 @@ static bool shape_gather_match(olg_prule_site *st) {
 /* Gather(Shape(x), i) with a known scalar or one-element i becomes a Shape slice. */
 static olg_status shape_gather_fix(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  olg_graph *g = cx->dst;
+  olg_graph *g = olg__prof_graph(cx);
   olg_node *nd = &g->nodes[st->node];
   olg_value data = nd->args[0].u.v, idx = nd->args[1].u.v, out = nd->outputs[0];
   const olg_node *sh = &g->nodes[g->values[data].producer];
@@ -224,7 +224,7 @@ static olg_status shape_gather_fix(olg_prule_site *st) {
   olg_value r;
   OLG_TRY(olg__shape_range(cx, x, start + at, start + at + 1, &r));
   if (irank == 0) OLG_TRY(olg__emit_squeeze(cx, r, (const int64_t[]){0}, 1, &r));
-  OLG_TRY(olg__replace_value(cx, out, r, cx->subst));
+  OLG_TRY(olg__prof_replace(cx, out, r));
   snprintf(st->msg, sizeof st->msg, "a slice of the shape (Shape with start/end, or Shape then Slice)");
   return OLG_OK;
 }
@@ -250,7 +250,7 @@ static bool scatternd_match(olg_prule_site *st) {
 }
 
 static olg_status scatternd_fix(olg_prule_site *st) {
-  if (!olg__prof_attr_is(&st->cx->dst->nodes[st->node], "reduction", "none", "none"))
+  if (!olg__prof_attr_is(&olg__prof_graph(st->cx)->nodes[st->node], "reduction", "none", "none"))
     return olg__prof_decline(st, "a reduction is not an overwrite when indices repeat");
   olg_node_id nid;
   static const char *const skip[] = {"reduction", NULL};
@@ -325,12 +325,12 @@ static olg_status narrow_fix(olg_prule_site *st) {
   olg_lower *cx = st->cx;
   uint32_t first, last;
   int64_t lo, hi;
-  if (!narrowable(cx->dst, st->node, &first, &last, &lo, &hi))
+  if (!narrowable(olg__prof_graph(cx), st->node, &first, &last, &lo, &hi))
     return olg__prof_decline(st, "the values are not all known int64 within int32's range");
   for (uint32_t k = first; k <= last; k++) {
-    olg_value v = olg__prof_input(cx->dst, st->node, k);
+    olg_value v = olg__prof_input(olg__prof_graph(cx), st->node, k);
     if (v == OLG_NO_VALUE) continue;
-    const olg_tensor *t = olg__prof_known(cx->dst, v);
+    const olg_tensor *t = olg__prof_known(olg__prof_graph(cx), v);
     size_t n = t->nbytes / 8;
     int32_t *d = olg__lower_alloc(cx, n * 4 + 4);
     if (!d) return OLG_ERR_NOMEM;
@@ -341,7 +341,7 @@ static olg_status narrow_fix(olg_prule_site *st) {
     }
     olg_value nv;
     OLG_TRY(olg__const_tensor_kept(cx, OLG_INT32, t->rank, t->dims, d, n * 4, &nv));
-    cx->dst->nodes[st->node].args[k].u.v = nv; /* the node reads the int32 copy */
+    olg__prof_graph(cx)->nodes[st->node].args[k].u.v = nv; /* the node reads the int32 copy */
   }
   snprintf(st->msg, sizeof st->msg, "inputs %u..%u narrowed to int32: proof: every value is "
            "known, in [%lld, %lld], within int32's [%d, %d]", first, last, (long long)lo,
@@ -391,7 +391,7 @@ static bool trt_unsupported_match(olg_prule_site *st) {
 }
 
 static olg_status trt_unsupported_fix(olg_prule_site *st) {
-  const char *op = st->cx->dst->nodes[st->node].op;
+  const char *op = olg__prof_graph(st->cx)->nodes[st->node].op;
   if (olg__prof_folds(st)) {
     snprintf(st->msg, sizeof st->msg, "its inputs are constants: folded into a Constant");
     return OLG_OK;

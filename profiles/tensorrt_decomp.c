@@ -9,15 +9,15 @@
 /* Bernoulli(x) = Cast(RandomUniformLike(x) < x): the op's own function body. */
 olg_status olg__prof_bernoulli(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  const olg_node *nd = &cx->dst->nodes[st->node];
-  olg_value x = olg__prof_input(cx->dst, st->node, 0);
+  const olg_node *nd = &olg__prof_graph(cx)->nodes[st->node];
+  olg_value x = olg__prof_input(olg__prof_graph(cx), st->node, 0);
   olg_dtype xt = olg__dtype(cx, x);
   olg_dtype to = (olg_dtype)olg__prof_attr_i(nd, "dtype", (int64_t)xt);
   const olg_attr *seed = olg__node_attr(nd, "seed");
   float seed_v = seed ? seed->f : 0;
   bool has_seed = seed != NULL;
   if (xt == OLG_UNDEFINED)
-    return olg__prof_decline(st, "Bernoulli of '%s' of unknown type", cx->dst->values[x].name);
+    return olg__prof_decline(st, "Bernoulli of '%s' of unknown type", olg__prof_graph(cx)->values[x].name);
   olg_node_id nid;
   olg_value r, lt, y;
   OLG_TRY(olg_lower_emit_begin(cx, "", "RandomUniformLike", &nid));
@@ -36,7 +36,7 @@ olg_status olg__prof_bernoulli(olg_prule_site *st) {
 olg_status olg__prof_maxunpool(olg_prule_site *st) {
   olg_lower *cx = st->cx;
   olg_node_id i = st->node;
-  const olg_graph *g = cx->dst;
+  const olg_graph *g = olg__prof_graph(cx);
   const olg_node *nd = &g->nodes[i];
   olg_value x = olg__prof_input(g, i, 0), ind = olg__prof_input(g, i, 1);
   olg_value osv = olg__prof_input(g, i, 2);
@@ -96,8 +96,8 @@ olg_status olg__prof_maxunpool(olg_prule_site *st) {
 olg_status olg__prof_lppool(olg_prule_site *st) {
   olg_lower *cx = st->cx;
   olg_node_id i = st->node;
-  const olg_node *nd = &cx->dst->nodes[i];
-  olg_value x = olg__prof_input(cx->dst, i, 0);
+  const olg_node *nd = &olg__prof_graph(cx)->nodes[i];
+  olg_value x = olg__prof_input(olg__prof_graph(cx), i, 0);
   const olg_attr *ks = olg__node_attr(nd, "kernel_shape");
   int64_t p = olg__prof_attr_i(nd, "p", 2);
   const olg_attr *dil = olg__node_attr(nd, "dilations");
@@ -128,7 +128,7 @@ olg_status olg__prof_lppool(olg_prule_site *st) {
   OLG_TRY(olg_lower_emit_input(cx, nid, ap));
   OLG_TRY(olg_lower_emit_attr_int(cx, nid, "count_include_pad", 1));
   for (const char *const *n = pool_attrs; *n; n++) {
-    nd = &cx->dst->nodes[i];
+    nd = &olg__prof_graph(cx)->nodes[i];
     const olg_attr *at = olg__node_attr(nd, *n);
     if (!at || (strcmp(*n, "dilations") == 0 && !dilated)) continue;
     if (at->type == OLG_ATTR_INTS) OLG_TRY(olg_lower_emit_attr_ints(cx, nid, *n, at->ints, at->n));
@@ -168,7 +168,7 @@ static int32_t optional_producer(const olg_graph *g, olg_value v) {
 olg_status olg__prof_optional(olg_prule_site *st, bool *done) {
   olg_lower *cx = st->cx;
   olg_node_id i = st->node;
-  const olg_graph *g = cx->dst;
+  const olg_graph *g = olg__prof_graph(cx);
   const olg_node *nd = &g->nodes[i];
   *done = false;
   if (strcmp(nd->op, "Optional") == 0) {
@@ -192,7 +192,7 @@ olg_status olg__prof_optional(olg_prule_site *st, bool *done) {
     return OLG_OK;
   }
   snprintf(st->msg, sizeof st->msg, "%s of an Optional built in the graph read directly",
-           cx->dst->nodes[i].op);
+           olg__prof_graph(cx)->nodes[i].op);
   *done = true;
   return olg__prof_replace_outputs(st, &y, 1);
 }
@@ -201,7 +201,7 @@ olg_status olg__prof_optional(olg_prule_site *st, bool *done) {
  * each read by a Gather from the matrices flattened to [..., n*n]. */
 olg_status olg__prof_det(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  olg_value x = olg__prof_input(cx->dst, st->node, 0);
+  olg_value x = olg__prof_input(olg__prof_graph(cx), st->node, 0);
   int32_t rank = olg__rank(cx, x);
   int64_t n = rank >= 2 ? olg__dim(cx, x, rank - 1) : -1;
   if (rank < 2 || rank > OLG_MAX_RANK || n < 1 || n > 3 || olg__dim(cx, x, rank - 2) != n)

@@ -116,7 +116,7 @@ static bool roi_is_whole(const olg_prule_site *st) {
 
 static olg_status coord_fix(olg_prule_site *st) {
   olg_lower *cx = st->cx;
-  const olg_node *nd = &cx->dst->nodes[st->node];
+  const olg_node *nd = &olg__prof_graph(cx)->nodes[st->node];
   char ctm[40];
   olg__prof_attr_s(nd, "coordinate_transformation_mode", "half_pixel", ctm, sizeof ctm);
   float sc[OLG_MAX_RANK];
@@ -130,7 +130,7 @@ static olg_status coord_fix(olg_prule_site *st) {
     int64_t dims[OLG_MAX_RANK];
     int32_t r2;
     if (have && !from_sizes) {
-      same = olg__prof_static_shape(cx->dst, olg__prof_input(cx->dst, st->node, 0), dims, &r2) &&
+      same = olg__prof_static_shape(olg__prof_graph(cx), olg__prof_input(olg__prof_graph(cx), st->node, 0), dims, &r2) &&
              r2 == rank;
       for (int32_t d = 0; same && d < rank; d++) {
         float w = (float)dims[d] * sc[d];

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate opsets/schemas_gen.c, the ONNX operator schema tables, from ONNX's
+"""Generate lib/schemas_gen.c, the ONNX operator schema tables, from ONNX's
 operator changelog (Changelog.md, and Changelog-ml.md when it is present, else
 the ai.onnx.ml facts of tools/data/ai_onnx_ml_schemas.json).
 
@@ -9,7 +9,7 @@ names with their options, arity ranges, and type-constraint names with their
 allowed type strings. No prose is copied.
 
 Usage (from the repository root):
-    python3 tools/gen_schemas.py [-o opsets/schemas_gen.c] [--json OUT]
+    python3 tools/gen_schemas.py [-o lib/schemas_gen.c] [--json OUT]
                                  [--versioning Versioning.md]
                                  [--ml-facts JSON | --no-ml-facts] [CHANGELOG ...]
 
@@ -34,7 +34,7 @@ import sys
 # defaults are relative to the repository root, wherever the script is run from
 REPO_ROOT = os.path.relpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_SPEC_DIR = os.path.join(REPO_ROOT, "..", "shared", "onnx-spec")
-DEFAULT_OUT = os.path.join(REPO_ROOT, "opsets", "schemas_gen.c")
+DEFAULT_OUT = os.path.join(REPO_ROOT, "lib", "schemas_gen.c")
 DEFAULT_ML_FACTS = os.path.join(REPO_ROOT, "tools", "data", "ai_onnx_ml_schemas.json")
 
 # AttributeProto.AttributeType numbering, keyed by the changelog's spelling.

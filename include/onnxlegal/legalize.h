@@ -74,9 +74,9 @@ extern "C" {
  * a NULL pointer) asks for the defaults. New members are only ever appended. */
 typedef struct olg_legalize_options {
   size_t size;        /* sizeof(olg_legalize_options) */
-  int64_t opset;      /* target opset of the default domain, 7..27; 0: OLG_LEGALIZE_DEFAULT_OPSET */
-  int64_t ir_version; /* 0: the IR version released with the opset (7,8: 3; 9: 4; 10: 5; 11: 6;
-                         12-14: 7; 15-18: 8; 19-20: 9; 21-22: 10; 23: 11; 24: 12; 25-27: 13) */
+  int64_t opset;      /* target opset of the default domain, OLG_LOWER_OPSET_MIN..MAX
+                         (registry.h); 0: OLG_LEGALIZE_DEFAULT_OPSET */
+  int64_t ir_version; /* 0: the IR version released with the opset (olg_ir_version_for_opset) */
   int keep_initializers_as_inputs; /* list initializers among the graph inputs too; forced on
                                       when the IR version is < 4, where ONNX requires it */
   int no_constant_folding;         /* keep small constant shape computations as nodes */
@@ -187,7 +187,8 @@ OLG_API olg_status olg_profile_check(olg_model *m, const olg_profile *p, olg_dia
 OLG_API olg_status olg_legalize_options_set_profile_object(olg_legalize_options *opts,
                                                            const olg_profile *p);
 
-/* The IR version that goes with an opset (as in the comment above), or -1 outside
+/* The IR version released with an opset of the default domain (1-8: 3; 9: 4; 10: 5; 11: 6;
+ * 12-14: 7; 15-18: 8; 19-20: 9; 21-22: 10; 23: 11; 24: 12; 25-27: 13), or -1 outside
  * 1..OLG_LOWER_OPSET_MAX. */
 OLG_API int64_t olg_ir_version_for_opset(int64_t opset);
 

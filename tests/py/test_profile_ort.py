@@ -37,14 +37,14 @@ _OP = re.compile(r'= ([A-Z][A-Za-z0-9]*) ?[<(]')
 
 def _versions():
     """op -> sorted since-versions of the default domain, from the library's schema table
-    (opsets/schemas_gen.c, generated from the ONNX changelog, which a clone need not have beside
+    (lib/schemas_gen.c, generated from the ONNX changelog, which a clone need not have beside
     it)."""
     out = collections.defaultdict(set)
-    with open(os.path.join(ROOT, "opsets", "schemas_gen.c"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "lib", "schemas_gen.c"), encoding="utf-8") as f:
         for dom, op, since in re.findall(r'^  \{ "([^"]*)", "(\w+)", (\d+), -?\d+, -?\d+, -?\d+', f.read(), re.M):
             if dom == "":
                 out[op].add(int(since))
-    assert len(out) > 150, "opsets/schemas_gen.c: no schema rows found"
+    assert len(out) > 150, "lib/schemas_gen.c: no schema rows found"
     return {k: sorted(v) for k, v in out.items()}
 
 

@@ -1,4 +1,4 @@
-"""The committed opsets/schemas_gen.c is exactly what tools/gen_schemas.py makes
+"""The committed lib/schemas_gen.c is exactly what tools/gen_schemas.py makes
 from the ONNX spec beside the source tree (../shared/onnx-spec), and the generator
 is deterministic. Skipped where the spec is absent (a user's machine)."""
 
@@ -11,7 +11,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEC_DIR = os.path.join(os.path.dirname(ROOT), "shared", "onnx-spec")
 GEN = os.path.join(ROOT, "tools", "gen_schemas.py")
-COMMITTED = os.path.join(ROOT, "opsets", "schemas_gen.c")
+COMMITTED = os.path.join(ROOT, "lib", "schemas_gen.c")
 
 needs_spec = pytest.mark.skipif(
     not os.path.exists(os.path.join(SPEC_DIR, "Changelog.md")),
@@ -34,7 +34,7 @@ def generate(out, *extra):
 def test_regenerates_committed_file(tmp_path):
     fresh = generate(tmp_path / "schemas_gen.c")
     assert fresh == read(COMMITTED), (
-        "opsets/schemas_gen.c is stale: run `python3 tools/gen_schemas.py` from the "
+        "lib/schemas_gen.c is stale: run `python3 tools/gen_schemas.py` from the "
         "repository root and commit the result")
 
 

@@ -1,5 +1,5 @@
 /* Tests of the registry's opset ranges and of the meaning-change table (lib/meaning.c) against
- * the schema tables (opsets/schemas_gen.c) and the built-in rows (opsets/opsetNN.c): rows end
+ * the schema tables (lib/schemas_gen.c) and the built-in rows (opsets/opsetNN.c): rows end
  * at the op's native opset without pass-through rows, and the pass-through never copies a node
  * across a listed change. */
 #include "../harness.h"

@@ -91,6 +91,49 @@ TEST(profile_ort_casts_where_int8_around) {
   olg_diags_free(d);
 }
 
+/* A caller's symbolic that copies a Where node (for a registry made empty). */
+static olg_status pass_where(olg_lower *cx, olg_node_id src, void *ud) {
+  (void)src;
+  (void)ud;
+  olg_node_id n;
+  olg_status s = olg_lower_emit_begin(cx, "", "Where", &n);
+  for (size_t i = 0; !s && i < 3; i++) {
+    olg_value v;
+    s = olg_lower_arg_value(cx, i, &v);
+    if (!s) s = olg_lower_emit_input(cx, n, v);
+  }
+  olg_value y;
+  if (!s) s = olg_lower_emit_end(cx, n, 1, &y);
+  if (!s) s = olg_lower_bind_output(cx, 0, y);
+  return s;
+}
+
+/* The profiles found by name are the registry's: a built-in registry has the built-in ones; a
+ * registry made empty has none and says what to pass instead; profile_object works with both. */
+TEST(profile_by_name_is_the_registry_s) {
+  olg_model *src, *out = NULL;
+  olg_registry *empty;
+  CHECK_OK(two_input_model(&src, "Where", 1, OLG_INT8, 9));
+  CHECK_OK(olg_registry_new(&empty, NULL));
+  CHECK_OK(olg_registry_add(empty, "", "Where", 7, pass_where, NULL));
+  olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+  o.opset = 9;
+  o.profile = "ort";
+  CHECK_STATUS(olg_legalize(src, empty, &o, &out, NULL), OLG_ERR_INVALID_ARG);
+  CHECK(out == NULL);
+  CHECK(strstr(olg_last_error(), "unknown target profile 'ort'") != NULL);
+  CHECK(strstr(olg_last_error(), "profile_object") != NULL);
+  o.profile = NULL;
+  o.profile_object = olg_profile_builtin("ort");
+  CHECK_OK(olg_legalize(src, empty, &o, &out, NULL));
+  CHECK_EQ(count_op(olg_model_graph_const(out), "Cast"), 3); /* the ort fix ran */
+  olg_model_free(out);
+  CHECK_OK(convert(src, "ort", NULL, 9, &out, NULL)); /* the built-in registry finds it */
+  olg_model_free(out);
+  olg_registry_free(empty);
+  olg_model_free(src);
+}
+
 TEST(profile_ort_refuses_max_double_at_7) {
   olg_model *src, *out = NULL;
   olg_diags *d;

@@ -1,4 +1,4 @@
-/* onnxlegal — the ONNX schema tables (lib/schema.h, opsets/schemas_gen.c). */
+/* onnxlegal — the ONNX schema tables (lib/schema.h, lib/schemas_gen.c). */
 #include "../harness.h"
 #include "schema.h"
 

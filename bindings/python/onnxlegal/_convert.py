@@ -135,7 +135,7 @@ def _read(src):
 
 def convert(src, opset, output=None, *, ir_version=None, profile=None, external_data=None,
             threshold=1024, fold=True, decompose=True, report=None, fold_weights=False):
-    """Converts src to `opset` (7..27) and returns the result as the kind src was given:
+    """Converts src to `opset` (OPSET_MIN..OPSET_MAX) and returns the result as the kind src was given:
     src a path or an onnxlegal.Model: a new onnxlegal.Model (which keeps src alive); bytes
     (bytearray, memoryview): bytes; an onnx.ModelProto: a ModelProto of the same class. With
     `output` (a path or a binary file object) it is also written there (external_data: a file

@@ -35,10 +35,11 @@ _KIND_NAMES = {NONE: None, NATIVE: "native", DECOMPOSED: "decomposed"}
 
 
 def _opset_max():
-    """The newest target opset of the library (OLG_LOWER_OPSET_MAX): the last one with an IR
-    version, so that a new opset in opsets/opsets.h needs no change here."""
+    """The newest target opset of the library (OLG_LOWER_OPSET_MAX, registry.h): the last one
+    with an IR version (lib/version.c has one up to it), so that a new opset needs no change
+    here. A library too old to say is taken at the opsets its first release had (to 17)."""
     if "olg_ir_version_for_opset" in lib.missing:
-        return 27
+        return 17
     o = 7
     while lib.olg_ir_version_for_opset(o + 1) > 0:
         o += 1

@@ -403,7 +403,8 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
       onnxlegal never writes ATen nodes) are accepted; ONNX_ATEN (every op as an ATen node) and
       ONNX_FALLTHROUGH (unlowered ops left as aten nodes) are refused: they make models only
       Caffe2/PyTorch can run.
-    opset_version: the target opset of the default ONNX domain, 7 to 27; None: the installed
+    opset_version: the target opset of the default ONNX domain, OPSET_MIN to OPSET_MAX
+      (lowering.py); None: the installed
       torch's default (default_opset()).
     do_constant_folding: fold at export time (default on): BatchNormalization into the
       preceding Conv/Gemm/MatMul, constant subgraphs into constants, byte-equal initializers
