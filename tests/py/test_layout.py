@@ -14,6 +14,8 @@
   the target opset) ask the opset; a family file never includes another family's header nor
   calls another family's symbolic; definitions are visible by name; no file over 1,000 lines.
 - opsets/: one list (OLG_OPSETS in opsets/opsets.h) names every opset.
+- bindings/python/onnxlegal: no module over 1,000 lines; no import cycle between its modules
+  (imports inside functions count).
 """
 import glob
 import os
@@ -242,3 +244,53 @@ def test_one_list_of_opsets():
     assert re.search(r"#define OLG_LOWER_OPSET_MAX %d\b" % nums[-1], reg)
     tables = open(os.path.join(ROOT, "opsets", "opsets.c")).read()
     assert "olg__opset07" not in tables, "opsets.c must build its table from OLG_OPSETS"
+
+
+# ---- the Python package ----
+PKG = os.path.join(ROOT, "bindings", "python", "onnxlegal")
+
+
+def _py_modules():
+    return {os.path.basename(p)[:-3]: p for p in sorted(glob.glob(os.path.join(PKG, "*.py")))}
+
+
+def _py_imports(path, mods):
+    """The package modules a module imports, at its top or inside a function (both make a cycle
+    a reader must untangle): `from .m import x` and `from . import m, n`."""
+    out = set()
+    text = open(path, encoding="utf-8").read()
+    for m in re.finditer(r"^\s*from\s+\.(\w*)\s+import\s+(\([^)]*\)|[^\n]*)", text, re.M):
+        if m.group(1):
+            out.add(m.group(1))
+        else:
+            names = re.sub(r"#[^\n]*", "", m.group(2)).strip("() \n")
+            out.update(n.strip().split(" as ")[0] for n in names.split(",") if n.strip())
+    return {m for m in out if m in mods}
+
+
+def test_python_modules_are_small():
+    bad = ["%s: %d lines" % (os.path.relpath(p, ROOT), sum(1 for _ in open(p, encoding="utf-8")))
+           for p in _py_modules().values()]
+    bad = [b for b in bad if int(b.rsplit(": ", 1)[1].split()[0]) > MAX_LINES]
+    assert not bad, "split these by concept:\n" + "\n".join(bad)
+
+
+def test_python_imports_have_no_cycle():
+    mods = _py_modules()
+    graph = {m: _py_imports(p, mods) - {m} for m, p in mods.items()}
+    assert graph["_torch_trace"] >= {"_torch_graph", "_torch_script"}, graph["_torch_trace"]
+    cycles, state = [], {}
+
+    def visit(m, stack):
+        state[m] = "open"
+        for n in sorted(graph[m]):
+            if state.get(n) == "open":
+                cycles.append(" -> ".join(stack[stack.index(n):] + [n]))
+            elif n not in state:
+                visit(n, stack + [n])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert not cycles, "import cycles in bindings/python/onnxlegal:\n" + "\n".join(cycles)

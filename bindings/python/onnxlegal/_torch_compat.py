@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from ._lib import ERR_CALLBACK, Error, enc, lib
+from ._torch_graph import OLG_DTYPE, _Tuple
 from .lowering import (ARG_BOOL, ARG_FLOAT, ARG_FLOATS, ARG_INT, ARG_INTS, ARG_NONE, ARG_STRING,
                        ARG_VALUE, ARG_VALUES, NO_VALUE, LoweringError, UnsupportedOp)
 
@@ -192,8 +193,7 @@ _TORCH_DTYPE = None
 def _torch_dtype(code):
     global _TORCH_DTYPE
     if _TORCH_DTYPE is None:
-        from .torch import _OLG_DTYPE
-        _TORCH_DTYPE = {v: k for k, v in _OLG_DTYPE.items()}
+        _TORCH_DTYPE = {v: k for k, v in OLG_DTYPE.items()}
     return _TORCH_DTYPE.get(code)
 
 
@@ -426,7 +426,6 @@ def call_python_op(walker, node, name, args, outs, ins):
                       None)
     if unpack is None:
         return walker.call(node, "autograd", name, args, outs, ins)
-    from ._torch_trace import _Tuple
     items = list(unpack.outputs())
     walker.call(node, "autograd", name, args, items, ins)
     walker.env[outs[0]] = _Tuple([walker.env_item(o) for o in items])

@@ -1,4 +1,4 @@
-"""TorchScript control flow for the torch front end (onnxlegal._torch_trace's walker).
+"""TorchScript control flow for the torch front end (onnxlegal._torch_trace's walker calls it).
 
 - A torch.jit.ScriptModule or ScriptFunction as the model: its graph, inlined, parameters lifted
   to trailing inputs (torch._C._jit_pass_lower_graph), tuples flattened
@@ -16,9 +16,9 @@
 """
 import torch
 
-from ._torch_trace import (SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
-                           _Ref, _Tuple, _source_line, _split_args, _eval_mode, flatten,
-                           SCALAR_TYPE_NUMBER)
+from ._torch_graph import (SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
+                           _Ref, _Tuple, _source_line, _split_args, _eval_mode, _tensor_info,
+                           flatten, iter_nodes, SCALAR_TYPE_NUMBER)
 
 INT64_MAX = 9223372036854775807
 
@@ -483,7 +483,6 @@ def _split_runtime(w, node, ins, outs):
 
 def _where1(w, node, ins, outs):
     """where(condition) is nonzero(condition, as_tuple=True): one index vector per dim."""
-    from ._torch_trace import _tensor_info
     shape = _tensor_info(ins[0])[1]
     if shape is None:
         return False
@@ -497,7 +496,6 @@ def _alias(w, node, op, ins, outs):
     """Ops torchvision's traced detection code uses, written as the ops the library lowers:
     `a & b` on bool tensors is logical_and, _shape_as_tensor(x) is size(x), empty(...) is
     zeros(...) (its contents are unspecified)."""
-    from ._torch_trace import _tensor_info
     if op in ("__and__", "__or__"):
         if any(_tensor_info(tv)[0] != torch.bool for tv in ins[:2]):
             return False
@@ -515,7 +513,6 @@ def aten_op(w, node, op, ins, outs):
     if op in ("__and__", "__or__", "_shape_as_tensor", "empty"):
         return _alias(w, node, op, ins, outs)
     if op == "dim":
-        from ._torch_trace import _tensor_info
         e = w.env.get(ins[0])
         shape = getattr(w.current(e), "shape", None) if isinstance(e, _Ref) else None
         if shape is None:
@@ -531,8 +528,7 @@ def aten_op(w, node, op, ins, outs):
         e = w.env_item(ins[0])
         dt = w.arg(ins[1]) if len(ins) > 1 else None
         if isinstance(e, _Lit):
-            from ._torch_trace import SCALAR_TYPE_NUMBER as N
-            back = {v: k for k, v in N.items()}
+            back = {v: k for k, v in SCALAR_TYPE_NUMBER.items()}
             w.env[outs[0]] = _Ref(w.const_scalar(e.v, back.get(dt, torch.float32)), outs[0])
         else:
             v = w.emit("to", [w.arg(ins[0]), 6 if dt is None else dt, False, False, None])
@@ -603,13 +599,6 @@ def aten_op(w, node, op, ins, outs):
 
 # ----------------------------------------------------------------------------------------------
 # Source graph helpers (recursive over blocks)
-
-def iter_nodes(nodes):
-    for n in nodes:
-        yield n
-        for b in getattr(n, "blocks", {}).values():
-            yield from iter_nodes(b.nodes)
-
 
 def _untyped_input(g, name):
     """A subgraph input without a type: legalize gives it the type of the Loop's initial value."""

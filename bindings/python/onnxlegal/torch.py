@@ -18,12 +18,12 @@ import warnings
 
 import torch
 
-from . import _dtypes
-from . import _torch_compat, _torch_trace
+from . import _torch_compat, _torch_graph
 from ._torch_compat import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._convert import bad_argument, check_opset, check_profile, check_report, emit_report
-from ._torch_trace import (Bools, ExportError, Floats, Ints, SInput, SValue, Values,
-                           build_source_graph)
+from ._torch_graph import Bools, ExportError, Floats, Ints, SInput, SValue, Values
+from ._torch_graph import OLG_DTYPE as _OLG_DTYPE
+from ._torch_trace import build_source_graph
 
 # the walk's name for ExportError (the same class)
 TorchExportError = ExportError
@@ -43,13 +43,6 @@ class UnsupportedOpsError(ExportError):
         self.unsupported = unsupported
 
 
-_OLG_DTYPE = {
-    torch.float32: _dtypes.FLOAT, torch.float64: _dtypes.DOUBLE, torch.float16: _dtypes.FLOAT16,
-    torch.bfloat16: _dtypes.BFLOAT16, torch.int64: _dtypes.INT64, torch.int32: _dtypes.INT32,
-    torch.int16: _dtypes.INT16, torch.int8: _dtypes.INT8, torch.uint8: _dtypes.UINT8,
-    torch.bool: _dtypes.BOOL, torch.complex64: _dtypes.COMPLEX64,
-    torch.complex128: _dtypes.COMPLEX128,
-}
 
 
 def olg_dtype(dt):
@@ -484,8 +477,8 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
     if custom_opsets is not None and not isinstance(custom_opsets, dict):
         raise ExportError("custom_opsets must be a dict {domain: version}, not %s"
                           % type(custom_opsets).__name__)
-    prev = _torch_trace.TRAINING_MODE
-    _torch_trace.TRAINING_MODE = mode.lower()
+    prev = _torch_graph.TRAINING_MODE
+    _torch_graph.TRAINING_MODE = mode.lower()
     try:
         sg = build_source_graph(model, args, input_names=input_names, output_names=output_names,
                                 dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
@@ -495,7 +488,7 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
         # torch's tracer failing on the model (or its args)
         raise ExportError("tracing the model failed: %s: %s" % (type(e).__name__, e)) from e
     finally:
-        _torch_trace.TRAINING_MODE = prev
+        _torch_graph.TRAINING_MODE = prev
     if not export_params:
         _params_as_inputs(sg)
     if mode != "EVAL":
