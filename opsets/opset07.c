@@ -71,7 +71,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "GroupNormalization", olg__sym_onnx_group_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
-    {"", "LayerNormalization", olg__sym_onnx_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
+    {"", "LayerNormalization", olg__sym_onnx_layer_norm, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
@@ -165,10 +165,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "batch_norm", olg__sym_batch_norm, OLG_LOWERING_NATIVE},
     {"aten", "group_norm", olg__sym_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
     {"aten", "instance_norm", olg__sym_instance_norm, OLG_LOWERING_NATIVE},
-    {"aten", "layer_norm", olg__sym_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "layer_norm", olg__sym_layer_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "local_response_norm", olg__sym_local_response_norm, OLG_LOWERING_NATIVE},
     {"aten", "native_group_norm", olg__sym_native_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
-    {"aten", "native_layer_norm", olg__sym_native_layer_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "native_layer_norm", olg__sym_native_layer_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_DECOMPOSED},
 
     /* ---- activations (symbolics/activation.c); the dropout family is the identity ---- */

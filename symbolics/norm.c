@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "emit_nn.h"
 #include "emit_src.h"
 #include "symbolics.h"
@@ -180,32 +181,76 @@ olg_status olg__sym_instance_norm(olg_lower *cx, olg_node_id src, void *ud) {
 /* ------------------------------------------------------------------------------------------ */
 /* layer_norm, native_layer_norm */
 
-/* Layer normalization over the axes from `axis` to the last of x (rank), then * w + b (either
- * may be OLG_NO_VALUE): outs[0] the result, outs[1] the mean and (want_stats) outs[2] the
- * reciprocal standard deviation, with the reduced axes kept as 1. */
-static olg_status layer_norm_decomposed(olg_lower *cx, olg_value x, int64_t axis, int32_t rank,
-                                        olg_value w, olg_value b, double eps, bool want_stats,
-                                        olg_value *outs) {
+/* Whether the target's LayerNormalization serves an input of dtype t. It computes the
+ * statistics in float (stash_type 1): a double input is decomposed, which keeps PyTorch's
+ * precision. */
+static bool layer_norm_native(const olg_lower *cx, olg_dtype t) {
+  return t != OLG_DOUBLE && olg__op_takes(cx, "LayerNormalization", 0, t);
+}
+
+/* Layer normalization of x (rank known) over the axes from p->axis to the last, then * w + b
+ * (b may be OLG_NO_VALUE; w too, where the target's LayerNormalization does not serve x):
+ * outs[0] the result, and with want_stats outs[1] the mean and outs[2] the reciprocal standard
+ * deviation, the reduced axes kept as 1. The one emitter of aten layer_norm/native_layer_norm
+ * and ONNX LayerNormalization: LayerNormalization where the target has it for x's dtype, else
+ * ReduceMean/Sub/Mul/Sqrt/Div (DESIGN.md §4), in float for a half x when stash_float (the
+ * statistics then float, as the op's). */
+typedef struct layer_norm_params {
+  int64_t axis;
+  double eps;
+  bool want_stats;
+  bool stash_float;
+} layer_norm_params;
+
+static olg_status emit_layer_norm(olg_lower *cx, olg_value x, olg_value w, olg_value b,
+                                  int32_t rank, const layer_norm_params *p, olg_value *outs) {
+  size_t n_out = p->want_stats ? 3 : 1;
+  olg_dtype t = olg__dtype(cx, x);
+  if (layer_norm_native(cx, t) && w != OLG_NO_VALUE) {
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "LayerNormalization", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_input(cx, nd, w));
+    if (b != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, b));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", p->axis));
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", p->eps));
+    return olg_lower_emit_end(cx, nd, n_out, outs);
+  }
+  if (t == OLG_DOUBLE && olg__target_has(cx, "LayerNormalization"))
+    OLG_TRY(olg_lower_decompose(cx, "layer normalization of a double tensor", -1));
+  bool half = p->stash_float && (t == OLG_FLOAT16 || t == OLG_BFLOAT16);
+  if (half) {
+    OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
+    if (w != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, w, OLG_FLOAT, &w));
+    if (b != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, b, OLG_FLOAT, &b));
+  }
   int64_t axes[OLG_MAX_RANK];
-  size_t n = (size_t)(rank - axis);
-  for (size_t i = 0; i < n; i++) axes[i] = axis + (int64_t)i;
-  OLG_TRY(normalize(cx, x, axes, n, eps, &outs[0], &outs[1], want_stats ? &outs[2] : NULL));
-  return affine(cx, outs[0], w, b, &outs[0]);
+  size_t n = (size_t)(rank - p->axis);
+  for (size_t i = 0; i < n; i++) axes[i] = p->axis + (int64_t)i;
+  OLG_TRY(normalize(cx, x, axes, n, p->eps, &outs[0], &outs[1], p->want_stats ? &outs[2] : NULL));
+  OLG_TRY(affine(cx, outs[0], w, b, &outs[0]));
+  return half ? olg__emit_cast(cx, outs[0], t, &outs[0]) : OLG_OK;
+}
+
+/* Whether outputs 1 or 2 (mean, rstd) of the source node are read. */
+static bool stats_used(olg_lower *cx) {
+  size_t n = olg_lower_output_count(cx);
+  return (n > 1 && olg_lower_output_used(cx, 1)) || (n > 2 && olg_lower_output_used(cx, 2));
 }
 
 /* aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None,
  * float eps=1e-05, bool cudnn_enable=True); native_layer_norm(input, normalized_shape, weight,
  * bias, eps) -> (out, mean, rstd), mean and rstd shaped as the input with the normalized dims 1. */
-static olg_status layer_norm(olg_lower *cx, bool native, bool stats_op) {
+static olg_status layer_norm(olg_lower *cx, bool stats_op) {
   olg_value x, w, b, outs[3];
   int32_t rank;
   const int64_t *shape;
   size_t n;
-  double eps;
+  layer_norm_params p = {0};
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(known_rank(cx, x, 1, &rank));
   OLG_TRY(olg_lower_arg_ints(cx, 1, &shape, &n));
-  OLG_TRY(olg__arg_float_or(cx, 4, 1e-5, &eps));
+  OLG_TRY(olg__arg_float_or(cx, 4, 1e-5, &p.eps));
   if (n == 0 || n > (size_t)rank)
     return olg__errf(cx, OLG_ERR_INVALID_ARG,
                      "normalized_shape has %zu dims for an input of rank %d", n, rank);
@@ -215,37 +260,35 @@ static olg_status layer_norm(olg_lower *cx, bool native, bool stats_op) {
       return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
                              "normalized_shape does not match the input's last dims");
   }
-  bool want_stats = stats_op && ((olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1)) ||
-                                 (olg_lower_output_count(cx) > 2 && olg_lower_output_used(cx, 2)));
-  int64_t axis = rank - (int64_t)n;
-  if (native && olg__dtype(cx, x) != OLG_DOUBLE) {
+  p.want_stats = stats_op && stats_used(cx);
+  p.axis = rank - (int64_t)n;
+  if (layer_norm_native(cx, olg__dtype(cx, x))) { /* LayerNormalization requires its Scale */
     olg_value sv;
     OLG_TRY(olg__const_i64s(cx, shape, n, &sv));
     OLG_TRY(param_or_fill(cx, 2, x, sv, 1.0, &w));
-    OLG_TRY(param_or_none(cx, 3, x, &b));
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", "LayerNormalization", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, x));
-    OLG_TRY(olg_lower_emit_input(cx, nd, w));
-    if (b != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, b));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
-    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "epsilon", eps));
-    OLG_TRY(olg_lower_emit_end(cx, nd, want_stats ? 3 : 1, outs));
-    return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
+  } else {
+    OLG_TRY(param_or_none(cx, 2, x, &w));
   }
-  if (native) /* double: LayerNormalization's statistics would be float */
-    OLG_TRY(olg_lower_decompose(cx, "layer_norm of a double tensor", -1));
-  OLG_TRY(param_or_none(cx, 2, x, &w));
   OLG_TRY(param_or_none(cx, 3, x, &b));
-  OLG_TRY(layer_norm_decomposed(cx, x, axis, rank, w, b, eps, want_stats, outs));
-  return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
+  OLG_TRY(emit_layer_norm(cx, x, w, b, rank, &p, outs));
+  return olg__bind_outputs(cx, outs, p.want_stats ? 3 : 1);
 }
 
-/* ONNX LayerNormalization-17 below 17, the same decomposition as aten::layer_norm's: over the
- * axes from `axis` (default -1) on; Scale and B broadcast over them. The statistics are computed
- * in float for a float16/bfloat16 input (stash_type 1, the default), and the outputs Mean and
- * InvStdDev (float then) keep the reduced axes as 1, as the op's do. */
-olg_status olg__sym_onnx_layer_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return layer_norm(cx, false);
+}
+
+olg_status olg__sym_native_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return layer_norm(cx, true);
+}
+
+/* ONNX LayerNormalization(X, Scale, B; axis (default -1), epsilon, stash_type), registered
+ * below 17 (from 17 the node is passed through): Scale and B broadcast over the normalized
+ * axes; the statistics in float for a float16/bfloat16 input (stash_type 1, the default), and
+ * the outputs Mean and InvStdDev (float then) keep the reduced axes as 1, as the op's do. */
+olg_status olg__sym_onnx_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, w, b, outs[3];
   int32_t rank;
@@ -253,42 +296,13 @@ olg_status olg__sym_onnx_layer_norm_decomposed(olg_lower *cx, olg_node_id src, v
   OLG_TRY(known_rank(cx, x, 1, &rank));
   OLG_TRY(olg_lower_arg_value(cx, 1, &w));
   OLG_TRY(olg__arg_value_or_none(cx, 2, &b));
-  int64_t axis = olg__norm_axis(olg__src_attr_int(cx, "axis", -1), rank);
-  if (axis < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "LayerNormalization: axis out of range");
+  layer_norm_params p = {olg__norm_axis(olg__src_attr_int(cx, "axis", -1), rank),
+                         olg__src_attr_float(cx, "epsilon", 1e-5), stats_used(cx), true};
+  if (p.axis < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "LayerNormalization: axis out of range");
   if (olg__src_attr_int(cx, "stash_type", 1) != 1)
     return olg_lower_unsupported(cx, "LayerNormalization with a stash_type other than float", 17);
-  olg_dtype t = olg__dtype(cx, x);
-  bool half = t == OLG_FLOAT16 || t == OLG_BFLOAT16;
-  if (half) {
-    OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
-    OLG_TRY(olg__emit_cast(cx, w, OLG_FLOAT, &w));
-    if (b != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, b, OLG_FLOAT, &b));
-  }
-  size_t n_out = olg_lower_output_count(cx);
-  bool want_stats = (n_out > 1 && olg_lower_output_used(cx, 1)) || (n_out > 2 && olg_lower_output_used(cx, 2));
-  OLG_TRY(layer_norm_decomposed(cx, x, axis, rank, w, b, olg__src_attr_float(cx, "epsilon", 1e-5),
-                                want_stats, outs));
-  if (half) OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
-  return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
-}
-
-/* Below opset 17: ReduceMean/Sub/Mul/Sqrt/Div (DESIGN.md §4). */
-olg_status olg__sym_layer_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return layer_norm(cx, false, false);
-}
-/* From opset 17: LayerNormalization. */
-olg_status olg__sym_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return layer_norm(cx, true, false);
-}
-olg_status olg__sym_native_layer_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return layer_norm(cx, false, true);
-}
-olg_status olg__sym_native_layer_norm(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return layer_norm(cx, true, true);
+  OLG_TRY(emit_layer_norm(cx, x, w, b, rank, &p, outs));
+  return olg__bind_outputs(cx, outs, p.want_stats ? 3 : 1);
 }
 
 /* ------------------------------------------------------------------------------------------ */

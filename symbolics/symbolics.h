@@ -114,7 +114,7 @@ olg_status olg__sym_tv_roi_align_opset16(olg_lower *cx, olg_node_id src, void *u
 
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
-OLG_SYMBOLIC(olg__sym_onnx_layer_norm_decomposed); /* LayerNormalization below 17 (norm.c) */
+OLG_SYMBOLIC(olg__sym_onnx_layer_norm); /* LayerNormalization below 17 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_group_norm_decomposed); /* GroupNormalization below 21 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_group_norm);            /* GroupNormalization-21 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather);       /* NegativeLogLikelihoodLoss 7-8 (loss.c) */
@@ -219,10 +219,8 @@ OLG_SYMBOLIC(olg__sym_adaptive_max_pool_opset8); /* MaxPool-8 indices */
 /* ---- normalization (symbolics/norm.c) ---- */
 OLG_SYMBOLIC(olg__sym_batch_norm);
 OLG_SYMBOLIC(olg__sym_instance_norm);
-OLG_SYMBOLIC(olg__sym_layer_norm_decomposed);        /* < 17 */
-OLG_SYMBOLIC(olg__sym_layer_norm);                   /* LayerNormalization-17 */
-OLG_SYMBOLIC(olg__sym_native_layer_norm_decomposed); /* < 17; out, mean, rstd */
-OLG_SYMBOLIC(olg__sym_native_layer_norm);
+OLG_SYMBOLIC(olg__sym_layer_norm);        /* LayerNormalization where the target has it */
+OLG_SYMBOLIC(olg__sym_native_layer_norm); /* out, mean, rstd */
 OLG_SYMBOLIC(olg__sym_group_norm_decomposed);        /* < 21: InstanceNormalization */
 OLG_SYMBOLIC(olg__sym_group_norm);                   /* GroupNormalization-21 */
 OLG_SYMBOLIC(olg__sym_native_group_norm_decomposed);
