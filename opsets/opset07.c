@@ -4,7 +4,7 @@
 
 const olg_symbolic_reg olg__opset07[] = {
     /* ---- ONNX indexing below its opset (symbolics/index.c) ---- */
-    {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED}, /* native from 11 */
+    {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
 
     /* ---- ONNX elementwise ops below their opset or type (onnx_math.c, activation.c) ---- */
     {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)}, /* 8-/16-bit ints: wider, wrapped */
@@ -19,7 +19,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Mod", olg__sym_onnx_mod, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
     {"", "Mul", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
-    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED}, /* native from 10 */
+    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
 
     /* ---- shape and indexing basics (symbolics/shape.c) ---- */
     {"aten", "_reshape_alias", olg__sym_view, OLG_LOWERING_NATIVE},
@@ -60,7 +60,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
-    {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED}, /* native from 11 (creation.c) */
+    {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* NonZero-9 */
     {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
     {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* reduce.c */
     {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_DECOMPOSED}, /* native from 26 (reduce.c) */
@@ -104,7 +104,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Squeeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
     {"", "Swish", olg__sym_onnx_swish, OLG_LOWERING_DECOMPOSED}, /* native from 24 (activation.c) */
     {"", "TopK", olg__sym_onnx_topk, OLG_LOWERING_NATIVE},
-    {"", "Trilu", olg__sym_onnx_trilu, OLG_LOWERING_DECOMPOSED}, /* native from 14 */
+    {"", "Trilu", olg__sym_onnx_trilu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Unsqueeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
     {"", "Upsample", olg__sym_onnx_resize, OLG_LOWERING_NATIVE},
 

@@ -3,17 +3,11 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset09[] = {
-    {"", "GatherElements", olg__sym_onnx_gather_elements_opset9, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
     /* ---- ONNX domain: IsNaN-9; ThresholdedRelu by Where-9 ---- */
-    {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu_opset9, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
 
     /* ---- shape basics (symbolics/shape.c): Compress-9 squeezes a dim of unknown size ---- */
-    {"aten", "squeeze", olg__sym_squeeze_opset9, OLG_LOWERING_NATIVE},
 
     /* ---- rearranging (symbolics/arrange.c): a static mask with Where-9 ---- */
-    {"aten", "tril", olg__sym_tril_opset9, OLG_LOWERING_DECOMPOSED},
-    {"", "Trilu", olg__sym_onnx_trilu_opset9, OLG_LOWERING_DECOMPOSED},
-    {"aten", "triu", olg__sym_triu_opset9, OLG_LOWERING_DECOMPOSED},
 
     /* ---- attention (symbolics/attention.c): masks by Where-9 ---- */
     {"aten", "_native_multi_head_attention", olg__sym_native_multi_head_attention_opset9,
@@ -23,7 +17,6 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "Attention", olg__sym_onnx_attention_decomposed_opset9, OLG_LOWERING_DECOMPOSED},
 
     /* ---- ONNX domain ---- */
-    {"", "Range", olg__sym_onnx_range_opset9, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* NonZero-9 */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
     {"", "ScatterND", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED}, /* a row scatter (index.c) */
@@ -33,24 +26,19 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather_where, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
 
     /* ---- activations (symbolics/activation.c): Where-9 ---- */
-    {"aten", "softplus", olg__sym_softplus_opset9, OLG_LOWERING_NATIVE},
-    {"aten", "threshold", olg__sym_threshold_opset9, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Sinh/Cosh/Erf/IsNaN/Sign/Where-9 ---- */
-    {"aten", "cosh", olg__sym_cosh_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "cosh", olg__sym_cosh, OLG_LOWERING_NATIVE},
     {"aten", "erf", olg__sym_erf, OLG_LOWERING_NATIVE},
-    {"aten", "isnan", olg__sym_isnan_opset9, OLG_LOWERING_NATIVE},
-    {"aten", "lerp", olg__sym_lerp_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "isnan", olg__sym_isnan, OLG_LOWERING_NATIVE},
     {"aten", "masked_fill", olg__sym_masked_fill, OLG_LOWERING_NATIVE},
-    {"aten", "sign", olg__sym_sign_opset9, OLG_LOWERING_NATIVE},
-    {"aten", "sinh", olg__sym_sinh_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "sign", olg__sym_sign, OLG_LOWERING_NATIVE},
+    {"aten", "sinh", olg__sym_sinh, OLG_LOWERING_NATIVE},
     {"aten", "where", olg__sym_where, OLG_LOWERING_NATIVE},
 
     /* ---- shape and indexing (symbolics/index.c): NonZero-9, OneHot-9, Scatter-9 ---- */
-    {"aten", "index", olg__sym_index_opset9, OLG_LOWERING_NATIVE},
-    {"aten", "index_put", olg__sym_index_put_opset9, OLG_LOWERING_DECOMPOSED},
     {"aten", "nonzero", olg__sym_nonzero, OLG_LOWERING_NATIVE},
-    {"aten", "one_hot", olg__sym_one_hot_opset9, OLG_LOWERING_NATIVE},
-    {"aten", "scatter", olg__sym_scatter_opset9, OLG_LOWERING_NATIVE},
+    {"aten", "one_hot", olg__sym_one_hot, OLG_LOWERING_NATIVE},
+    {"aten", "scatter", olg__sym_scatter, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -9,16 +9,12 @@ const olg_symbolic_reg olg__opset10[] = {
     {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */
-    {"aten", "div", olg__sym_div_opset10, OLG_LOWERING_NATIVE},          /* double floor div */
-    {"aten", "floor_divide", olg__sym_floor_divide_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "fmod", olg__sym_fmod_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "isinf", olg__sym_isinf_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "remainder", olg__sym_remainder_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "fmod", olg__sym_fmod, OLG_LOWERING_NATIVE},
+    {"aten", "isinf", olg__sym_isinf, OLG_LOWERING_NATIVE},
+    {"aten", "remainder", olg__sym_remainder, OLG_LOWERING_NATIVE},
 
     /* ---- rearranging (symbolics/arrange.c): Slice-10 steps and run-time bounds, Mod-10 ---- */
-    {"aten", "chunk", olg__sym_chunk_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "flip", olg__sym_flip_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "roll", olg__sym_roll_opset10, OLG_LOWERING_NATIVE},
+    {"aten", "flip", olg__sym_flip, OLG_LOWERING_NATIVE},
 
     /* ---- pooling (symbolics/pool.c): MaxPool-10 dilations, ceil_mode; AveragePool-10 ceil_mode ---- */
     {"aten", "avg_pool1d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},

@@ -4,14 +4,14 @@
 
 const olg_symbolic_reg olg__opset12[] = {
     /* ---- activations (symbolics/activation.c): Celu-12 ---- */
-    {"aten", "celu", olg__sym_celu_opset12, OLG_LOWERING_NATIVE},
+    {"aten", "celu", olg__sym_celu, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise comparison (symbolics/elementwise.c): LessOrEqual/GreaterOrEqual-12 ---- */
-    {"aten", "ge", olg__sym_ge_opset12, OLG_LOWERING_NATIVE},
-    {"aten", "le", olg__sym_le_opset12, OLG_LOWERING_NATIVE},
+    {"aten", "ge", olg__sym_ge, OLG_LOWERING_NATIVE},
+    {"aten", "le", olg__sym_le, OLG_LOWERING_NATIVE},
 
     /* ---- linear algebra (symbolics/linalg.c): Einsum-12 ---- */
-    {"aten", "einsum", olg__sym_einsum_opset12, OLG_LOWERING_NATIVE},
+    {"aten", "einsum", olg__sym_einsum, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain (symbolics/onnx.c): Dropout-12's training_mode ---- */
     {"", "Dropout", olg__sym_onnx_dropout_opset12, OLG_LOWERING_NATIVE},

@@ -5,7 +5,6 @@
 const olg_symbolic_reg olg__opset16[] = {
     /* ---- sampling (symbolics/sample.c): GridSample-16 (4-D) ---- */
     /* RoiAlign-16's coordinate_transformation_mode: roi_align's aligned=True (detection.c) */
-    {"torchvision", "roi_align", olg__sym_tv_roi_align_opset16, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler", olg__sym_grid_sampler_opset16, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset16, OLG_LOWERING_NATIVE},
     {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset16, OLG_LOWERING_DECOMPOSED}, /* 5-D: 20 */
@@ -14,13 +13,8 @@ const olg_symbolic_reg olg__opset16[] = {
     {"", "GridSample", olg__sym_onnx_grid_sample_opset16, OLG_LOWERING_NATIVE}, /* 5-D decomposed */
 
     /* ---- shape and indexing (symbolics/index.c): ScatterElements-16 reduction ---- */
-    {"aten", "index_put", olg__sym_index_put_opset16, OLG_LOWERING_NATIVE},
-    {"aten", "scatter", olg__sym_scatter_opset16, OLG_LOWERING_NATIVE},
-    {"aten", "scatter_add", olg__sym_scatter_add_opset16, OLG_LOWERING_NATIVE},
+    {"aten", "scatter_add", olg__sym_scatter_add, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain (symbolics/onnx.c): ScatterElements reduction add/mul ---- */
-    {"", "Scatter", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
-    {"", "ScatterElements", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
-    {"", "ScatterND", olg__sym_onnx_scatter_opset16, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

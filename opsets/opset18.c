@@ -12,7 +12,6 @@ const olg_symbolic_reg olg__opset18[] = {
     {"aten", "mish", olg__sym_mish, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise logic (symbolics/elementwise.c): BitwiseNot-18 ---- */
-    {"aten", "bitwise_not", olg__sym_bitwise_not_opset18, OLG_LOWERING_NATIVE},
     {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_NATIVE},
     {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_NATIVE},
     {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_NATIVE},
@@ -30,8 +29,5 @@ const olg_symbolic_reg olg__opset18[] = {
     {"", "ReduceProd", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceSumSquare", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "Split", olg__sym_onnx_split_opset18, OLG_LOWERING_NATIVE},
-    {"", "Scatter", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
-    {"", "ScatterElements", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
-    {"", "ScatterND", olg__sym_onnx_scatter_opset18, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -4,6 +4,5 @@
 
 const olg_symbolic_reg olg__opset19[] = {
     /* ---- rearranging (symbolics/arrange.c): Pad-19 mode 'wrap' (circular) ---- */
-    {"aten", "pad", olg__sym_pad_opset19, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -5,7 +5,7 @@
  * for the same op in a later file replaces it (dispatch picks the highest since <= target):
  *
  *   const olg_symbolic_reg olg__opset11[] = {
- *     {"aten", "round", olg__sym_round_opset11, OLG_LOWERING_NATIVE}, // Round-11
+ *     {"aten", "round", olg__sym_round, OLG_LOWERING_NATIVE}, // Round-11: native from here
  *     {NULL, NULL, NULL, 0}};
  *
  * One meaning, one function: a symbolic with a native and a decomposed form asks the target's

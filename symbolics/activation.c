@@ -163,13 +163,20 @@ static olg_status celu_formula(olg_lower *cx, olg_value x, double alpha) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* below 12: the formula */
+/* Celu (12), which takes float32 only: other dtypes, and below 12, the formula */
 olg_status olg__sym_celu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  olg_value x;
+  olg_value x, y;
   double alpha;
   OLG_TRY(celu_args(cx, &x, &alpha));
-  return celu_formula(cx, x, alpha);
+  if (!olg__target_has(cx, "Celu")) return celu_formula(cx, x, alpha);
+  if (!olg__op_takes(cx, "Celu", 0, olg__dtype(cx, x))) {
+    OLG_TRY(olg_lower_decompose(cx, "celu of a tensor other than float32 (Celu takes float32 only)", -1));
+    return celu_formula(cx, x, alpha);
+  }
+  fattr at[1] = {{"alpha", alpha}};
+  OLG_TRY(emit_f(cx, "Celu", x, at, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
 }
 
 /* ONNX Celu below 12: the same formula, alpha an attribute */
@@ -181,21 +188,6 @@ olg_status olg__sym_onnx_celu(olg_lower *cx, olg_node_id src, void *ud) {
   if (alpha == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Celu: alpha must not be 0");
   OLG_TRY(olg_lower_decompose(cx, "Celu as Relu + alpha * Elu(min(x, 0) / alpha)", 12));
   return celu_formula(cx, x, alpha);
-}
-
-/* Celu-12, which takes float32 only: other dtypes keep the formula */
-olg_status olg__sym_celu_opset12(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y;
-  double alpha;
-  OLG_TRY(celu_args(cx, &x, &alpha));
-  if (olg__dtype(cx, x) != OLG_FLOAT) {
-    OLG_TRY(olg_lower_decompose(cx, "celu of a tensor other than float32 (Celu takes float32 only)", -1));
-    return celu_formula(cx, x, alpha);
-  }
-  fattr at[1] = {{"alpha", alpha}};
-  OLG_TRY(emit_f(cx, "Celu", x, at, 1, &y));
-  return olg_lower_bind_output(cx, 0, y);
 }
 
 /* ---- Gelu, Swish (silu), Mish: the aten op and the ONNX op read their arguments and call one
@@ -280,20 +272,15 @@ olg_status olg__sym_hardsigmoid(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::hardswish(self): below 14, x * hardsigmoid(x) */
+/* aten::hardswish(self): HardSwish (14); below, x * hardsigmoid(x) */
 olg_status olg__sym_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  if (olg__target_has(cx, "HardSwish")) return unary_float(cx, "HardSwish");
   olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
   OLG_TRY(emit_f(cx, "HardSigmoid", x, hardsigmoid_attrs, 2, &y));
   OLG_TRY(olg__emit_math2(cx, "Mul", x, y, &y));
   return olg_lower_bind_output(cx, 0, y);
-}
-
-/* HardSwish-14 */
-olg_status olg__sym_hardswish_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return unary_float(cx, "HardSwish");
 }
 
 olg_status olg__sym_sigmoid(olg_lower *cx, olg_node_id src, void *ud) {
@@ -349,9 +336,23 @@ static olg_status softplus_begin(olg_lower *cx, softplus_args *a, bool *done) {
   return olg__emit_compare(cx, OLG_CMP_GT, a->bx, a->tv, &a->above);
 }
 
-/* below 9: a mask blend whose unused side is kept finite by clipping at the threshold */
+/* from 9: Where */
+static olg_status softplus_where(olg_lower *cx) {
+  softplus_args a;
+  bool done;
+  OLG_TRY(softplus_begin(cx, &a, &done));
+  if (done) return OLG_OK;
+  olg_value sp, y;
+  OLG_TRY(olg__emit_math1(cx, "Softplus", a.bx, &sp));
+  OLG_TRY(mul_const(cx, sp, 1.0 / a.beta, &sp));
+  OLG_TRY(olg__emit_where(cx, a.above, a.x, sp, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Where (9); below 9: a mask blend whose unused side is kept finite by clipping at the threshold */
 olg_status olg__sym_softplus(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  if (olg__target_has(cx, "Where")) return softplus_where(cx);
   softplus_args a;
   bool done;
   OLG_TRY(softplus_begin(cx, &a, &done));
@@ -369,20 +370,6 @@ olg_status olg__sym_softplus(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_math2(cx, "Mul", m, lin, &lin));
   OLG_TRY(olg__emit_math2(cx, "Mul", nm, sp, &sp));
   OLG_TRY(olg__emit_math2(cx, "Add", lin, sp, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
-/* from 9: Where */
-olg_status olg__sym_softplus_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  softplus_args a;
-  bool done;
-  OLG_TRY(softplus_begin(cx, &a, &done));
-  if (done) return OLG_OK;
-  olg_value sp, y;
-  OLG_TRY(olg__emit_math1(cx, "Softplus", a.bx, &sp));
-  OLG_TRY(mul_const(cx, sp, 1.0 / a.beta, &sp));
-  OLG_TRY(olg__emit_where(cx, a.above, a.x, sp, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -459,16 +446,6 @@ static olg_status threshold_below9(olg_lower *cx, bool onnx) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return threshold_below9(cx, false);
-}
-
-olg_status olg__sym_onnx_thresholded_relu(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return threshold_below9(cx, true);
-}
-
 /* from 9: Where */
 static olg_status threshold_where(olg_lower *cx, bool onnx) {
   olg_value x, tv, vv, le, y;
@@ -477,14 +454,14 @@ static olg_status threshold_where(olg_lower *cx, bool onnx) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-olg_status olg__sym_threshold_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return threshold_where(cx, false);
+  return olg__target_has(cx, "Where") ? threshold_where(cx, false) : threshold_below9(cx, false);
 }
 
-olg_status olg__sym_onnx_thresholded_relu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_onnx_thresholded_relu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return threshold_where(cx, true);
+  return olg__target_has(cx, "Where") ? threshold_where(cx, true) : threshold_below9(cx, true);
 }
 
 /* aten::softmax(self, int dim, ScalarType? dtype=None), log_softmax likewise */

@@ -170,16 +170,10 @@ static olg_status flip(olg_lower *cx, bool slice_steps) {
   return bind(cx, y);
 }
 
-/* below 10: a Gather of reversed indices per dim */
+/* Slice with step -1 (10: Slice's steps input); before, a Gather of reversed indices per dim */
 olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return flip(cx, false);
-}
-
-/* Slice-10 with step -1 */
-olg_status olg__sym_flip_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return flip(cx, true);
+  return flip(cx, olg__target_has_input(cx, "Slice", "steps"));
 }
 
 /* x rolled by `shift` along axis: Concat(the last s elements, the others), s = shift mod size. A
@@ -242,15 +236,10 @@ static olg_status roll(olg_lower *cx, bool dyn_slice) {
   return bind(cx, y);
 }
 
+/* a dim whose size is not known needs Mod-10 and Slice-10 (starts/ends as inputs) */
 olg_status olg__sym_roll(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return roll(cx, false);
-}
-
-/* Mod-10, Slice-10: a dim whose size is not known too */
-olg_status olg__sym_roll_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return roll(cx, true);
+  return roll(cx, olg__target_has(cx, "Mod") && olg__target_has_input(cx, "Slice", "starts"));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -382,15 +371,10 @@ static olg_status chunk(olg_lower *cx, bool dyn_slice) {
   return split_by_slices(cx, x, axis, 0, step, olg_lower_output_count(cx));
 }
 
+/* a dim whose size is not known needs Slice-10 (starts/ends as inputs) */
 olg_status olg__sym_chunk(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return chunk(cx, false);
-}
-
-/* Slice-10: a dim whose size is not known too */
-olg_status olg__sym_chunk_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return chunk(cx, true);
+  return chunk(cx, olg__target_has_input(cx, "Slice", "starts"));
 }
 
 /* aten::split_with_sizes(Tensor self, int[] split_sizes, int dim=0) */
@@ -476,7 +460,7 @@ static bool keep_tri(int64_t i, int64_t j, int64_t k, int upper) {
   return upper ? j - i >= k : j - i <= k;
 }
 
-/* What the registered opset offers tril / triu: Where (9), Range (11), Trilu (14). */
+/* What the target offers tril / triu: Where (9), Range (11), Trilu (14). */
 typedef struct trilu_caps {
   bool where, range, trilu;
   olg_value kdyn; /* ONNX Trilu's k computed at run time (a 0-D int64), else OLG_NO_VALUE */
@@ -486,6 +470,12 @@ typedef struct trilu_caps {
  * dims flattened and padded with one zero; sizes not known need Range. */
 static olg_status trilu_dyn(olg_lower *cx, olg_value x, int32_t rank, olg_value kv, int upper,
                            trilu_caps c);
+
+/* The target's trilu_caps, k known at conversion time. */
+static trilu_caps trilu_target(const olg_lower *cx) {
+  return (trilu_caps){olg__target_has(cx, "Where"), olg__target_has(cx, "Range"),
+                      olg__target_has(cx, "Trilu"), OLG_NO_VALUE};
+}
 
 static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
   olg_value x, y;
@@ -658,42 +648,12 @@ static olg_status trilu_dyn(olg_lower *cx, olg_value x, int32_t rank, olg_value 
  * Gather; Where-9 a static mask; Range-11 a mask computed at run time; Trilu-14 */
 olg_status olg__sym_tril(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){false, false, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_tril_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){true, false, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_tril_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){true, true, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_tril_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return trilu(cx, 0, (trilu_caps){true, true, true, OLG_NO_VALUE});
+  return trilu(cx, 0, trilu_target(cx));
 }
 
 olg_status olg__sym_triu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){false, false, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_triu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){true, false, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_triu_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){true, true, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_triu_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return trilu(cx, 1, (trilu_caps){true, true, true, OLG_NO_VALUE});
+  return trilu(cx, 1, trilu_target(cx));
 }
 
 /* ONNX Trilu (14) below 14: the same lowering as tril/triu, for a k known at conversion time
@@ -709,17 +669,7 @@ static olg_status onnx_trilu(olg_lower *cx, trilu_caps c) {
 
 olg_status olg__sym_onnx_trilu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_trilu(cx, (trilu_caps){false, false, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_onnx_trilu_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_trilu(cx, (trilu_caps){true, false, false, OLG_NO_VALUE});
-}
-
-olg_status olg__sym_onnx_trilu_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_trilu(cx, (trilu_caps){true, true, false, OLG_NO_VALUE});
+  return onnx_trilu(cx, trilu_target(cx));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -729,9 +679,9 @@ olg_status olg__sym_onnx_trilu_opset11(olg_lower *cx, olg_node_id src, void *ud)
  * "constant", "reflect", "replicate" or "circular". Cropping is done first by Slice (the same
  * as PyTorch, where a dim is cropped on one side and padded on the other at most), so the Pad
  * has only non-negative pads. */
-/* What the registered opset offers pad: pads as an input (11), mode 'wrap' (19). */
+/* What the target offers pad: pads as an input (11). Mode 'wrap' (19) is the emit helpers'. */
 typedef struct pad_caps {
-  bool pads_input, wrap;
+  bool pads_input;
 } pad_caps;
 
 static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p,
@@ -834,22 +784,11 @@ static olg_status pad(olg_lower *cx, pad_caps c) {
   return bind(cx, y);
 }
 
-/* below 11: static amounts; circular by Slice and Concat */
+/* amounts computed at run time need Pad-11 (pads as an input); circular is Pad-19's 'wrap',
+ * before it Slice and Concat (olg__emit_pad_wrap) */
 olg_status olg__sym_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pad(cx, (pad_caps){false, false});
-}
-
-/* Pad-11: amounts computed at run time too */
-olg_status olg__sym_pad_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return pad(cx, (pad_caps){true, false});
-}
-
-/* Pad-19: circular is mode 'wrap' */
-olg_status olg__sym_pad_opset19(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return pad(cx, (pad_caps){true, true});
+  return pad(cx, (pad_caps){olg__target_has_input(cx, "Pad", "pads")});
 }
 
 /* aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) */
@@ -864,11 +803,6 @@ static olg_status constant_pad_nd(olg_lower *cx, pad_caps c) {
 
 olg_status olg__sym_constant_pad_nd(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return constant_pad_nd(cx, (pad_caps){false, false});
+  return constant_pad_nd(cx, (pad_caps){olg__target_has_input(cx, "Pad", "pads")});
 }
 
-/* Pad-11: amounts computed at run time too */
-olg_status olg__sym_constant_pad_nd_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return constant_pad_nd(cx, (pad_caps){true, false});
-}

@@ -240,16 +240,10 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle, bool has_crd) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::pixel_shuffle(Tensor self, int upscale_factor) */
+/* aten::pixel_shuffle(Tensor self, int upscale_factor): DepthToSpace-11 (mode CRD) */
 olg_status olg__sym_pixel_shuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pixel_rearrange(cx, false, false);
-}
-
-/* DepthToSpace-11 (mode CRD) */
-olg_status olg__sym_pixel_shuffle_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return pixel_rearrange(cx, false, true);
+  return pixel_rearrange(cx, false, olg__target_has_attr(cx, "DepthToSpace", "mode"));
 }
 
 /* aten::pixel_unshuffle(Tensor self, int downscale_factor). SpaceToDepth orders the channels

@@ -308,15 +308,10 @@ static olg_status arange(olg_lower *cx, bool has_range) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* bounds computed at run time need Range (11) */
 olg_status olg__sym_arange(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return arange(cx, false);
-}
-
-/* Range-11: bounds computed at run time too */
-olg_status olg__sym_arange_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return arange(cx, true);
+  return arange(cx, olg__target_has(cx, "Range"));
 }
 
 /* aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype, ...). PyTorch 1.13
@@ -488,15 +483,10 @@ static olg_status onnx_range(olg_lower *cx, bool has_nonzero) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* run-time inputs need NonZero-9 and ConstantOfShape-9 */
 olg_status olg__sym_onnx_range(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_range(cx, false);
-}
-
-/* NonZero-9, ConstantOfShape-9: run-time inputs */
-olg_status olg__sym_onnx_range_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_range(cx, true);
+  return onnx_range(cx, olg__target_has(cx, "NonZero") && olg__target_has(cx, "ConstantOfShape"));
 }
 
 /* ONNX EyeLike (9) at 7-8: for an input of known 2-D shape, the constant with ones on the k-th

@@ -75,11 +75,6 @@ static olg_status roi_align(olg_lower *cx, bool name_mode) {
 olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud) {
   (void)src;
   (void)ud;
-  return roi_align(cx, false);
+  return roi_align(cx, olg__target_has_attr(cx, "RoiAlign", "coordinate_transformation_mode"));
 }
 
-olg_status olg__sym_tv_roi_align_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  (void)src;
-  (void)ud;
-  return roi_align(cx, true);
-}

@@ -162,13 +162,7 @@ static olg_status div_common(olg_lower *cx, bool has_mod) {
 
 olg_status olg__sym_div(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return div_common(cx, false);
-}
-
-/* Mod-10: double floor division as PyTorch computes it */
-olg_status olg__sym_div_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return div_common(cx, true);
+  return div_common(cx, olg__target_has(cx, "Mod"));
 }
 
 /* aten::floor_divide(self, other): floor rounding since PyTorch 1.13 */
@@ -182,13 +176,7 @@ static olg_status floor_divide(olg_lower *cx, bool has_mod) {
 
 olg_status olg__sym_floor_divide(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return floor_divide(cx, false);
-}
-
-/* Mod-10: double floor division as PyTorch computes it */
-olg_status olg__sym_floor_divide_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return floor_divide(cx, true);
+  return floor_divide(cx, olg__target_has(cx, "Mod"));
 }
 
 /* has_mod: Mod (opset 10) is there. */
@@ -203,25 +191,13 @@ static olg_status remainder_like(olg_lower *cx, bool has_mod, bool python) {
 /* aten::remainder(self, other) [Tensor, Scalar, Scalar_Tensor]: the sign of the divisor */
 olg_status olg__sym_remainder(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return remainder_like(cx, false, true);
-}
-
-/* Mod-10 */
-olg_status olg__sym_remainder_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return remainder_like(cx, true, true);
+  return remainder_like(cx, olg__target_has(cx, "Mod"), true);
 }
 
 /* aten::fmod(self, other): the sign of the dividend */
 olg_status olg__sym_fmod(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return remainder_like(cx, false, false);
-}
-
-/* Mod-10 (fmod=1) */
-olg_status olg__sym_fmod_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return remainder_like(cx, true, false);
+  return remainder_like(cx, olg__target_has(cx, "Mod"), false);
 }
 
 /* aten::pow(self, exponent) [Tensor_Tensor, Tensor_Scalar, Scalar (self a number)] */
@@ -333,26 +309,15 @@ static olg_status hyperbolic(olg_lower *cx, bool sinh) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Sinh/Cosh (9), else from Exp */
 olg_status olg__sym_sinh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return hyperbolic(cx, true);
+  return olg__target_has(cx, "Sinh") ? unary_float(cx, "Sinh") : hyperbolic(cx, true);
 }
 
 olg_status olg__sym_cosh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return hyperbolic(cx, false);
-}
-
-/* Sinh-9 */
-olg_status olg__sym_sinh_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return unary_float(cx, "Sinh");
-}
-
-/* Cosh-9 */
-olg_status olg__sym_cosh_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return unary_float(cx, "Cosh");
+  return olg__target_has(cx, "Cosh") ? unary_float(cx, "Cosh") : hyperbolic(cx, false);
 }
 
 /* aten::rsqrt: 1 / sqrt(x) */
@@ -413,26 +378,8 @@ olg_status olg__sym_neg(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::sign below 9: [x > 0] - [x < 0] (NaN gives 0, as PyTorch's CPU kernel) */
-olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  olg_dtype t = olg__dtype(cx, x);
-  if (t == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
-  olg_value zero, pos, neg;
-  OLG_TRY(olg__const_like(cx, x, 0, &zero));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, zero, &pos));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, x, zero, &neg));
-  OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
-  OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
-  OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
 /* Sign-9 */
-olg_status olg__sym_sign_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status sign_native(olg_lower *cx) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype t = olg__dtype(cx, x);
@@ -444,6 +391,24 @@ olg_status olg__sym_sign_opset9(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__const_like(cx, x, 0, &zero));
     OLG_TRY(olg__emit_where(cx, nan, zero, y, &y));
   }
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::sign below 9: [x > 0] - [x < 0] (NaN gives 0, as PyTorch's CPU kernel) */
+olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  if (olg__target_has(cx, "Sign")) return sign_native(cx);
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  if (t == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
+  olg_value zero, pos, neg;
+  OLG_TRY(olg__const_like(cx, x, 0, &zero));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, zero, &pos));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, x, zero, &neg));
+  OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
+  OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
+  OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -497,16 +462,10 @@ static olg_status round_native(olg_lower *cx, olg_value x, olg_value *out) {
   return olg__emit_math1(cx, "Round", x, out);
 }
 
-/* below 11: half to even from Floor */
+/* Round (11); below, half to even from Floor */
 olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return round_decimals(cx, olg__emit_round_even_floor);
-}
-
-/* Round-11 */
-olg_status olg__sym_round_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return round_decimals(cx, round_native);
+  return round_decimals(cx, olg__target_has(cx, "Round") ? round_native : olg__emit_round_even_floor);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -689,15 +648,10 @@ static olg_status lerp(olg_lower *cx, bool has_where) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Where (9): both formulas, chosen by |w| */
 olg_status olg__sym_lerp(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lerp(cx, false);
-}
-
-/* Where-9: both formulas, chosen by |w| */
-olg_status olg__sym_lerp_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lerp(cx, true);
+  return lerp(cx, olg__target_has(cx, "Where"));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -708,6 +662,15 @@ static olg_status compare(olg_lower *cx, olg_cmp op) {
   olg_value a, b, y;
   OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
   OLG_TRY(olg__emit_compare(cx, op, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* LessOrEqual/GreaterOrEqual-12 */
+static olg_status compare12(olg_lower *cx, const char *op) {
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__emit_math2(cx, op, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -728,7 +691,7 @@ olg_status olg__sym_lt(olg_lower *cx, olg_node_id src, void *ud) {
 
 olg_status olg__sym_le(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return compare(cx, OLG_CMP_LE);
+  return olg__target_has(cx, "LessOrEqual") ? compare12(cx, "LessOrEqual") : compare(cx, OLG_CMP_LE);
 }
 
 olg_status olg__sym_gt(olg_lower *cx, olg_node_id src, void *ud) {
@@ -738,26 +701,8 @@ olg_status olg__sym_gt(olg_lower *cx, olg_node_id src, void *ud) {
 
 olg_status olg__sym_ge(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return compare(cx, OLG_CMP_GE);
-}
-
-/* LessOrEqual/GreaterOrEqual-12 */
-static olg_status compare12(olg_lower *cx, const char *op) {
-  olg_dtype t;
-  olg_value a, b, y;
-  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
-  OLG_TRY(olg__emit_math2(cx, op, a, b, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_le_opset12(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return compare12(cx, "LessOrEqual");
-}
-
-olg_status olg__sym_ge_opset12(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return compare12(cx, "GreaterOrEqual");
+  return olg__target_has(cx, "GreaterOrEqual") ? compare12(cx, "GreaterOrEqual")
+                                                : compare(cx, OLG_CMP_GE);
 }
 
 
@@ -798,7 +743,8 @@ olg_status olg__sym_logical_not(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* aten::bitwise_not: Not for bool; for integers below 18, -1 - x or max - x (emit_bits.c) */
+/* aten::bitwise_not: Not for bool; for integers BitwiseNot (18), below -1 - x or max - x
+ * (emit_bits.c) */
 olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, y;
@@ -809,21 +755,10 @@ olg_status olg__sym_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   } else if (!olg__is_int(t)) {
     return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
   } else {
-    OLG_TRY(olg_lower_decompose(cx, "bitwise_not of an integer tensor", 18));
+    if (!olg__target_has(cx, "BitwiseNot"))
+      OLG_TRY(olg_lower_decompose(cx, "bitwise_not of an integer tensor", 18));
     OLG_TRY(olg__emit_bitwise_not(cx, x, &y));
   }
-  return olg_lower_bind_output(cx, 0, y);
-}
-
-/* BitwiseNot-18 for integers */
-olg_status olg__sym_bitwise_not_opset18(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  olg_dtype t = olg__dtype(cx, x);
-  if (t == OLG_BOOL) OLG_TRY(olg__emit1(cx, "Not", x, &y));
-  else if (!olg__is_int(t)) return olg__errf(cx, OLG_ERR_TYPE, "bitwise_not of a %s tensor", olg_dtype_name(t));
-  else OLG_TRY(olg__emit_bitwise_not(cx, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
@@ -896,19 +831,8 @@ static olg_status all_false_like(olg_lower *cx, olg_value x, olg_value *out) {
   return olg__emit1(cx, "Not", *out, out);
 }
 
-/* aten::isnan: false for integers; below 9, x is neither < +inf nor > -inf */
-olg_status olg__sym_isnan(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
-  else OLG_TRY(olg__emit_isnan(cx, x, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
 /* IsNaN-9 */
-olg_status olg__sym_isnan_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
+static olg_status isnan_native(olg_lower *cx) {
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
@@ -916,9 +840,30 @@ olg_status olg__sym_isnan_opset9(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* aten::isnan: false for integers; below 9, x is neither < +inf nor > -inf */
+olg_status olg__sym_isnan(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  if (olg__target_has(cx, "IsNaN")) return isnan_native(cx);
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
+  else OLG_TRY(olg__emit_isnan(cx, x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* IsInf-10 */
+static olg_status isinf_native(olg_lower *cx) {
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
+  else OLG_TRY(olg__emit_math1(cx, "IsInf", x, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 /* aten::isinf: false for integers; below 10, |x| > the largest finite value of the dtype */
 olg_status olg__sym_isinf(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
+  if (olg__target_has(cx, "IsInf")) return isinf_native(cx);
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   olg_dtype t = olg__dtype(cx, x);
@@ -935,12 +880,3 @@ olg_status olg__sym_isinf(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* IsInf-10 */
-olg_status olg__sym_isinf_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  olg_value x, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  if (!olg__is_float(olg__dtype(cx, x))) OLG_TRY(all_false_like(cx, x, &y));
-  else OLG_TRY(olg__emit_math1(cx, "IsInf", x, &y));
-  return olg_lower_bind_output(cx, 0, y);
-}

@@ -31,6 +31,13 @@ bool olg__target_has_input(const olg_lower *cx, const char *op, const char *inpu
   return false;
 }
 
+bool olg__target_input_optional(const olg_lower *cx, const char *op, const char *input) {
+  const olg_schema *s = target_schema(cx, op);
+  for (int i = 0; s && i < s->n_inputs; i++)
+    if (!strcmp(s->inputs[i].name, input)) return s->inputs[i].option == OLG_FORMAL_OPTIONAL;
+  return false;
+}
+
 int64_t olg__norm_axis(int64_t axis, int64_t rank) {
   if (rank < 0) return -1;
   if (axis < 0) axis += rank;

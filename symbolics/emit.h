@@ -67,6 +67,8 @@ int olg__opset(const olg_lower *cx);
 bool olg__target_has(const olg_lower *cx, const char *op);
 bool olg__target_has_attr(const olg_lower *cx, const char *op, const char *attr);
 bool olg__target_has_input(const olg_lower *cx, const char *op, const char *input);
+/* The target's `op` defines `input` (by name) as optional. */
+bool olg__target_input_optional(const olg_lower *cx, const char *op, const char *input);
 /* axes normalized against rank (when known) into out; false when an axis is out of range, or
  * negative with the rank unknown and need_nonneg. */
 bool olg__norm_axes(const int64_t *axes, size_t n, int64_t rank, bool need_nonneg, int64_t *out);

@@ -36,15 +36,17 @@ static olg_status dim_scalar(olg_lower *cx, olg_value x, int64_t axis, olg_value
 /* Binds y to the node's (only) output. */
 static olg_status bind(olg_lower *cx, olg_value y) { return olg_lower_bind_output(cx, 0, y); }
 
-/* What the registered opset offers indexing: Where, NonZero, OneHot, Scatter-9 and integer
- * Less (9); ScatterND, ScatterElements of any type, GatherElements, Range and Gather's negative
- * indices (11); ScatterND/ScatterElements reductions (16). */
+/* What the target offers indexing: Where, NonZero, OneHot, Scatter-9 and integer Less (9);
+ * ScatterND, ScatterElements of any type, GatherElements, Range and Gather's negative indices
+ * (11); ScatterND/ScatterElements reductions (16). */
 typedef struct ix_caps {
   bool where_nonzero, scatter_nd, scatter_reduce;
 } ix_caps;
 
-static const ix_caps IX7 = {false, false, false}, IX9 = {true, false, false},
-                     IX11 = {true, true, false}, IX16 = {true, true, true};
+static ix_caps ix_target(const olg_lower *cx) {
+  return (ix_caps){olg__target_has(cx, "NonZero"), olg__target_has(cx, "ScatterND"),
+                   olg__target_has_attr(cx, "ScatterElements", "reduction")};
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* The advanced-indexing plan shared by index and index_put */
@@ -276,19 +278,7 @@ static olg_status index_tensor(olg_lower *cx, ix_caps c) {
 
 olg_status olg__sym_index(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return index_tensor(cx, IX7);
-}
-
-/* NonZero-9: masks computed at run time */
-olg_status olg__sym_index_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return index_tensor(cx, IX9);
-}
-
-/* Gather-11: negative indices */
-olg_status olg__sym_index_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return index_tensor(cx, IX11);
+  return index_tensor(cx, ix_target(cx));
 }
 
 /* aten::index_select(Tensor self, int dim, Tensor index) */
@@ -571,25 +561,7 @@ static olg_status index_put(olg_lower *cx, ix_caps c) {
 
 olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return index_put(cx, IX7);
-}
-
-/* Where-9, Scatter-9 */
-olg_status olg__sym_index_put_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return index_put(cx, IX9);
-}
-
-/* ScatterND-11 */
-olg_status olg__sym_index_put_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return index_put(cx, IX11);
-}
-
-/* ScatterND-16 reduction: accumulate */
-olg_status olg__sym_index_put_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return index_put(cx, IX16);
+  return index_put(cx, ix_target(cx));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -680,24 +652,13 @@ static olg_status gather(olg_lower *cx, ix_caps c, bool onnx) {
 
 olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return gather(cx, IX7, false);
-}
-
-/* GatherElements-11 */
-olg_status olg__sym_gather_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return gather(cx, IX11, false);
+  return gather(cx, ix_target(cx), false);
 }
 
 /* ONNX GatherElements below 11: the same decomposition, negative indices wrapped first */
 olg_status olg__sym_onnx_gather_elements(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return gather(cx, IX7, true);
-}
-
-olg_status olg__sym_onnx_gather_elements_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return gather(cx, IX9, true);
+  return gather(cx, ix_target(cx), true);
 }
 
 /* scatter / scatter_add: ScatterElements (Scatter-9; a reduction from 16); below, the flattened
@@ -795,25 +756,7 @@ static olg_status scatter(olg_lower *cx, ix_caps c) {
 
 olg_status olg__sym_scatter(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return scatter(cx, IX7);
-}
-
-/* Scatter-9 */
-olg_status olg__sym_scatter_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, IX9);
-}
-
-/* ScatterElements-11: any type */
-olg_status olg__sym_scatter_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, IX11);
-}
-
-/* ScatterElements-16: reductions */
-olg_status olg__sym_scatter_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, IX16);
+  return scatter(cx, ix_target(cx));
 }
 
 /* aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
@@ -833,33 +776,20 @@ static olg_status scatter_add(olg_lower *cx, ix_caps c) {
 
 olg_status olg__sym_scatter_add(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return scatter_add(cx, IX7);
-}
-
-/* Range-11: sizes known at run time */
-olg_status olg__sym_scatter_add_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter_add(cx, IX11);
-}
-
-/* ScatterElements-16 reduction add */
-olg_status olg__sym_scatter_add_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter_add(cx, IX16);
+  return scatter_add(cx, ix_target(cx));
 }
 
 /* ONNX Scatter (9) / ScatterElements (11) and ScatterND (11): aten scatter's and index_put's
  * meaning. reduction 'add' and 'mul' below 16 as aten's reductions (the row scatter);
  * 'max'/'min' only from 18. ScatterND's rows: data as [prod(d0..dk-1), rest], the linear row of
  * each index tuple from the dims known at export time (non-negative indices). */
-static olg_status onnx_scatter(olg_lower *cx, olg_node_id src, void *ud, ix_caps c, bool max_min) {
+static olg_status onnx_scatter(olg_lower *cx, olg_node_id src, void *ud, ix_caps c) {
   bool nd = strcmp(olg_lower_node_op(cx), "ScatterND") == 0;
   olg_value x, idx, upd, y;
   for (size_t i = 0; i < 3; i++) OLG_TRY(olg_lower_arg_value(cx, i, i == 0 ? &x : i == 1 ? &idx : &upd));
   const char *red = olg__src_attr_string(cx, "reduction", "none");
   scatter_mode mode = strcmp(red, "add") == 0 ? SCATTER_ADD : strcmp(red, "mul") == 0 ? SCATTER_MUL : SCATTER_SET;
-  if (mode == SCATTER_SET && strcmp(red, "none") != 0) { /* max, min */
-    if (!max_min) return olg__unsupportedf(cx, 18, "%s with reduction '%s'", olg_lower_node_op(cx), red);
+  if (mode == SCATTER_SET && strcmp(red, "none") != 0) { /* max, min: the emit helpers refuse them below 18 */
     if (nd) OLG_TRY(olg__emit_scatter_nd(cx, x, idx, upd, red, &y));
     else OLG_TRY(olg__emit_scatter_elements(cx, x, idx, upd, olg__src_attr_int(cx, "axis", 0), red, &y));
     return bind(cx, y);
@@ -903,19 +833,7 @@ static olg_status onnx_scatter(olg_lower *cx, olg_node_id src, void *ud, ix_caps
 }
 
 olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
-  return onnx_scatter(cx, src, ud, IX9, false);
-}
-
-olg_status olg__sym_onnx_scatter_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  return onnx_scatter(cx, src, ud, IX11, false);
-}
-
-olg_status olg__sym_onnx_scatter_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  return onnx_scatter(cx, src, ud, IX16, false);
-}
-
-olg_status olg__sym_onnx_scatter_opset18(olg_lower *cx, olg_node_id src, void *ud) {
-  return onnx_scatter(cx, src, ud, IX16, true);
+    return onnx_scatter(cx, src, ud, ix_target(cx));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -988,11 +906,6 @@ static olg_status one_hot(olg_lower *cx, ix_caps caps) {
 
 olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return one_hot(cx, IX7);
+  return one_hot(cx, ix_target(cx));
 }
 
-/* OneHot-9 */
-olg_status olg__sym_one_hot_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return one_hot(cx, IX9);
-}

@@ -110,15 +110,10 @@ static olg_status linear(olg_lower *cx, bool gemm_no_c) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Gemm-11: C optional, so no bias is a Gemm too */
 olg_status olg__sym_linear(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return linear(cx, false);
-}
-
-/* Gemm-11: C optional, so no bias is a Gemm too */
-olg_status olg__sym_linear_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return linear(cx, true);
+  return linear(cx, olg__target_input_optional(cx, "Gemm", "C"));
 }
 
 /* ---- einsum ---- */
@@ -463,15 +458,10 @@ static olg_status einsum(olg_lower *cx, bool has_einsum) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Einsum (12); below, MatMul/ReduceSum */
 olg_status olg__sym_einsum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return einsum(cx, false);
-}
-
-/* Einsum-12 */
-olg_status olg__sym_einsum_opset12(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return einsum(cx, true);
+  return einsum(cx, olg__target_has(cx, "Einsum"));
 }
 
 /* aten::t(self): the transpose of a 2-D tensor; 0-D and 1-D unchanged */

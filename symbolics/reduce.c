@@ -572,15 +572,10 @@ olg_status olg__sym_onnx_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* CumSum (11); below, MatMul by a triangle */
 olg_status olg__sym_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return cumsum(cx, false);
-}
-
-/* CumSum-11 */
-olg_status olg__sym_cumsum_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return cumsum(cx, true);
+  return cumsum(cx, olg__target_has(cx, "CumSum"));
 }
 
 /* ---- cumulative product: aten::cumprod and ONNX CumProd (26), one emitter ----

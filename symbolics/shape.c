@@ -208,15 +208,10 @@ static olg_status squeeze(olg_lower *cx, bool has_compress) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* a dim whose size is not known needs Compress (9) */
 olg_status olg__sym_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return squeeze(cx, false);
-}
-
-/* Compress-9: a dim whose size is not known too */
-olg_status olg__sym_squeeze_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return squeeze(cx, true);
+  return squeeze(cx, olg__target_has(cx, "Compress"));
 }
 
 /* aten::unsqueeze(Tensor self, int dim) */

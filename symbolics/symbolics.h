@@ -15,7 +15,6 @@ OLG_SYMBOLIC(olg__sym_permute);
 OLG_SYMBOLIC(olg__sym_transpose);
 OLG_SYMBOLIC(olg__sym_identity);      /* contiguous, detach, clone, dropout family in inference */
 OLG_SYMBOLIC(olg__sym_squeeze);
-OLG_SYMBOLIC(olg__sym_squeeze_opset9); /* Compress-9: a dim of unknown size */
 OLG_SYMBOLIC(olg__sym_unsqueeze);
 OLG_SYMBOLIC(olg__sym_expand);
 OLG_SYMBOLIC(olg__sym_expand_as);
@@ -35,58 +34,30 @@ OLG_SYMBOLIC(olg__sym_unflatten);
 OLG_SYMBOLIC(olg__sym_repeat);
 OLG_SYMBOLIC(olg__sym_tile);
 OLG_SYMBOLIC(olg__sym_flip);          /* Slice step -1 (10), else Gather of reversed indices */
-OLG_SYMBOLIC(olg__sym_flip_opset10); /* Slice-10 step -1 */
 OLG_SYMBOLIC(olg__sym_roll);
-OLG_SYMBOLIC(olg__sym_roll_opset10); /* Mod-10, Slice-10 */
 OLG_SYMBOLIC(olg__sym_split);         /* split.Tensor (int size) and split.sizes */
 OLG_SYMBOLIC(olg__sym_split_with_sizes);
 OLG_SYMBOLIC(olg__sym_chunk);
-OLG_SYMBOLIC(olg__sym_chunk_opset10); /* Slice-10 */
 OLG_SYMBOLIC(olg__sym_unbind);
 OLG_SYMBOLIC(olg__sym_index);         /* advanced indexing: Gather of a linear index */
-OLG_SYMBOLIC(olg__sym_index_opset9); /* NonZero-9 */
-OLG_SYMBOLIC(olg__sym_index_opset11); /* Gather-11 negative indices */
 OLG_SYMBOLIC(olg__sym_index_select);
 OLG_SYMBOLIC(olg__sym_index_put);     /* ScatterND (11), Scatter-9, Gather remap (7) */
-OLG_SYMBOLIC(olg__sym_index_put_opset9); /* Where-9, Scatter-9 */
-OLG_SYMBOLIC(olg__sym_index_put_opset11); /* ScatterND-11 */
-OLG_SYMBOLIC(olg__sym_index_put_opset16); /* ScatterND-16 add */
 OLG_SYMBOLIC(olg__sym_gather);        /* GatherElements (11), else static linear Gather */
-OLG_SYMBOLIC(olg__sym_gather_opset11); /* GatherElements-11 */
 OLG_SYMBOLIC(olg__sym_scatter);       /* src/value, reduce */
-OLG_SYMBOLIC(olg__sym_scatter_opset9); /* Scatter-9 */
-OLG_SYMBOLIC(olg__sym_scatter_opset11); /* ScatterElements-11 */
-OLG_SYMBOLIC(olg__sym_scatter_opset16); /* ScatterElements-16 reduce */
 OLG_SYMBOLIC(olg__sym_scatter_add);
-OLG_SYMBOLIC(olg__sym_scatter_add_opset11); /* Range-11 */
-OLG_SYMBOLIC(olg__sym_scatter_add_opset16); /* ScatterElements-16 add */
 OLG_SYMBOLIC(olg__sym_nonzero);
 OLG_SYMBOLIC(olg__sym_meshgrid);
-OLG_SYMBOLIC(olg__sym_tril);          /* a Gather of the kept entries */
-OLG_SYMBOLIC(olg__sym_tril_opset9); /* Where-9 */
-OLG_SYMBOLIC(olg__sym_tril_opset11); /* Range-11 */
-OLG_SYMBOLIC(olg__sym_tril_opset14); /* Trilu-14 */
+OLG_SYMBOLIC(olg__sym_tril);          /* Trilu (14), else a mask (Where) or a Gather */
 OLG_SYMBOLIC(olg__sym_triu);
-OLG_SYMBOLIC(olg__sym_triu_opset9); /* Where-9 */
-OLG_SYMBOLIC(olg__sym_triu_opset11); /* Range-11 */
-OLG_SYMBOLIC(olg__sym_triu_opset14); /* Trilu-14 */
 OLG_SYMBOLIC(olg__sym_onnx_gather_elements);        /* ONNX GatherElements below 11 */
-OLG_SYMBOLIC(olg__sym_onnx_gather_elements_opset9); /* Less-9 of integers */
-OLG_SYMBOLIC(olg__sym_onnx_trilu);         /* ONNX Trilu below 14, as tril/triu: Gather */
-OLG_SYMBOLIC(olg__sym_onnx_trilu_opset9); /* Where-9 */
-OLG_SYMBOLIC(olg__sym_onnx_trilu_opset11); /* Range-11 */
+OLG_SYMBOLIC(olg__sym_onnx_trilu);         /* ONNX Trilu below 14, as tril/triu */
 OLG_SYMBOLIC(olg__sym_one_hot);       /* OneHot (9), else Equal */
-OLG_SYMBOLIC(olg__sym_one_hot_opset9); /* OneHot-9 */
 OLG_SYMBOLIC(olg__sym_embedding);
 OLG_SYMBOLIC(olg__sym_pad);           /* constant, reflect, replicate, circular */
-OLG_SYMBOLIC(olg__sym_pad_opset11); /* Pad-11 pads input */
-OLG_SYMBOLIC(olg__sym_pad_opset19); /* Pad-19 wrap */
 OLG_SYMBOLIC(olg__sym_constant_pad_nd);
-OLG_SYMBOLIC(olg__sym_constant_pad_nd_opset11); /* Pad-11 pads input */
 
 /* ---- tensor creation (symbolics/creation.c) ---- */
 OLG_SYMBOLIC(olg__sym_arange);
-OLG_SYMBOLIC(olg__sym_arange_opset11); /* Range-11 */
 OLG_SYMBOLIC(olg__sym_zeros);
 OLG_SYMBOLIC(olg__sym_ones);
 OLG_SYMBOLIC(olg__sym_full);
@@ -99,7 +70,6 @@ OLG_SYMBOLIC(olg__sym_new_full);
 OLG_SYMBOLIC(olg__sym_linspace);
 OLG_SYMBOLIC(olg__sym_onnx_constant_of_shape); /* ONNX ConstantOfShape at 7-8: Tile */
 OLG_SYMBOLIC(olg__sym_onnx_range);        /* ONNX Range below 11: known inputs folded */
-OLG_SYMBOLIC(olg__sym_onnx_range_opset9); /* NonZero-9: run-time inputs */
 OLG_SYMBOLIC(olg__sym_onnx_eye_like);     /* ONNX EyeLike at 7-8: a constant */
 
 /* ---- sorting (symbolics/sort.c) ---- */
@@ -110,7 +80,6 @@ OLG_SYMBOLIC(olg__sym_argsort);
 /* ---- torchvision's detection ops (symbolics/detection.c) ---- */
 olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud);
 olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud);
-olg_status olg__sym_tv_roi_align_opset16(olg_lower *cx, olg_node_id src, void *ud);
 
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
@@ -160,9 +129,6 @@ OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as
 /* index.c: Scatter (9, removed at 11) <-> ScatterElements, and ScatterND: aten scatter's and
  * index_put's lowering; reductions add/mul below 16 as a row scatter, max/min from 18 */
 OLG_SYMBOLIC(olg__sym_onnx_scatter);
-OLG_SYMBOLIC(olg__sym_onnx_scatter_opset11); /* ScatterElements, ScatterND */
-OLG_SYMBOLIC(olg__sym_onnx_scatter_opset16); /* reduction add, mul */
-OLG_SYMBOLIC(olg__sym_onnx_scatter_opset18); /* reduction max, min */
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample_opset16); /* 4-D native, N-D decomposed (sample.c) */
 OLG_SYMBOLIC(olg__sym_onnx_grid_sample_opset20); /* N-D native */
 OLG_SYMBOLIC(olg__sym_onnx_shape);       /* start/end (15) -> Shape + Slice */
@@ -201,7 +167,6 @@ OLG_SYMBOLIC(olg__sym_conv);               /* conv1d/2d/3d (ints or 'same'/'vali
 OLG_SYMBOLIC(olg__sym_conv_transpose);     /* conv_transpose1d/2d/3d */
 OLG_SYMBOLIC(olg__sym_convolution);        /* _convolution, convolution (transposed or not) */
 OLG_SYMBOLIC(olg__sym_pixel_shuffle);      /* DepthToSpace CRD (11) or Reshape/Transpose */
-OLG_SYMBOLIC(olg__sym_pixel_shuffle_opset11); /* DepthToSpace-11 CRD */
 OLG_SYMBOLIC(olg__sym_pixel_unshuffle);
 OLG_SYMBOLIC(olg__sym_im2col);
 OLG_SYMBOLIC(olg__sym_col2im);      /* Col2Im (18) or one-hot ConvTranspose */
@@ -232,30 +197,25 @@ OLG_SYMBOLIC(olg__sym_local_response_norm);
 /* ---- activations (symbolics/activation.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_celu);                      /* ONNX Celu below 12 */
 OLG_SYMBOLIC(olg__sym_onnx_thresholded_relu);          /* ONNX ThresholdedRelu below 10 */
-OLG_SYMBOLIC(olg__sym_onnx_thresholded_relu_opset9);   /* Where-9 */
 OLG_SYMBOLIC(olg__sym_relu);
 OLG_SYMBOLIC(olg__sym_relu6);
 OLG_SYMBOLIC(olg__sym_leaky_relu);
 OLG_SYMBOLIC(olg__sym_elu);
 OLG_SYMBOLIC(olg__sym_selu);
 OLG_SYMBOLIC(olg__sym_celu);          /* the formula */
-OLG_SYMBOLIC(olg__sym_celu_opset12); /* Celu-12 (float32) */
 OLG_SYMBOLIC(olg__sym_gelu); /* Gelu-20, else the formula ('none' needs Erf-9) */
 OLG_SYMBOLIC(olg__sym_silu); /* x * sigmoid(x) */
 OLG_SYMBOLIC(olg__sym_mish); /* Mish-18, else x * tanh(softplus(x)) */
 OLG_SYMBOLIC(olg__sym_hardswish);     /* x * HardSigmoid(x) */
-OLG_SYMBOLIC(olg__sym_hardswish_opset14); /* HardSwish-14 */
 OLG_SYMBOLIC(olg__sym_hardsigmoid);
 OLG_SYMBOLIC(olg__sym_hardtanh);
 OLG_SYMBOLIC(olg__sym_sigmoid);
 OLG_SYMBOLIC(olg__sym_tanh);
 OLG_SYMBOLIC(olg__sym_softplus);
-OLG_SYMBOLIC(olg__sym_softplus_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_softsign);
 OLG_SYMBOLIC(olg__sym_prelu);
 OLG_SYMBOLIC(olg__sym_glu);
 OLG_SYMBOLIC(olg__sym_threshold);
-OLG_SYMBOLIC(olg__sym_threshold_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_log_sigmoid);
 OLG_SYMBOLIC(olg__sym_softmax);
 OLG_SYMBOLIC(olg__sym_log_softmax);
@@ -275,13 +235,9 @@ OLG_SYMBOLIC(olg__sym_sub);
 OLG_SYMBOLIC(olg__sym_rsub);
 OLG_SYMBOLIC(olg__sym_mul);
 OLG_SYMBOLIC(olg__sym_div);           /* div (rounding modes), true_divide */
-OLG_SYMBOLIC(olg__sym_div_opset10); /* Mod-10 (double floor rounding) */
 OLG_SYMBOLIC(olg__sym_floor_divide);
-OLG_SYMBOLIC(olg__sym_floor_divide_opset10); /* Mod-10 */
 OLG_SYMBOLIC(olg__sym_remainder);
-OLG_SYMBOLIC(olg__sym_remainder_opset10); /* Mod-10 */
 OLG_SYMBOLIC(olg__sym_fmod);
-OLG_SYMBOLIC(olg__sym_fmod_opset10); /* Mod-10 */
 OLG_SYMBOLIC(olg__sym_pow);
 OLG_SYMBOLIC(olg__sym_sqrt);
 OLG_SYMBOLIC(olg__sym_rsqrt);
@@ -293,11 +249,9 @@ OLG_SYMBOLIC(olg__sym_abs);
 OLG_SYMBOLIC(olg__sym_neg);
 OLG_SYMBOLIC(olg__sym_reciprocal);
 OLG_SYMBOLIC(olg__sym_sign);
-OLG_SYMBOLIC(olg__sym_sign_opset9); /* Sign-9 */
 OLG_SYMBOLIC(olg__sym_floor);
 OLG_SYMBOLIC(olg__sym_ceil);
 OLG_SYMBOLIC(olg__sym_round);         /* half-to-even from Floor */
-OLG_SYMBOLIC(olg__sym_round_opset11); /* Round-11 */
 OLG_SYMBOLIC(olg__sym_trunc);
 OLG_SYMBOLIC(olg__sym_clamp);
 OLG_SYMBOLIC(olg__sym_clamp_min);
@@ -311,29 +265,23 @@ OLG_SYMBOLIC(olg__sym_asin);
 OLG_SYMBOLIC(olg__sym_acos);
 OLG_SYMBOLIC(olg__sym_atan);
 OLG_SYMBOLIC(olg__sym_sinh);          /* Sinh-9, else from Exp */
-OLG_SYMBOLIC(olg__sym_sinh_opset9); /* Sinh-9 */
 OLG_SYMBOLIC(olg__sym_cosh);
-OLG_SYMBOLIC(olg__sym_cosh_opset9); /* Cosh-9 */
 OLG_SYMBOLIC(olg__sym_erf);           /* Erf-9 */
 OLG_SYMBOLIC(olg__sym_where);         /* Where-9 */
 OLG_SYMBOLIC(olg__sym_masked_fill);
 OLG_SYMBOLIC(olg__sym_addcmul);
 OLG_SYMBOLIC(olg__sym_lerp);
-OLG_SYMBOLIC(olg__sym_lerp_opset9); /* Where-9 */
 OLG_SYMBOLIC(olg__sym_eq);
 OLG_SYMBOLIC(olg__sym_ne);
 OLG_SYMBOLIC(olg__sym_lt);
 OLG_SYMBOLIC(olg__sym_le);
-OLG_SYMBOLIC(olg__sym_le_opset12); /* LessOrEqual-12 */
 OLG_SYMBOLIC(olg__sym_gt);
 OLG_SYMBOLIC(olg__sym_ge);
-OLG_SYMBOLIC(olg__sym_ge_opset12); /* GreaterOrEqual-12 */
 OLG_SYMBOLIC(olg__sym_logical_and);
 OLG_SYMBOLIC(olg__sym_logical_or);
 OLG_SYMBOLIC(olg__sym_logical_xor);
 OLG_SYMBOLIC(olg__sym_logical_not);
 OLG_SYMBOLIC(olg__sym_bitwise_not);   /* Not; BitwiseNot-18, else -1 - x */
-OLG_SYMBOLIC(olg__sym_bitwise_not_opset18); /* BitwiseNot-18 */
 OLG_SYMBOLIC(olg__sym_bitwise_and); /* And for bools; BitwiseAnd-18, else bits in int64 */
 OLG_SYMBOLIC(olg__sym_bitwise_or);  /* the same with Or */
 OLG_SYMBOLIC(olg__sym_bitwise_xor); /* the same with Xor */
@@ -342,9 +290,7 @@ OLG_SYMBOLIC(olg__sym_onnx_bitwise_or);  /* BitwiseOr-18, the same */
 OLG_SYMBOLIC(olg__sym_onnx_bitwise_xor); /* BitwiseXor-18, the same */
 OLG_SYMBOLIC(olg__sym_onnx_bitwise_not); /* BitwiseNot-18, else -1 - x or max - x */
 OLG_SYMBOLIC(olg__sym_isnan);         /* IsNaN-9, else from Less/Greater */
-OLG_SYMBOLIC(olg__sym_isnan_opset9); /* IsNaN-9 */
 OLG_SYMBOLIC(olg__sym_isinf);         /* IsInf-10, else |x| > the largest finite */
-OLG_SYMBOLIC(olg__sym_isinf_opset10); /* IsInf-10 */
 
 /* ---- reductions (symbolics/reduce.c) ---- */
 OLG_SYMBOLIC(olg__sym_sum);
@@ -365,7 +311,6 @@ OLG_SYMBOLIC(olg__sym_frobenius_norm);
 OLG_SYMBOLIC(olg__sym_linalg_vector_norm);
 OLG_SYMBOLIC(olg__sym_logsumexp);
 OLG_SYMBOLIC(olg__sym_cumsum);        /* CumSum-11, else MatMul by a triangle of ones */
-OLG_SYMBOLIC(olg__sym_cumsum_opset11); /* CumSum-11 */
 OLG_SYMBOLIC(olg__sym_cumprod);      /* CumProd-26, else Where and ReduceProd over a triangle */
 OLG_SYMBOLIC(olg__sym_onnx_cumprod); /* the same emitter (reduce.c) */
 OLG_SYMBOLIC(olg__sym_onnx_cumsum);    /* ONNX CumSum below 11: a triangle of ones */
@@ -375,9 +320,7 @@ OLG_SYMBOLIC(olg__sym_matmul);        /* matmul, mm, bmm */
 OLG_SYMBOLIC(olg__sym_addmm);
 OLG_SYMBOLIC(olg__sym_baddbmm);
 OLG_SYMBOLIC(olg__sym_linear);
-OLG_SYMBOLIC(olg__sym_linear_opset11); /* Gemm-11 without C */
 OLG_SYMBOLIC(olg__sym_einsum);        /* Einsum-12 */
-OLG_SYMBOLIC(olg__sym_einsum_opset12); /* Einsum-12 */
 OLG_SYMBOLIC(olg__sym_onnx_einsum);   /* ONNX Einsum below 12: as einsum's decomposition */
 OLG_SYMBOLIC(olg__sym_t);
 
