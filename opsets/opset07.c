@@ -7,8 +7,12 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
 
     /* ---- ONNX elementwise ops below their opset or type (onnx_math.c, activation.c) ---- */
+    {"", "Acosh", olg__sym_acosh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* elementwise.c */
     {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)}, /* 8-/16-bit ints: wider, wrapped */
+    {"", "Asinh", olg__sym_asinh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
+    {"", "Atanh", olg__sym_atanh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
+    {"", "Cosh", olg__sym_cosh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "Gemm", olg__sym_onnx_gemm, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},          /* no C: a zero C */
     {"", "Equal", olg__sym_onnx_compare, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},       /* floats: from 11 */
@@ -18,6 +22,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "LessOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "Mod", olg__sym_onnx_mod, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
     {"", "Mul", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
+    {"", "Round", olg__sym_round, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
+    {"", "Sinh", olg__sym_sinh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
 
@@ -213,6 +219,9 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "__and__", olg__sym_bitwise_and, OLG_LOWERING_NATIVE},
     {"aten", "__or__", olg__sym_bitwise_or, OLG_LOWERING_NATIVE},
     {"aten", "__xor__", olg__sym_bitwise_xor, OLG_LOWERING_NATIVE},
+    {"aten", "acosh", olg__sym_acosh, OLG_LOWERING_DECOMPOSED},
+    {"aten", "asinh", olg__sym_asinh, OLG_LOWERING_DECOMPOSED},
+    {"aten", "atanh", olg__sym_atanh, OLG_LOWERING_DECOMPOSED},
     {"aten", "ceil", olg__sym_ceil, OLG_LOWERING_NATIVE},
     {"aten", "clamp", olg__sym_clamp, OLG_LOWERING_NATIVE},
     {"aten", "clamp_max", olg__sym_clamp_max, OLG_LOWERING_NATIVE},

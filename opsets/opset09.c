@@ -27,7 +27,11 @@ const olg_symbolic_reg olg__opset09[] = {
 
     /* ---- activations (symbolics/activation.c): Where-9 ---- */
 
-    /* ---- elementwise math (symbolics/elementwise.c): Sinh/Cosh/Erf/IsNaN/Sign/Where-9 ---- */
+    /* ---- elementwise math (symbolics/elementwise.c): Sinh/Cosh/Asinh/Acosh/Atanh/Erf/IsNaN/
+     * Sign/Where-9 ---- */
+    {"aten", "acosh", olg__sym_acosh, OLG_LOWERING_NATIVE},
+    {"aten", "asinh", olg__sym_asinh, OLG_LOWERING_NATIVE},
+    {"aten", "atanh", olg__sym_atanh, OLG_LOWERING_NATIVE},
     {"aten", "cosh", olg__sym_cosh, OLG_LOWERING_NATIVE},
     {"aten", "erf", olg__sym_erf, OLG_LOWERING_NATIVE},
     {"aten", "isnan", olg__sym_isnan, OLG_LOWERING_NATIVE},

@@ -296,28 +296,38 @@ olg_status olg__sym_reciprocal(olg_lower *cx, olg_node_id src, void *ud) {
   return unary_float(cx, "Reciprocal");
 }
 
-/* aten::sinh / cosh below 9: (e^x -/+ e^-x) / 2 */
-static olg_status hyperbolic(olg_lower *cx, bool sinh) {
-  olg_value x, ex, nx, enx, s, half, y;
+/* aten::sinh/cosh/asinh/acosh/atanh and the ONNX ops of the same names (their one input is
+ * argument 0 alike): the op (9), else its formula (olg__emit_hyperbolic). */
+static olg_status hyperbolic(olg_lower *cx, const char *op) {
+  olg_value x, y;
   OLG_TRY(float_arg(cx, &x));
-  OLG_TRY(olg__emit_math1(cx, "Exp", x, &ex));
-  OLG_TRY(olg__emit_math1(cx, "Neg", x, &nx));
-  OLG_TRY(olg__emit_math1(cx, "Exp", nx, &enx));
-  OLG_TRY(olg__emit_math2(cx, sinh ? "Sub" : "Add", ex, enx, &s));
-  OLG_TRY(olg__const_like(cx, x, 0.5, &half));
-  OLG_TRY(olg__emit_math2(cx, "Mul", s, half, &y));
+  OLG_TRY(olg__emit_hyperbolic(cx, op, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Sinh/Cosh (9), else from Exp */
 olg_status olg__sym_sinh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return olg__target_has(cx, "Sinh") ? unary_float(cx, "Sinh") : hyperbolic(cx, true);
+  return hyperbolic(cx, "Sinh");
 }
 
 olg_status olg__sym_cosh(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return olg__target_has(cx, "Cosh") ? unary_float(cx, "Cosh") : hyperbolic(cx, false);
+  return hyperbolic(cx, "Cosh");
+}
+
+olg_status olg__sym_asinh(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return hyperbolic(cx, "Asinh");
+}
+
+olg_status olg__sym_acosh(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return hyperbolic(cx, "Acosh");
+}
+
+olg_status olg__sym_atanh(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return hyperbolic(cx, "Atanh");
 }
 
 /* aten::rsqrt: 1 / sqrt(x) */
@@ -437,10 +447,10 @@ olg_status olg__sym_trunc(olg_lower *cx, olg_node_id src, void *ud) {
   return rounding(cx, NULL);
 }
 
-/* aten::round(self), round.decimals(self, *, int decimals): half to even, the rounding step
- * given (the Floor formula, or Round-11). */
-static olg_status round_decimals(olg_lower *cx,
-                                 olg_status (*round_step)(olg_lower *, olg_value, olg_value *)) {
+/* aten::round(self), round.decimals(self, *, int decimals), and ONNX Round (one input): half to
+ * even (olg__emit_round: Round-11, else the Floor formula). */
+olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
   olg_value x, y;
   int64_t decimals;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
@@ -453,19 +463,9 @@ static olg_status round_decimals(olg_lower *cx,
     OLG_TRY(olg__const_like(cx, x, p, &k));
     OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Mul" : "Div", x, k, &y));
   }
-  OLG_TRY(round_step(cx, y, &y));
+  OLG_TRY(olg__emit_round(cx, y, &y));
   if (decimals) OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Div" : "Mul", y, k, &y));
   return olg_lower_bind_output(cx, 0, y);
-}
-
-static olg_status round_native(olg_lower *cx, olg_value x, olg_value *out) {
-  return olg__emit_math1(cx, "Round", x, out);
-}
-
-/* Round (11); below, half to even from Floor */
-olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return round_decimals(cx, olg__target_has(cx, "Round") ? round_native : olg__emit_round_even_floor);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -440,6 +440,51 @@ olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, 
 }
 
 
+/* sinh = (e^x - e^-x) / 2, cosh = (e^x + e^-x) / 2; asinh = s * ln(|x| + sqrt(x^2 + 1)), odd so
+ * that a negative x does not cancel, its sign s = [x > 0] - [x < 0] (Sign starts at 9); acosh = ln(x + sqrt(x^2 - 1)); atanh = ln((1 + x) / (1 - x)) / 2. */
+olg_status olg__emit_hyperbolic(olg_lower *cx, const char *op, olg_value x, olg_value *out) {
+  if (olg__target_has(cx, op)) return olg__emit_math1(cx, op, x, out);
+  olg_dtype t = olg__dtype(cx, x);
+  olg_value d, a, b, one, half, y;
+  OLG_TRY(t == OLG_DOUBLE ? (d = x, OLG_OK) : olg__emit_cast(cx, x, OLG_DOUBLE, &d));
+  OLG_TRY(olg__const_like(cx, d, 1.0, &one));
+  OLG_TRY(olg__const_like(cx, d, 0.5, &half));
+  if (!strcmp(op, "Sinh") || !strcmp(op, "Cosh")) {
+    OLG_TRY(olg__emit_math1(cx, "Exp", d, &a));
+    OLG_TRY(olg__emit_math1(cx, "Neg", d, &b));
+    OLG_TRY(olg__emit_math1(cx, "Exp", b, &b));
+    OLG_TRY(olg__emit_math2(cx, op[0] == 'S' ? "Sub" : "Add", a, b, &y));
+    OLG_TRY(olg__emit_math2(cx, "Mul", y, half, &y));
+  } else if (!strcmp(op, "Atanh")) {
+    OLG_TRY(olg__emit_math2(cx, "Add", one, d, &a));
+    OLG_TRY(olg__emit_math2(cx, "Sub", one, d, &b));
+    OLG_TRY(olg__emit_math2(cx, "Div", a, b, &y));
+    OLG_TRY(olg__emit_math1(cx, "Log", y, &y));
+    OLG_TRY(olg__emit_math2(cx, "Mul", y, half, &y));
+  } else if (!strcmp(op, "Asinh") || !strcmp(op, "Acosh")) {
+    bool asinh = op[1] == 's';
+    olg_value m = d, s = OLG_NO_VALUE, zero, pos, neg;
+    if (asinh) {
+      OLG_TRY(olg__emit_math1(cx, "Abs", d, &m));
+      OLG_TRY(olg__const_like(cx, d, 0.0, &zero));
+      OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, d, zero, &pos));
+      OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, d, zero, &neg));
+      OLG_TRY(olg__emit_cast(cx, pos, OLG_DOUBLE, &pos));
+      OLG_TRY(olg__emit_cast(cx, neg, OLG_DOUBLE, &neg));
+      OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &s));
+    }
+    OLG_TRY(olg__emit_math2(cx, "Mul", d, d, &a));
+    OLG_TRY(olg__emit_math2(cx, asinh ? "Add" : "Sub", a, one, &a));
+    OLG_TRY(olg__emit_math1(cx, "Sqrt", a, &a));
+    OLG_TRY(olg__emit_math2(cx, "Add", m, a, &y));
+    OLG_TRY(olg__emit_math1(cx, "Log", y, &y));
+    if (asinh) OLG_TRY(olg__emit_math2(cx, "Mul", y, s, &y));
+  } else {
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "olg__emit_hyperbolic: not a hyperbolic op");
+  }
+  return t == OLG_DOUBLE ? (*out = y, OLG_OK) : olg__emit_cast(cx, y, t, out);
+}
+
 olg_status olg__emit_round(olg_lower *cx, olg_value x, olg_value *out) {
   if (olg__opset(cx) >= 11) return olg__emit_math1(cx, "Round", x, out);
   return olg__emit_round_even_floor(cx, x, out);

@@ -73,6 +73,10 @@ olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value
 olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out);
 /* x < 0 as a bool tensor, for any numeric dtype at any opset. */
 olg_status olg__emit_is_negative(olg_lower *cx, olg_value x, olg_value *out);
+/* op (Sinh, Cosh, Asinh, Acosh, Atanh) of a float tensor x: the op where the target has it,
+ * else its formula (Sinh/Cosh from Exp, the inverses from Log and Sqrt) computed in double,
+ * where the small arguments keep their precision, and cast back. */
+olg_status olg__emit_hyperbolic(olg_lower *cx, const char *op, olg_value x, olg_value *out);
 /* Round half to even of a float tensor: Round (11), else olg__emit_round_even_floor. */
 olg_status olg__emit_round(olg_lower *cx, olg_value x, olg_value *out);
 /* Round half to even from Floor, at every opset: r + [f > 0.5] + [f == 0.5] * (r odd). */

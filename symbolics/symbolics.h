@@ -251,7 +251,7 @@ OLG_SYMBOLIC(olg__sym_reciprocal);
 OLG_SYMBOLIC(olg__sym_sign);
 OLG_SYMBOLIC(olg__sym_floor);
 OLG_SYMBOLIC(olg__sym_ceil);
-OLG_SYMBOLIC(olg__sym_round);         /* half-to-even from Floor */
+OLG_SYMBOLIC(olg__sym_round);         /* Round-11, else half-to-even from Floor; aten's and ONNX's */
 OLG_SYMBOLIC(olg__sym_trunc);
 OLG_SYMBOLIC(olg__sym_clamp);
 OLG_SYMBOLIC(olg__sym_clamp_min);
@@ -264,8 +264,11 @@ OLG_SYMBOLIC(olg__sym_tan);
 OLG_SYMBOLIC(olg__sym_asin);
 OLG_SYMBOLIC(olg__sym_acos);
 OLG_SYMBOLIC(olg__sym_atan);
-OLG_SYMBOLIC(olg__sym_sinh);          /* Sinh-9, else from Exp */
+OLG_SYMBOLIC(olg__sym_sinh); /* the op (9), else its formula; aten's and ONNX's */
 OLG_SYMBOLIC(olg__sym_cosh);
+OLG_SYMBOLIC(olg__sym_asinh);
+OLG_SYMBOLIC(olg__sym_acosh);
+OLG_SYMBOLIC(olg__sym_atanh);
 OLG_SYMBOLIC(olg__sym_erf);           /* Erf-9 */
 OLG_SYMBOLIC(olg__sym_where);         /* Where-9 */
 OLG_SYMBOLIC(olg__sym_masked_fill);

@@ -160,6 +160,17 @@ CASES = [
     Case("atan", [x23], torch.atan),
     Case("sinh", [x23], torch.sinh),
     Case("cosh", [x23], torch.cosh),
+    # below 9 from Exp/Log/Sqrt in double: tiny arguments keep their precision, negative ones
+    # of asinh do not cancel
+    Case("sinh", [np.array([1e-6, -3e-5, 0.0, 2.5, -7.0], np.float32)], torch.sinh, rtol=1e-5),
+    Case("asinh", [np.array([0.0, 1e-6, -2e-4, 0.5, -3.0, 1e4, -1e4], np.float32)], torch.asinh,
+         rtol=1e-5),
+    Case("asinh", [f64(2, 3, lo=-50, hi=50)], torch.asinh, rtol=1e-9, opsets=[7, 8]),  # ORT:
+    # no double Asinh/Acosh/Atanh kernel (9+)
+    Case("asinh", [i64(4)], torch.asinh),
+    Case("acosh", [np.array([1.0, 1.0001, 1.5, 10.0, 1e4], np.float32)], torch.acosh, rtol=1e-5),
+    Case("atanh", [np.array([0.0, 1e-6, -0.3, 0.9, -0.999], np.float32)], torch.atanh, rtol=1e-5),
+    Case("atanh", [f64(2, 3, lo=-0.99, hi=0.99)], torch.atanh, rtol=1e-9, opsets=[7, 8]),
     Case("erf", [x23], torch.erf),
     Case("erf", [i64(4, lo=-2, hi=2)], torch.erf),
     # ---- same-dtype unary: abs, neg, sign, floor, ceil, round, trunc
