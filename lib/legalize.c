@@ -685,7 +685,16 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
       if (cx->uses[v] && cx->map[v] == OLG_NO_VALUE && olg__reads_by_name(&sg->values[v]) &&
           (s = resolve_outer_ref(cx, (olg_value)v)))
         goto done;
-  if ((s = olg__graph_order(sg, al, cx->reads, order))) goto done;
+  olg_node_id fault = -1;
+  if ((s = olg__graph_order(sg, al, cx->reads, order, &fault))) {
+    if (s == OLG_ERR_INVALID_MODEL && fault >= 0) { /* the diagnostic names the node */
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", olg_last_error());
+      cx->cur_node = &sg->nodes[fault];
+      olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-GRAPH", s, msg, -1);
+    }
+    goto done;
+  }
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
     s = olg__lower_node(cx, order[k]);

@@ -155,7 +155,7 @@ static olg_status dce_and_compact(olg_lower *cx) {
     s = OLG_ERR_NOMEM;
     goto done;
   }
-  s = olg__graph_order(g, al, cx->reads, order);
+  s = olg__graph_order(g, al, cx->reads, order, NULL);
   if (s) goto done;
   uint32_t n_live = 0;
   for (uint32_t i = 0; i < g->outputs.n; i++) live_val[g->outputs.p[i]] = 1;

@@ -28,9 +28,10 @@ olg_status olg__subgraph_reads(olg_reads_memo *m, const olg_graph *sub,
 /* A value a subgraph reads by name from an enclosing graph. */
 bool olg__reads_by_name(const olg_value_rec *r);
 /* A topological order of g that counts subgraph reads as edges; order[k] = -1 past the last
- * live node. */
+ * live node. On a cycle, OLG_ERR_INVALID_MODEL naming a node that waits on it, and *fault (when
+ * not NULL) that node's id. */
 olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
-                            olg_node_id *order);
+                            olg_node_id *order, olg_node_id *fault);
 
 /* passes/fold.c: BatchNormalization into Conv/Gemm/MatMul, byte-equal initializers merged
  * (cx->fold_weights; called by the cleanup before anything else). */

@@ -314,7 +314,7 @@ static void topo_fill(void *ud, int32_t p) {
 /* A topological order of g that counts subgraph reads as edges (Kahn, linear in nodes plus
  * edges); order[k] = -1 past the last live node. */
 olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
-                            olg_node_id *order) {
+                            olg_node_id *order, olg_node_id *fault) {
   uint32_t n = g->n_nodes;
   if (!n) return OLG_OK;
   struct topo t = {g, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
@@ -349,9 +349,11 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
   }
   if (tail < live)
     for (uint32_t i = 0; i < n && !s; i++)
-      if (g->nodes[i].state == OLG_NODE_DONE && t.indeg[i])
+      if (g->nodes[i].state == OLG_NODE_DONE && t.indeg[i]) {
         s = olg__err(OLG_ERR_INVALID_MODEL, "graph '%s' has a cycle through node '%s' (%s)",
                      g->name, g->nodes[i].name, g->nodes[i].op);
+        if (fault) *fault = (olg_node_id)i;
+      }
   for (uint32_t i = tail; i < n; i++) order[i] = -1;
 done:
   olg__free(al, t.indeg, (size_t)n * sizeof(uint32_t));

@@ -289,6 +289,8 @@ def test_a_cycle_is_refused_with_its_reason_in_the_diagnostics(tmp_path):
     diags = [d for d in e.value.diagnostics if d["severity"] == "error"]
     assert [d["code"] for d in diags] == ["OLG-LOWER-GRAPH"], diags
     assert "cycle" in diags[0]["message"] and "n_" in diags[0]["message"], diags
+    # the node's own fields too (issue 30: they were empty), not only its name in the message
+    assert diags[0]["node"] in ("n_a", "n_b") and diags[0]["op"] in ("Add", "Relu"), diags
     tool = os.path.join(os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build")), "bin", "onnxlegal")
     r = subprocess.run([tool, "convert", str(path), str(tmp_path / "out.onnx"), "--opset", "9"],
                        capture_output=True, text=True)
