@@ -363,7 +363,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(20)},
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(23)},
-    {"", "GridSample", olg__sym_onnx_grid_sample_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_DECOMPOSED},
 
     /* ---- window functions, DFT (symbolics/signal.c) ---- */
     {"", "DFT", olg__sym_onnx_dft_decomposed, OLG_LOWERING_DECOMPOSED},

@@ -9,13 +9,6 @@ const olg_symbolic_reg olg__opset09[] = {
 
     /* ---- rearranging (symbolics/arrange.c): a static mask with Where-9 ---- */
 
-    /* ---- attention (symbolics/attention.c): masks by Where-9 ---- */
-    {"aten", "_native_multi_head_attention", olg__sym_native_multi_head_attention_opset9,
-     OLG_LOWERING_NATIVE},
-    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset9,
-     OLG_LOWERING_DECOMPOSED},
-    {"", "Attention", olg__sym_onnx_attention_decomposed_opset9, OLG_LOWERING_DECOMPOSED},
-
     /* ---- ONNX domain ---- */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */

@@ -16,17 +16,6 @@ const olg_symbolic_reg olg__opset10[] = {
     /* ---- rearranging (symbolics/arrange.c): Slice-10 steps and run-time bounds, Mod-10 ---- */
     {"aten", "flip", olg__sym_flip, OLG_LOWERING_NATIVE},
 
-    /* ---- pooling (symbolics/pool.c): MaxPool-10 dilations, ceil_mode; AveragePool-10 ceil_mode ---- */
-    {"aten", "avg_pool1d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "avg_pool2d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "avg_pool3d", olg__sym_avg_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool1d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool1d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool2d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool2d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool3d", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
-    {"aten", "max_pool3d_with_indices", olg__sym_max_pool_opset10, OLG_LOWERING_NATIVE},
-
     /* ---- torchvision (symbolics/detection.c): NonMaxSuppression-10, RoiAlign-10 ---- */
     {"torchvision", "nms", olg__sym_tv_nms, OLG_LOWERING_NATIVE},
     {"torchvision", "roi_align", olg__sym_tv_roi_align, OLG_LOWERING_NATIVE},

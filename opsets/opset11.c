@@ -4,13 +4,10 @@
 
 const olg_symbolic_reg olg__opset11[] = {
     /* ---- interpolation (symbolics/interpolate.c): Resize-11 has PyTorch's coordinates ---- */
-    {"aten", "upsample_bicubic2d", olg__sym_upsample_bicubic2d_opset11, OLG_LOWERING_NATIVE},
-    {"aten", "upsample_bilinear2d", olg__sym_upsample_bilinear2d_opset11, OLG_LOWERING_NATIVE},
-    {"aten", "upsample_linear1d", olg__sym_upsample_linear1d_opset11, OLG_LOWERING_NATIVE},
-    {"aten", "upsample_nearest1d", olg__sym_upsample_nearest1d_opset11, OLG_LOWERING_NATIVE},
-    {"aten", "upsample_nearest2d", olg__sym_upsample_nearest2d_opset11, OLG_LOWERING_NATIVE},
-    {"aten", "upsample_nearest3d", olg__sym_upsample_nearest3d_opset11, OLG_LOWERING_NATIVE},
-    {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d_opset11, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_bicubic2d", olg__sym_upsample_bicubic2d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_bilinear2d", olg__sym_upsample_bilinear2d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_linear1d", olg__sym_upsample_linear1d, OLG_LOWERING_NATIVE},
+    {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_NATIVE},
 
     /* ---- convolution and pooling (symbolics/conv.c): DepthToSpace-11 has mode CRD ---- */
     {"aten", "pixel_shuffle", olg__sym_pixel_shuffle, OLG_LOWERING_NATIVE},
@@ -26,12 +23,6 @@ const olg_symbolic_reg olg__opset11[] = {
     /* ---- tensor creation (symbolics/creation.c): Range-11 ---- */
 
     /* ---- linear algebra (symbolics/linalg.c): Gemm-11's C is optional ---- */
-
-    /* ---- sampling (symbolics/sample.c): Range-11 for a batch size known at run time ---- */
-    {"aten", "grid_sampler", olg__sym_grid_sampler_opset11, OLG_LOWERING_DECOMPOSED},
-    {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset11, OLG_LOWERING_DECOMPOSED},
-    {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset11, OLG_LOWERING_DECOMPOSED},
-    {"", "GridSample", olg__sym_onnx_grid_sample_decomposed_opset11, OLG_LOWERING_DECOMPOSED},
 
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},

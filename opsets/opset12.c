@@ -13,7 +13,4 @@ const olg_symbolic_reg olg__opset12[] = {
     /* ---- linear algebra (symbolics/linalg.c): Einsum-12 ---- */
     {"aten", "einsum", olg__sym_einsum, OLG_LOWERING_NATIVE},
 
-    /* ---- ONNX domain (symbolics/onnx.c): Dropout-12's training_mode ---- */
-    {"", "Dropout", olg__sym_onnx_dropout_opset12, OLG_LOWERING_NATIVE},
-
     {NULL, NULL, NULL, 0}};

@@ -6,17 +6,11 @@ const olg_symbolic_reg olg__opset14[] = {
     /* ---- activations (symbolics/activation.c): HardSwish-14 ---- */
     {"aten", "hardswish", olg__sym_hardswish, OLG_LOWERING_NATIVE},
 
-    /* ---- attention (symbolics/attention.c): a causal mask of run-time size by Trilu-14 ---- */
-    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset14,
-     OLG_LOWERING_DECOMPOSED},
-    {"", "Attention", olg__sym_onnx_attention_decomposed_opset14, OLG_LOWERING_DECOMPOSED},
-
     /* ---- rearranging (symbolics/arrange.c): Trilu-14 ---- */
     {"aten", "tril", olg__sym_tril, OLG_LOWERING_NATIVE},
     {"aten", "triu", olg__sym_triu, OLG_LOWERING_NATIVE},
 
-    /* ---- ONNX domain (symbolics/onnx.c): Reshape's allowzero, BatchNormalization's training_mode ---- */
+    /* ---- ONNX domain (symbolics/onnx.c): BatchNormalization's training_mode ---- */
     {"", "BatchNormalization", olg__sym_onnx_batchnorm_opset14, OLG_LOWERING_NATIVE},
-    {"", "Reshape", olg__sym_onnx_reshape_opset14, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

@@ -17,8 +17,7 @@ const olg_symbolic_reg olg__opset18[] = {
     {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_NATIVE},
     {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_NATIVE},
 
-    /* ---- ONNX domain (symbolics/onnx.c): axes as inputs, Split's num_outputs, ScatterElements reduction max/min ---- */
-    {"", "Pad", olg__sym_onnx_pad_opset18, OLG_LOWERING_NATIVE},
+    /* ---- ONNX domain (symbolics/onnx.c): axes as inputs, ScatterElements reduction max/min ---- */
     {"", "ReduceL1", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceLogSum", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
@@ -28,6 +27,5 @@ const olg_symbolic_reg olg__opset18[] = {
     {"", "ReduceMin", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceProd", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceSumSquare", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
-    {"", "Split", olg__sym_onnx_split_opset18, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

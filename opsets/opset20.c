@@ -8,13 +8,7 @@ const olg_symbolic_reg olg__opset20[] = {
     {"aten", "gelu", olg__sym_gelu, OLG_LOWERING_NATIVE},
 
     /* ---- sampling (symbolics/sample.c): GridSample-20 (N-D), AffineGrid-20 ---- */
-    {"aten", "affine_grid_generator", olg__sym_affine_grid_generator_opset20, OLG_LOWERING_NATIVE},
-    {"aten", "grid_sampler", olg__sym_grid_sampler_opset20, OLG_LOWERING_NATIVE},
-    {"aten", "grid_sampler_2d", olg__sym_grid_sampler_opset20, OLG_LOWERING_NATIVE},
-    {"aten", "grid_sampler_3d", olg__sym_grid_sampler_opset20, OLG_LOWERING_NATIVE},
-    {"", "GridSample", olg__sym_onnx_grid_sample_opset20, OLG_LOWERING_NATIVE},
-
-    /* ---- ONNX domain (symbolics/onnx.c): DFT's axis input ---- */
-    {"", "DFT", olg__sym_onnx_dft_opset20, OLG_LOWERING_NATIVE},
+    {"aten", "affine_grid_generator", olg__sym_affine_grid_generator, OLG_LOWERING_NATIVE},
+    {"aten", "grid_sampler_3d", olg__sym_grid_sampler, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

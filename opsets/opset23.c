@@ -8,7 +8,7 @@ const olg_symbolic_reg olg__opset23[] = {
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_NATIVE},
 
     /* ---- attention (symbolics/attention.c): Attention-23 ---- */
-    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention_opset23,
+    {"aten", "scaled_dot_product_attention", olg__sym_scaled_dot_product_attention,
      OLG_LOWERING_NATIVE},
 
     /* ---- attention, ONNX domain: Attention-23 (24's at 23; decomposed below); RotaryEmbedding

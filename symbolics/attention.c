@@ -33,10 +33,15 @@
 /* The largest rotary_embedding_dim / 2 that the interleaved decomposition's index constants take */
 #define OLG_MAX_ROTARY_HALF 4096
 
-/* What the registered opset offers attention: Where (9), Trilu (14), Attention (23). */
+/* What the target offers attention, asked of its schema: Where (9), Trilu (14), Attention (23). */
 typedef struct att_caps {
   bool where, trilu, attention;
 } att_caps;
+
+static att_caps target_caps(const olg_lower *cx) {
+  return (att_caps){olg__target_has(cx, "Where"), olg__target_has(cx, "Trilu"),
+                    olg__target_has(cx, "Attention")};
+}
 
 /* The additive bias of a bool mask: 0 where `keep` (the mask, or its negation when
  * true_means_masked), -inf elsewhere: Where, or Log of the mask as 0/1. */
@@ -362,28 +367,11 @@ static olg_status sdpa_lower(olg_lower *cx, att_caps c) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* below 9: masks by Log */
+/* Attention-23 where it fits; else decomposed, masks by Where (9) or Log below, a causal mask
+ * of run-time size by Trilu (14) */
 olg_status olg__sym_scaled_dot_product_attention(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return sdpa_lower(cx, (att_caps){false, false, false});
-}
-
-/* Where-9 */
-olg_status olg__sym_scaled_dot_product_attention_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return sdpa_lower(cx, (att_caps){true, false, false});
-}
-
-/* Trilu-14: a causal mask of run-time size */
-olg_status olg__sym_scaled_dot_product_attention_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return sdpa_lower(cx, (att_caps){true, true, false});
-}
-
-/* Attention-23 */
-olg_status olg__sym_scaled_dot_product_attention_opset23(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return sdpa_lower(cx, (att_caps){true, true, true});
+  return sdpa_lower(cx, target_caps(cx));
 }
 
 /* ---- _native_multi_head_attention ---- */
@@ -495,13 +483,7 @@ static olg_status mha_lower(olg_lower *cx, att_caps c) {
 
 olg_status olg__sym_native_multi_head_attention(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return mha_lower(cx, (att_caps){false, false, false});
-}
-
-/* Where-9 */
-olg_status olg__sym_native_multi_head_attention_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return mha_lower(cx, (att_caps){true, false, false});
+  return mha_lower(cx, target_caps(cx));
 }
 
 /* ONNX Attention (23, 24) below 23: the same decomposition, for all it expresses: 4-D Q, K, V
@@ -604,19 +586,7 @@ static olg_status onnx_attention_lower(olg_lower *cx, att_caps c) {
 
 olg_status olg__sym_onnx_attention_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_attention_lower(cx, (att_caps){false, false, false});
-}
-
-/* Where-9 */
-olg_status olg__sym_onnx_attention_decomposed_opset9(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_attention_lower(cx, (att_caps){true, false, false});
-}
-
-/* Trilu-14 */
-olg_status olg__sym_onnx_attention_decomposed_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_attention_lower(cx, (att_caps){true, true, false});
+  return onnx_attention_lower(cx, target_caps(cx));
 }
 
 /* From 23: passed through where the target's Attention takes the node's inputs (nonpad_kv_seqlen
@@ -628,7 +598,7 @@ olg_status olg__sym_onnx_attention(olg_lower *cx, olg_node_id src, void *ud) {
   if (ts && (ts->max_inputs == OLG_SCHEMA_UNBOUNDED || (int)n <= ts->max_inputs))
     return olg__sym_onnx_passthrough(cx, src, ud);
   OLG_TRY(olg_lower_decompose(cx, "Attention with inputs of a later version", 24));
-  return onnx_attention_lower(cx, (att_caps){true, true, false});
+  return onnx_attention_lower(cx, target_caps(cx));
 }
 
 /* ---- ONNX RotaryEmbedding (23) below 23 ----

@@ -307,12 +307,19 @@ typedef enum olg_softmax_kind { OLG_SOFTMAX, OLG_LOG_SOFTMAX, OLG_HARDMAX } olg_
  * back. Needs the rank known below 13. */
 olg_status olg__emit_softmax(olg_lower *cx, olg_softmax_kind kind, olg_value x, int64_t axis,
                              olg_value *out);
+/* The same of x flattened to 2-D at axis (the ops' meaning below 13): the op itself below 13,
+ * from 13 along the last axis when axis is the last, else Flatten, the op, Reshape back. */
+olg_status olg__emit_softmax_2d(olg_lower *cx, olg_softmax_kind kind, olg_value x, int64_t axis,
+                                olg_value *out);
 
 /* GridSample (16+). mode "linear"/"bilinear", "nearest", "cubic"/"bicubic" (either spelling:
  * 16 says bilinear/bicubic, 20 renamed them linear/cubic); padding "zeros", "border",
  * "reflection". Below 16: "needs opset >= 16"; an input that is not 4-D needs 20. */
 olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
                                  const char *padding, int align_corners, olg_value *out);
+/* The target's GridSample takes an input of this rank: 4-D from 16, any rank from 20 (the
+ * schema does not say: GridSample-20 widened its text, not its signature). */
+bool olg__grid_sample_takes_rank(const olg_lower *cx, int32_t rank);
 
 /* Cast to dtype; returns x itself (no node) when it already has that dtype. */
 olg_status olg__emit_cast(olg_lower *cx, olg_value x, olg_dtype to, olg_value *out);

@@ -795,6 +795,29 @@ olg_status olg__emit_softmax(olg_lower *cx, olg_softmax_kind kind, olg_value x, 
   return olg__emit_transpose(cx, y, perm, (size_t)rank, out); /* a swap is its own inverse */
 }
 
+olg_status olg__emit_softmax_2d(olg_lower *cx, olg_softmax_kind kind, olg_value x, int64_t axis,
+                                olg_value *out) {
+  static const char *const ops[] = {"Softmax", "LogSoftmax", "Hardmax"};
+  int32_t rank = olg__rank(cx, x);
+  if (olg__opset(cx) < 13) { /* the op's own meaning */
+    /* a negative axis (taken from version 11; ONNX Runtime runs it at any) counted from the
+       front where the rank is known: legal at every target */
+    if (axis < 0 && rank >= 0) axis += rank;
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", ops[kind], &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+    return olg_lower_emit_end(cx, nd, 1, out);
+  }
+  if (rank >= 0 && olg__norm_axis(axis, rank) == rank - 1) return olg__emit_softmax(cx, kind, x, -1, out);
+  /* Flatten, along the last axis, Reshape back */
+  olg_value flat, shape, s2;
+  OLG_TRY(olg__emit_flatten(cx, x, axis, &flat));
+  OLG_TRY(olg__emit_softmax(cx, kind, flat, 1, &s2));
+  OLG_TRY(olg__shape(cx, x, &shape));
+  return olg__emit_reshape(cx, s2, shape, out);
+}
+
 olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, const char *mode,
                                  const char *padding, int align_corners, olg_value *out) {
   int opset = olg__opset(cx);
@@ -816,6 +839,11 @@ olg_status olg__emit_grid_sample(olg_lower *cx, olg_value x, olg_value grid, con
   OLG_TRY(olg_lower_emit_attr_string(cx, nd, "padding_mode", padding));
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "align_corners", align_corners ? 1 : 0));
   return olg_lower_emit_end(cx, nd, 1, out);
+}
+
+bool olg__grid_sample_takes_rank(const olg_lower *cx, int32_t rank) {
+  int opset = olg__opset(cx);
+  return opset >= 20 || (opset >= 16 && rank == 4);
 }
 
 /* The opset a Scatter reduction needs (0: none needed), -1 for an unknown one. */

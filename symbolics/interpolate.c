@@ -49,7 +49,7 @@ enum { INTERP_NEAREST, INTERP_LINEAR, INTERP_CUBIC };
 #define INTERP_MAX_MATRIX ((int64_t)1 << 24)
 
 typedef struct interp {
-  bool resize11; /* Resize-11 (PyTorch's coordinates, sizes) is there: the registered opset */
+  bool resize11; /* Resize-11 (PyTorch's coordinates, sizes) is there: the target's schema */
   int mode, ns; /* INTERP_*, number of spatial dims (1..3) */
   int align_corners;
   olg_value x;
@@ -514,11 +514,12 @@ static olg_status lower_dynamic(olg_lower *cx, const interp *ip, olg_value *y) {
   return emit_resize_scales(cx, ip, &p, s, y);
 }
 
-static olg_status lower_interp(olg_lower *cx, int mode, int ns, bool resize11) {
+static olg_status lower_interp(olg_lower *cx, int mode, int ns) {
   interp ip;
   olg_value y;
   OLG_TRY(parse(cx, mode, ns, &ip));
-  ip.resize11 = resize11;
+  /* Resize-11 brought the coordinate transformations (and sizes) PyTorch's modes need */
+  ip.resize11 = olg__target_has_attr(cx, "Resize", "coordinate_transformation_mode");
   if (ip.in_static && ip.sizes_known) OLG_TRY(lower_static(cx, &ip, &y));
   else OLG_TRY(lower_dynamic(cx, &ip, &y));
   return olg_lower_bind_output(cx, 0, y);
@@ -526,75 +527,39 @@ static olg_status lower_interp(olg_lower *cx, int mode, int ns, bool resize11) {
 
 #define UNUSED_SRC (void)src; (void)ud
 
-/* below 11: Upsample / Resize-10 where they match PyTorch, else gathers or interpolation
- * matrices */
+/* Resize-11 (PyTorch's coordinate modes, sizes) where the target has it; below, Upsample /
+ * Resize-10 where they match PyTorch, else gathers or interpolation matrices */
 olg_status olg__sym_upsample_nearest1d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_NEAREST, 1, false);
+  return lower_interp(cx, INTERP_NEAREST, 1);
 }
 
 olg_status olg__sym_upsample_nearest2d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_NEAREST, 2, false);
+  return lower_interp(cx, INTERP_NEAREST, 2);
 }
 
 olg_status olg__sym_upsample_nearest3d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_NEAREST, 3, false);
+  return lower_interp(cx, INTERP_NEAREST, 3);
 }
 
 olg_status olg__sym_upsample_linear1d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_LINEAR, 1, false);
+  return lower_interp(cx, INTERP_LINEAR, 1);
 }
 
 olg_status olg__sym_upsample_bilinear2d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_LINEAR, 2, false);
+  return lower_interp(cx, INTERP_LINEAR, 2);
 }
 
 olg_status olg__sym_upsample_trilinear3d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_LINEAR, 3, false);
+  return lower_interp(cx, INTERP_LINEAR, 3);
 }
 
 olg_status olg__sym_upsample_bicubic2d(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return lower_interp(cx, INTERP_CUBIC, 2, false);
-}
-
-/* Resize-11: PyTorch's coordinate modes, sizes */
-olg_status olg__sym_upsample_nearest1d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_NEAREST, 1, true);
-}
-
-olg_status olg__sym_upsample_nearest2d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_NEAREST, 2, true);
-}
-
-olg_status olg__sym_upsample_nearest3d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_NEAREST, 3, true);
-}
-
-olg_status olg__sym_upsample_linear1d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_LINEAR, 1, true);
-}
-
-olg_status olg__sym_upsample_bilinear2d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_LINEAR, 2, true);
-}
-
-olg_status olg__sym_upsample_trilinear3d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_LINEAR, 3, true);
-}
-
-olg_status olg__sym_upsample_bicubic2d_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return lower_interp(cx, INTERP_CUBIC, 2, true);
+  return lower_interp(cx, INTERP_CUBIC, 2);
 }

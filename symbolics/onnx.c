@@ -6,9 +6,8 @@
  * type (additive changes: new types, new optional attributes). The ops whose ENCODING changed
  * (an attribute became an input, semantics changed under the same signature) have a row and a
  * function here that reads the source encoding and re-emits through the emit helpers.
- * The source encoding is decoded by the helpers of emit_src.c; what the TARGET opset offers
- * (an input that became possible, a training mode) is a caps argument of a static body, one
- * function per opset where it changes, registered in opsets/opsetNN.c. */
+ * The source encoding is decoded by the helpers of emit_src.c; what the TARGET offers (an input
+ * that became possible, a training mode) is asked of its schema (olg__target_has_input, ...). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,11 +30,13 @@ static olg_status in_value(olg_lower *cx, size_t i, olg_value *out) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------------------------------ */
-/* Squeeze, Unsqueeze: axes attribute < 13, input >= 13. axes_input: the target takes the axes
- * as an input (13+), so run-time axes can be kept. */
-static olg_status squeeze(olg_lower *cx, bool axes_input) {
+/* Squeeze, Unsqueeze: axes attribute < 13, input >= 13. Run-time axes are kept where the target
+ * takes the axes as an input (13+). */
+olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   bool unsq = strcmp(op, "Unsqueeze") == 0;
+  bool axes_input = olg__target_has_input(cx, op, "axes");
   olg_value x, y, dyn;
   const int64_t *axes;
   size_t n;
@@ -55,16 +56,6 @@ static olg_status squeeze(olg_lower *cx, bool axes_input) {
     OLG_TRY(olg__emit_squeeze(cx, x, axes, n, &y));
   }
   return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return squeeze(cx, false);
-}
-
-olg_status olg__sym_onnx_squeeze_opset13(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return squeeze(cx, true);
 }
 
 static bool reduce_kind(const char *op, olg_reduce_kind *k) {
@@ -149,7 +140,8 @@ olg_status olg__sym_onnx_slice(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* Pad: attributes pads/mode/value < 11; inputs pads, constant_value >= 11, axes >= 18 (spread
  * over every axis, or kept, by olg__emit_pad_axes). */
-static olg_status pad(olg_lower *cx) {
+olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   const char *mode = olg__src_attr_string(cx, "mode", "constant");
@@ -172,23 +164,16 @@ static olg_status pad(olg_lower *cx) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-olg_status olg__sym_onnx_pad(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return pad(cx);
-}
-
-olg_status olg__sym_onnx_pad_opset18(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return pad(cx);
-}
-
 /* What the target's Split offers: the sizes as an input (13+), num_outputs (18+). */
 typedef struct {
   bool sizes_input, num_outputs;
 } split_caps;
 
 /* Split: split attribute < 13, input >= 13, num_outputs >= 18 */
-static olg_status split(olg_lower *cx, split_caps c) {
+olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  split_caps c = {olg__target_has_input(cx, "Split", "split"),
+                  olg__target_has_attr(cx, "Split", "num_outputs")};
   olg_value x, dyn;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   size_t n_out = olg_lower_output_count(cx);
@@ -233,21 +218,6 @@ static olg_status split(olg_lower *cx, split_caps c) {
   if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
   OLG_TRY(olg__emit_split(cx, x, axis, present ? sizes : NULL, n_out, outs));
   return olg__src_bind_all(cx, outs, n_out);
-}
-
-olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return split(cx, (split_caps){false, false});
-}
-
-olg_status olg__sym_onnx_split_opset13(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return split(cx, (split_caps){true, false});
-}
-
-olg_status olg__sym_onnx_split_opset18(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return split(cx, (split_caps){true, true});
 }
 
 /* Clip: attributes min/max < 11, inputs >= 11 */
@@ -354,7 +324,9 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
 /* Dropout at every version: in inference the output is the input and the mask all true. A
  * training_mode input that may be true (12+) is kept as a Dropout node when the target has
  * one (training: 12+). */
-static olg_status dropout(olg_lower *cx, bool training) {
+olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  bool training = olg__target_has_input(cx, "Dropout", "training_mode");
   olg_value x;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   if (!olg_lower_arg_is_none(cx, 2)) {
@@ -389,16 +361,6 @@ static olg_status dropout(olg_lower *cx, bool training) {
     OLG_TRY(olg_lower_bind_output(cx, 1, mask));
   }
   return OLG_OK;
-}
-
-olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return dropout(cx, false);
-}
-
-olg_status olg__sym_onnx_dropout_opset12(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return dropout(cx, true);
 }
 
 /* BatchNormalization in inference mode, whatever its version's attributes; training_mode
@@ -445,9 +407,10 @@ olg_status olg__sym_onnx_topk(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 /* Softmax, LogSoftmax, Hardmax: below 13 the input is flattened to 2-D at axis (default 1);
- * from 13 the op works along one axis (default -1). dst_flat: the target's meaning is the
- * flattened one (below 13). */
-static olg_status softmax(olg_lower *cx, bool dst_flat) {
+ * from 13 the op works along one axis (default -1). The source's meaning is re-emitted by the
+ * emit helpers, which know the target's. */
+olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   olg_softmax_kind kind = strcmp(op, "LogSoftmax") == 0 ? OLG_LOG_SOFTMAX
                           : strcmp(op, "Hardmax") == 0  ? OLG_HARDMAX
@@ -456,43 +419,9 @@ static olg_status softmax(olg_lower *cx, bool dst_flat) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   bool src_flat = olg__src_softmax_is_flat(cx);
   int64_t axis = olg__src_attr_int(cx, "axis", src_flat ? 1 : -1);
-  int32_t rank = olg__rank(cx, x);
-  if (!src_flat) {
-    OLG_TRY(olg__emit_softmax(cx, kind, x, axis, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
-  if (dst_flat) { /* the same meaning on both sides */
-    /* a negative axis (taken from version 11; ONNX Runtime runs it at any) counted from the
-       front where the rank is known: legal at every target */
-    if (axis < 0 && rank >= 0) axis += rank;
-    olg_node_id nd;
-    OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, x));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
-  if (rank >= 0 && olg__norm_axis(axis, rank) == rank - 1) {
-    OLG_TRY(olg__emit_softmax(cx, kind, x, -1, &y));
-    return olg_lower_bind_output(cx, 0, y);
-  }
-  /* the 2-D meaning at 13+: Flatten, along the last axis, Reshape back */
-  olg_value flat, shape, s2;
-  OLG_TRY(olg__emit_flatten(cx, x, axis, &flat));
-  OLG_TRY(olg__emit_softmax(cx, kind, flat, 1, &s2));
-  OLG_TRY(olg__shape(cx, x, &shape));
-  OLG_TRY(olg__emit_reshape(cx, s2, shape, &y));
+  if (src_flat) OLG_TRY(olg__emit_softmax_2d(cx, kind, x, axis, &y));
+  else OLG_TRY(olg__emit_softmax(cx, kind, x, axis, &y));
   return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return softmax(cx, true);
-}
-
-olg_status olg__sym_onnx_softmax_opset13(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return softmax(cx, false);
 }
 
 /* Constant: value_float(s)/value_int(s)/value_string(s) exist from 12; carried as a tensor. */
@@ -541,9 +470,11 @@ olg_status olg__sym_onnx_shape(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Reshape: allowzero (14+) matters only when the shape holds a 0; below 14 (has_allowzero
- * false) it is folded away when the shape is known to hold none, else refused naming 14. */
-static olg_status reshape(olg_lower *cx, bool has_allowzero) {
+/* Reshape: allowzero (14+) matters only when the shape holds a 0; where the target has no
+ * allowzero it is folded away when the shape is known to hold none, else refused naming 14. */
+olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  bool has_allowzero = olg__target_has_attr(cx, "Reshape", "allowzero");
   olg_value x, shape, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &shape));
@@ -564,16 +495,6 @@ static olg_status reshape(olg_lower *cx, bool has_allowzero) {
   if (allowzero) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "allowzero", 1));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return reshape(cx, false);
-}
-
-olg_status olg__sym_onnx_reshape_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return reshape(cx, true);
 }
 
 /* CastLike (15) below 15: Cast to the other input's type */
@@ -603,9 +524,10 @@ olg_status olg__sym_onnx_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* DFT: axis an attribute (17, default 1), an input from 20 (default -2). axis_input: the
- * target takes the axis as an input (20+). */
-static olg_status dft(olg_lower *cx, bool axis_input) {
+/* DFT: axis an attribute (17, default 1), an input from 20 (default -2), as the target takes it. */
+olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  bool axis_input = olg__target_has_input(cx, "DFT", "axis");
   olg_value x, len, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(in_value(cx, 1, &len));
@@ -646,16 +568,6 @@ static olg_status dft(olg_lower *cx, bool axis_input) {
   if (olg__src_attr_int(cx, "onesided", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "onesided", 1));
   OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
   return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return dft(cx, false);
-}
-
-olg_status olg__sym_onnx_dft_opset20(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return dft(cx, true);
 }
 
 /* ArgMax/ArgMin with select_last_index 1 (12) below 12: the first extreme of the input reversed

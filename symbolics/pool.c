@@ -16,6 +16,7 @@
 
 #include "emit.h"
 #include "emit_nn.h"
+#include "emit_src.h"
 #include "symbolics.h"
 
 #define UNUSED_SRC (void)src; (void)ud
@@ -45,11 +46,23 @@ typedef struct pool_args {
 
 /* kernel_size (arg i), stride (i+1; empty: the kernel), padding (i+2), dilation (dil_arg, or
  * none when < 0) and the sizes that follow for input xb. */
-/* What the registered opset offers the pools: MaxPool's indices output (8); MaxPool's
- * dilations and ceil_mode, AveragePool's ceil_mode (10). */
+/* What the target offers the pools, asked of its schema: MaxPool's Indices output (8); MaxPool's
+ * dilations and ceil_mode, or AveragePool's ceil_mode (10), for the op asked. */
 typedef struct pool_caps {
   bool indices, dil_ceil;
 } pool_caps;
+
+static bool maxpool_has_indices(const olg_lower *cx) {
+  const olg_schema *s = olg__target_schema(cx, "MaxPool");
+  for (int i = 0; s && i < s->n_outputs; i++)
+    if (!strcmp(s->outputs[i].name, "Indices")) return true;
+  return false;
+}
+
+static pool_caps target_caps(const olg_lower *cx, const char *op) {
+  bool dil = strcmp(op, "MaxPool") != 0 || olg__target_has_attr(cx, op, "dilations");
+  return (pool_caps){maxpool_has_indices(cx), dil && olg__target_has_attr(cx, op, "ceil_mode")};
+}
 
 static olg_status pool_arguments(olg_lower *cx, olg_value xb, size_t i, int dil_arg, bool ceil,
                                  pool_args *a) {
@@ -283,19 +296,7 @@ static olg_status max_pool(olg_lower *cx, pool_caps c) {
 
 olg_status olg__sym_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return max_pool(cx, (pool_caps){false, false});
-}
-
-/* MaxPool-8: indices */
-olg_status olg__sym_max_pool_opset8(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return max_pool(cx, (pool_caps){true, false});
-}
-
-/* MaxPool-10: dilations, ceil_mode */
-olg_status olg__sym_max_pool_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return max_pool(cx, (pool_caps){true, true});
+  return max_pool(cx, target_caps(cx, "MaxPool"));
 }
 
 /* One axis of PyTorch's avg_pool divisor at output position o, and the count of input elements
@@ -393,13 +394,7 @@ static olg_status avg_pool(olg_lower *cx, pool_caps c) {
 
 olg_status olg__sym_avg_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return avg_pool(cx, (pool_caps){false, false});
-}
-
-/* AveragePool-10: ceil_mode */
-olg_status olg__sym_avg_pool_opset10(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return avg_pool(cx, (pool_caps){true, true});
+  return avg_pool(cx, target_caps(cx, "AveragePool"));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -637,11 +632,5 @@ static olg_status adaptive_max_pool(olg_lower *cx, pool_caps c) {
 
 olg_status olg__sym_adaptive_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return adaptive_max_pool(cx, (pool_caps){false, false});
-}
-
-/* MaxPool-8: indices */
-olg_status olg__sym_adaptive_max_pool_opset8(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return adaptive_max_pool(cx, (pool_caps){true, false});
+  return adaptive_max_pool(cx, target_caps(cx, "MaxPool"));
 }

@@ -35,14 +35,8 @@
 enum { GS_BILINEAR = 0, GS_NEAREST = 1, GS_BICUBIC = 2 };
 enum { GS_ZEROS = 0, GS_BORDER = 1, GS_REFLECTION = 2 };
 
-/* What the registered opset offers sampling: Range (11), GridSample 4-D (16) and N-D (20),
- * AffineGrid (20). */
-typedef struct gs_caps {
-  bool range, grid_sample_4d, grid_sample_nd, affine_grid;
-} gs_caps;
-
 typedef struct gs {
-  gs_caps caps;
+  bool range; /* the target has Range (11): a batch size known only at run time too */
   olg_value x, grid;
   olg_dtype dt;
   int r;               /* spatial rank: 2 or 3 */
@@ -169,7 +163,7 @@ static olg_status make_table(olg_lower *cx, const gs *g, gs_table *t) {
     return olg__const_tensor_kept(cx, OLG_INT64, r + 1, shape, off, (size_t)g->n * sizeof *off,
                              &t->batch_off);
   }
-  if (!g->caps.range)
+  if (!g->range)
     return olg_lower_unsupported(cx, "grid_sampler's decomposition with a batch size unknown at "
                                      "export time (it needs Range)", 11);
   olg_value n, zero, step, range, shp;
@@ -336,10 +330,9 @@ static olg_status lower_grid_sampler(olg_lower *cx, gs *g);
 
 /* aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode,
  * bool align_corners); also grid_sampler_2d / grid_sampler_3d (same arguments). */
-static olg_status grid_sampler(olg_lower *cx, gs_caps c) {
+static olg_status grid_sampler(olg_lower *cx) {
   gs g;
   memset(&g, 0, sizeof g);
-  g.caps = c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &g.x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &g.grid));
   OLG_TRY(olg_lower_arg_int(cx, 2, &g.mode));
@@ -348,36 +341,18 @@ static olg_status grid_sampler(olg_lower *cx, gs_caps c) {
   return lower_grid_sampler(cx, &g);
 }
 
-/* below 11: the decomposition with a batch size known at export time */
+/* GridSample where the target's takes the input's rank (4-D 16, N-D 20), else the
+ * decomposition (with a batch size known at export time below Range-11) */
 olg_status olg__sym_grid_sampler(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return grid_sampler(cx, (gs_caps){false, false, false, false});
+  return grid_sampler(cx);
 }
 
-/* Range-11: a batch size known only at run time too */
-olg_status olg__sym_grid_sampler_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return grid_sampler(cx, (gs_caps){true, false, false, false});
-}
-
-/* GridSample-16 (4-D) */
-olg_status olg__sym_grid_sampler_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return grid_sampler(cx, (gs_caps){true, true, false, false});
-}
-
-/* GridSample-20 (N-D) */
-olg_status olg__sym_grid_sampler_opset20(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return grid_sampler(cx, (gs_caps){true, true, true, false});
-}
-
-/* ONNX GridSample (16; N-D and modes renamed at 20) at an opset without it: the same
- * decomposition. Rows from opset 16 on re-encode the node instead (symbolics/onnx.c). */
-static olg_status onnx_grid_sample_decomposed(olg_lower *cx, gs_caps c) {
+/* ONNX GridSample (16; N-D and modes renamed at 20): re-encoded (its mode names) where the
+ * target's GridSample takes the input's rank, else the same decomposition. */
+static olg_status onnx_grid_sample(olg_lower *cx) {
   gs g;
   memset(&g, 0, sizeof g);
-  g.caps = c;
   OLG_TRY(olg_lower_arg_value(cx, 0, &g.x));
   OLG_TRY(olg_lower_arg_value(cx, 1, &g.grid));
   const char *mode = olg__src_attr_string(cx, "mode", "linear");
@@ -395,27 +370,9 @@ static olg_status onnx_grid_sample_decomposed(olg_lower *cx, gs_caps c) {
   return lower_grid_sampler(cx, &g);
 }
 
-olg_status olg__sym_onnx_grid_sample_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_onnx_grid_sample(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return onnx_grid_sample_decomposed(cx, (gs_caps){false, false, false, false});
-}
-
-/* Range-11: a batch size known only at run time too */
-olg_status olg__sym_onnx_grid_sample_decomposed_opset11(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_grid_sample_decomposed(cx, (gs_caps){true, false, false, false});
-}
-
-/* GridSample-16: 4-D natively (its mode names), N-D decomposed */
-olg_status olg__sym_onnx_grid_sample_opset16(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_grid_sample_decomposed(cx, (gs_caps){true, true, false, false});
-}
-
-/* GridSample-20: N-D */
-olg_status olg__sym_onnx_grid_sample_opset20(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return onnx_grid_sample_decomposed(cx, (gs_caps){true, true, true, false});
+  return onnx_grid_sample(cx);
 }
 
 static olg_status lower_grid_sampler(olg_lower *cx, gs *gp) {
@@ -438,11 +395,12 @@ static olg_status lower_grid_sampler(olg_lower *cx, gs *gp) {
   if (!olg__is_float(g.dt) || olg__dtype(cx, g.grid) != g.dt)
     return olg_lower_error(cx, OLG_ERR_TYPE, "grid_sampler: input and grid must have the same "
                                              "floating-point dtype");
-  if (g.caps.grid_sample_nd || (g.caps.grid_sample_4d && g.r == 2)) {
+  if (olg__grid_sample_takes_rank(cx, rank)) {
     OLG_TRY(grid_sample_native(cx, &g, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  if (g.caps.grid_sample_4d) /* a 5-D input before GridSample-20 */
+  g.range = olg__target_has(cx, "Range");
+  if (olg__target_has(cx, "GridSample")) /* a 5-D input before GridSample-20 */
     OLG_TRY(olg_lower_decompose(cx, "grid_sampler of a 5-D input (GridSample-16 is 4-D only)", 20));
   g.n = olg__dim(cx, g.x, 0);
   for (int k = 0; k < g.r; k++) {
@@ -494,15 +452,10 @@ static olg_status affine_grid_generator(olg_lower *cx, bool has_affine_grid) {
   return lower_affine_grid(cx, has_affine_grid, theta, size, n, ac);
 }
 
+/* AffineGrid (20) where the target has it */
 olg_status olg__sym_affine_grid_generator(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return affine_grid_generator(cx, false);
-}
-
-/* AffineGrid-20 */
-olg_status olg__sym_affine_grid_generator_opset20(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return affine_grid_generator(cx, true);
+  return affine_grid_generator(cx, olg__target_has(cx, "AffineGrid"));
 }
 
 /* ONNX AffineGrid (20) below 20: the same decomposition; its size input must be known. */

@@ -96,7 +96,6 @@ OLG_SYMBOLIC(olg__sym_onnx_scan); /* Scan-8 at 9+: the batch axis of 1 squeezed 
 OLG_SYMBOLIC(olg__sym_onnx_pool_ceil);   /* MaxPool/AveragePool ceil_mode below 10 (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_window_pool); /* AveragePool-19 dilations, LpPool-18 dilations/ceil_mode decomposed (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_squeeze);     /* Squeeze, Unsqueeze */
-OLG_SYMBOLIC(olg__sym_onnx_squeeze_opset13); /* run-time axes kept as an input */
 OLG_SYMBOLIC(olg__sym_onnx_reduce);      /* Reduce* */
 OLG_SYMBOLIC(olg__sym_onnx_reduce_axes_input); /* ReduceSum 13+, the others 18+ */
 OLG_SYMBOLIC(olg__sym_onnx_slice);
@@ -111,36 +110,27 @@ OLG_SYMBOLIC(olg__sym_onnx_qlinear_conv);   /* below 11: computed exactly (quant
 OLG_SYMBOLIC(olg__sym_onnx_qlinear_matmul);
 OLG_SYMBOLIC(olg__sym_onnx_dynamic_quantize_linear);
 OLG_SYMBOLIC(olg__sym_onnx_pad);
-OLG_SYMBOLIC(olg__sym_onnx_pad_opset18); /* run-time axes kept */
 OLG_SYMBOLIC(olg__sym_onnx_split);
-OLG_SYMBOLIC(olg__sym_onnx_split_opset13); /* run-time sizes kept */
-OLG_SYMBOLIC(olg__sym_onnx_split_opset18); /* num_outputs kept */
 OLG_SYMBOLIC(olg__sym_onnx_clip);
 OLG_SYMBOLIC(olg__sym_onnx_resize);      /* Resize, Upsample */
 OLG_SYMBOLIC(olg__sym_onnx_dropout);
-OLG_SYMBOLIC(olg__sym_onnx_dropout_opset12); /* training_mode kept */
 OLG_SYMBOLIC(olg__sym_onnx_batchnorm);
 OLG_SYMBOLIC(olg__sym_onnx_batchnorm_opset14); /* training_mode kept */
 OLG_SYMBOLIC(olg__sym_onnx_topk);
 OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
-OLG_SYMBOLIC(olg__sym_onnx_softmax_opset13); /* along one axis */
 OLG_SYMBOLIC(olg__sym_onnx_flatten);     /* a negative axis counted from the front below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_constant);    /* value_int(s)/value_float(s) (12+) as a tensor */
 /* index.c: Scatter (9, removed at 11) <-> ScatterElements, and ScatterND: aten scatter's and
  * index_put's lowering; reductions add/mul below 16 as a row scatter, max/min from 18 */
 OLG_SYMBOLIC(olg__sym_onnx_scatter);
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample_opset16); /* 4-D native, N-D decomposed (sample.c) */
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample_opset20); /* N-D native */
 OLG_SYMBOLIC(olg__sym_onnx_shape);       /* start/end (15) -> Shape + Slice */
 OLG_SYMBOLIC(olg__sym_onnx_reshape);     /* allowzero (14) */
-OLG_SYMBOLIC(olg__sym_onnx_reshape_opset14); /* allowzero kept */
 OLG_SYMBOLIC(olg__sym_onnx_castlike);    /* CastLike (15) -> Cast */
 OLG_SYMBOLIC(olg__sym_onnx_gelu);       /* Gelu (20), else aten gelu's formula */
 OLG_SYMBOLIC(olg__sym_onnx_mish);       /* Mish (18), else x * Tanh(Softplus(x)) */
 OLG_SYMBOLIC(olg__sym_onnx_swish);      /* Swish (24), else x * Sigmoid(alpha * x) */
 OLG_SYMBOLIC(olg__sym_onnx_hardswish);   /* HardSwish (14) -> x * HardSigmoid */
 OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
-OLG_SYMBOLIC(olg__sym_onnx_dft_opset20); /* axis an input */
 
 /* ---- signal processing (symbolics/signal.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_window); /* Hann/Hamming/BlackmanWindow below 17 */
@@ -148,19 +138,12 @@ OLG_SYMBOLIC(olg__sym_onnx_dft_decomposed); /* DFT below 17: MatMuls by cosine/s
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */
-OLG_SYMBOLIC(olg__sym_upsample_nearest1d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_nearest2d);
-OLG_SYMBOLIC(olg__sym_upsample_nearest2d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_nearest3d);
-OLG_SYMBOLIC(olg__sym_upsample_nearest3d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_linear1d);
-OLG_SYMBOLIC(olg__sym_upsample_linear1d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_bilinear2d);
-OLG_SYMBOLIC(olg__sym_upsample_bilinear2d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_trilinear3d);
-OLG_SYMBOLIC(olg__sym_upsample_trilinear3d_opset11); /* Resize-11 */
 OLG_SYMBOLIC(olg__sym_upsample_bicubic2d);
-OLG_SYMBOLIC(olg__sym_upsample_bicubic2d_opset11); /* Resize-11 */
 
 /* ---- convolution and pooling (symbolics/conv.c, symbolics/pool.c) ---- */
 OLG_SYMBOLIC(olg__sym_conv);               /* conv1d/2d/3d (ints or 'same'/'valid'), _convolution_mode */
@@ -173,13 +156,9 @@ OLG_SYMBOLIC(olg__sym_col2im);      /* Col2Im (18) or one-hot ConvTranspose */
 OLG_SYMBOLIC(olg__sym_onnx_col2im); /* the same emitter (conv.c), N-d */
 OLG_SYMBOLIC(olg__sym_onnx_deform_conv); /* DeformConv (19) decomposed before 19, 2-D */
 OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
-OLG_SYMBOLIC(olg__sym_max_pool_opset8); /* MaxPool-8 indices */
-OLG_SYMBOLIC(olg__sym_max_pool_opset10); /* MaxPool-10 dilations, ceil_mode */
 OLG_SYMBOLIC(olg__sym_avg_pool);           /* avg_pool1d/2d/3d */
-OLG_SYMBOLIC(olg__sym_avg_pool_opset10); /* AveragePool-10 ceil_mode */
 OLG_SYMBOLIC(olg__sym_adaptive_avg_pool);  /* adaptive_avg_pool1d/2d/3d, _adaptive_avg_pool2d/3d */
 OLG_SYMBOLIC(olg__sym_adaptive_max_pool);  /* adaptive_max_pool1d/2d/3d (values, indices) */
-OLG_SYMBOLIC(olg__sym_adaptive_max_pool_opset8); /* MaxPool-8 indices */
 
 /* ---- normalization (symbolics/norm.c) ---- */
 OLG_SYMBOLIC(olg__sym_batch_norm);
@@ -329,19 +308,11 @@ OLG_SYMBOLIC(olg__sym_t);
 
 /* ---- sampling (symbolics/sample.c) ---- */
 OLG_SYMBOLIC(olg__sym_grid_sampler);          /* grid_sampler, grid_sampler_2d, grid_sampler_3d */
-OLG_SYMBOLIC(olg__sym_grid_sampler_opset11); /* Range-11 */
-OLG_SYMBOLIC(olg__sym_grid_sampler_opset16); /* GridSample-16 (4-D) */
-OLG_SYMBOLIC(olg__sym_grid_sampler_opset20); /* GridSample-20 (N-D) */
 OLG_SYMBOLIC(olg__sym_affine_grid_generator);
-OLG_SYMBOLIC(olg__sym_affine_grid_generator_opset20); /* AffineGrid-20 */
 
 /* ---- attention (symbolics/attention.c) ---- */
 OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention);
-OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention_opset9); /* Where-9 */
-OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention_opset14); /* Trilu-14 */
-OLG_SYMBOLIC(olg__sym_scaled_dot_product_attention_opset23); /* Attention-23 */
 OLG_SYMBOLIC(olg__sym_native_multi_head_attention); /* _native_multi_head_attention */
-OLG_SYMBOLIC(olg__sym_native_multi_head_attention_opset9); /* Where-9 */
 
 /* ---- recurrence (symbolics/rnn.c) ---- */
 OLG_SYMBOLIC(olg__sym_lstm);
@@ -350,13 +321,10 @@ OLG_SYMBOLIC(olg__sym_rnn_tanh);
 OLG_SYMBOLIC(olg__sym_rnn_relu);
 
 /* ---- sampling and attention, ONNX domain below the native opset (sample.c, attention.c) ---- */
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed); /* GridSample below 16 (N-D below 20) */
-OLG_SYMBOLIC(olg__sym_onnx_grid_sample_decomposed_opset11); /* Range-11 */
+OLG_SYMBOLIC(olg__sym_onnx_grid_sample); /* GridSample: re-encoded from 16 (N-D 20), else decomposed */
 OLG_SYMBOLIC(olg__sym_onnx_affine_grid_decomposed); /* AffineGrid below 20 */
 OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed);   /* Attention below 23 */
 OLG_SYMBOLIC(olg__sym_onnx_attention); /* from 23: passed through, or decomposed (24's inputs at 23) */
 OLG_SYMBOLIC(olg__sym_onnx_rotary_embedding_decomposed); /* RotaryEmbedding (23) below 23 */
-OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset9); /* Where-9 */
-OLG_SYMBOLIC(olg__sym_onnx_attention_decomposed_opset14); /* Trilu-14 */
 
 #endif
