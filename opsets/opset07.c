@@ -56,7 +56,7 @@ const olg_symbolic_reg olg__opset07[] = {
        other ONNX op is passed through where it exists (olg__sym_onnx_passthrough) ---- */
     {"", "ArgMax", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
     {"", "ArgMin", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
-    {"", "BatchNormalization", olg__sym_onnx_batchnorm, OLG_LOWERING_NATIVE},
+    {"", "BatchNormalization", olg__sym_onnx_batchnorm, OLG_LOWERING_NATIVE}, /* norm.c */
     {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
     {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},

@@ -10,7 +10,4 @@ const olg_symbolic_reg olg__opset14[] = {
     {"aten", "tril", olg__sym_tril, OLG_LOWERING_NATIVE},
     {"aten", "triu", olg__sym_triu, OLG_LOWERING_NATIVE},
 
-    /* ---- ONNX domain (symbolics/onnx.c): BatchNormalization's training_mode ---- */
-    {"", "BatchNormalization", olg__sym_onnx_batchnorm_opset14, OLG_LOWERING_NATIVE},
-
     {NULL, NULL, NULL, 0}};

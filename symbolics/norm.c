@@ -56,15 +56,17 @@ static olg_status channel_view(olg_lower *cx, olg_value p, int32_t rank, olg_val
   return olg__emit_unsqueeze(cx, p, axes, (size_t)rank - 2, out);
 }
 
-/* y = (x - mean) / sqrt(var + eps) over axes (biased variance), as PyTorch normalizes; mean
- * and rstd = 1/sqrt(var + eps) kept (keepdims) when asked. */
-static olg_status normalize(olg_lower *cx, olg_value x, const int64_t *axes, size_t n, double eps,
-                            olg_value *y, olg_value *mean, olg_value *rstd) {
+/* y = (x - mean) / sqrt(var + eps) over axes (biased variance), as PyTorch normalizes; mean,
+ * rstd = 1/sqrt(var + eps) and var kept (keepdims) when asked. */
+static olg_status normalize_var(olg_lower *cx, olg_value x, const int64_t *axes, size_t n,
+                                double eps, olg_value *y, olg_value *mean, olg_value *rstd,
+                                olg_value *var_out) {
   olg_value m, d, sq, var, e, den;
   OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, x, axes, n, 1, &m));
   OLG_TRY(olg__emit2(cx, "Sub", x, m, &d));
   OLG_TRY(olg__emit2(cx, "Mul", d, d, &sq));
   OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, sq, axes, n, 1, &var));
+  if (var_out) *var_out = var;
   OLG_TRY(olg__const_like(cx, x, eps, &e));
   OLG_TRY(olg__emit2(cx, "Add", var, e, &var));
   OLG_TRY(olg__emit1(cx, "Sqrt", var, &den));
@@ -72,6 +74,11 @@ static olg_status normalize(olg_lower *cx, olg_value x, const int64_t *axes, siz
   if (mean) *mean = m;
   if (rstd) OLG_TRY(olg__emit1(cx, "Reciprocal", den, rstd));
   return OLG_OK;
+}
+
+static olg_status normalize(olg_lower *cx, olg_value x, const int64_t *axes, size_t n, double eps,
+                            olg_value *y, olg_value *mean, olg_value *rstd) {
+  return normalize_var(cx, x, axes, n, eps, y, mean, rstd, NULL);
 }
 
 /* y * w + b, either may be OLG_NO_VALUE. */
@@ -111,20 +118,27 @@ static olg_status running_stats_norm(olg_lower *cx, olg_value x, size_t first, d
   return olg__emit_batchnorm(cx, x, w, b, mean, var, eps, 1.0 - momentum, y);
 }
 
-/* Normalization with the batch's own statistics over every axis but the channel axis. */
-static olg_status batch_stats_norm(olg_lower *cx, olg_value x, int32_t rank, size_t first,
-                                   double eps, olg_value *y) {
+/* Batch normalization with the batch's own statistics, over every axis of x [N, C, ...] but the
+ * channel axis: the one emitter of aten batch_norm(training=True) and ONNX BatchNormalization in
+ * training mode where the target's has no training_mode. y, then * w + b per channel ([C];
+ * either may be OLG_NO_VALUE); mean and var, when not NULL, get the batch's per-channel mean and
+ * population variance, [C]. */
+static olg_status emit_batch_stats_norm(olg_lower *cx, olg_value x, int32_t rank, olg_value w,
+                                        olg_value b, double eps, olg_value *y, olg_value *mean,
+                                        olg_value *var) {
   int64_t axes[OLG_MAX_RANK];
   size_t n = 0;
   for (int32_t i = 0; i < rank; i++)
     if (i != 1) axes[n++] = i;
-  olg_value w, b;
-  OLG_TRY(normalize(cx, x, axes, n, eps, y, NULL, NULL));
-  OLG_TRY(param_or_none(cx, first, x, &w));
-  OLG_TRY(param_or_none(cx, first + 1, x, &b));
+  olg_value m, v;
+  OLG_TRY(normalize_var(cx, x, axes, n, eps, y, &m, NULL, &v));
   if (w != OLG_NO_VALUE) OLG_TRY(channel_view(cx, w, rank, &w));
   if (b != OLG_NO_VALUE) OLG_TRY(channel_view(cx, b, rank, &b));
-  return affine(cx, *y, w, b, y);
+  OLG_TRY(affine(cx, *y, w, b, y));
+  static const int64_t flat[] = {-1}; /* [1, C, 1, ...] -> [C] */
+  if (mean) OLG_TRY(olg__emit_reshape_static(cx, m, flat, 1, mean));
+  if (var) OLG_TRY(olg__emit_reshape_static(cx, v, flat, 1, var));
+  return OLG_OK;
 }
 
 /* aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
@@ -143,12 +157,64 @@ olg_status olg__sym_batch_norm(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__arg_float_or(cx, 6, 0.1, &momentum));
   OLG_TRY(olg__arg_float_or(cx, 7, 1e-5, &eps));
   if (training) {
+    olg_value w, b;
     OLG_TRY(olg_lower_decompose(cx, "batch_norm with training=True (batch statistics)", -1));
-    OLG_TRY(batch_stats_norm(cx, x, rank, 1, eps, &y));
+    OLG_TRY(param_or_none(cx, 1, x, &w));
+    OLG_TRY(param_or_none(cx, 2, x, &b));
+    OLG_TRY(emit_batch_stats_norm(cx, x, rank, w, b, eps, &y, NULL, NULL));
   } else {
     OLG_TRY(running_stats_norm(cx, x, 1, momentum, eps, &y));
   }
   return olg_lower_bind_output(cx, 0, y);
+}
+
+/* ONNX BatchNormalization, every version: inference with the given statistics through the
+ * emitter aten's batch_norm uses (olg__emit_batchnorm); training (training_mode 1, from 14; is_test
+ * 0 before 7) kept where the target's BatchNormalization has training_mode, else the batch
+ * statistics as aten batch_norm(training=True) computes them, in float for a half input (as the
+ * op's ReduceMean/ReduceVar), and the running statistics
+ * running = input * momentum + current * (1 - momentum). */
+olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
+  olg_value in[5], outs[3] = {OLG_NO_VALUE, OLG_NO_VALUE, OLG_NO_VALUE};
+  for (size_t i = 0; i < 5; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
+  double eps = olg__src_attr_float(cx, "epsilon", 1e-5);
+  double momentum = olg__src_attr_float(cx, "momentum", 0.9);
+  bool training_mode = olg__src_attr_int(cx, "training_mode", 0) != 0;
+  bool training = training_mode || olg__src_attr_int(cx, "is_test", 1) == 0;
+  if (olg__src_attr_int(cx, "spatial", 1) == 0)
+    return olg_lower_unsupported(cx, "BatchNormalization with spatial=0", -1);
+  size_t n_out = olg_lower_output_count(cx);
+  for (size_t i = training ? 3 : 1; i < n_out; i++)
+    if (olg_lower_output_used(cx, i))
+      return olg_lower_unsupported(cx, training ? "BatchNormalization-6's saved mean and variance"
+                                                : "BatchNormalization's training outputs", -1);
+  if (!training) {
+    OLG_TRY(olg__emit_batchnorm(cx, in[0], in[1], in[2], in[3], in[4], eps, momentum, &outs[0]));
+    return olg_lower_bind_output(cx, 0, outs[0]);
+  }
+  if (training_mode && olg__target_has_attr(cx, "BatchNormalization", "training_mode"))
+    return olg__sym_onnx_passthrough(cx, src, ud);
+  int32_t rank;
+  OLG_TRY(known_rank(cx, in[0], 2, &rank));
+  olg_dtype t = olg__dtype(cx, in[0]), ts = olg__dtype(cx, in[3]);
+  olg_value x = in[0], w = in[1], b = in[2], mean, var;
+  if (t == OLG_FLOAT16 || t == OLG_BFLOAT16) OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
+  OLG_TRY(olg__emit_cast_like(cx, w, x, &w));
+  OLG_TRY(olg__emit_cast_like(cx, b, x, &b));
+  OLG_TRY(olg_lower_decompose(cx, "BatchNormalization in training mode (batch statistics)", 14));
+  OLG_TRY(emit_batch_stats_norm(cx, x, rank, w, b, eps, &outs[0], &mean, &var));
+  OLG_TRY(olg__emit_cast_like(cx, outs[0], in[0], &outs[0]));
+  bool running = (n_out > 1 && olg_lower_output_used(cx, 1)) || (n_out > 2 && olg_lower_output_used(cx, 2));
+  for (int k = 0; running && k < 2; k++) {
+    olg_value cur = k ? var : mean, m, m1, r, c;
+    OLG_TRY(olg__emit_cast(cx, cur, ts, &cur));
+    OLG_TRY(olg__const_like(cx, cur, momentum, &m));
+    OLG_TRY(olg__const_like(cx, cur, 1.0 - momentum, &m1));
+    OLG_TRY(olg__emit2(cx, "Mul", in[3 + k], m, &r));
+    OLG_TRY(olg__emit2(cx, "Mul", cur, m1, &c));
+    OLG_TRY(olg__emit2(cx, "Add", r, c, &outs[1 + k]));
+  }
+  return olg__bind_outputs(cx, outs, running ? 3 : 1);
 }
 
 /* aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,

@@ -363,36 +363,6 @@ olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
   return OLG_OK;
 }
 
-/* BatchNormalization in inference mode, whatever its version's attributes; training_mode
- * kept as it is where the target has it (training: 14+). */
-static olg_status batchnorm(olg_lower *cx, olg_node_id src, void *ud, bool training) {
-  olg_value in[5], y;
-  for (size_t i = 0; i < 5; i++) OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
-  if (olg__src_attr_int(cx, "training_mode", 0)) { /* the same node from 14 on */
-    if (!training) return olg_lower_unsupported(cx, "BatchNormalization in training mode", 14);
-    return olg__sym_onnx_passthrough(cx, src, ud);
-  }
-  if (olg__src_attr_int(cx, "is_test", 1) == 0)
-    return olg_lower_unsupported(cx, "BatchNormalization in training mode (is_test 0)", 14);
-  if (olg__src_attr_int(cx, "spatial", 1) == 0)
-    return olg_lower_unsupported(cx, "BatchNormalization with spatial=0", -1);
-  for (size_t i = 1; i < olg_lower_output_count(cx); i++)
-    if (olg_lower_output_used(cx, i))
-      return olg_lower_unsupported(cx, "BatchNormalization's training outputs", -1);
-  OLG_TRY(olg__emit_batchnorm(cx, in[0], in[1], in[2], in[3], in[4],
-                              olg__src_attr_float(cx, "epsilon", 1e-5),
-                              olg__src_attr_float(cx, "momentum", 0.9), &y));
-  return olg_lower_bind_output(cx, 0, y);
-}
-
-olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
-  return batchnorm(cx, src, ud, false);
-}
-
-olg_status olg__sym_onnx_batchnorm_opset14(olg_lower *cx, olg_node_id src, void *ud) {
-  return batchnorm(cx, src, ud, true);
-}
-
 /* TopK: k attribute < 10, input >= 10; largest/sorted >= 11 */
 olg_status olg__sym_onnx_topk(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;

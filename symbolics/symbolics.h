@@ -114,8 +114,7 @@ OLG_SYMBOLIC(olg__sym_onnx_split);
 OLG_SYMBOLIC(olg__sym_onnx_clip);
 OLG_SYMBOLIC(olg__sym_onnx_resize);      /* Resize, Upsample */
 OLG_SYMBOLIC(olg__sym_onnx_dropout);
-OLG_SYMBOLIC(olg__sym_onnx_batchnorm);
-OLG_SYMBOLIC(olg__sym_onnx_batchnorm_opset14); /* training_mode kept */
+OLG_SYMBOLIC(olg__sym_onnx_batchnorm); /* norm.c: training_mode kept, else batch statistics */
 OLG_SYMBOLIC(olg__sym_onnx_topk);
 OLG_SYMBOLIC(olg__sym_onnx_softmax);     /* Softmax, LogSoftmax, Hardmax */
 OLG_SYMBOLIC(olg__sym_onnx_flatten);     /* a negative axis counted from the front below 11 */
