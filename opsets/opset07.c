@@ -148,6 +148,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "QLinearMatMul", olg__sym_onnx_qlinear_matmul, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
     {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(24)},
     {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(18)},
+    {"", "CausalConvWithState", olg__sym_onnx_causal_conv_with_state, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(27)},
+    {"", "LinearAttention", olg__sym_onnx_linear_attention, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(27)},
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
     {"", "DeformConv", olg__sym_onnx_deform_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(19)}, /* emit_deform.c */
     {"aten", "conv1d", olg__sym_conv, OLG_LOWERING_NATIVE},

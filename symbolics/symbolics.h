@@ -101,6 +101,8 @@ OLG_SYMBOLIC(olg__sym_onnx_reduce_axes_input); /* ReduceSum 13+, the others 18+ 
 OLG_SYMBOLIC(olg__sym_onnx_slice);
 OLG_SYMBOLIC(olg__sym_onnx_center_crop_pad);
 OLG_SYMBOLIC(olg__sym_onnx_tensor_scatter);
+OLG_SYMBOLIC(olg__sym_onnx_causal_conv_with_state); /* CausalConvWithState (27) below 27: Conv */
+OLG_SYMBOLIC(olg__sym_onnx_linear_attention);       /* LinearAttention (27) below 27: unrolled */
 OLG_SYMBOLIC(olg__sym_onnx_quantize_linear);   /* passed through, or computed (quant.c) */
 OLG_SYMBOLIC(olg__sym_onnx_dequantize_linear); /* passed through, or computed (quant.c) */ /* TensorScatter (24) below 24: ScatterElements */ /* CenterCropPad (18) below 18: Slice and Pad */
 OLG_SYMBOLIC(olg__sym_onnx_cast_4bit); /* Cast from/to int4, uint4 below 21 (quant.c) */

@@ -617,14 +617,128 @@ CASES[-3].ref = lambda x, a: [_cumprod(x, -1)]
 CASES[-2].ref = lambda x: [x.view(np.int32)]
 CASES[-1].ref = lambda x: [x.view(np.float32)]
 # ---------------------------------------------------------------------------------------------
-# opset 27: no reference in ORT 1.30 (its default domain stops at 26); refusal checks only
-case("causalconvwithstate27", "CausalConvWithState", 27,
-     [("x", f32("ccs", 1, 2, 5)), ("w", f32("ccsw", 2, 1, 3), "const")], outputs=("y", "state"))
-case("linearattention27", "LinearAttention", 27,
-     [("q", f32("laq", 1, 3, 8)), ("k", f32("lak", 1, 3, 8)), ("v", f32("lav", 1, 3, 8))],
-     attrs=dict(q_num_heads=2, kv_num_heads=2, update_rule="linear"),  # required; no decay, beta
-     outputs=("y", "present_state"))  # packed [B, T, H*D]; both outputs are required
+# opset 27: ORT 1.30 has no kernel (its default domain stops at 26); NumPy references written
+# from the spec's definitions (Operators.md: CausalConvWithState-27, LinearAttention-27)
 
+
+def _ccs_ref(x, w, bias=None, past=None, activation="none"):
+    """CausalConvWithState: P = past (zeros without) ++ x along the length; y[t] = sum_j
+    w[c, 0, j] P[t + j] (+ bias), SiLU in float32; present_state the last k - 1 of P."""
+    b, c, n = x.shape
+    k = w.shape[2]
+    if past is None:
+        past = np.zeros((b, c, k - 1), x.dtype)
+    p = np.concatenate([past, x], 2).astype(np.float64)
+    y = np.zeros((b, c, n))
+    for j in range(k):
+        y += w[None, :, 0, j:j + 1].astype(np.float64) * p[:, :, j:j + n]
+    if bias is not None:
+        y += bias[None, :, None]
+    y = y.astype(x.dtype)
+    if activation in ("silu", "swish"):
+        f = y.astype(np.float32)
+        y = (f / (1 + np.exp(-f))).astype(x.dtype)
+    return [y, np.concatenate([past, x], 2)[:, :, n + k - 1 - (k - 1):]]
+
+
+def _ccs(name, b, c, n, k, bias=False, past=False, activation=None, dtype=np.float32):
+    x = f32(name + "x", b, c, n).astype(dtype)
+    w = f32(name + "w", c, 1, k).astype(dtype)
+    ins = [("x", x), ("w", w, "const")]
+    ins.append(("bias", f32(name + "b", c).astype(dtype), "const") if bias else "")
+    ins.append(("past", f32(name + "p", b, c, k - 1).astype(dtype)) if past else "")
+    while ins[-1] == "":
+        ins.pop()
+    attrs = dict(activation=activation) if activation else {}
+
+    def ref(*a):
+        a = list(a)
+        return _ccs_ref(a.pop(0), a.pop(0), a.pop(0) if bias else None, a.pop(0) if past else None,
+                        activation or "none")
+    case(name, "CausalConvWithState", 27, ins, attrs=attrs, outputs=("y", "state"), ref=ref)
+
+
+_ccs("causalconvwithstate27", 1, 2, 5, 3)
+_ccs("causalconvwithstate27_bias_past", 2, 4, 6, 4, bias=True, past=True)
+_ccs("causalconvwithstate27_decode_step", 2, 3, 1, 4, bias=True, past=True)
+_ccs("causalconvwithstate27_silu_past", 2, 4, 5, 3, past=True, activation="silu")
+_ccs("causalconvwithstate27_swish", 1, 3, 4, 2, activation="swish")
+_ccs("causalconvwithstate27_short_input", 2, 2, 2, 5)
+_ccs("causalconvwithstate27_kernel_one", 2, 3, 4, 1, bias=True)
+_ccs("causalconvwithstate27_fp16_silu", 2, 4, 6, 3, bias=True, activation="silu", dtype=np.float16)
+
+
+def _la_ref(q, k, v, past=None, decay=None, beta=None, hq=1, hkv=1, rule="gated_delta", scale=0.0):
+    """LinearAttention, token by token as the spec states the recurrence, in float64."""
+    b, n, _ = q.shape
+    dk = q.shape[2] // hq
+    dv = v.shape[2] // hkv
+    scale = scale or 1.0 / np.sqrt(dk)
+    Q = q.reshape(b, n, hq, dk).astype(np.float64)
+    K = k.reshape(b, n, hkv, dk).astype(np.float64)
+    V = v.reshape(b, n, hkv, dv).astype(np.float64)
+    S = np.zeros((b, hkv, dk, dv)) if past is None else past.astype(np.float64)
+    G = None if decay is None else decay.reshape(b, n, hkv, -1).astype(np.float64)
+    Bt = None if beta is None else beta.astype(np.float64)
+    o = np.zeros((b, n, hq, dv))
+    for t in range(n):
+        for bi in range(b):
+            for h in range(hkv):
+                s, kt, vt = S[bi, h], K[bi, t, h], V[bi, t, h]
+                if rule in ("gated", "gated_delta"):
+                    s = np.exp(G[bi, t, h])[:, None] * s
+                if rule in ("delta", "gated_delta"):
+                    bt = Bt[bi, t, h if Bt.shape[2] > 1 else 0]
+                    s = s + bt * np.outer(kt, vt - s.T @ kt)
+                else:
+                    s = s + np.outer(kt, vt)
+                S[bi, h] = s
+            for h in range(hq):
+                o[bi, t, h] = scale * Q[bi, t, h] @ S[bi, h // (hq // hkv)]
+    sdt = q.dtype if past is None else past.dtype
+    return [o.reshape(b, n, hq * dv).astype(q.dtype), S.astype(sdt)]
+
+
+def _la(name, b, n, hq, hkv, dk, dv, rule=None, past=False, decay=None, beta=None, scale=None,
+        dtype=np.float32):
+    q = f32(name + "q", b, n, hq * dk).astype(dtype)
+    k = f32(name + "k", b, n, hkv * dk)
+    if rule in (None, "delta", "gated_delta"):  # L2-normalized per head, as the op expects
+        kk = k.reshape(b, n, hkv, dk)
+        k = (kk / np.linalg.norm(kk, axis=-1, keepdims=True)).reshape(b, n, hkv * dk)
+    k = k.astype(dtype)
+    v = f32(name + "v", b, n, hkv * dv).astype(dtype)
+    ins = [("q", q), ("k", k), ("v", v)]
+    ins.append(("past", 0.3 * f32(name + "s", b, hkv, dk, dv)) if past else "")
+    ins.append(("decay", -0.2 * f32(name + "g", b, n, decay, lo=0.0, hi=1.0).astype(dtype)) if decay else "")
+    ins.append(("beta", f32(name + "b", b, n, beta, lo=0.0, hi=1.0).astype(dtype)) if beta else "")
+    while ins[-1] == "":
+        ins.pop()
+    attrs = dict(q_num_heads=hq, kv_num_heads=hkv)
+    if rule:
+        attrs["update_rule"] = rule
+    if scale:
+        attrs["scale"] = scale
+
+    def ref(*a):
+        a = list(a)
+        return _la_ref(a.pop(0), a.pop(0), a.pop(0), a.pop(0) if past else None,
+                       a.pop(0) if decay else None, a.pop(0) if beta else None, hq, hkv,
+                       rule or "gated_delta", scale or 0.0)
+    case(name, "LinearAttention", 27, ins, attrs=attrs, outputs=("y", "present_state"), ref=ref)
+
+
+_la("linearattention27", 1, 3, 2, 2, 4, 4, rule="linear")  # packed [B, T, H*D]; no decay, beta
+_la("linearattention27_linear_past", 2, 4, 2, 2, 4, 3, rule="linear", past=True)
+_la("linearattention27_gated", 2, 4, 2, 2, 4, 4, rule="gated", decay=2 * 4)
+_la("linearattention27_gated_per_head", 2, 3, 2, 2, 4, 4, rule="gated", decay=2, past=True)
+_la("linearattention27_delta", 2, 4, 2, 2, 4, 4, rule="delta", beta=2)
+_la("linearattention27_gated_delta", 2, 4, 2, 2, 4, 4, decay=2 * 4, beta=2)
+_la("linearattention27_gated_delta_gqa_past", 2, 3, 4, 2, 4, 3, past=True, decay=2 * 4, beta=2, scale=0.3)
+_la("linearattention27_gated_delta_mqa_beta1", 1, 4, 4, 1, 4, 4, decay=1, beta=1)
+_la("linearattention27_decode_step", 2, 1, 2, 2, 4, 4, past=True, decay=2 * 4, beta=2)
+_la("linearattention27_fp16", 1, 3, 2, 2, 4, 4, decay=2, beta=2, dtype=np.float16)
+_la("linearattention27_fp16_state_f32", 2, 3, 4, 2, 4, 4, past=True, decay=2 * 4, beta=2, dtype=np.float16)
 
 def build(c):
     """The case's model: the node, plus a tail node where the op's output type has no ORT
