@@ -39,8 +39,9 @@ class Case:
     kernel for the op at its opset."""
 
     def __init__(self, name, op, opset, inputs, attrs=None, outputs=("y",), ref=None,
-                 out_types=None, ref_opset=None):
+                 out_types=None, ref_opset=None, dyn=None):
         self.name, self.op, self.opset, self.ref_opset = name, op, opset, ref_opset
+        self.dyn = dyn or {}  # input name -> {axis: symbolic dim name} (a dim unknown at export)
         self.inputs, self.attrs, self.outputs = inputs, attrs or {}, list(outputs)
         self.ref, self.out_types = ref, out_types
 
@@ -61,7 +62,8 @@ class Case:
             else:
                 ins.append(helper.make_tensor_value_info(
                     n, helper.np_dtype_to_tensor_dtype(arr.dtype) if hasattr(helper, "np_dtype_to_tensor_dtype")
-                    else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arr.dtype], list(arr.shape)))
+                    else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arr.dtype],
+                    [self.dyn.get(n, {}).get(a, d) for a, d in enumerate(arr.shape)]))
         node = helper.make_node(self.op, names, self.outputs, name=self.name, **self.attrs)
         outs = [helper.make_empty_tensor_value_info(o) for o in self.outputs if o]
         if self.out_types:
@@ -700,7 +702,7 @@ def _la_ref(q, k, v, past=None, decay=None, beta=None, hq=1, hkv=1, rule="gated_
 
 
 def _la(name, b, n, hq, hkv, dk, dv, rule=None, past=False, decay=None, beta=None, scale=None,
-        dtype=np.float32):
+        dtype=np.float32, dyn=None):
     q = f32(name + "q", b, n, hq * dk).astype(dtype)
     k = f32(name + "k", b, n, hkv * dk)
     if rule in (None, "delta", "gated_delta"):  # L2-normalized per head, as the op expects
@@ -725,7 +727,7 @@ def _la(name, b, n, hq, hkv, dk, dv, rule=None, past=False, decay=None, beta=Non
         return _la_ref(a.pop(0), a.pop(0), a.pop(0), a.pop(0) if past else None,
                        a.pop(0) if decay else None, a.pop(0) if beta else None, hq, hkv,
                        rule or "gated_delta", scale or 0.0)
-    case(name, "LinearAttention", 27, ins, attrs=attrs, outputs=("y", "present_state"), ref=ref)
+    case(name, "LinearAttention", 27, ins, attrs=attrs, outputs=("y", "present_state"), ref=ref, dyn=dyn)
 
 
 _la("linearattention27", 1, 3, 2, 2, 4, 4, rule="linear")  # packed [B, T, H*D]; no decay, beta
@@ -738,6 +740,9 @@ _la("linearattention27_gated_delta_gqa_past", 2, 3, 4, 2, 4, 3, past=True, decay
 _la("linearattention27_gated_delta_mqa_beta1", 1, 4, 4, 1, 4, 4, decay=1, beta=1)
 _la("linearattention27_decode_step", 2, 1, 2, 2, 4, 4, past=True, decay=2 * 4, beta=2)
 _la("linearattention27_fp16", 1, 3, 2, 2, 4, 4, decay=2, beta=2, dtype=np.float16)
+# a time length known only at run time: the unrolled recurrence cannot be written (refused, 27)
+_la("linearattention27_runtime_length", 1, 3, 2, 2, 4, 4, rule="linear",
+    dyn={n: {1: "T"} for n in ("q", "k", "v")})
 _la("linearattention27_fp16_state_f32", 2, 3, 4, 2, 4, 4, past=True, decay=2 * 4, beta=2, dtype=np.float16)
 
 def build(c):
