@@ -12,7 +12,10 @@
  * of the main graph are copied the same way, so calls inside them are expanded too. Everything is
  * linear in the size of the result. Refused, with the function named: recursion, a function
  * that imports a domain at another version than the model, a body that reads a name it does not
- * define, and subgraphs inside a function's body (not expanded yet). */
+ * define. A subgraph inside a body (an If, Loop or Scan of the body) is copied at each call
+ * with its own names under the call's prefix too ("mlp1/then_out"), its reads of the body's
+ * names following their renaming (to the call's arguments and outputs), its attribute
+ * references bound and its calls expanded. */
 #include <stdio.h>
 #include <string.h>
 
@@ -208,26 +211,59 @@ static olg_status copy_subgraph_attrs(inliner *x, olg_graph *dg, olg_node *nd, i
   return OLG_OK;
 }
 
+/* Where the names of a body resolve while it is expanded at one call: the body itself (map:
+ * body value -> value of the graph the call is expanded into) or, up from it, a subgraph of the
+ * body being copied (whose copy keeps its value ids). */
+typedef struct body_scope {
+  const struct body_scope *up;
+  const olg_graph *src;
+  olg_graph *dst;
+  const olg_value *map; /* the body's scope only */
+  const olg_function *fn;
+  const olg_attr *ca; /* the call's attributes, already bound */
+  uint32_t n_ca;
+  const char *prefix;
+} body_scope;
+
+static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_graph *sg,
+                                  olg_graph *dg, int depth);
+
 /* The attributes of body node bn, references bound to the call's (already bound) attributes or
- * the function's defaults; a reference to neither is dropped. */
-static olg_status bind_attrs(inliner *x, const olg_function *fn, const olg_node *bn,
-                             const olg_attr *ca, uint32_t n_ca, olg_node *out) {
+ * the function's defaults; a reference to neither is dropped. A subgraph is copied with its
+ * names under the call's prefix, its reads of the body's names following their renaming. */
+static olg_status bind_attrs(inliner *x, const body_scope *sc, const olg_node *bn, olg_node *out,
+                             int depth) {
+  const olg_function *fn = sc->fn;
   olg_attr *attrs = bn->n_attrs ? olg__arena_alloc(x->dm, bn->n_attrs * sizeof *attrs) : NULL;
   if (bn->n_attrs && !attrs) return OLG_ERR_NOMEM;
   uint32_t n = 0;
   for (uint32_t i = 0; i < bn->n_attrs; i++) {
     const olg_attr *a = &bn->attrs[i];
-    if (a->type == OLG_ATTR_GRAPH || a->type == OLG_ATTR_GRAPHS)
-      return olg__err(OLG_ERR_UNSUPPORTED, "function %s::%s: node '%s' (%s) has a subgraph "
-                      "attribute '%s'; a function body with subgraphs is not inlined yet",
-                      fn->domain, fn->name, bn->name, bn->op, a->name);
+    if (a->type == OLG_ATTR_GRAPH || a->type == OLG_ATTR_GRAPHS) {
+      size_t k = a->type == OLG_ATTR_GRAPH ? 1 : a->n;
+      olg_graph **gs = olg__arena_alloc(x->dm, (k ? k : 1) * sizeof *gs);
+      if (!gs) return OLG_ERR_NOMEM;
+      attrs[n] = *a;
+      for (size_t j = 0; j < k; j++) {
+        const olg_graph *src = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[j];
+        if (!src) continue;
+        olg_status s = olg_model_new_subgraph(x->dm, &gs[j]);
+        if (s || (s = copy_body_graph(x, sc, src, gs[j], depth + 1))) return s;
+        gs[j]->parent = sc->dst;
+        gs[j]->attached = true;
+      }
+      if (a->type == OLG_ATTR_GRAPH) attrs[n].g = gs[0];
+      else attrs[n].graphs = gs;
+      n++;
+      continue;
+    }
     if (!a->ref_attr_name) {
       attrs[n++] = *a;
       continue;
     }
     const olg_attr *v = NULL;
-    for (uint32_t k = 0; k < n_ca && !v; k++)
-      if (!strcmp(ca[k].name, a->ref_attr_name)) v = &ca[k];
+    for (uint32_t k = 0; k < sc->n_ca && !v; k++)
+      if (!strcmp(sc->ca[k].name, a->ref_attr_name)) v = &sc->ca[k];
     for (uint32_t k = 0; k < fn->n_attr_defaults && !v; k++)
       if (!strcmp(fn->attr_defaults[k].name, a->ref_attr_name)) v = &fn->attr_defaults[k];
     if (!v) continue;
@@ -243,6 +279,27 @@ static olg_status bind_attrs(inliner *x, const olg_function *fn, const olg_node 
   out->attrs = attrs;
   out->n_attrs = out->cap_attrs = n;
   return OLG_OK;
+}
+
+/* The name, in the copy, of what a subgraph of a body reads from outside itself: a name of an
+ * enclosing subgraph of the body (as copied) or of the body (as bound at the call). */
+static olg_status resolve_outer(const body_scope *sc, const char *name, const char **out) {
+  for (const body_scope *s = sc; s; s = s->up) {
+    olg_value v = olg__graph_lookup(s->src, name);
+    if (v < 0) continue;
+    if (s->map) {
+      olg_value d = s->map[v];
+      if (d == UNSET || d == OLG_NO_VALUE) break;
+      *out = s->dst->values[d].name;
+      return OLG_OK;
+    }
+    if (s->src->values[v].flags & OLG_VF_OUTER) continue;
+    *out = s->dst->values[v].name;
+    return OLG_OK;
+  }
+  return olg__err(OLG_ERR_INVALID_MODEL, "function %s::%s: a subgraph of its body reads '%s', "
+                  "which is not a formal input given by the call nor produced before it",
+                  sc->fn->domain, sc->fn->name, name);
 }
 
 /* The function's imports must agree with the model's: its body's nodes are read at the
@@ -286,11 +343,35 @@ static olg_status expand_call(inliner *x, olg_graph *dg, const olg_function *fn,
                               uint32_t n_outs, const olg_attr *ca, uint32_t n_ca,
                               const char *prefix);
 
-/* Expands body node bn of fn (its arguments and outputs mapped through map). */
-static olg_status expand_body_node(inliner *x, olg_graph *dg, const olg_function *fn,
+/* A node of a body (or of a subgraph of it) into dg: its attributes bound (sc), a call in it
+ * expanded, else the node appended under the call's prefix. */
+static olg_status emit_body_node(inliner *x, olg_graph *dg, const body_scope *sc,
+                                 const olg_node *bn, olg_node *nd, int depth) {
+  olg_model *m = x->dm;
+  olg_status s = bind_attrs(x, sc, bn, nd, depth);
+  if (s) return s;
+  const char *local = *bn->name ? bn->name : bn->op;
+  const char *name = join(m, sc->prefix, local);
+  if (!name) return OLG_ERR_NOMEM;
+  const olg_function *inner = callee(x, bn);
+  if (inner) {
+    olg_value *iargs = olg__arena_alloc(m, (nd->n_args ? nd->n_args : 1) * sizeof *iargs);
+    if (!iargs) return OLG_ERR_NOMEM;
+    for (uint32_t i = 0; i < nd->n_args; i++)
+      iargs[i] = nd->args[i].kind == OLG_ARG_VALUE ? nd->args[i].u.v : OLG_NO_VALUE;
+    return expand_call(x, dg, inner, iargs, nd->n_args, nd->outputs, nd->n_outputs, nd->attrs,
+                       nd->n_attrs, name);
+  }
+  if (!(nd->name = olg__graph_fresh_node_name(dg, name))) return OLG_ERR_NOMEM;
+  nd->state = OLG_NODE_DONE;
+  return push_node(dg, nd, NULL);
+}
+
+/* Expands body node bn of the function (its arguments and outputs mapped through sc->map). */
+static olg_status expand_body_node(inliner *x, olg_graph *dg, const body_scope *sc,
                                    const olg_node *bn, olg_value *map, const int32_t *out_slot,
-                                   const olg_value *outs, uint32_t n_outs, const olg_attr *ca,
-                                   uint32_t n_ca, const char *prefix) {
+                                   const olg_value *outs, uint32_t n_outs) {
+  const olg_function *fn = sc->fn;
   const olg_graph *body = fn->body;
   olg_model *m = x->dm;
   olg_node nd = *bn;
@@ -314,27 +395,84 @@ static olg_status expand_body_node(inliner *x, olg_graph *dg, const olg_function
     olg_value bv = bn->outputs[i];
     nd.outputs[i] = OLG_NO_VALUE;
     if (bv < 0) continue;
-      olg_status s = body_value(dg, body, bv, out_slot, outs, n_outs, prefix, &nd.outputs[i]);
+    olg_status s = body_value(dg, body, bv, out_slot, outs, n_outs, sc->prefix, &nd.outputs[i]);
     if (s) return s;
     map[bv] = nd.outputs[i];
   }
-  olg_status s = bind_attrs(x, fn, bn, ca, n_ca, &nd);
-  if (s) return s;
-  const char *local = *bn->name ? bn->name : bn->op;
-  const char *name = join(m, prefix, local);
-  if (!name) return OLG_ERR_NOMEM;
-  const olg_function *inner = callee(x, bn);
-  if (inner) {
-    olg_value *iargs = olg__arena_alloc(m, (nd.n_args ? nd.n_args : 1) * sizeof *iargs);
-    if (!iargs) return OLG_ERR_NOMEM;
-    for (uint32_t i = 0; i < nd.n_args; i++)
-      iargs[i] = nd.args[i].kind == OLG_ARG_VALUE ? nd.args[i].u.v : OLG_NO_VALUE;
-    return expand_call(x, dg, inner, iargs, nd.n_args, nd.outputs, nd.n_outputs, nd.attrs,
-                       nd.n_attrs, name);
+  return emit_body_node(x, dg, sc, bn, &nd, 0);
+}
+
+/* dg (empty, of x->dm) becomes sg, a subgraph of a body being expanded at a call: its own names
+ * under the call's prefix, what it reads from the body (or from an enclosing subgraph of it)
+ * named as the copy names it, attribute references bound, calls expanded. Ids are sg's. */
+static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_graph *sg,
+                                  olg_graph *dg, int depth) {
+  if (depth > OLG_MAX_GRAPH_DEPTH)
+    return olg__err(OLG_ERR_LIMIT, "the subgraphs are " OLG_DEPTH_WORDS, OLG_MAX_GRAPH_DEPTH,
+                    OLG_MAX_GRAPH_DEPTH);
+  olg_model *m = x->dm;
+  olg_status s;
+  body_scope sc = *up;
+  sc.up = up;
+  sc.src = sg;
+  sc.dst = dg;
+  sc.map = NULL;
+  dg->name = sg->name;
+  dg->doc_string = sg->doc_string;
+  dg->metadata = sg->metadata;
+  dg->n_metadata = sg->n_metadata;
+  dg->extra = sg->extra;
+  for (uint32_t v = 0; v < sg->n_values; v++) {
+    const olg_value_rec *r = &sg->values[v];
+    const char *name = NULL;
+    if (r->flags & OLG_VF_OUTER) {
+      if ((s = resolve_outer(up, r->name, &name))) return s;
+    } else if (!(name = join(m, up->prefix, r->name))) {
+      return OLG_ERR_NOMEM;
+    }
+    olg_value nv;
+    if ((s = olg__graph_add_value(dg, name, true, &nv))) return s;
+    if (nv != (olg_value)v)
+      return olg__err(OLG_ERR_STATE, "inlining: graph '%s' is not empty", dg->name);
+    olg_value_rec *d = &dg->values[nv];
+    uint32_t dup = d->flags & OLG_VF_DUPLICATE;
+    name = d->name;
+    *d = *r;
+    d->name = name;
+    d->flags = (r->flags & ~(uint32_t)OLG_VF_DUPLICATE) | dup;
+    d->producer = -1;
+    d->slot = 0;
   }
-  if (!(nd.name = olg__graph_fresh_node_name(dg, name))) return OLG_ERR_NOMEM;
-  nd.state = OLG_NODE_DONE;
-  return push_node(dg, &nd, NULL);
+  if (sg->n_inits) {
+    if ((s = olg__grow(&m->alloc, (void **)&dg->inits, &dg->cap_inits, sg->n_inits, sizeof *dg->inits)))
+      return s;
+    for (uint32_t i = 0; i < sg->n_inits; i++) { /* the tensor renamed with its value */
+      olg_tensor *t = olg__arena_dup(m, sg->inits[i].t, sizeof *t);
+      if (!t) return OLG_ERR_NOMEM;
+      t->name = dg->values[sg->inits[i].v].name;
+      dg->inits[i].v = sg->inits[i].v;
+      dg->inits[i].t = t;
+      dg->values[sg->inits[i].v].known = t;
+    }
+    dg->n_inits = sg->n_inits;
+  }
+  const olg_idvec *from[3] = {&sg->inputs, &sg->outputs, &sg->value_info};
+  olg_idvec *to[3] = {&dg->inputs, &dg->outputs, &dg->value_info};
+  for (int l = 0; l < 3; l++)
+    for (uint32_t i = 0; i < from[l]->n; i++)
+      if ((s = olg__idvec_push(m, to[l], from[l]->p[i]))) return s;
+  dg->next_auto = sg->next_auto;
+  for (uint32_t i = 0; i < sg->n_nodes; i++) {
+    const olg_node *bn = &sg->nodes[i];
+    if (bn->state == OLG_NODE_DEAD) continue;
+    if (bn->state != OLG_NODE_DONE)
+      return olg__err(OLG_ERR_STATE, "node '%s' (%s) in graph '%s' is still open", bn->name,
+                      bn->op, sg->name);
+    olg_node nd = *bn;
+    nd.extra = NULL;
+    if ((s = emit_body_node(x, dg, &sc, bn, &nd, depth))) return s;
+  }
+  return OLG_OK;
 }
 
 static olg_status expand_call(inliner *x, olg_graph *dg, const olg_function *fn,
@@ -368,10 +506,11 @@ static olg_status expand_call(inliner *x, olg_graph *dg, const olg_function *fn,
     map[body->inputs.p[i]] = i < n_args ? args[i] : OLG_NO_VALUE;
   for (uint32_t k = body->outputs.n; k-- > 0;) out_slot[body->outputs.p[k]] = (int32_t)k;
   x->stack[x->depth++] = fn;
+  body_scope sc = {NULL, body, dg, map, fn, ca, n_ca, prefix};
   for (uint32_t i = 0; i < body->n_nodes && !s; i++) {
     const olg_node *bn = &body->nodes[i];
     if (bn->state != OLG_NODE_DONE) continue;
-    s = expand_body_node(x, dg, fn, bn, map, out_slot, outs, n_outs, ca, n_ca, prefix);
+    s = expand_body_node(x, dg, &sc, bn, map, out_slot, outs, n_outs);
   }
   x->depth--;
   /* a formal output that is an input, or listed twice: an Identity gives the call's output */
