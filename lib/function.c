@@ -112,6 +112,9 @@ typedef struct inliner {
   const olg_node *failed; /* the call whose expansion failed */
   olg_namemap by_key;     /* "domain\x1fname\x1foverload" -> function index: one probe a node */
   bool long_keys;         /* a function's key is too long for the map: a miss is scanned too */
+  const olg_graph *keep_in;     /* keep_as[i]: node i of this graph is a call kept as it is, */
+  const char *const *keep_as;   /* calling the function of that name (function_keep.c) */
+  bool inits_as_constants;      /* the top graph's initializers become Constant nodes */
 } inliner;
 
 /* The lookup key of (domain, name, overload) in buf; false when it does not fit. */
@@ -122,7 +125,7 @@ static bool call_key(char *buf, size_t cap, const char *domain, const char *name
 }
 
 static olg_status inliner_init(inliner *x, const olg_model *fm, olg_model *dm) {
-  *x = (inliner){fm, dm, {0}, 0, NULL, {0}, false};
+  *x = (inliner){fm, dm, {0}, 0, NULL, {0}, false, NULL, NULL, false};
   for (uint32_t i = 0; i < fm->n_functions; i++) {
     const olg_function *fn = &fm->functions[i];
     char key[1024];
@@ -573,11 +576,32 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
     d->producer = -1;
     d->slot = 0;
   }
-  if (sg->n_inits) {
+  bool as_constants = x->inits_as_constants && depth == 0;
+  if (sg->n_inits && !as_constants) {
     if ((s = olg__grow(&m->alloc, (void **)&dg->inits, &dg->cap_inits, sg->n_inits, sizeof *dg->inits)))
       return s;
     memcpy(dg->inits, sg->inits, sg->n_inits * sizeof *dg->inits);
     dg->n_inits = sg->n_inits;
+  }
+  for (uint32_t i = 0; i < sg->n_inits && as_constants; i++) { /* a function body has none */
+    olg_value v = sg->inits[i].v;
+    olg_node nd = {0};
+    nd.domain = "";
+    nd.op = "Constant";
+    nd.n_outputs = 1;
+    nd.n_attrs = nd.cap_attrs = 1;
+    nd.outputs = olg__arena_alloc(m, sizeof *nd.outputs);
+    nd.attrs = olg__arena_alloc(m, sizeof *nd.attrs);
+    if (!nd.outputs || !nd.attrs || !(nd.name = olg__graph_fresh_node_name(dg, dg->values[v].name)))
+      return OLG_ERR_NOMEM;
+    nd.outputs[0] = v;
+    nd.attrs[0].name = "value";
+    nd.attrs[0].type = OLG_ATTR_TENSOR;
+    nd.attrs[0].t = sg->inits[i].t;
+    nd.state = OLG_NODE_DONE;
+    dg->values[v].flags &= ~(uint32_t)(OLG_VF_INITIALIZER | OLG_VF_INPUT);
+    dg->values[v].init = -1;
+    if ((s = push_node(dg, &nd, NULL))) return s;
   }
   const olg_idvec *from[3] = {&sg->inputs, &sg->outputs, &sg->value_info};
   olg_idvec *to[3] = {&dg->inputs, &dg->outputs, &dg->value_info};
@@ -591,9 +615,11 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
     if (nd->state != OLG_NODE_DONE)
       return olg__err(OLG_ERR_STATE, "node '%s' (%s) in graph '%s' is still open", nd->name,
                       nd->op, sg->name);
-    const olg_function *fn = callee(x, nd);
+    const char *kept = x->keep_as && sg == x->keep_in ? x->keep_as[i] : NULL;
+    const olg_function *fn = kept ? NULL : callee(x, nd);
     if (!fn) {
       olg_node copy = *nd;
+      if (kept) copy.op = kept;
       if ((s = copy_subgraph_attrs(x, dg, &copy, depth)) || (s = push_node(dg, &copy, NULL)))
         return s;
       continue;
@@ -626,6 +652,23 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
  * outlive it. On failure, *failed (may be NULL) gets the call that could not be expanded (its
  * strings are src's), or is left alone when no call is to blame. */
 olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *failed) {
+  return olg__inline_copy_keep(src, NULL, out, failed);
+}
+
+olg_status olg__copy_graph_into(olg_model *dm, const olg_graph *sg, olg_graph *dg) {
+  inliner x = {.fm = sg->model, .dm = dm, .inits_as_constants = true};
+  if (sg->model->n_functions)
+    return olg__err(OLG_ERR_STATE, "olg__copy_graph_into: the source model has functions");
+  return copy_graph(&x, sg, dg, 0);
+}
+
+const olg_function *olg__find_function(const olg_model *m, const char *domain, const char *name,
+                                       const char *overload) {
+  return find_function(m, domain, name, overload);
+}
+
+olg_status olg__inline_copy_keep(const olg_model *src, const char *const *keep_as,
+                                 olg_model **out, olg_node *failed) {
   *out = NULL;
   olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
   mo.allocator = &src->alloc;
@@ -645,6 +688,8 @@ olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *fai
   dm->has_model_version = src->has_model_version;
   inliner x = {.fm = src, .dm = dm};
   if (!s) s = inliner_init(&x, src, dm);
+  x.keep_in = src->graph;
+  x.keep_as = keep_as;
   if (!s) s = copy_graph(&x, src->graph, dm->graph, 0);
   olg__g_namemap_free(&dm->alloc, &x.by_key);
   if (s) {

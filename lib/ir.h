@@ -368,6 +368,16 @@ void olg__diags_set_last_node(olg_diags *d, size_t count_before, const olg_graph
 /* A new model that borrows src's data, with every call of src's functions expanded (function.c).
  * src must outlive it. On failure *failed (may be NULL) gets the call node to blame, if any. */
 olg_status olg__inline_copy(const olg_model *src, olg_model **out, olg_node *failed);
+/* The same, except node i of src's main graph when keep_as[i] is not NULL: kept as it is, a call
+ * of the function named keep_as[i] (function_keep.c). keep_as may be NULL. */
+olg_status olg__inline_copy_keep(const olg_model *src, const char *const *keep_as,
+                                 olg_model **out, olg_node *failed);
+/* dg (an empty graph of dm) becomes a copy of sg (of a model without functions), its
+ * initializers made Constant nodes (a function body's form); sg's model must outlive dm. */
+olg_status olg__copy_graph_into(olg_model *dm, const olg_graph *sg, olg_graph *dg);
+/* The function of m called (domain, name, overload), or NULL. */
+const olg_function *olg__find_function(const olg_model *m, const char *domain, const char *name,
+                                       const char *overload);
 
 /* Registers a tensor whose data the model must release when freed (OWNER_ALLOCATED/RELEASE). */
 olg_status olg__model_own_tensor(olg_model *m, olg_tensor *t);

@@ -175,7 +175,9 @@ static olg_status dispatch_run(olg_lower *cx, olg_node_id id, const olg_node *nd
   olg_symbolic_fn fn;
   void *ud;
   int lowering;
-  olg_status s = olg__registry_dispatch(cx->reg, nd->domain, nd->op, cx->opset, &fn, &ud, &lowering);
+  olg_status s;
+  if (cx->keep && olg__keep_lower(cx, nd, &s)) return s; /* a kept function's call */
+  s = olg__registry_dispatch(cx->reg, nd->domain, nd->op, cx->opset, &fn, &ud, &lowering);
   if (s) {
     report_no_symbolic(cx, nd, s);
     return OLG_ERR_UNSUPPORTED;
@@ -826,9 +828,21 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   olg_model *dm;
   olg_status s = olg_model_new(&dm, &mo);
   if (s) return s;
-  /* calls of model-local functions are expanded first: the driver then sees ONNX nodes only */
-  if (src->n_functions) {
+  /* calls of model-local functions are expanded first: the driver then sees ONNX nodes only
+     (and, with keep_functions, calls of the kept functions, whose bodies are converted) */
+  olg_keep *kept = NULL;
+  if (src->n_functions && o.keep_functions && ir >= 8) {
+    if ((s = olg__keep_prepare(src, r, &o, diags, dm, &kept))) {
+      olg_model_free(dm);
+      return s;
+    }
+    src = dm->keep;
+  } else if (src->n_functions) {
     olg_node failed = {0};
+    if (o.keep_functions && diags) /* an older, shorter struct leaves it 0 */
+      olg_diags_add(diags, OLG_WARNING, "OLG-LOWER-WARNING", NULL, NULL, NULL, o.opset,
+                    "keep_functions: the target's IR version has no functions (IR 8, opset 15, "
+                    "has them): every call is inlined");
     if ((s = olg__inline_copy(src, &dm->keep, &failed))) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", olg_last_error());
@@ -856,6 +870,7 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   cx.profile = profile;
   cx.prof = prof;
   cx.cur = -1;
+  cx.keep = kept;
   const olg_allocator *al = &dm->alloc;
   if ((s = olg_model_set_opset(dm, "", o.opset)) ||
       (s = olg_model_set_string(dm, OLG_MODEL_PRODUCER_NAME, "onnxlegal")) ||
@@ -913,10 +928,13 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
     if ((s = olg_model_set_opset(dm, cx.custom_domains[i],
                                  olg__registry_domain_version(r, cx.custom_domains[i]))))
       goto fail;
+  if (kept && (s = olg__keep_finish(dm, kept))) goto fail;
+  olg__keep_free(kept);
   olg__free(al, cx.custom_domains, (size_t)cx.cap_custom * sizeof *cx.custom_domains);
   *out = dm;
   return OLG_OK;
 fail:
+  olg__keep_free(kept);
   olg__free(al, cx.custom_domains, (size_t)cx.cap_custom * sizeof *cx.custom_domains);
   olg_model_free(dm);
   return s;

@@ -67,6 +67,13 @@ OLG_API olg_status olg_legalize_options_set_fold_weights(olg_legalize_options *o
   return OLG_OK;
 }
 
+OLG_API olg_status olg_legalize_options_set_keep_functions(olg_legalize_options *opts,
+                                                           int keep_functions) {
+  if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize_options_set_keep_functions: options are NULL");
+  opts->keep_functions = keep_functions != 0;
+  return OLG_OK;
+}
+
 OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, int report) {
   if (!opts) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize_options_set_report: options are NULL");
   opts->report = report != 0;

@@ -142,7 +142,20 @@ struct olg_lower {
   int depth;                /* subgraphs deep: 0 for the main graph */
   olg_reads_memo *reads;    /* shared by every level of one olg_legalize (passes/walk.c) */
   olg_scopes *scopes;       /* the same: which enclosing graph defines a name (legalize.c) */
+  struct olg_keep *keep;    /* keep_functions: the kept calls and their bodies (function_keep.c) */
 };
+
+/* function_keep.c: olg_legalize with keep_functions. prepare converts the body of each kept
+ * function per call signature and sets dm->keep to the source with every other call inlined;
+ * keep_lower passes a kept call through (false: nd is not one); finish adds the kept functions
+ * to dm; free (NULL is fine) releases what finish did not take. */
+typedef struct olg_keep olg_keep;
+olg_status olg__keep_prepare(const olg_model *src, const olg_registry *r,
+                             const olg_legalize_options *o, olg_diags *diags, olg_model *dm,
+                             olg_keep **out);
+bool olg__keep_lower(olg_lower *cx, const olg_node *nd, olg_status *out);
+olg_status olg__keep_finish(olg_model *dm, olg_keep *k);
+void olg__keep_free(olg_keep *k);
 
 /* legalize.c: lowers source node id of cx->src into cx->dst (dispatch, symbolic, the outputs
  * bound and cross-checked): OLG_OK, 1 (skipped: an input failed upstream) or the failure,

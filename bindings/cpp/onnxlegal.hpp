@@ -698,6 +698,7 @@ struct LegalizeOptions {
   const olg_profile *profile_object = nullptr;
   bool report = false;        // one note per lowered node in the diagnostics (how it was lowered)
   bool fold_weights = false;  // BatchNormalization into Conv/Gemm/MatMul, equal weights merged
+  bool keep_functions = false;  // keep the called functions, bodies converted (opset >= 15)
   LegalizeOptions() = default;
   LegalizeOptions(int64_t opset_) : opset(opset_) {}  // NOLINT: implicit, so {13} reads naturally
 };
@@ -1032,6 +1033,7 @@ inline Model legalize(const Model &src, const Registry &r,
   o.profile_object = opts.profile_object;
   o.report = opts.report ? 1 : 0;
   o.fold_weights = opts.fold_weights ? 1 : 0;
+  o.keep_functions = opts.keep_functions ? 1 : 0;
   Diags local;
   Diags &d = diags ? *diags : local;
   size_t had = d.size();

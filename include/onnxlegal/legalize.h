@@ -103,10 +103,17 @@ typedef struct olg_legalize_options {
                                       in double, cast back), and byte-equal initializers merged.
                                       0: off (the default). Ignored when constant folding is
                                       off. */
+  int keep_functions;              /* 1: keep the model-local functions that the main graph
+                                      calls, their bodies converted to the target, one copy per
+                                      call-site signature (input dtypes and ranks, attribute
+                                      values): `MLP`, then `MLP__2`, ... (lib/function_keep.c).
+                                      Functions need IR 8 (opset >= 15): below, the calls are
+                                      inlined as without it and an OLG-LOWER-WARNING says so.
+                                      0: every call is inlined (the default). */
 } olg_legalize_options;
 #define OLG_LEGALIZE_DEFAULT_OPSET 17
 #define OLG_LEGALIZE_OPTIONS_INIT                                                          \
-  {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, OLG_NULLPTR, OLG_NULLPTR, 0, OLG_NULLPTR, 0}
+  {sizeof(olg_legalize_options), 0, 0, 0, 0, 0, OLG_NULLPTR, OLG_NULLPTR, 0, OLG_NULLPTR, 0, 0}
 OLG_API void olg_legalize_options_init(olg_legalize_options *opts);
 
 /* Options on the heap, for bindings that do not lay out C structs (ctypes): new gives the
@@ -126,6 +133,9 @@ OLG_API olg_status olg_legalize_options_set_report(olg_legalize_options *opts, i
 /* 1: fold weights (the fold_weights member above); 0: do not (the default). */
 OLG_API olg_status olg_legalize_options_set_fold_weights(olg_legalize_options *opts,
                                                          int fold_weights);
+/* 1: keep the functions (the keep_functions member above); 0: inline them (the default). */
+OLG_API olg_status olg_legalize_options_set_keep_functions(olg_legalize_options *opts,
+                                                           int keep_functions);
 /* NULL or "" clears the profile. */
 OLG_API olg_status olg_legalize_options_set_profile(olg_legalize_options *opts,
                                                     const char *profile);

@@ -5,7 +5,7 @@
   twice, inlined and converted to 11, 13 and 17, matches ONNX Runtime on the source;
 - `keep_functions` (`onnxlegal convert --keep-functions`): the functions stay in the output with
   their bodies converted, per call-site signature, at targets >= 15 (IR 8); below, the calls are
-  inlined with a warning (see docs/functions.md).
+  inlined with a warning (the rules: lib/function_keep.c).
 """
 import os
 import subprocess
@@ -149,3 +149,120 @@ def test_a_body_subgraph_reading_an_undefined_name_is_refused_naming_the_functio
     with pytest.raises(onnxlegal.Error) as e:
         onnxlegal.convert(src, 13)
     assert "local::Gate" in str(e.value) and "nowhere" in str(e.value)
+
+
+# ---- keep_functions ----
+
+def _two_call_model():
+    from test_functions import _model
+    return _model()
+
+
+@pytest.mark.parametrize("target", [15, 17, 21])
+def test_keep_functions_two_calls_match_and_the_functions_stay(target):
+    from ortrun import run_batch
+    model = _two_call_model()
+    src = onnxlegal.Model.from_bytes(model.SerializeToString())
+    out = onnxlegal.convert(src, target, keep_functions=True)
+    proto = onnx.load_from_string(out.to_bytes())
+    # mlp1 gives bias=-1.5, mlp2 none: two signatures, two copies; Scale (called only from MLP's
+    # body) is inlined into them
+    assert sorted(f.name for f in proto.functions) == ["MLP", "MLP__2"]
+    calls = {n.name: n.op_type for n in proto.graph.node if n.domain == "local"}
+    assert sorted(calls.values()) == ["MLP", "MLP__2"], calls
+    for f in proto.functions:
+        assert [(o.domain, o.version) for o in f.opset_import if o.domain in ("", "ai.onnx")] == [("", target)]
+        assert list(f.input) == ["x", "w"] and list(f.output) == ["y", "t"]
+        assert list(f.attribute) == ["bias"]
+    mlp = [f for f in proto.functions if f.name == "MLP"][0]
+    refs = [(a.name, a.ref_attr_name) for n in mlp.node for a in n.attribute if a.ref_attr_name]
+    assert refs == [("value_float", "bias")] or refs == [], refs
+    feeds = {"X": np.linspace(-2, 2, 8, dtype=np.float32).reshape(2, 4)}
+    r = run_batch([(model, feeds), (proto, feeds)])
+    assert not isinstance(r[0], str) and not isinstance(r[1], str), r
+    np.testing.assert_allclose(r[1]["Z"], r[0]["Z"], rtol=1e-5, atol=1e-5)
+    path = "/tmp/olg_keepfn_out_%d.onnx" % os.getpid()
+    with open(path, "wb") as f:
+        f.write(proto.SerializeToString())
+    try:
+        c = subprocess.run([TOOL, "check", path], capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    assert c.returncode == 0, c.stdout + c.stderr
+
+
+def _norm_model():
+    """local.Norm(x) = LeakyRelu(LayerNormalization(x, g, b), alpha=@alpha): LayerNormalization
+    (17) is decomposed at 15 and 16; alpha stays a reference. Called twice with one alpha and
+    once with another: two copies."""
+    g = helper.make_node("Constant", [], ["g"], value=numpy_helper.from_array(np.array([1.0, 2.0, 0.5], np.float32)))
+    b = helper.make_node("Constant", [], ["b"], value=numpy_helper.from_array(np.array([0.0, -1.0, 0.25], np.float32)))
+    ln = helper.make_node("LayerNormalization", ["x", "g", "b"], ["n"], axis=-1, epsilon=1e-5)
+    act = helper.make_node("LeakyRelu", ["n"], ["y"])
+    act.attribute.append(_ref("alpha", "alpha", AttributeProto.FLOAT))
+    fn = helper.make_function("local", "Norm", ["x"], ["y"], [g, b, ln, act],
+                              [helper.make_opsetid("", 17)], ["alpha"])
+    nodes = [helper.make_node("Norm", ["X"], ["A"], domain="local", name="n1", alpha=0.1),
+             helper.make_node("Norm", ["A"], ["B"], domain="local", name="n2", alpha=0.1),
+             helper.make_node("Norm", ["B"], ["C"], domain="local", name="n3", alpha=0.3)]
+    gr = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])],
+                           [helper.make_tensor_value_info("C", TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(gr, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                          functions=[fn])
+    m.ir_version = 8
+    return m
+
+
+@pytest.mark.parametrize("target", [15, 16, 17, 21])
+def test_keep_functions_a_body_decomposed_at_the_target_and_references_kept(target):
+    from ortrun import run_batch
+    model = _norm_model()
+    out = onnxlegal.convert(onnxlegal.Model.from_bytes(model.SerializeToString()), target,
+                            keep_functions=True)
+    proto = onnx.load_from_string(out.to_bytes())
+    assert sorted(f.name for f in proto.functions) == ["Norm", "Norm__2"]
+    assert [n.op_type for n in proto.graph.node] == ["Norm", "Norm", "Norm__2"]
+    for f in proto.functions:
+        ops = {n.op_type for n in f.node}
+        assert ("LayerNormalization" in ops) == (target >= 17), ops
+        refs = [(n.op_type, a.name, a.ref_attr_name) for n in f.node for a in n.attribute if a.ref_attr_name]
+        assert refs == [("LeakyRelu", "alpha", "alpha")], refs
+    feeds = {"X": np.array([[0.5, -1.0, 2.0], [1.5, -0.25, 0.75]], np.float32)}
+    r = run_batch([(model, feeds), (proto, feeds)])
+    assert not isinstance(r[0], str) and not isinstance(r[1], str), r
+    np.testing.assert_allclose(r[1]["C"], r[0]["C"], rtol=1e-5, atol=1e-5)
+
+
+def test_keep_functions_below_15_inlines_with_a_warning_cli():
+    from ortrun import run_batch
+    model = _two_call_model()
+    src_path = "/tmp/olg_keepfn_src_%d.onnx" % os.getpid()
+    outs = {t: "/tmp/olg_keepfn_%d_%d.onnx" % (t, os.getpid()) for t in (13, 17)}
+    with open(src_path, "wb") as f:
+        f.write(model.SerializeToString())
+    try:
+        res = {t: subprocess.run([TOOL, "convert", src_path, p, "--opset", str(t), "--keep-functions"],
+                                 capture_output=True, text=True) for t, p in outs.items()}
+        protos = {t: onnx.load(p) for t, p in outs.items()}
+    finally:
+        for p in [src_path] + list(outs.values()):
+            if os.path.exists(p):
+                os.unlink(p)
+    for t, r in res.items():
+        assert r.returncode == 0, r.stderr
+    assert "every call is inlined" in res[13].stderr, res[13].stderr
+    assert len(protos[13].functions) == 0 and protos[13].ir_version < 8
+    assert sorted(f.name for f in protos[17].functions) == ["MLP", "MLP__2"]
+    feeds = {"X": np.linspace(-2, 2, 8, dtype=np.float32).reshape(2, 4)}
+    r = run_batch([(model, feeds), (protos[13], feeds), (protos[17], feeds)])
+    for x in r:
+        assert not isinstance(x, str), x
+    for x in r[1:]:
+        np.testing.assert_allclose(x["Z"], r[0]["Z"], rtol=1e-5, atol=1e-5)
+
+
+def test_keep_functions_off_by_default_and_in_the_help():
+    src = onnxlegal.Model.from_bytes(_two_call_model().SerializeToString())
+    assert onnxlegal.convert(src, 17).functions == {}
+    h = subprocess.run([TOOL, "convert", "--help"], capture_output=True, text=True)
+    assert "--keep-functions" in h.stdout + h.stderr

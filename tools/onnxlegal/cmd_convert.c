@@ -13,7 +13,7 @@ static const char usage[] =
     "usage: onnxlegal convert IN OUT --opset N [--ir-version V] [--profile P]\n"
     "                         [--external-data[=FILE]] [--threshold BYTES]\n"
     "                         [--no-fold] [--fold-weights] [--no-decompose]\n"
-    "                         [--report FILE.json]\n"
+    "                         [--keep-functions] [--report FILE.json]\n"
     "\n"
     "Converts the model IN to opset N (" CLI_OPSETS ") of the default ONNX domain, up or down, and writes\n"
     "it to OUT. Each node is kept, re-encoded (the same meaning in the target's encoding) or\n"
@@ -37,6 +37,9 @@ static const char usage[] =
     "  --fold-weights          fold each inference BatchNormalization into the Conv, Gemm or\n"
     "                          MatMul before it, merge byte-equal initializers\n"
     "  --no-decompose          refuse a node that needs a decomposition at N\n"
+    "  --keep-functions        keep the model-local functions the main graph calls, their\n"
+    "                          bodies converted (one copy per call signature: MLP, MLP__2);\n"
+    "                          needs N >= 15 (IR 8): below, the calls are inlined, with a warning\n"
     "  --report FILE.json      what became of every node, and every refusal, as JSON (written\n"
     "                          whether or not the conversion succeeds; '-': standard output)\n"
     "\n"
@@ -252,7 +255,7 @@ int cli_convert(int argc, char **argv) {
   }
   const char *in = NULL, *out = NULL, *profile = NULL, *report = NULL, *external = NULL;
   const char *opset_s = NULL, *ir_s = NULL, *threshold_s = NULL;
-  int want_external = 0, no_fold = 0, fold_weights = 0, no_decompose = 0, only_operands = 0;
+  int want_external = 0, no_fold = 0, fold_weights = 0, keep_functions = 0, no_decompose = 0, only_operands = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **slot = NULL;
@@ -276,6 +279,7 @@ int cli_convert(int argc, char **argv) {
       else if (strncmp(a, "--external-data=", 16) == 0) want_external = 1, external = a + 16;
       else if (strcmp(a, "--no-fold") == 0) no_fold = 1;
       else if (strcmp(a, "--fold-weights") == 0) fold_weights = 1;
+      else if (strcmp(a, "--keep-functions") == 0) keep_functions = 1;
       else if (strcmp(a, "--no-decompose") == 0) no_decompose = 1;
       else return cli_usage_error("convert", "unknown option '%s'", a);
     } else if (!only_operands && strcmp(a, "--") == 0) {
@@ -375,6 +379,7 @@ int cli_convert(int argc, char **argv) {
   o.ir_version = ir;
   o.no_constant_folding = no_fold;
   o.fold_weights = fold_weights;
+  o.keep_functions = keep_functions;
   o.no_decompositions = no_decompose;
   o.profile = profile;
   o.report = report != NULL;

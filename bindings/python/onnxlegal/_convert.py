@@ -134,7 +134,8 @@ def _read(src):
 
 
 def convert(src, opset, output=None, *, ir_version=None, profile=None, external_data=None,
-            threshold=1024, fold=True, decompose=True, report=None, fold_weights=False):
+            threshold=1024, fold=True, decompose=True, report=None, fold_weights=False,
+            keep_functions=False):
     """Converts src to `opset` (OPSET_MIN..OPSET_MAX) and returns the result as the kind src was given:
     src a path or an onnxlegal.Model: a new onnxlegal.Model (which keeps src alive); bytes
     (bytearray, memoryview): bytes; an onnx.ModelProto: a ModelProto of the same class. With
@@ -145,7 +146,9 @@ def convert(src, opset, output=None, *, ir_version=None, profile=None, external_
     onnxlegal.profiles.Profile (the same as export's profile=). fold=False keeps small constant
     shape computations as nodes; fold_weights=True folds each inference BatchNormalization into
     the Conv/Gemm/MatMul before it and merges byte-equal initializers; decompose=False refuses
-    nodes that need a decomposition.
+    nodes that need a decomposition; keep_functions=True keeps the model-local functions that
+    the main graph calls, their bodies converted (one copy per call signature; opset >= 15,
+    below the calls are inlined with a warning).
 
     report (as in onnxlegal.torch.export): a dict, filled with what became of every node (the
     JSON of `onnxlegal convert --report`), or a path the report is written to as JSON; on a
@@ -170,7 +173,8 @@ def convert(src, opset, output=None, *, ir_version=None, profile=None, external_
         try:
             out = legalize(model, default_registry(), opset=opset, ir_version=ir_version,
                            constant_folding=fold, decompositions=decompose, profile=profile,
-                           diags=diags, report=report is not None, fold_weights=fold_weights)
+                           diags=diags, report=report is not None, fold_weights=fold_weights,
+                           keep_functions=keep_functions)
         except Error:
             if report is not None:  # the refusals, as `onnxlegal convert --report` writes them
                 emit_report(report, dict(_report(diagnostic_records(diags)),

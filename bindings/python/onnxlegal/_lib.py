@@ -188,6 +188,7 @@ SIGNATURES = {
     "olg_lower_replace_value": (c_int, [c_void_p, c_int32, c_int32]),
     "olg_legalize_options_set_report": (c_int, [c_void_p, c_int]),
     "olg_legalize_options_set_fold_weights": (c_int, [c_void_p, c_int]),
+    "olg_legalize_options_set_keep_functions": (c_int, [c_void_p, c_int]),
     "olg_ir_version_for_opset": (c_int64, [c_int64]),
     "olg_legalize": (c_int, [c_void_p, c_void_p, c_void_p, P(c_void_p), c_void_p]),
     "olg_lower_opset": (c_int64, [c_void_p]),

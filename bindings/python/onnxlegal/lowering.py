@@ -514,14 +514,16 @@ def _with_diagnostics(err, diags):
 
 def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_as_inputs=False,
              constant_folding=True, decompositions=True, profile=None, diags=None, report=False,
-             fold_weights=False):
+             fold_weights=False, keep_functions=False):
     """Legalizes `model` (an onnxlegal.Model) at `opset`; returns a new Model that keeps `model`
     alive (its initializer data is borrowed). diags: an onnxlegal.Diags to collect findings
     (with report=True also a note per node saying how it was lowered). On failure the raised
     onnxlegal.Error lists every diagnostic (node, op, target opset, lowest opset that works) in
     its message and as .diagnostics. fold_weights: each inference BatchNormalization folded into
     the Conv/Gemm/MatMul before it, and byte-equal initializers merged (torch.onnx's
-    do_constant_folding; needs constant_folding)."""
+    do_constant_folding; needs constant_folding). keep_functions: the model-local functions the
+    main graph calls are kept, their bodies converted, one copy per call signature (opset >= 15;
+    below, inlined with a warning)."""
     from ._model import Diags
     reg = registry if registry is not None else default_registry()
     own = diags is None
@@ -542,6 +544,8 @@ def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_
             call("olg_legalize_options_set_report", o, 1)
         if fold_weights:
             call("olg_legalize_options_set_fold_weights", o, 1)
+        if keep_functions:
+            call("olg_legalize_options_set_keep_functions", o, 1)
         out = c_void_p()
         try:
             call("olg_legalize", model.handle, reg.handle, o, byref(out), d.handle)
