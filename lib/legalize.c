@@ -375,7 +375,6 @@ static void count_use(olg_lower *cx, olg_value v) {
   if (v >= 0 && (uint32_t)v < cx->src->n_values) cx->uses[v]++;
 }
 
-/* Carries the source graph's inputs and initializers over. */
 /* A subgraph input declared without a type (a front end's Loop body input) takes the type of
  * the enclosing value the symbolic named for it: element type and rank, every dim unknown (a
  * carried value may change size from one iteration to the next). */
@@ -392,6 +391,7 @@ static olg_status take_outer_type(olg_lower *cx, uint32_t i, olg_type *to) {
   return OLG_OK;
 }
 
+/* Carries the source graph's inputs and initializers over. */
 static olg_status carry_inputs(olg_lower *cx) {
   const olg_graph *sg = cx->src;
   for (uint32_t i = 0; i < sg->inputs.n; i++) {
@@ -612,9 +612,6 @@ static olg_status compute_protect(olg_lower *cx) {
   return OLG_OK;
 }
 
-/* Lowers cx->src into cx->dst: inputs and initializers, every node in topological order, the
- * outputs under their source names, the profile's rewrites and the cleanup. *n_failed counts
- * the nodes that could not be lowered (each reported); the graph is unusable then. */
 /* A name defined twice in the source (a reader keeps both, see olg_graph.dups): which node's
  * value a use means is ambiguous, so the graph is refused, naming the second definition, as
  * olg_check does. A graph input with an initializer of the same name (its default) is fine. */
@@ -642,6 +639,9 @@ static olg_status refuse_duplicates(olg_lower *cx) {
   return s;
 }
 
+/* Lowers cx->src into cx->dst: inputs and initializers, every node in topological order, the
+ * outputs under their source names, the profile's rewrites and the cleanup. *n_failed counts
+ * the nodes that could not be lowered (each reported); the graph is unusable then. */
 static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   const olg_graph *sg = cx->src;
   const olg_allocator *al = &cx->dst_model->alloc;

@@ -14,8 +14,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "Cosh", olg__sym_cosh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
-    {"", "Gemm", olg__sym_onnx_gemm, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},          /* no C: a zero C */
     {"", "Equal", olg__sym_onnx_compare, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},       /* floats: from 11 */
+    {"", "Gemm", olg__sym_onnx_gemm, OLG_LOWERING_NATIVE | OLG_UNTIL(11)},          /* no C: a zero C */
     {"", "GreaterOrEqual", olg__sym_onnx_compare, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "IsInf", olg__sym_onnx_isinf, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
     {"", "IsNaN", olg__sym_onnx_isnan, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
@@ -56,41 +56,39 @@ const olg_symbolic_reg olg__opset07[] = {
        other ONNX op is passed through where it exists (olg__sym_onnx_passthrough) ---- */
     {"", "ArgMax", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
     {"", "ArgMin", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
+    {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)}, /* ceil_mode as padding */
     {"", "BatchNormalization", olg__sym_onnx_batchnorm, OLG_LOWERING_NATIVE}, /* norm.c */
-    {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
-    {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
-    {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
-    {"", "Pow", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
-    {"", "Sum", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_DECOMPOSED}, /* native from 18 (emit_bits.c) */
+    {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_DECOMPOSED},
+    {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_DECOMPOSED},
+    {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_DECOMPOSED},
     {"", "CastLike", olg__sym_onnx_castlike, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(15)},
     {"", "Clip", olg__sym_onnx_clip, OLG_LOWERING_NATIVE},
     {"", "Constant", olg__sym_onnx_constant, OLG_LOWERING_NATIVE},
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
-    {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* NonZero-9 */
-    {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
-    {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* reduce.c */
     {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_DECOMPOSED}, /* native from 26 (reduce.c) */
+    {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* reduce.c */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)}, /* linalg.c */
+    {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
     {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_DECOMPOSED}, /* native from 20 (activation.c) */
+    {"", "GroupNormalization", olg__sym_onnx_group_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
-    {"", "GroupNormalization", olg__sym_onnx_group_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
     {"", "LayerNormalization", olg__sym_onnx_layer_norm, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
-    {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
-    {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
-    {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_DECOMPOSED}, /* native from 18 (emit_bits.c) */
-    {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_DECOMPOSED},
-    {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_DECOMPOSED},
-    {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_DECOMPOSED},
-    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
-    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
-    {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)}, /* ceil_mode as padding */
-    {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* ceil_mode as padding */
     {"", "LpPool", olg__sym_onnx_window_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(18)}, /* dilations, ceil_mode (18) decomposed */
+    {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
+    {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* ceil_mode as padding */
+    {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
+    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "Pad", olg__sym_onnx_pad, OLG_LOWERING_NATIVE},
+    {"", "Pow", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
+    {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* NonZero-9 */
     {"", "ReduceL1", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "ReduceLogSum", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
@@ -106,8 +104,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Shape", olg__sym_onnx_shape, OLG_LOWERING_NATIVE},
     {"", "Slice", olg__sym_onnx_slice, OLG_LOWERING_NATIVE},
     {"", "Softmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
     {"", "Split", olg__sym_onnx_split, OLG_LOWERING_NATIVE},
     {"", "Squeeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
+    {"", "Sum", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Swish", olg__sym_onnx_swish, OLG_LOWERING_DECOMPOSED}, /* native from 24 (activation.c) */
     {"", "TopK", olg__sym_onnx_topk, OLG_LOWERING_NATIVE},
     {"", "Trilu", olg__sym_onnx_trilu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
@@ -124,6 +124,20 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "upsample_trilinear3d", olg__sym_upsample_trilinear3d, OLG_LOWERING_DECOMPOSED},
 
     /* ---- convolution and pooling (symbolics/conv.c, symbolics/pool.c) ---- */
+    {"", "Cast", olg__sym_onnx_cast_4bit, OLG_LOWERING_NATIVE | OLG_UNTIL(21)}, /* int4 (quant.c) */
+    {"", "CausalConvWithState", olg__sym_onnx_causal_conv_with_state, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(27)},
+    {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(18)},
+    {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
+    {"", "ConvInteger", olg__sym_onnx_conv_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)}, /* quant_int.c */
+    {"", "DeformConv", olg__sym_onnx_deform_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(19)}, /* emit_deform.c */
+    {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 */
+    {"", "DynamicQuantizeLinear", olg__sym_onnx_dynamic_quantize_linear, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
+    {"", "LinearAttention", olg__sym_onnx_linear_attention, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(27)},
+    {"", "MatMulInteger", olg__sym_onnx_matmul_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "QLinearConv", olg__sym_onnx_qlinear_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "QLinearMatMul", olg__sym_onnx_qlinear_matmul, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 (quant.c) */
+    {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(24)},
     {"aten", "_adaptive_avg_pool2d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
     {"aten", "_adaptive_avg_pool3d", olg__sym_adaptive_avg_pool, OLG_LOWERING_NATIVE},
     {"aten", "_convolution", olg__sym_convolution, OLG_LOWERING_NATIVE},
@@ -138,20 +152,6 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "avg_pool2d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
     {"aten", "avg_pool3d", olg__sym_avg_pool, OLG_LOWERING_NATIVE},
     {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_DECOMPOSED}, /* one-hot ConvTranspose */
-    {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 (quant.c) */
-    {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_DECOMPOSED}, /* from 10 */
-    {"", "Cast", olg__sym_onnx_cast_4bit, OLG_LOWERING_NATIVE | OLG_UNTIL(21)}, /* int4 (quant.c) */
-    {"", "ConvInteger", olg__sym_onnx_conv_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)}, /* quant_int.c */
-    {"", "DynamicQuantizeLinear", olg__sym_onnx_dynamic_quantize_linear, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
-    {"", "MatMulInteger", olg__sym_onnx_matmul_integer, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
-    {"", "QLinearConv", olg__sym_onnx_qlinear_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
-    {"", "QLinearMatMul", olg__sym_onnx_qlinear_matmul, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
-    {"", "TensorScatter", olg__sym_onnx_tensor_scatter, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(24)},
-    {"", "CenterCropPad", olg__sym_onnx_center_crop_pad, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(18)},
-    {"", "CausalConvWithState", olg__sym_onnx_causal_conv_with_state, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(27)},
-    {"", "LinearAttention", olg__sym_onnx_linear_attention, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(27)},
-    {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_DECOMPOSED}, /* the same, native from 18 */
-    {"", "DeformConv", olg__sym_onnx_deform_conv, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(19)}, /* emit_deform.c */
     {"aten", "conv1d", olg__sym_conv, OLG_LOWERING_NATIVE},
     {"aten", "conv2d", olg__sym_conv, OLG_LOWERING_NATIVE},
     {"aten", "conv3d", olg__sym_conv, OLG_LOWERING_NATIVE},
@@ -208,22 +208,22 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "threshold", olg__sym_threshold, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */
+    {"aten", "__and__", olg__sym_bitwise_and, OLG_LOWERING_NATIVE},
+    {"aten", "__or__", olg__sym_bitwise_or, OLG_LOWERING_NATIVE},
+    {"aten", "__xor__", olg__sym_bitwise_xor, OLG_LOWERING_NATIVE},
     {"aten", "abs", olg__sym_abs, OLG_LOWERING_NATIVE},
     {"aten", "acos", olg__sym_acos, OLG_LOWERING_NATIVE},
+    {"aten", "acosh", olg__sym_acosh, OLG_LOWERING_DECOMPOSED},
     {"aten", "add", olg__sym_add, OLG_LOWERING_NATIVE},
     {"aten", "addcmul", olg__sym_addcmul, OLG_LOWERING_NATIVE},
     {"aten", "asin", olg__sym_asin, OLG_LOWERING_NATIVE},
+    {"aten", "asinh", olg__sym_asinh, OLG_LOWERING_DECOMPOSED},
     {"aten", "atan", olg__sym_atan, OLG_LOWERING_NATIVE},
+    {"aten", "atanh", olg__sym_atanh, OLG_LOWERING_DECOMPOSED},
     {"aten", "bitwise_and", olg__sym_bitwise_and, OLG_LOWERING_NATIVE},
     {"aten", "bitwise_not", olg__sym_bitwise_not, OLG_LOWERING_NATIVE},
     {"aten", "bitwise_or", olg__sym_bitwise_or, OLG_LOWERING_NATIVE},
     {"aten", "bitwise_xor", olg__sym_bitwise_xor, OLG_LOWERING_NATIVE},
-    {"aten", "__and__", olg__sym_bitwise_and, OLG_LOWERING_NATIVE},
-    {"aten", "__or__", olg__sym_bitwise_or, OLG_LOWERING_NATIVE},
-    {"aten", "__xor__", olg__sym_bitwise_xor, OLG_LOWERING_NATIVE},
-    {"aten", "acosh", olg__sym_acosh, OLG_LOWERING_DECOMPOSED},
-    {"aten", "asinh", olg__sym_asinh, OLG_LOWERING_DECOMPOSED},
-    {"aten", "atanh", olg__sym_atanh, OLG_LOWERING_DECOMPOSED},
     {"aten", "ceil", olg__sym_ceil, OLG_LOWERING_NATIVE},
     {"aten", "clamp", olg__sym_clamp, OLG_LOWERING_NATIVE},
     {"aten", "clamp_max", olg__sym_clamp_max, OLG_LOWERING_NATIVE},
@@ -277,8 +277,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "any", olg__sym_any, OLG_LOWERING_DECOMPOSED}, /* Cast + ReduceMax */
     {"aten", "argmax", olg__sym_argmax, OLG_LOWERING_NATIVE},
     {"aten", "argmin", olg__sym_argmin, OLG_LOWERING_NATIVE},
-    {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_DECOMPOSED}, /* MatMul by a triangle */
     {"aten", "cumprod", olg__sym_cumprod, OLG_LOWERING_DECOMPOSED}, /* Where/ReduceProd (9) */
+    {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_DECOMPOSED}, /* MatMul by a triangle */
     {"aten", "frobenius_norm", olg__sym_frobenius_norm, OLG_LOWERING_NATIVE},
     {"aten", "linalg_vector_norm", olg__sym_linalg_vector_norm, OLG_LOWERING_NATIVE},
     {"aten", "logsumexp", olg__sym_logsumexp, OLG_LOWERING_NATIVE},
@@ -364,12 +364,12 @@ const olg_symbolic_reg olg__opset07[] = {
     /* ---- sampling and attention, ONNX domain: the decompositions below the native opset ---- */
     {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(20)},
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
-    {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(23)},
     {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_DECOMPOSED},
+    {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(23)},
 
     /* ---- window functions, DFT (symbolics/signal.c) ---- */
-    {"", "DFT", olg__sym_onnx_dft_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "BlackmanWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
+    {"", "DFT", olg__sym_onnx_dft_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
 

@@ -3,7 +3,8 @@
 #include "../symbolics/symbolics.h"
 
 const olg_symbolic_reg olg__opset08[] = {
-    /* ---- ONNX domain: Scan-8 (batch axis first); re-encoded at 9 (symbolics/onnx.c) ---- */
-    {"", "Scan", olg__sym_onnx_passthrough, OLG_LOWERING_NATIVE},
+    /* ---- ONNX domain: Scan-8 (batch axis first), re-encoded where the target's Scan has
+     * none (symbolics/onnx.c) ---- */
+    {"", "Scan", olg__sym_onnx_scan, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

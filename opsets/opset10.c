@@ -5,8 +5,8 @@
 const olg_symbolic_reg olg__opset10[] = {
     /* ---- ONNX domain: QuantizeLinear-10, DequantizeLinear-10, passed through where the version
        has what the node uses (per-axis from 13, blocked from 21), else computed (quant.c) ---- */
-    {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_NATIVE},
     {"", "DequantizeLinear", olg__sym_onnx_dequantize_linear, OLG_LOWERING_NATIVE},
+    {"", "QuantizeLinear", olg__sym_onnx_quantize_linear, OLG_LOWERING_NATIVE},
 
     /* ---- elementwise math (symbolics/elementwise.c): Mod-10, IsInf-10 ---- */
     {"aten", "fmod", olg__sym_fmod, OLG_LOWERING_NATIVE},

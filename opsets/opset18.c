@@ -4,8 +4,8 @@
 
 const olg_symbolic_reg olg__opset18[] = {
     /* ---- convolution and pooling (symbolics/conv.c): Col2Im-18 ---- */
-    {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_NATIVE},
     {"", "Col2Im", olg__sym_onnx_col2im, OLG_LOWERING_NATIVE},
+    {"aten", "col2im", olg__sym_col2im, OLG_LOWERING_NATIVE},
 
     /* ---- activations (symbolics/activation.c): Mish-18 ---- */
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_NATIVE},
@@ -13,9 +13,9 @@ const olg_symbolic_reg olg__opset18[] = {
 
     /* ---- elementwise logic (symbolics/elementwise.c): BitwiseNot-18 ---- */
     {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_NATIVE},
+    {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_NATIVE},
     {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_NATIVE},
     {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_NATIVE},
-    {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_NATIVE},
 
     /* ---- ONNX domain (symbolics/onnx.c): axes as inputs, ScatterElements reduction max/min ---- */
     {"", "ReduceL1", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},

@@ -20,7 +20,7 @@
  * A row of an ONNX op that serves only up to the op's native opset NN (a decomposition, or a
  * re-encoding of what the op lacked before NN) says so with OLG_UNTIL(NN) in its lowering: from
  * NN on the op is passed through again (symbolics/emit_src.c), with no row of its own -- no
- * "pass-through rows" (the one left, Scan-8's, is the op's first row). The pass-through never
+ * "pass-through rows" (tests/unit/test_meaning.c holds it). The pass-through never
  * copies a node across a version change that alters the op's meaning (lib/meaning.c): such an
  * op needs rows that serve every opset past the change.
  * Rows are grouped by family (one comment line per family), sorted by op inside a family.

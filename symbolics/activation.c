@@ -10,7 +10,6 @@
 #include "emit_math.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* Argument 0 as a float tensor (integers and bools as float32, PyTorch's default dtype). */
 static olg_status float_arg(olg_lower *cx, olg_value *x) {

@@ -6,7 +6,6 @@
 #include "emit.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 static olg_value *alloc_values(olg_lower *cx, size_t n) {
   olg_value *v = olg__lower_alloc(cx, (n ? n : 1) * sizeof *v);

@@ -28,7 +28,6 @@
 #include "emit_src.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* The largest rotary_embedding_dim / 2 that the interleaved decomposition's index constants take */
 #define OLG_MAX_ROTARY_HALF 4096

@@ -9,7 +9,6 @@
 #include "emit_nn.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* ------------------------------------------------------------------------------------------ */
 /* Convolutions */

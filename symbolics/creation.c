@@ -13,7 +13,6 @@
 #include "emit_axes.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* A Scalar argument: a literal, a known one-element tensor, or a run-time tensor. */
 typedef struct scalar_arg {

@@ -12,7 +12,6 @@
 #include "../lib/schema.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* ------------------------------------------------------------------------------------------ */
 /* Binary arithmetic */

@@ -12,6 +12,15 @@
 
 int olg__opset(const olg_lower *cx) { return (int)olg_lower_opset(cx); }
 
+olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n) {
+  for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
+    if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
+    else if (olg_lower_output_used(cx, i))
+      return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported when used", i);
+  }
+  return OLG_OK;
+}
+
 static const olg_schema *target_schema(const olg_lower *cx, const char *op) {
   const olg_schema *s = olg_schema_find("", op, olg__opset(cx));
   return s && !s->deprecated ? s : NULL;

@@ -60,6 +60,11 @@ int64_t olg__f64_sat_i64(double v);
  * it: what changes with the opset is either an encoding (an emit helper's job) or a different
  * symbolic registered in opsets/opsetNN.c. */
 int olg__opset(const olg_lower *cx);
+/* Binds outs[0..n) to the source node's outputs; an output past n that is used is refused
+ * (OLG_ERR_UNSUPPORTED naming it), an unused one is left unbound. */
+olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n);
+/* A symbolic (olg_symbolic_fn) that reads neither its source node id nor its user data. */
+#define UNUSED_SRC (void)src; (void)ud
 /* What the target's default domain offers, asked of its schema (not of the opset number): a
  * symbolic that has a native and a decomposed form asks these instead of being split into
  * per-opset capability functions. has: the op exists (not deprecated) at the target;

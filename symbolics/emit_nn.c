@@ -90,14 +90,6 @@ olg_status olg__dim_scaled(olg_lower *cx, olg_value x, int64_t axis, int64_t mul
   return OLG_OK;
 }
 
-olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n) {
-  for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
-    if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
-    else if (olg_lower_output_used(cx, i))
-      return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported", i);
-  }
-  return OLG_OK;
-}
 
 olg_status olg__emit_rms_norm(olg_lower *cx, olg_value x, olg_value scale,
                               const olg_rms_norm_params *p, const char *decomposed, olg_value *out) {

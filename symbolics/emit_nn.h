@@ -35,8 +35,6 @@ olg_status olg__const_real(olg_lower *cx, olg_dtype t, int32_t rank, const int64
 olg_status olg__dim_scaled(olg_lower *cx, olg_value x, int64_t axis, int64_t mul, int64_t div,
                            olg_value *out);
 
-/* Binds the source outputs 0..n-1 to outs; a used output beyond n is an error. */
-olg_status olg__bind_outputs(olg_lower *cx, const olg_value *outs, size_t n);
 
 /* RMS normalization over the dims from `axis` on (>= 0; negative only when x's rank is unknown): x / sqrt(mean(x^2) + eps)
  * computed in `stash` and cast back to x's dtype, times scale (OLG_NO_VALUE: none), for aten

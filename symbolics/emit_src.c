@@ -71,15 +71,6 @@ bool olg__src_output_read_only_by(const olg_lower *cx, size_t i, const char *con
   return found == cx->uses[v];
 }
 
-olg_status olg__src_bind_all(olg_lower *cx, const olg_value *outs, size_t n) {
-  for (size_t i = 0; i < olg_lower_output_count(cx); i++) {
-    if (i < n) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
-    else if (olg_lower_output_used(cx, i))
-      return olg__errf(cx, OLG_ERR_UNSUPPORTED, "output %zu of this op is not supported when used", i);
-  }
-  return OLG_OK;
-}
-
 olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i, int since,
                                        const int64_t **p, size_t *n, bool *present,
                                        olg_value *dyn) {
@@ -300,6 +291,6 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value outs[64];
   if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "more than 64 outputs");
   OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
-  return olg__src_bind_all(cx, outs, n_out);
+  return olg__bind_outputs(cx, outs, n_out);
 }
 

@@ -11,8 +11,6 @@
 #include "emit.h"
 #include "../lib/schema.h"
 
-/* Binds the source outputs to outs[0..n) (and fails if a further source output is used). */
-olg_status olg__src_bind_all(olg_lower *cx, const olg_value *outs, size_t n);
 
 /* Attribute-or-input: the ints (axes, split) of the source node, from attribute attr when its
  * version predates `since` (where the attribute became input i), else from input i. *present

@@ -14,7 +14,6 @@
 #include "emit.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 static bool is_int_type(olg_dtype t) {
   return t == OLG_INT8 || t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64 || t == OLG_UINT8 ||

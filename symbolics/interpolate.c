@@ -525,7 +525,6 @@ static olg_status lower_interp(olg_lower *cx, int mode, int ns) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* Resize-11 (PyTorch's coordinate modes, sizes) where the target has it; below, Upsample /
  * Resize-10 where they match PyTorch, else gathers or interpolation matrices */

@@ -6,7 +6,6 @@
 #include "emit_math.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* a @ b in their common dtype. */
 static olg_status matmul(olg_lower *cx, olg_value a, olg_value b, olg_value *out) {

@@ -16,7 +16,6 @@
 #include "emit_src.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 static olg_status known_rank(olg_lower *cx, olg_value x, int32_t min_rank, int32_t *rank) {
   *rank = olg__rank(cx, x);
@@ -437,8 +436,7 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
   if (groups <= 0 || (c >= 0 && c % groups))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "%lld groups do not divide %lld channels",
                      (long long)groups, (long long)c);
-  bool want_stats = stats_op && ((olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1)) ||
-                                 (olg_lower_output_count(cx) > 2 && olg_lower_output_used(cx, 2)));
+  bool want_stats = stats_op && stats_used(cx);
   olg_value cv;
   if (native && !want_stats && olg__dtype(cx, x) != OLG_DOUBLE) {
     OLG_TRY(olg__dim_tensor(cx, x, 1, &cv));

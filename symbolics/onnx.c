@@ -21,7 +21,6 @@
 #include "../lib/schema.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 static olg_status in_value(olg_lower *cx, size_t i, olg_value *out) {
   return olg__arg_value_or_none(cx, i, out);
@@ -188,7 +187,7 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
     if (!c.sizes_input) { /* Slice (10+) or Gather of a run-time range per part (emit_axes.c) */
       OLG_TRY(olg_lower_decompose(cx, "Split with run-time sizes", 13));
       OLG_TRY(olg__emit_split_dyn(cx, x, axis, dyn, n_out, outs));
-      return olg__src_bind_all(cx, outs, n_out);
+      return olg__bind_outputs(cx, outs, n_out);
     }
     olg_node_id nd;
     OLG_TRY(olg__emit_cast(cx, dyn, OLG_INT64, &dyn));
@@ -197,7 +196,7 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg_lower_emit_input(cx, nd, dyn));
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
     OLG_TRY(olg_lower_emit_end(cx, nd, n_out, outs));
-    return olg__src_bind_all(cx, outs, n_out);
+    return olg__bind_outputs(cx, outs, n_out);
   }
   if (present && n != n_out) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Split: split has the wrong length");
   int64_t *own = NULL;
@@ -217,7 +216,7 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value outs[64];
   if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
   OLG_TRY(olg__emit_split(cx, x, axis, present ? sizes : NULL, n_out, outs));
-  return olg__src_bind_all(cx, outs, n_out);
+  return olg__bind_outputs(cx, outs, n_out);
 }
 
 /* Clip: attributes min/max < 11, inputs >= 11 */
@@ -347,7 +346,7 @@ olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
         OLG_TRY(olg_lower_emit_attr_int(cx, nd, "seed", olg__src_attr_int(cx, "seed", 0)));
       size_t n_out = olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1;
       OLG_TRY(olg_lower_emit_end(cx, nd, n_out, outs));
-      return olg__src_bind_all(cx, outs, n_out);
+      return olg__bind_outputs(cx, outs, n_out);
     }
   }
   if (olg__src_dropout_is_test_training(cx))
@@ -373,7 +372,7 @@ olg_status olg__sym_onnx_topk(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_topk(cx, x, kv, k, olg__src_attr_int(cx, "axis", -1),
                          (int)olg__src_attr_int(cx, "largest", 1),
                          (int)olg__src_attr_int(cx, "sorted", 1), &outs[0], &outs[1]));
-  return olg__src_bind_all(cx, outs, 2);
+  return olg__bind_outputs(cx, outs, 2);
 }
 
 /* Softmax, LogSoftmax, Hardmax: below 13 the input is flattened to 2-D at axis (default 1);
@@ -394,7 +393,6 @@ olg_status olg__sym_onnx_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Constant: value_float(s)/value_int(s)/value_string(s) exist from 12; carried as a tensor. */
 /* Flatten: through the emit helper, which counts a negative axis from the front below
  * opset 11 (where Flatten takes none) when the rank is known, and refuses otherwise. */
 olg_status olg__sym_onnx_flatten(olg_lower *cx, olg_node_id src, void *ud) {
@@ -405,6 +403,7 @@ olg_status olg__sym_onnx_flatten(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Constant: value_float(s)/value_int(s)/value_string(s) exist from 12; carried as a tensor. */
 olg_status olg__sym_onnx_constant(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const olg_node *nd = olg__src_node(cx);
@@ -692,12 +691,15 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* Scan-8 at a target of 9 or more: Scan-8 carries a batch axis first (on states, scan inputs and
+/* Scan: Scan-8 at a target of 9 or more: Scan-8 carries a batch axis first (on states, scan inputs and
  * outputs) and an optional sequence_lens; Scan-9 has neither. With a batch of 1 and no
  * sequence_lens, the batch axis is squeezed off the inputs and put back on the outputs around
  * a Scan-9 with the same body (lowered to the target too). */
 olg_status olg__sym_onnx_scan(olg_lower *cx, olg_node_id src, void *ud) {
-  if (!olg__src_scan_has_batch(cx)) return olg__sym_onnx_passthrough(cx, src, ud);
+  /* the target's Scan is Scan-8 (batch axis, sequence_lens) or the source's is Scan-9+: as it
+     is (the pass-through refuses Scan-9 at 8, a meaning change, lib/meaning.c) */
+  if (!olg__src_scan_has_batch(cx) || olg__target_has_input(cx, "Scan", "sequence_lens"))
+    return olg__sym_onnx_passthrough(cx, src, ud);
   const olg_node *nd = olg__src_node(cx);
   const olg_attr *body = olg__node_attr(nd, "body");
   int64_t n_scan = olg__src_attr_int(cx, "num_scan_inputs", -1);

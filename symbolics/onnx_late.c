@@ -13,7 +13,6 @@
 #include "../lib/lower.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* CenterCropPad (18) below 18: on dims known at export time, a Slice of the centred window
  * (start rounded down) where the target is smaller, a zero Pad (the odd pixel at the end) where

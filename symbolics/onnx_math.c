@@ -21,7 +21,6 @@
 #include "../lib/schema.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* Mod-10's meaning (fmod 0: the divisor's sign, integers only; fmod 1: the dividend's). */
 olg_status olg__sym_onnx_mod(olg_lower *cx, olg_node_id src, void *ud) {

@@ -19,7 +19,6 @@
 #include "emit_src.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 static const int64_t ONES[OLG_MAX_SPATIAL] = {1, 1, 1};
 static const int64_t ZEROS[OLG_MAX_SPATIAL] = {0, 0, 0};

@@ -27,7 +27,6 @@
 #include "../lib/schema.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* The node's attributes all exist in the target's version, and so do axis (a per-axis scale) and
  * block_size (a blocked one): the pass-through writes it as it is. */

@@ -9,7 +9,6 @@
 #include "emit_math.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 static const char *reduce_name(olg_reduce_kind k) {
   static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",

@@ -21,7 +21,6 @@
 #include "emit.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 typedef enum { CELL_LSTM, CELL_GRU, CELL_RNN_TANH, CELL_RNN_RELU } cell_kind;
 

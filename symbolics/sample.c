@@ -30,7 +30,6 @@
 #include "emit_math.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 enum { GS_BILINEAR = 0, GS_NEAREST = 1, GS_BICUBIC = 2 };
 enum { GS_ZEROS = 0, GS_BORDER = 1, GS_REFLECTION = 2 };

@@ -6,7 +6,6 @@
 #include "emit.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* aten::contiguous, detach, clone, alias, dropout-like no-ops: the output is the input. */
 olg_status olg__sym_identity(olg_lower *cx, olg_node_id src, void *ud) {

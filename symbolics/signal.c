@@ -13,7 +13,6 @@
 #include "emit_src.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 typedef struct { float a0, a1, a2; } window_coeffs;
 

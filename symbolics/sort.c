@@ -10,7 +10,6 @@
 #include "emit.h"
 #include "symbolics.h"
 
-#define UNUSED_SRC (void)src; (void)ud
 
 /* TopK of x in a type it can sort exactly; the values come back in x's type. */
 static olg_status topk_cast(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, int64_t axis,

@@ -294,3 +294,23 @@ def test_python_imports_have_no_cycle():
         if m not in state:
             visit(m, [m])
     assert not cycles, "import cycles in bindings/python/onnxlegal:\n" + "\n".join(cycles)
+
+
+_ROW = re.compile(r'^\s*\{"([^"]*)", "([^"]+)",.*\},(\s*/\*.*\*/)?\s*$')
+
+
+def test_opset_rows_sorted_within_a_family():
+    """opsets/opsets.h: rows are grouped by family (a comment line between groups), sorted by
+    (domain, op) inside one -- checked over every run of consecutive rows."""
+    bad = []
+    for p in sorted(glob.glob(os.path.join(ROOT, "opsets", "opset[0-9][0-9].c"))):
+        run = []
+        for line in open(p, encoding="utf-8").read().split("\n") + [""]:
+            m = _ROW.match(line)
+            if m:
+                run.append(m.group(1, 2))
+                continue
+            if run != sorted(run):
+                bad.append("%s: %s" % (_rel(p), ", ".join(o for _, o in run)))
+            run = []
+    assert not bad, "sort these rows by (domain, op):\n" + "\n".join(bad)

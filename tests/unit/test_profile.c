@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../harness.h"
+#include "profile.h"
 #include "../lowering_helpers.h"
 
 #define OLG_TRY_T(expr)          \
@@ -283,3 +284,20 @@ static olg_status caller_profile_scenario(void *ud, const olg_allocator *a) {
 TEST(profile_api_every_malloc_failure) {
   CHECK_FAIL_EACH_MALLOC(caller_profile_scenario, NULL);
 }
+
+/* A table that says it is sorted is sorted (strcmp by op, no NULL op): the engine finds a
+ * node's rules by binary search in it, so one row out of order would silently not apply. */
+TEST(profile_sorted_tables_are_sorted) {
+  for (size_t i = 0; olg_profile_builtin_name(i); i++) {
+    const olg_profile *p = olg_profile_builtin(olg_profile_builtin_name(i));
+    CHECK(p != NULL);
+    for (size_t t = 0; t < p->n_tables; t++) {
+      const olg_prule_table *tb = &p->tables[t];
+      for (size_t k = 0; tb->sorted && k < tb->n; k++) {
+        CHECK(tb->rules[k].op != NULL);
+        if (k) CHECK(strcmp(tb->rules[k - 1].op, tb->rules[k].op) <= 0);
+      }
+    }
+  }
+}
+
