@@ -9,9 +9,10 @@
   (the Makefile compiles them without -Ilib).
 - No file under lib/, symbolics/, opsets/ or profiles/ is over 1,000 lines, except generated
   ones (lib/schemas_gen.c).
-- symbolics/: each opset-dependent behaviour is its own function registered in
-  opsets/opsetNN.c, so only the emit helpers (symbolics/emit*.c, whose job is the encoding at
-  the target opset) ask the opset; a family file never includes another family's header nor
+- symbolics/: one function per meaning, which asks the target's schema what it offers
+  (olg__target_has, olg__op_takes, ...), so only the emit helpers (symbolics/emit*.c, whose job
+  is the encoding at the target opset) ask the opset number; per-opset capability functions
+  (olg__sym_*_opsetNN) are not added (one is left); a family file never includes another family's header nor
   calls another family's symbolic; definitions are visible by name; no file over 1,000 lines.
 - opsets/: one list (OLG_OPSETS in opsets/opsets.h) names every opset.
 - bindings/python/onnxlegal: no module over 1,000 lines; no import cycle between its modules
@@ -314,3 +315,13 @@ def test_opset_rows_sorted_within_a_family():
                 bad.append("%s: %s" % (_rel(p), ", ".join(o for _, o in run)))
             run = []
     assert not bad, "sort these rows by (domain, op):\n" + "\n".join(bad)
+
+
+def test_no_new_capability_wrappers():
+    """One function per meaning (issue 27): the per-opset capability functions went; the one
+    left, select's at 11, is Gather-11's negative indices, which no schema query shows."""
+    found = set()
+    for rel in list(sources("symbolics")) + list(sources("opsets")):
+        found |= set(re.findall(r"olg__sym_\w+_opset\d+", open(os.path.join(ROOT, rel)).read()))
+    assert found <= {"olg__sym_select_opset11"}, sorted(found)
+
