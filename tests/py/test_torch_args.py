@@ -271,11 +271,23 @@ def test_custom_opsets_and_shape_functions_of_custom_domain_ops(work):
                        custom_symbolics={"olgargs::twice": twice_sym})
 
 
-def test_export_modules_as_functions_is_refused_naming_what_is_missing(work):
-    for v in (True, {nn.Conv2d}):
-        with pytest.raises(olt.ExportError, match="FunctionProto"):
-            olt.export(ConvBN(), (x_in(),), work / "m.onnx", export_modules_as_functions=v)
+def test_export_modules_as_functions_keeps_functions_from_15_and_inlines_below(work):
+    # the rules and the numbers: tests/py/test_torch_functions.py
+    import onnxlegal
+    for v, want in ((True, {("torch.nn.modules.conv", "Conv2d"),
+                            ("torch.nn.modules.batchnorm", "BatchNorm2d"),
+                            ("torch.nn.modules.linear", "Linear")}),
+                    ({nn.Conv2d}, {("torch.nn.modules.conv", "Conv2d")})):
+        olt.export(ConvBN(), (x_in(),), work / "m.onnx", opset_version=17,
+                   export_modules_as_functions=v)
+        assert set(onnxlegal.Model.read(str(work / "m.onnx")).functions) == want
+        with pytest.warns(UserWarning, match="opset 14 .*inlined"):
+            olt.export(ConvBN(), (x_in(),), work / "m.onnx", opset_version=14,
+                       export_modules_as_functions=v)
+        assert onnxlegal.Model.read(str(work / "m.onnx")).functions == {}
     olt.export(ConvBN(), (x_in(),), work / "m.onnx", export_modules_as_functions=set())
+    with pytest.raises(olt.ExportError, match="nn.Module types"):
+        olt.export(ConvBN(), (x_in(),), work / "m.onnx", export_modules_as_functions={"Conv2d"})
 
 
 def test_every_error_is_an_export_error_with_the_valid_names(work):

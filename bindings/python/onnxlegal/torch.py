@@ -18,7 +18,7 @@ import warnings
 
 import torch
 
-from . import _torch_compat, _torch_graph
+from . import _torch_compat, _torch_functions, _torch_graph
 from ._torch_compat import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._convert import bad_argument, check_opset, check_profile, check_report, emit_report
 from ._torch_graph import Bools, ExportError, Floats, Ints, SInput, SValue, Values
@@ -84,7 +84,7 @@ def to_source_model(sg):
         name = out_name.get(init.value.id) or unique(init.name)
         vals[init.value.id] = g.add_initializer(name, init.array, dtype=olg_dtype(init.dtype))
 
-    def conv(a):
+    def conv(a, vals=vals):
         if isinstance(a, SValue):
             return vals[a.id]
         if isinstance(a, Values):
@@ -100,7 +100,11 @@ def to_source_model(sg):
         return a
 
     add = g.source_node
-    for n in sg.nodes:
+    items = getattr(sg, "function_plan", None)
+    if items:  # export_modules_as_functions: calls of model-local functions
+        from . import _torch_functions
+        items = _torch_functions.add_items(m, g, items, conv, vals, out_name, olg_dtype)
+    for n in (items or sg.nodes):
         if getattr(n, "blocks", None):  # a scripted If / Loop (onnxlegal._torch_script)
             from ._torch_script import add_control
             outs = add_control(m, g, n, conv, vals)
@@ -163,14 +167,15 @@ class _Lowering:
         return view
 
     def legalize(self, src, registry, opset, profile, fold=True,
-                 keep_initializers_as_inputs=False):
+                 keep_initializers_as_inputs=False, keep_functions=False):
         """(legalized model, diagnostics); the model is None when legalize failed."""
         from . import Diags, Error
         diags = Diags()
         try:
             out = self.low.legalize(src, registry.reg, opset=opset, profile=profile, diags=diags,
                                     constant_folding=fold, fold_weights=fold,
-                                    keep_initializers_as_inputs=keep_initializers_as_inputs)
+                                    keep_initializers_as_inputs=keep_initializers_as_inputs,
+                                    keep_functions=keep_functions)
         except Error as e:
             found = list(diags)
             if not any(d["severity"] == "error" for d in found):
@@ -412,8 +417,18 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
       some old runtimes need it); None: False, except where the IR version requires it.
     custom_opsets: {domain: version}: the version written in opset_import for a custom domain
       the custom symbolics emit into (1 when not given).
-    export_modules_as_functions: ONNX local functions (FunctionProto, opset 15+) are not
-      written by the library: anything but False is refused, naming what is missing.
+    export_modules_as_functions: True (every submodule type the model calls) or a set of
+      nn.Module types: each call of a module of a selected type becomes a call of a model-local
+      function (FunctionProto) named after the class, in the domain of its Python module
+      (`__main__.Block`, `torch.nn.modules.linear.Linear`, as torch names them), whose inputs
+      are what the module reads (its parameters too, passed from the initializers) and whose
+      body is converted to the target (Model.functions of the written model). Calls with the
+      same body share one function; a call whose constants differ (another eps) gets a copy,
+      `Block__2` (torch writes them as `inferred::` attributes instead). A selected module
+      inside another is part of the outer body; True does not wrap the root module (a set
+      naming its type does). Below opset 15 (IR < 8, no local functions) the modules are
+      exported inlined with a UserWarning (torch refuses). The rules:
+      onnxlegal._torch_functions.
 
     onnxlegal's own arguments (keyword only):
     profile: a target runtime profile of the library: None/"none", a built-in profile's name
@@ -466,14 +481,12 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
             "has a symbolic; register one for a missing op with custom_symbolics)"
             % (op_type, "every op as an ATen node" if op_type == "ONNX_ATEN" else
                "the ops without a symbolic as aten nodes"))
-    if export_modules_as_functions not in (False, None) and \
-            not (isinstance(export_modules_as_functions, (set, list, tuple, frozenset)) and
-                 not export_modules_as_functions):
-        raise ExportError(
-            "export_modules_as_functions=%r is not supported: the library's model (olg_model) "
-            "and its writers have no ONNX local functions (ModelProto.functions / "
-            "FunctionProto); export with export_modules_as_functions=False"
-            % (export_modules_as_functions,))
+    as_functions = _torch_functions.selected_types(model, export_modules_as_functions)
+    if as_functions and opset_version < 15:
+        warnings.warn("export_modules_as_functions: opset %d has IR version < 8, which has no "
+                      "model-local functions: the modules are exported inlined (opset >= 15 "
+                      "keeps them as functions)" % opset_version, UserWarning, stacklevel=2)
+        as_functions = set()
     if custom_opsets is not None and not isinstance(custom_opsets, dict):
         raise ExportError("custom_opsets must be a dict {domain: version}, not %s"
                           % type(custom_opsets).__name__)
@@ -491,6 +504,8 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
         _torch_graph.TRAINING_MODE = prev
     if not export_params:
         _params_as_inputs(sg)
+    if as_functions:
+        sg.function_plan = _torch_functions.plan(sg, model, as_functions)
     if mode != "EVAL":
         # Dropout keeps its training behaviour (BatchNormalization does already: the
         # library's batch_norm with training=True normalizes with the batch's statistics)
@@ -623,7 +638,8 @@ def export_traced(sg, f, *, opset_version=None, profile=None, custom_symbolics=N
         t = time.perf_counter()
         out, diags = low.legalize(src, registry, opset=opset, profile=legal_profile,
                                   fold=bool(do_constant_folding),
-                                  keep_initializers_as_inputs=bool(keep_initializers_as_inputs))
+                                  keep_initializers_as_inputs=bool(keep_initializers_as_inputs),
+                                  keep_functions=bool(getattr(sg, "function_plan", None)))
         times["legalize"] = time.perf_counter() - t
         rep["diagnostics"] = diags
         if out is None:
