@@ -179,3 +179,54 @@ def test_same_hyper_parameters_share_one_function():
 def test_a_bad_selection_is_refused_before_tracing():
     with pytest.raises(onnxlegal.torch.ExportError, match="nn.Module types"):
         _export(_net(), torch.randn(5, 8), 17, {"Block"})
+
+
+class Attn(torch.nn.Module):
+    """Multi-head attention whose views take run-time sizes (lists of values in the body)."""
+
+    def __init__(self, d, h):
+        super().__init__()
+        self.qkv, self.o, self.h = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d), h
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k, v = (z.view(b, t, self.h, d // self.h).transpose(1, 2) for z in (q, k, v))
+        a = torch.softmax(q @ k.transpose(-1, -2) / (d // self.h) ** 0.5, -1) @ v
+        return self.o(a.transpose(1, 2).reshape(b, t, d)), a.sum()
+
+
+class AttnNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.act, self.b = Attn(8, 2), torch.nn.ReLU(), Attn(8, 4)
+
+    def forward(self, x):
+        y, s1 = self.a(x)
+        y, s2 = self.a(self.act(y))  # one instance called twice: two calls
+        y, s3 = self.b(self.act(y))  # 4 heads: the head count is a constant input of the call
+        return y, s1 + s2 + s3
+
+
+def test_a_module_called_twice_with_list_arguments_and_two_outputs():
+    from ortrun import run_batch
+    torch.manual_seed(0)
+    net = AttnNet().eval()
+    x, x2 = torch.randn(2, 5, 8), torch.randn(3, 7, 8)
+    batch = []
+    for opset in (15, 18):
+        buf = io.BytesIO()
+        onnxlegal.torch.export(net, (x,), buf, opset_version=opset, input_names=["x"],
+                               export_modules_as_functions={Attn},
+                               dynamic_axes={"x": {0: "B", 1: "T"}})
+        m = onnxlegal.Model.from_bytes(buf.getvalue())
+        assert set(m.functions) == {(MOD, "Attn")}
+        assert [c[2] for c in _calls(m)] == ["a", "a#2", "b"]
+        assert _check(buf.getvalue()).returncode == 0
+        batch.append((buf.getvalue(), {"x": x2.numpy()}))
+    with torch.no_grad():
+        ref = net(x2)
+    for r in run_batch(batch):
+        assert not isinstance(r, str), r
+        np.testing.assert_allclose(r["output_0"], ref[0].numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(r["output_1"], ref[1].numpy(), rtol=1e-5, atol=1e-4)

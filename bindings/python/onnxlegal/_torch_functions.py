@@ -11,8 +11,9 @@ The rules (docs/python.md, "Modules as functions"):
   (inlined there: the library keeps the calls of the main graph).
 - naming: the function is named after the class (`Block`) in the domain of the class's Python
   module (`__main__`, `torch.nn.modules.linear`), as torch 1.13 names it. Calls whose bodies
-  are the same (the same ops with the same constant arguments: hyper-parameters such as eps,
-  strides, a Linear's shape) share one function; a call whose body differs gets a copy named
+  are the same (the same ops with the same literal arguments: hyper-parameters such as eps,
+  strides; constants the trace holds as tensors, such as a head count in a view's sizes, are
+  inputs of the call and may differ) share one function; a call whose body differs gets a copy named
   `Block__2`, `Block__3`, ... in the order of first call (where torch would write the
   differing constants as `inferred::` attributes). The library adds copies of its own the same
   way when calls of one body differ in their arguments' dtypes or ranks.
