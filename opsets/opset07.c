@@ -11,6 +11,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Add", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)}, /* 8-/16-bit ints: wider, wrapped */
     {"", "Asinh", olg__sym_asinh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Atanh", olg__sym_atanh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
+    {"", "BitShift", olg__sym_bitshift, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
     {"", "Celu", olg__sym_onnx_celu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "Cosh", olg__sym_cosh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Div", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
@@ -209,7 +210,9 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */
     {"aten", "__and__", olg__sym_bitwise_and, OLG_LOWERING_NATIVE},
+    {"aten", "__lshift__", olg__sym_bitshift, OLG_LOWERING_DECOMPOSED},
     {"aten", "__or__", olg__sym_bitwise_or, OLG_LOWERING_NATIVE},
+    {"aten", "__rshift__", olg__sym_bitshift, OLG_LOWERING_DECOMPOSED},
     {"aten", "__xor__", olg__sym_bitwise_xor, OLG_LOWERING_NATIVE},
     {"aten", "abs", olg__sym_abs, OLG_LOWERING_NATIVE},
     {"aten", "acos", olg__sym_acos, OLG_LOWERING_NATIVE},
@@ -221,8 +224,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "atan", olg__sym_atan, OLG_LOWERING_NATIVE},
     {"aten", "atanh", olg__sym_atanh, OLG_LOWERING_DECOMPOSED},
     {"aten", "bitwise_and", olg__sym_bitwise_and, OLG_LOWERING_NATIVE},
+    {"aten", "bitwise_left_shift", olg__sym_bitshift, OLG_LOWERING_DECOMPOSED},
     {"aten", "bitwise_not", olg__sym_bitwise_not, OLG_LOWERING_NATIVE},
     {"aten", "bitwise_or", olg__sym_bitwise_or, OLG_LOWERING_NATIVE},
+    {"aten", "bitwise_right_shift", olg__sym_bitshift, OLG_LOWERING_DECOMPOSED},
     {"aten", "bitwise_xor", olg__sym_bitwise_xor, OLG_LOWERING_NATIVE},
     {"aten", "ceil", olg__sym_ceil, OLG_LOWERING_NATIVE},
     {"aten", "clamp", olg__sym_clamp, OLG_LOWERING_NATIVE},

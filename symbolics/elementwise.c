@@ -823,6 +823,24 @@ olg_status olg__sym_onnx_bitwise_not(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* aten __lshift__/__rshift__/bitwise_left_shift/bitwise_right_shift(self, other) and ONNX
+ * BitShift(X, Y; direction) (registered below 11): one emitter, olg__emit_bitshift. */
+olg_status olg__sym_bitshift(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  const char *op = olg_lower_node_op(cx);
+  bool left = strcmp(op, "BitShift") == 0
+                  ? strcmp(olg__src_attr_string(cx, "direction", ""), "LEFT") == 0
+                  : strstr(op, "left") != NULL || strstr(op, "lshift") != NULL;
+  if (strcmp(op, "BitShift") == 0 && !left &&
+      strcmp(olg__src_attr_string(cx, "direction", ""), "RIGHT") != 0)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "BitShift: direction must be LEFT or RIGHT");
+  olg_dtype t;
+  olg_value a, b, y;
+  OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
+  OLG_TRY(olg__emit_bitshift(cx, left, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 /* False in x's shape, whatever is known of it, at every opset: Not(x == x) for a tensor
  * without NaN (integers, bools). */
 static olg_status all_false_like(olg_lower *cx, olg_value x, olg_value *out) {

@@ -140,3 +140,55 @@ olg_status olg__emit_bitwise_not(olg_lower *cx, olg_value x, olg_value *out) {
   OLG_TRY(olg__emit2(cx, "Sub", c, v, &y));
   return from_i64(cx, y, t, out);
 }
+
+/* Below BitShift-11 (or for a dtype it does not take): in int64, where Cast keeps uint64's bits.
+ * With f = 2^y (Pow in double, exact to 2^62, then Cast): x << y = x * f, wrapping as the
+ * shift does; x >> y = the floor of x / f: Div truncates, so a signed negative with a remainder
+ * takes one off; a uint64 with the top bit t (negative as int64) is shifted as its low 63 bits
+ * low = x + t * 2^63, then t * 2^(63 - y) = -t * (INT64_MIN / f) added back. */
+olg_status olg__emit_bitshift(olg_lower *cx, bool left, olg_value x, olg_value y, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, x);
+  if (olg__op_takes(cx, "BitShift", 0, t)) {
+    olg_node_id n;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "BitShift", &n));
+    OLG_TRY(olg_lower_emit_input(cx, n, x));
+    OLG_TRY(olg_lower_emit_input(cx, n, y));
+    OLG_TRY(olg_lower_emit_attr_string(cx, n, "direction", left ? "LEFT" : "RIGHT"));
+    return olg_lower_emit_end(cx, n, 1, out);
+  }
+  if (!olg__is_int(t))
+    return olg__errf(cx, OLG_ERR_TYPE, "a bit shift of a %s tensor (integers only)",
+                     olg_dtype_name(t));
+  olg_value xi, yd, two, f, r;
+  OLG_TRY(to_i64(cx, x, t, &xi));
+  OLG_TRY(olg__emit_cast(cx, y, OLG_DOUBLE, &yd));
+  OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 2.0, &two));
+  OLG_TRY(olg__emit2(cx, "Pow", two, yd, &f));
+  OLG_TRY(olg__emit_cast(cx, f, OLG_INT64, &f));
+  if (left) {
+    OLG_TRY(olg__emit2(cx, "Mul", xi, f, &r));
+  } else if (t == OLG_UINT64) {
+    olg_value top, min, low, q, hi;
+    OLG_TRY(olg__emit_is_negative(cx, xi, &top));
+    OLG_TRY(olg__emit_cast(cx, top, OLG_INT64, &top));
+    OLG_TRY(olg__const_i64(cx, INT64_MIN, &min));
+    OLG_TRY(olg__emit2(cx, "Mul", top, min, &low));
+    OLG_TRY(olg__emit2(cx, "Sub", xi, low, &low));
+    OLG_TRY(olg__emit2(cx, "Div", low, f, &q));
+    OLG_TRY(olg__emit2(cx, "Div", min, f, &hi));
+    OLG_TRY(olg__emit2(cx, "Mul", top, hi, &hi));
+    OLG_TRY(olg__emit2(cx, "Sub", q, hi, &r));
+  } else if (olg__is_unsigned(t)) {
+    OLG_TRY(olg__emit2(cx, "Div", xi, f, &r));
+  } else {
+    olg_value q, back, rem, neg;
+    OLG_TRY(olg__emit2(cx, "Div", xi, f, &q));
+    OLG_TRY(olg__emit2(cx, "Mul", q, f, &back));
+    OLG_TRY(olg__emit2(cx, "Sub", xi, back, &rem));
+    OLG_TRY(olg__emit_is_negative(cx, rem, &neg));
+    OLG_TRY(olg__emit_cast(cx, neg, OLG_INT64, &neg));
+    OLG_TRY(olg__emit2(cx, "Sub", q, neg, &r));
+  }
+  return from_i64(cx, r, t, out);
+}
+

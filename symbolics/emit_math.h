@@ -63,6 +63,10 @@ typedef enum olg_bits_op { OLG_BITS_AND, OLG_BITS_OR, OLG_BITS_XOR } olg_bits_op
 olg_status olg__emit_bitwise(olg_lower *cx, olg_bits_op op, olg_value a, olg_value b,
                              olg_value *out);
 olg_status olg__emit_bitwise_not(olg_lower *cx, olg_value x, olg_value *out);
+/* x << y (left) or x >> y of integer tensors of one dtype (broadcast; C's shifts: arithmetic
+ * for signed types): BitShift (11) where the target's takes the dtype, else int64 arithmetic,
+ * exact for shifts 0 to 62 (ONNX and C leave shifts of the width or more undefined). */
+olg_status olg__emit_bitshift(olg_lower *cx, bool left, olg_value x, olg_value y, olg_value *out);
 /* isnan of a float tensor (IsNaN-9; below, x is neither < +inf nor > -inf). */
 olg_status olg__emit_isnan(olg_lower *cx, olg_value x, olg_value *out);
 /* Where(cond, a, b) with a and b of one dtype (Where-9; refused below with opset 9 named). */
