@@ -372,9 +372,9 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_DECOMPOSED},
     {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(23)},
 
-    /* ---- window functions, DFT (symbolics/signal.c) ---- */
+    /* ---- window functions (symbolics/signal.c), DFT (olg__emit_dft) ---- */
     {"", "BlackmanWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
-    {"", "DFT", olg__sym_onnx_dft_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"", "DFT", olg__sym_onnx_dft, OLG_LOWERING_DECOMPOSED},
     {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
 

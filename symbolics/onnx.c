@@ -19,6 +19,7 @@
 #include "emit_src.h"
 #include "../lib/lower.h"
 #include "../lib/schema.h"
+#include "emit_dft.h"
 #include "symbolics.h"
 
 
@@ -493,49 +494,34 @@ olg_status olg__sym_onnx_hardswish(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* DFT: axis an attribute (17, default 1), an input from 20 (default -2), as the target takes it. */
+/* DFT (17; axis an attribute, default 1; an input from 20, default -2): read here, emitted by
+ * olg__emit_dft (the op where the target has it, in the encoding it takes; else MatMuls). */
 olg_status olg__sym_onnx_dft(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  bool axis_input = olg__target_has_input(cx, "DFT", "axis");
-  olg_value x, len, y;
+  olg_dft p = {OLG_DFT_C2C, 1, OLG_NO_VALUE, false, false, OLG_NO_VALUE, 1.0};
+  olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(in_value(cx, 1, &len));
-  int64_t axis;
+  OLG_TRY(in_value(cx, 1, &p.length));
+  int64_t axis = -2;
   if (olg__src_dft_axis_attr(cx)) {
     axis = olg__src_attr_int(cx, "axis", 1);
-  } else if (olg_lower_arg_is_none(cx, 2)) {
-    axis = -2;
-  } else {
+  } else if (!olg_lower_arg_is_none(cx, 2)) {
     olg_value av;
-    const int64_t *p;
+    const int64_t *k;
     size_t n;
     OLG_TRY(olg_lower_arg_value(cx, 2, &av));
-    if (!olg__known_ints(cx, av, &p, &n) || n != 1) {
-      if (!axis_input) return olg_lower_unsupported(cx, "DFT with a run-time axis", 20);
-      axis = INT64_MIN;
-    } else {
-      axis = p[0];
-    }
+    if (olg__known_ints(cx, av, &k, &n) && n == 1) axis = k[0];
+    else p.axis_value = av;
   }
-  int32_t rank = olg__rank(cx, x);
-  if (axis < 0 && axis != INT64_MIN) {
+  if (p.axis_value == OLG_NO_VALUE && axis < 0) {
+    int32_t rank = olg__rank(cx, x);
     if (rank < 0) return olg_lower_unsupported(cx, "DFT with a negative axis of an input of unknown rank", 20);
     axis += rank;
   }
-  olg_node_id nd;
-  olg_value av = OLG_NO_VALUE;
-  if (axis_input) {
-    if (axis == INT64_MIN) OLG_TRY(olg_lower_arg_value(cx, 2, &av));
-    else OLG_TRY(olg__const_i64(cx, axis, &av));
-  }
-  OLG_TRY(olg_lower_emit_begin(cx, "", "DFT", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, len));
-  if (av != OLG_NO_VALUE) OLG_TRY(olg_lower_emit_input(cx, nd, av));
-  else OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
-  if (olg__src_attr_int(cx, "inverse", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "inverse", 1));
-  if (olg__src_attr_int(cx, "onesided", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, nd, "onesided", 1));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
+  p.axis = axis;
+  p.inverse = olg__src_attr_int(cx, "inverse", 0) != 0;
+  p.onesided = olg__src_attr_int(cx, "onesided", 0) != 0;
+  OLG_TRY(olg__emit_dft(cx, &p, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

@@ -131,11 +131,10 @@ OLG_SYMBOLIC(olg__sym_onnx_gelu);       /* Gelu (20), else aten gelu's formula *
 OLG_SYMBOLIC(olg__sym_onnx_mish);       /* Mish (18), else x * Tanh(Softplus(x)) */
 OLG_SYMBOLIC(olg__sym_onnx_swish);      /* Swish (24), else x * Sigmoid(alpha * x) */
 OLG_SYMBOLIC(olg__sym_onnx_hardswish);   /* HardSwish (14) -> x * HardSigmoid */
-OLG_SYMBOLIC(olg__sym_onnx_dft);         /* axis attribute (17) / input (20) */
+OLG_SYMBOLIC(olg__sym_onnx_dft);         /* olg__emit_dft: the op (17, axis input 20), MatMuls below */
 
 /* ---- signal processing (symbolics/signal.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_window); /* Hann/Hamming/BlackmanWindow below 17 */
-OLG_SYMBOLIC(olg__sym_onnx_dft_decomposed); /* DFT below 17: MatMuls by cosine/sine matrices */
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */

@@ -345,6 +345,18 @@ case("dft20_length_axis", "DFT", 20, [("x", f32("dft2", 2, 6, 1)), ("n", np.arra
                                       ("axis", np.array(-2, np.int64), "const")], attrs=dict(onesided=1))
 case("dft20_inverse_complex", "DFT", 20, [("x", f32("dft3", 1, 5, 2)), "", ("axis", np.array(1, np.int64), "const")],
      attrs=dict(inverse=1))
+ax = lambda a: ("axis", np.array(a, np.int64), "const")
+dftn = lambda v: ("n", np.array(v, np.int64), "const")
+case("dft20_onesided_odd", "DFT", 20, [("x", f32("dft4", 2, 7, 1)), "", ax(1)], attrs=dict(onesided=1))
+case("dft20_inverse_real", "DFT", 20, [("x", f32("dft5", 1, 6, 1)), "", ax(1)], attrs=dict(inverse=1))
+case("dft20_complex", "DFT", 20, [("x", f32("dft6", 2, 4, 2)), "", ax(1)])
+case("dft20_length_shorter", "DFT", 20, [("x", f32("dft7", 1, 8, 1)), dftn(5), ax(1)])
+case("dft20_length_longer_complex", "DFT", 20, [("x", f32("dft8", 1, 5, 2)), dftn(8), ax(1)])
+case("dft20_length_longer_onesided", "DFT", 20, [("x", f32("dft9", 2, 5, 1)), dftn(8), ax(1)],
+     attrs=dict(onesided=1))
+case("dft20_axis2", "DFT", 20, [("x", f32("dft10", 2, 3, 4, 2)), "", ax(2)])
+case("dft20_axis0", "DFT", 20, [("x", f32("dft11", 3, 2, 1)), "", ax(0)], attrs=dict(inverse=1))
+case("dft20_axis_neg3", "DFT", 20, [("x", f32("dft12", 2, 3, 4, 1)), "", ax(-3)])
 for approx in ("none", "tanh"):
     case("gelu20_%s" % approx, "Gelu", 20, [("x", f32("gelu" + approx, 3, 5, lo=-4, hi=4))],
          attrs=dict(approximate=approx))
