@@ -143,7 +143,10 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
   char msg[256];
   /* a 4-bit value below 21 is carried as int8/uint8 on purpose (symbolics/quant.c) */
   bool carried = (st->elem == OLG_INT4 && tr->type.elem == OLG_INT8) ||
-                 (st->elem == OLG_UINT4 && tr->type.elem == OLG_UINT8);
+                 (st->elem == OLG_UINT4 && tr->type.elem == OLG_UINT8) ||
+                 /* a complex value as real, imaginary in a last dim of 2 (symbolics/emit_dft.h) */
+                 (st->elem == OLG_COMPLEX64 && tr->type.elem == OLG_FLOAT) ||
+                 (st->elem == OLG_COMPLEX128 && tr->type.elem == OLG_DOUBLE);
   if (st->has_elem && st->elem && tr->type.has_elem && tr->type.elem && st->elem != tr->type.elem &&
       !carried) {
     snprintf(msg, sizeof msg, "output '%s' is declared %s but lowers to %s",

@@ -378,4 +378,18 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
 
+    /* ---- torch.fft (symbolics/signal.c): MatMuls, the DFT op from 17 (irfft: MatMuls) ---- */
+    {"aten", "fft_fft", olg__sym_fft_fft, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_fft2", olg__sym_fft_fft2, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_fftn", olg__sym_fft_fftn, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_ifft", olg__sym_fft_ifft, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_ifft2", olg__sym_fft_ifft2, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_ifftn", olg__sym_fft_ifftn, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_irfft", olg__sym_fft_irfft, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_irfft2", olg__sym_fft_irfft2, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_irfftn", olg__sym_fft_irfftn, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_rfft", olg__sym_fft_rfft, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_rfft2", olg__sym_fft_rfft2, OLG_LOWERING_DECOMPOSED},
+    {"aten", "fft_rfftn", olg__sym_fft_rfftn, OLG_LOWERING_DECOMPOSED},
+
     {NULL, NULL, NULL, 0}};

@@ -31,6 +31,15 @@ olg_dtype olg__src_dropout_mask_dtype(olg_lower *cx, olg_value x) {
 bool olg__src_topk_k_input(const olg_lower *cx) { return src_opset(cx) >= 10; }
 bool olg__src_softmax_is_flat(const olg_lower *cx) { return src_opset(cx) < 13; }
 bool olg__src_dft_axis_attr(const olg_lower *cx) { return src_opset(cx) < 20; }
+bool olg__src_arg_complex(const olg_lower *cx, size_t i) {
+  const olg_node *nd = olg__src_node(cx);
+  const olg_graph *g = olg_lower_source(cx);
+  if (!nd || !g || i >= nd->n_args || nd->args[i].kind != OLG_ARG_VALUE) return false;
+  olg_value v = nd->args[i].u.v;
+  if (v < 0 || (uint32_t)v >= g->n_values) return false;
+  const olg_type *t = &g->values[v].type;
+  return t->kind == OLG_TYPE_TENSOR && t->has_elem && (t->elem == OLG_COMPLEX64 || t->elem == OLG_COMPLEX128);
+}
 bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present) {
   return !sizes_present && src_opset(cx) >= 18;
 }

@@ -36,6 +36,9 @@ olg_dtype olg__src_dropout_mask_dtype(olg_lower *cx, olg_value x);
 bool olg__src_topk_k_input(const olg_lower *cx);
 /* Softmax, LogSoftmax, Hardmax below 13: the input flattened to 2-D at axis (default 1). */
 bool olg__src_softmax_is_flat(const olg_lower *cx);
+/* Argument i of the source node is a value its front end declared complex (complex64/128): a
+ * complex value carried as a real tensor with a last dim of 2 (symbolics/emit_dft.h). */
+bool olg__src_arg_complex(const olg_lower *cx, size_t i);
 /* DFT below 20: axis is an attribute (default 1); an input (default -2) from 20. */
 bool olg__src_dft_axis_attr(const olg_lower *cx);
 /* Split from 18 without split sizes: num_outputs parts, ceil-sized, the last smaller. */

@@ -135,6 +135,19 @@ OLG_SYMBOLIC(olg__sym_onnx_dft);         /* olg__emit_dft: the op (17, axis inpu
 
 /* ---- signal processing (symbolics/signal.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_window); /* Hann/Hamming/BlackmanWindow below 17 */
+/* torch.fft through olg__emit_dft (complex values carried with a last dim of 2) */
+OLG_SYMBOLIC(olg__sym_fft_fft);
+OLG_SYMBOLIC(olg__sym_fft_ifft);
+OLG_SYMBOLIC(olg__sym_fft_rfft);
+OLG_SYMBOLIC(olg__sym_fft_irfft);
+OLG_SYMBOLIC(olg__sym_fft_fftn);
+OLG_SYMBOLIC(olg__sym_fft_ifftn);
+OLG_SYMBOLIC(olg__sym_fft_rfftn);
+OLG_SYMBOLIC(olg__sym_fft_irfftn);
+OLG_SYMBOLIC(olg__sym_fft_fft2);
+OLG_SYMBOLIC(olg__sym_fft_ifft2);
+OLG_SYMBOLIC(olg__sym_fft_rfft2);
+OLG_SYMBOLIC(olg__sym_fft_irfft2);
 
 /* ---- interpolation (symbolics/interpolate.c) ---- */
 OLG_SYMBOLIC(olg__sym_upsample_nearest1d); /* both overloads: per-dim scales and .vec */

@@ -341,3 +341,54 @@ class _Lazy:
         if self._ref is None:
             self._ref = _Ref(walker.initializer(self.tensor, self.name, "parameter"))
         return self._ref
+
+
+# ----------------------------------------------------------------------------------------------
+# Complex values: ONNX Runtime takes no complex tensor type here, so a complex value is carried
+# as a real tensor whose last dim is 2 (real, imaginary), as ONNX DFT writes it; the source value
+# is declared complex64/complex128 (the library's symbolics read that: olg__src_arg_complex).
+# torch.fft's ops read and make the carried form; the views of a complex value lower exactly to
+# ops on it; every other op that receives a complex value is refused.
+
+# torch.fft ops (aten::fft_*) lowered by the library (symbolics/signal.c)
+COMPLEX_FFT = {"fft_" + n for n in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "rfftn",
+                                    "irfftn", "fft2", "ifft2", "rfft2", "irfft2")}
+
+
+def is_complex_value(tv):
+    """True when the trace typed torch value tv as a complex tensor."""
+    t = tv.type()
+    if t.kind() != "TensorType":
+        return False
+    st = t.scalarType()
+    return st in ("ComplexFloat", "ComplexDouble", "ComplexHalf")
+
+
+def complex_op(walker, node, op, args, ins, outs):
+    """The walk of aten::op when a complex value meets it: True when it is lowered here (a view
+    of the carried form), False when it is emitted as it is (torch.fft); raises for the rest."""
+    cplx = [k for k, tv in enumerate(ins) if is_complex_value(tv)]
+    where = (walker.scope or "the top level") + ("; " + _source_line(node) if _source_line(node) else "")
+    made = [o for o in outs if is_complex_value(o)]
+    if op in COMPLEX_FFT:
+        return False
+    if op == "view_as_complex" or (op == "real" and not cplx):
+        y = walker.emit("alias", [args[0]])  # the carried form is x itself
+    elif op in ("view_as_real", "resolve_conj", "resolve_neg") and cplx:
+        y = walker.emit("alias", [args[0]])
+    elif op in ("real", "imag") and cplx:
+        y = walker.emit("select", [args[0], -1, 0 if op == "real" else 1])
+    elif op == "abs" and cplx:  # |a + bi| = sqrt(a^2 + b^2), a 2-norm over the carried dim
+        y = walker.emit("linalg_vector_norm", [args[0], 2, Ints([-1]), False, None])
+    elif not cplx and not made:
+        return None
+    else:
+        what = ("receives a complex tensor (argument %d)" % cplx[0]) if cplx else \
+            "makes a complex tensor"
+        raise TorchExportError(
+            "aten::%s %s: complex values are carried as real tensors with a last dim of 2, "
+            "which only torch.fft, torch.view_as_real, torch.view_as_complex, .real, .imag and "
+            ".abs() read or make (at %s)" % (op, what, where))
+    if made:
+        y.dtype = _SCALAR_TYPE[made[0].type().scalarType()]
+    return y

@@ -27,7 +27,7 @@ import warnings
 
 import torch
 
-from . import _torch_compat, _torch_script
+from . import _torch_compat, _torch_graph, _torch_script
 from ._torch_graph import (SValue, Ints, Floats, Bools, Values, SNode, SInit, SInput, SourceGraph,
                            TorchExportError, flatten, _rebuild, _split_args, _eval_mode, _Lit,
                            _List, _Tuple, _Ref, _TORCH_KIND, SCALAR_TYPE_NUMBER, _tensor_info,
@@ -351,6 +351,10 @@ class _Walker:
                     raise TorchExportError("dynamic_axes: input %r has rank %d, no dim %d"
                                            % (name, len(shape), d))
                 shape[d] = dname
+            if t.is_complex():
+                raise TorchExportError("input %r is a complex tensor, which has no ONNX Runtime "
+                                       "type: pass torch.view_as_real(it) and call "
+                                       "torch.view_as_complex inside" % name)
             v = self.new_value(name, "tensor", t.dtype, list(t.shape))
             self.sg.inputs.append(SInput(v, name, t.dtype, shape, t))
             self.env[tv] = _Ref(v, tv)
@@ -361,6 +365,10 @@ class _Walker:
         outs = []
         for r in g.outputs():  # one tuple, or the tensors themselves
             outs.extend(self.flat_outputs(self.env.get(r)))
+        for v in outs:
+            if v.dtype is not None and v.dtype.is_complex:
+                raise TorchExportError("an output is a complex tensor, which has no ONNX Runtime "
+                                       "type: return torch.view_as_real(it)")
         return outs
 
     def walk(self, nodes):
@@ -405,6 +413,11 @@ class _Walker:
         if fn is not None:
             return self.inplace(node, op, fn, ins, outs)
         args = [self.arg(tv) for tv in ins]
+        if ns == "aten":
+            y = _torch_graph.complex_op(self, node, op, args, ins, outs)
+            if y:
+                self.env[outs[0]] = _Ref(y, outs[0])
+                return None
         self.call(node, ns, op, args, outs, ins)
 
     def call(self, node, ns, op, args, outs, ins):
@@ -438,6 +451,8 @@ class _Walker:
         for o, n in zip(outs, layout):
             if n is None:
                 sv = next(it)
+                if _torch_graph.is_complex_value(o):  # declared so (_torch_graph.complex_op)
+                    sv.dtype = _tensor_info(o)[0]
                 self.by_debug_name[o.debugName()] = sv
                 ref = self.view_ref(op, ins, args, sv, o) if ns == "aten" else None
                 self.env[o] = ref or _Ref(sv, o)

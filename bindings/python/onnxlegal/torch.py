@@ -117,6 +117,8 @@ def to_source_model(sg):
             outs = (outs,)
         for o, r in zip(n.outputs, outs):
             vals[o.id] = r
+            if o.dtype is not None and o.dtype.is_complex:  # carried with a last dim of 2
+                r.set_type(olg_dtype(o.dtype), None)
     for v, name in sg.outputs:
         g.add_output(vals[v.id])
     return m
