@@ -5,6 +5,7 @@
 const olg_symbolic_reg olg__opset07[] = {
     /* ---- ONNX indexing below its opset (symbolics/index.c) ---- */
     {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
+    {"", "GatherND", olg__sym_onnx_gather_nd, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
 
     /* ---- ONNX elementwise ops below their opset or type (onnx_math.c, activation.c) ---- */
     {"", "Acosh", olg__sym_acosh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* elementwise.c */
@@ -69,6 +70,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "ConstantOfShape", olg__sym_onnx_constant_of_shape, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_DECOMPOSED}, /* native from 26 (reduce.c) */
     {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* reduce.c */
+    {"", "DepthToSpace", olg__sym_onnx_depth_to_space, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* conv.c: CRD */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)}, /* linalg.c */
     {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */

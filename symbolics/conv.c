@@ -7,6 +7,7 @@
 #include "emit.h"
 #include "emit_math.h"
 #include "emit_nn.h"
+#include "emit_src.h"
 #include "symbolics.h"
 
 
@@ -172,14 +173,12 @@ static olg_status reshape_pieces(olg_lower *cx, olg_value x, const olg_value *pi
   return olg__emit_reshape(cx, x, shape, out);
 }
 
-/* unshuffle 0: [*, C*r*r, H, W] -> [*, C, H*r, W*r]; unshuffle 1: the inverse. */
-/* has_crd: DepthToSpace has mode CRD (opset 11) */
-static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle, bool has_crd) {
-  olg_value x, y;
-  int64_t r;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_int(cx, 1, &r));
-  const char *name = unshuffle ? "pixel_unshuffle" : "pixel_shuffle";
+/* unshuffle 0: [*, C*r*r, H, W] -> [*, C, H*r, W*r] (DepthToSpace's CRD order, which the
+ * target's DepthToSpace takes as mode CRD where it has one); unshuffle 1: the inverse. The one
+ * emitter of aten pixel_shuffle/pixel_unshuffle and ONNX DepthToSpace in mode CRD. */
+static olg_status emit_pixel_rearrange(olg_lower *cx, olg_value x, int64_t r, bool unshuffle,
+                                       const char *name, olg_value *out) {
+  bool has_crd = !unshuffle && olg__target_has_attr(cx, "DepthToSpace", "mode");
   if (r <= 0) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s: the factor must be > 0", name);
   int32_t rank = olg__rank(cx, x);
   if (rank < 3 || rank > OLG_MAX_RANK - 2)
@@ -195,8 +194,7 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle, bool has_crd) {
     OLG_TRY(olg_lower_emit_input(cx, nd, x));
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "blocksize", r));
     OLG_TRY(olg_lower_emit_attr_string(cx, nd, "mode", "CRD"));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    return olg_lower_bind_output(cx, 0, y);
+    return olg_lower_emit_end(cx, nd, 1, out);
   }
   olg_value p[OLG_MAX_RANK], rv, t;
   size_t np = 0;
@@ -235,21 +233,42 @@ static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle, bool has_crd) {
     OLG_TRY(olg__dim_scaled(cx, x, lb + 1, 1, r, &p[np++]));
     OLG_TRY(olg__dim_scaled(cx, x, lb + 2, 1, r, &p[np++]));
   }
-  OLG_TRY(reshape_pieces(cx, t, p, np, &y));
+  return reshape_pieces(cx, t, p, np, out);
+}
+
+static olg_status pixel_rearrange(olg_lower *cx, bool unshuffle) {
+  olg_value x, y;
+  int64_t r;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_int(cx, 1, &r));
+  OLG_TRY(emit_pixel_rearrange(cx, x, r, unshuffle, unshuffle ? "pixel_unshuffle" : "pixel_shuffle",
+                               &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
 /* aten::pixel_shuffle(Tensor self, int upscale_factor): DepthToSpace-11 (mode CRD) */
 olg_status olg__sym_pixel_shuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pixel_rearrange(cx, false, olg__target_has_attr(cx, "DepthToSpace", "mode"));
+  return pixel_rearrange(cx, false);
 }
 
 /* aten::pixel_unshuffle(Tensor self, int downscale_factor). SpaceToDepth orders the channels
  * blocks-first (DCR), PyTorch channels-first: hence Reshape/Transpose at every opset. */
 olg_status olg__sym_pixel_unshuffle(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pixel_rearrange(cx, true, false);
+  return pixel_rearrange(cx, true);
+}
+
+/* ONNX DepthToSpace (registered below 11): mode CRD (11) as pixel_shuffle; DCR, the only mode
+ * before 11, as it is. */
+olg_status olg__sym_onnx_depth_to_space(olg_lower *cx, olg_node_id src, void *ud) {
+  if (strcmp(olg__src_attr_string(cx, "mode", "DCR"), "CRD") != 0)
+    return olg__sym_onnx_passthrough(cx, src, ud);
+  int64_t r = olg__src_attr_int(cx, "blocksize", 0);
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(emit_pixel_rearrange(cx, x, r, false, "DepthToSpace", &y));
+  return olg_lower_bind_output(cx, 0, y);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -244,19 +244,18 @@ static void move_block(int64_t *perm, int32_t r, int32_t at, int32_t b, bool fwd
   for (int32_t i = at + b; i < r; i++) perm[n++] = i;
 }
 
-/* aten::index.Tensor(Tensor self, Tensor?[] indices) (and .Tensor_hacked_twin) */
-static olg_status index_tensor(olg_lower *cx, ix_caps c) {
-  olg_value x, y;
-  index_plan pl;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(plan_indices(cx, c, x, 1, &pl));
-  if (pl.k == 0) return bind(cx, x);
+/* x indexed by the plan's index tensors (PyTorch's advanced indexing): the one emitter of aten
+ * index and ONNX GatherND below its opset. */
+static olg_status emit_index_plan(olg_lower *cx, ix_caps c, olg_value x, const index_plan *plan,
+                                  olg_value *out) {
+  const index_plan pl = *plan;
+  olg_value y;
+  if (pl.k == 0) return (*out = x, OLG_OK);
   if (pl.k == 1) { /* Gather keeps the dims around the index where they are, as PyTorch does */
     int64_t d = pl.dims[0];
     olg_value idx = pl.idx[d];
     if (!c.scatter_nd) OLG_TRY(wrap_index(cx, c, x, d, idx, &idx)); /* Gather-11 wraps */
-    OLG_TRY(olg__emit_gather(cx, x, idx, d, &y));
-    return bind(cx, y);
+    return olg__emit_gather(cx, x, idx, d, out);
   }
   olg_value lin, xt, flat;
   int64_t rows, perm[OLG_MAX_RANK];
@@ -272,6 +271,59 @@ static olg_status index_tensor(olg_lower *cx, ix_caps c) {
     move_block(p2, r, (int32_t)pl.dims[0], b, false);
     OLG_TRY(olg__emit_transpose(cx, y, p2, (size_t)r, &y));
   }
+  *out = y;
+  return OLG_OK;
+}
+
+/* aten::index.Tensor(Tensor self, Tensor?[] indices) (and .Tensor_hacked_twin) */
+static olg_status index_tensor(olg_lower *cx, ix_caps c) {
+  olg_value x, y;
+  index_plan pl;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(plan_indices(cx, c, x, 1, &pl));
+  OLG_TRY(emit_index_plan(cx, c, x, &pl, &y));
+  return bind(cx, y);
+}
+
+/* ONNX GatherND(data, indices; batch_dims b, 12), registered below 12: data's first b dims
+ * walked together with indices' (an arange of each, known size), then the next k (indices'
+ * last dim) indexed by indices[..., j] -- aten's advanced indexing of dims 0 .. b+k-1. Kept as
+ * GatherND where the target's takes it (11 for b = 0). */
+olg_status olg__sym_onnx_gather_nd(olg_lower *cx, olg_node_id src, void *ud) {
+  int64_t b = olg__src_attr_int(cx, "batch_dims", 0);
+  if (b == 0 && olg__target_has(cx, "GatherND")) return olg__sym_onnx_passthrough(cx, src, ud);
+  olg_value x, ind, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &ind));
+  int32_t rx = olg__rank(cx, x), ri = olg__rank(cx, ind);
+  int64_t k = ri > 0 ? olg__dim(cx, ind, ri - 1) : -1;
+  if (rx < 0 || ri < 1 || k < 0)
+    return olg_lower_unsupported(cx, "GatherND with the ranks or the index length not known at "
+                                     "export time", b ? 12 : 11);
+  if (b < 0 || b >= ri || b + k > rx || rx > OLG_MAX_RANK)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "GatherND: batch_dims or the index length "
+                                                      "does not fit the inputs' ranks");
+  index_plan pl = {.rank = rx, .k = (int32_t)(b + k), .adjacent = true};
+  for (int32_t d = 0; d < rx; d++) pl.idx[d] = OLG_NO_VALUE;
+  for (int64_t i = 0; i < b; i++) { /* arange(B_i), shaped [1.., B_i, ..1] over indices' dims */
+    int64_t n = olg__dim(cx, x, (int32_t)i), dims[OLG_MAX_RANK];
+    if (n < 0)
+      return olg_lower_unsupported(cx, "GatherND with a batch dim not known at export time", 12);
+    int64_t *seq = alloc_ints(cx, (size_t)n);
+    if (!seq) return OLG_ERR_NOMEM;
+    for (int64_t v = 0; v < n; v++) seq[v] = v;
+    for (int32_t d = 0; d < ri - 1; d++) dims[d] = d == i ? n : 1;
+    OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, ri - 1, dims, seq, (size_t)n * sizeof *seq,
+                                   &pl.idx[i]));
+    pl.dims[i] = i;
+  }
+  for (int64_t j = 0; j < k; j++) {
+    olg_value jv;
+    OLG_TRY(olg__const_i64(cx, j, &jv));
+    OLG_TRY(olg__emit_gather(cx, ind, jv, ri - 1, &pl.idx[b + j]));
+    pl.dims[b + j] = b + j;
+  }
+  OLG_TRY(emit_index_plan(cx, ix_target(cx), x, &pl, &y));
   return bind(cx, y);
 }
 

@@ -259,7 +259,9 @@ OLG_SYMBOLIC(olg__sym_atan);
 OLG_SYMBOLIC(olg__sym_sinh); /* the op (9), else its formula; aten's and ONNX's */
 OLG_SYMBOLIC(olg__sym_cosh);
 OLG_SYMBOLIC(olg__sym_asinh);
-OLG_SYMBOLIC(olg__sym_bitshift); /* aten's shifts and ONNX BitShift (below 11) */
+OLG_SYMBOLIC(olg__sym_bitshift);
+OLG_SYMBOLIC(olg__sym_onnx_depth_to_space); /* conv.c: mode CRD below 11 */
+OLG_SYMBOLIC(olg__sym_onnx_gather_nd);      /* index.c: below 11, batch_dims below 12 */ /* aten's shifts and ONNX BitShift (below 11) */
 OLG_SYMBOLIC(olg__sym_acosh);
 OLG_SYMBOLIC(olg__sym_atanh);
 OLG_SYMBOLIC(olg__sym_erf);           /* Erf-9 */
