@@ -219,7 +219,11 @@ olg_status olg__sym_pow(olg_lower *cx, olg_node_id src, void *ud) {
     for (int64_t i = 1; i < k; i++) OLG_TRY(olg__emit_math2(cx, "Mul", y, a, &y));
     return olg_lower_bind_output(cx, 0, y);
   }
-  OLG_TRY(olg__emit_math2(cx, "Pow", a, e, &y));
+  if (t == OLG_INT64 || t == OLG_UINT64) /* as torch: no float carrier (nor ORT's Pow, which
+                                            goes through double) holds every 64-bit result */
+    OLG_TRY(olg__emit_int_pow(cx, a, e, &y));
+  else
+    OLG_TRY(olg__emit_math2(cx, "Pow", a, e, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

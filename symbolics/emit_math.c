@@ -485,6 +485,50 @@ olg_status olg__emit_hyperbolic(olg_lower *cx, const char *op, olg_value x, olg_
   return t == OLG_DOUBLE ? (*out = y, OLG_OK) : olg__emit_cast(cx, y, t, out);
 }
 
+olg_status olg__emit_int_pow(olg_lower *cx, olg_value a, olg_value e, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, a);
+  if (!olg__target_has(cx, "Where"))
+    return olg_lower_unsupported(cx, "an integer power of a 64-bit integer (Where)", 9);
+  olg_value ai, ei, q, r, p, one, two, zero;
+  OLG_TRY(t == OLG_INT64 ? (ai = a, OLG_OK) : olg__emit_cast(cx, a, OLG_INT64, &ai));
+  OLG_TRY(olg__emit_cast(cx, e, OLG_INT64, &ei));
+  int bits = 63;
+  const int64_t *k;
+  size_t n;
+  if (olg__known_ints(cx, ei, &k, &n)) { /* only as many steps as the largest |e| has bits */
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) m |= k[i] < 0 ? 0 - (uint64_t)k[i] : (uint64_t)k[i];
+    for (bits = 1; bits < 63 && (m >> bits); bits++) {
+    }
+  }
+  OLG_TRY(olg__const_i64(cx, 1, &one));
+  OLG_TRY(olg__const_i64(cx, 2, &two));
+  OLG_TRY(olg__const_i64(cx, 0, &zero));
+  OLG_TRY(olg__emit1(cx, "Abs", ei, &q));
+  OLG_TRY(olg__emit2(cx, "Mul", ai, zero, &r)); /* ones in the broadcast shape of a and e */
+  OLG_TRY(olg__emit2(cx, "Add", r, one, &r));
+  OLG_TRY(olg__emit2(cx, "Mul", q, zero, &p));
+  OLG_TRY(olg__emit2(cx, "Add", p, ai, &p));
+  for (int b = 0; b < bits; b++) {
+    olg_value half, low, set, rp;
+    OLG_TRY(olg__emit2(cx, "Div", q, two, &half));
+    OLG_TRY(olg__emit2(cx, "Mul", half, two, &low));
+    OLG_TRY(olg__emit2(cx, "Sub", q, low, &low)); /* this bit of |e| */
+    OLG_TRY(olg__emit2(cx, "Equal", low, one, &set));
+    OLG_TRY(olg__emit2(cx, "Mul", r, p, &rp));
+    OLG_TRY(olg__emit_where(cx, set, rp, r, &r));
+    if (b + 1 < bits) OLG_TRY(olg__emit2(cx, "Mul", p, p, &p));
+    q = half;
+  }
+  olg_value neg, unit, absa, keep;
+  OLG_TRY(olg__emit_is_negative(cx, ei, &neg));
+  OLG_TRY(olg__emit1(cx, "Abs", ai, &absa));
+  OLG_TRY(olg__emit2(cx, "Equal", absa, one, &unit));
+  OLG_TRY(olg__emit_where(cx, unit, r, zero, &keep));
+  OLG_TRY(olg__emit_where(cx, neg, keep, r, &r));
+  return t == OLG_INT64 ? (*out = r, OLG_OK) : olg__emit_cast(cx, r, t, out);
+}
+
 olg_status olg__emit_round(olg_lower *cx, olg_value x, olg_value *out) {
   if (olg__opset(cx) >= 11) return olg__emit_math1(cx, "Round", x, out);
   return olg__emit_round_even_floor(cx, x, out);

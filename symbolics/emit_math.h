@@ -81,6 +81,11 @@ olg_status olg__emit_is_negative(olg_lower *cx, olg_value x, olg_value *out);
  * else its formula (Sinh/Cosh from Exp, the inverses from Log and Sqrt) computed in double,
  * where the small arguments keep their precision, and cast back. */
 olg_status olg__emit_hyperbolic(olg_lower *cx, const char *op, olg_value x, olg_value *out);
+/* a ** e of integer tensors (broadcast; a's dtype), exact with C's wrap-around where the
+ * target's Pow lacks the type: square-and-multiply in int64 over the exponent's bits (all 63,
+ * or those of a known exponent), Where (9) choosing; a negative exponent gives what 1 / a^|e|
+ * truncates to (a^|e| for a = +-1, else 0). */
+olg_status olg__emit_int_pow(olg_lower *cx, olg_value a, olg_value e, olg_value *out);
 /* Round half to even of a float tensor: Round (11), else olg__emit_round_even_floor. */
 olg_status olg__emit_round(olg_lower *cx, olg_value x, olg_value *out);
 /* Round half to even from Floor, at every opset: r + [f > 0.5] + [f == 0.5] * (r odd). */

@@ -597,7 +597,9 @@ static olg_status select_pairwise(olg_lower *cx, const olg_node *nd, olg_value *
  * from the base's before Pow-12 allowed it: computed in double and cast to the base's type.
  * That is what ONNX Runtime does for a float base and an integer exponent (std::pow promotes
  * both to double) and, for 8- to 32-bit integer bases, exact (double holds every result that
- * fits the type). A 64-bit integer base is refused as the pass-through refuses it. */
+ * fits the type). A 64-bit integer base with an integer exponent: square-and-multiply in int64
+ * (olg__emit_int_pow); with a float exponent in double too, as ONNX Runtime computes it
+ * (std::pow converts the base to double). */
 static olg_status pow_in_double(olg_lower *cx, olg_node_id src, void *ud, const olg_node *nd,
                                 olg_value b, olg_value e) {
   olg_dtype tb = olg__dtype(cx, b), te = olg__dtype(cx, e);
@@ -608,7 +610,13 @@ static olg_status pow_in_double(olg_lower *cx, olg_node_id src, void *ud, const 
   if (tb == OLG_UNDEFINED || te == OLG_UNDEFINED ||
       (olg__op_takes(cx, "Pow", 0, tb) && olg__op_takes(cx, "Pow", 1, te) && (!same_t || tb == te)))
     return olg__sym_onnx_passthrough(cx, src, ud);
-  if (tb == OLG_INT64 || tb == OLG_UINT64 || !olg__op_takes(cx, "Pow", 0, OLG_DOUBLE) ||
+  if ((tb == OLG_INT64 || tb == OLG_UINT64) && olg__is_int(te)) {
+    olg_value y;
+    OLG_TRY(olg_lower_decompose(cx, "Pow of 64-bit integers (square-and-multiply)", 12));
+    OLG_TRY(olg__emit_int_pow(cx, b, e, &y));
+    return olg_lower_bind_output(cx, 0, y);
+  }
+  if (!olg__op_takes(cx, "Pow", 0, OLG_DOUBLE) ||
       !olg__op_takes(cx, "Cast", 0, tb) || !olg__op_takes(cx, "Cast", 0, te))
     return olg__sym_onnx_passthrough(cx, src, ud); /* refused there, naming the opset */
   (void)nd;

@@ -132,7 +132,11 @@ CASES = [
     Case("pow", [i32(2, 3, lo=-5, hi=5), i32(2, 3, lo=0, hi=4)], torch.pow),
     Case("pow", [i64(2, 3, lo=-5, hi=5), 1.5], lambda a, e: torch.pow(a, e)),
     Case("pow", [2.0, f32(2, 3)], lambda a, e: torch.pow(a, e)),
-    Case("pow", [2, i64(2, 3, lo=0, hi=10)], lambda a, e: torch.pow(a, e), min_opset=12),
+    Case("pow", [2, i64(2, 3, lo=0, hi=10)], lambda a, e: torch.pow(a, e), min_opset=9),
+    # 64-bit integer powers below Pow-12: square-and-multiply in int64, wrapping as torch does
+    Case("pow", [i64(2, 4, lo=-9, hi=9), i64(2, 4, lo=0, hi=50)], torch.pow, min_opset=9),
+    Case("pow", [np.array([3, -3, 7, 2**31 + 5], np.int64), np.array([40, 41, 0, 3], np.int64)],
+         torch.pow, min_opset=9),
     # ---- float16 (PyTorch computes in float and rounds each op's result, as a float carrier does)
     Case("add", [f16(2, 3), f16(2, 3), 1], lambda a, b, al: torch.add(a, b, alpha=al), atol=1e-3),
     Case("mul", [f16(2, 3), 0.5], torch.mul, atol=1e-3),
