@@ -265,35 +265,71 @@ static void restate_lowest(olg_lower *cx, olg_node_id id, const olg_node *nd, si
 
 static olg_lower *scopes_find(const olg_lower *cx, const char *name);
 
-/* Defects of the source node itself, refused before its symbolic runs (which would otherwise
- * emit the defect and blame itself): an input no graph defines, a required input or output
- * left empty or missing (olg_check's wording). An input of a node that failed upstream is not
- * a defect: the node is skipped. */
-/* A Loop's or Scan's body input declared with another element type than the value the node
- * feeds it (Loop: its carried values, from input 2; Scan: every input): the lowered body would
- * compute with the declared type, a model check rejects. */
+/* A Loop's or Scan's body input declared with another type than the value the node feeds it:
+ * the lowered body would compute with the declared one, which a model check rejects. The
+ * element type (Loop: its carried values, from input 2, whose shape may change from one
+ * iteration to the next; Scan: every input), and for Scan the shape too: a state's is the outer
+ * value's, a scan input's the outer value's without its scan axis (Scan-9: scan_input_axes,
+ * default 0; Scan-8: the batch axis 0 of every input and the sequence axis 1 of scan inputs,
+ * whose input 0 is sequence_lens). */
 static olg_status body_input_types(olg_lower *cx, const olg_node *nd) {
-  bool loop = strcmp(nd->op, "Loop") == 0;
+  bool loop = strcmp(nd->op, "Loop") == 0, scan8 = !loop && cx->cur_src_opset < 9;
   if (!loop && strcmp(nd->op, "Scan") != 0) return OLG_OK;
   const olg_attr *a = olg__node_attr(nd, "body");
-  if (!a || a->type != OLG_ATTR_GRAPH || !a->g || (!loop && cx->cur_src_opset < 9)) return OLG_OK;
+  if (!a || a->type != OLG_ATTR_GRAPH || !a->g) return OLG_OK;
   const olg_graph *b = a->g;
-  for (uint32_t i = loop ? 2 : 0; i < nd->n_args && i < b->inputs.n; i++) {
-    if (nd->args[i].kind != OLG_ARG_VALUE) continue;
-    olg_value v = nd->args[i].u.v;
+  const olg_attr *m_attr = olg__node_attr(nd, "num_scan_inputs"), *axes = NULL;
+  int64_t n_scan = m_attr && m_attr->type == OLG_ATTR_INT ? m_attr->i : 0;
+  if (!loop && !scan8) axes = olg__node_attr(nd, "scan_input_axes");
+  uint32_t first = scan8 ? 1 : 0, n_states = nd->n_args - first - (uint32_t)n_scan;
+  if (!loop && (n_scan < 0 || (uint64_t)n_scan + first > nd->n_args)) return OLG_OK;
+  for (uint32_t i = loop ? 2 : 0; i + first < nd->n_args && i < b->inputs.n; i++) {
+    const olg_arg *arg = &nd->args[i + first];
+    if (arg->kind != OLG_ARG_VALUE) continue;
+    olg_value v = arg->u.v;
     const olg_type *outer = cx->map[v] != OLG_NO_VALUE ? &cx->dst->values[cx->map[v]].type
                                                         : &cx->src->values[v].type;
     const olg_value_rec *br = &b->values[b->inputs.p[i]];
-    if (outer->kind != OLG_TYPE_TENSOR || br->type.kind != OLG_TYPE_TENSOR || !outer->has_elem ||
-        !br->type.has_elem || !outer->elem || !br->type.elem || outer->elem == br->type.elem)
-      continue;
-    return graph_fault(cx, nd, "input %u '%s' is %s, but the body takes it as '%s' of %s",
-                       i, cx->src->values[v].name, olg_dtype_name(outer->elem), br->name,
-                       olg_dtype_name(br->type.elem));
+    const olg_type *in = &br->type;
+    if (outer->kind != OLG_TYPE_TENSOR || in->kind != OLG_TYPE_TENSOR) continue;
+    if (outer->has_elem && in->has_elem && outer->elem && in->elem && outer->elem != in->elem)
+      return graph_fault(cx, nd, "input %u '%s' is %s, but the body takes it as '%s' of %s",
+                         i + first, cx->src->values[v].name, olg_dtype_name(outer->elem),
+                         br->name, olg_dtype_name(in->elem));
+    if (loop || !outer->has_shape || !in->has_shape) continue;
+    int64_t drop[2] = {-1, -1}; /* the outer axes the body does not see */
+    bool scanned = i >= n_states;
+    if (scan8) {
+      drop[0] = 0;
+      if (scanned) drop[1] = 1;
+    } else if (scanned) {
+      int64_t k = i - n_states, ax = 0;
+      if (axes && axes->type == OLG_ATTR_INTS && (size_t)k < axes->n) ax = axes->ints[k];
+      drop[0] = ax < 0 ? ax + outer->rank : ax;
+    }
+    int32_t want = outer->rank - (drop[0] >= 0) - (drop[1] >= 0);
+    bool differ = want != in->rank;
+    for (int32_t d = 0, j = 0; !differ && d < outer->rank; d++) {
+      if (d == drop[0] || d == drop[1]) continue;
+      int64_t od = outer->dims[d].value, id = in->dims[j++].value;
+      differ = od >= 0 && id >= 0 && od != id;
+    }
+    if (differ) {
+      char got[160], decl[160];
+      olg__type_text(outer, got, sizeof got);
+      olg__type_text(in, decl, sizeof decl);
+      return graph_fault(cx, nd, "input %u '%s' is %s, which the body sees %s, but it declares "
+                         "'%s' as %s", i + first, cx->src->values[v].name, got,
+                         scanned ? "without its scan axis" : "as it is", br->name, decl);
+    }
   }
   return OLG_OK;
 }
 
+/* Defects of the source node itself, refused before its symbolic runs (which would otherwise
+ * emit the defect and blame itself): an input no graph defines, a required input or output
+ * left empty or missing (olg_check's wording), a subgraph input declared otherwise than the
+ * node feeds it. An input of a node that failed upstream is not a defect: the node is skipped. */
 static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
   olg_status s = OLG_OK;
   for (uint32_t i = 0; i < nd->n_args; i++) {
