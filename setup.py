@@ -56,9 +56,8 @@ class BuildWithLibrary(build_py):
             tail = "\n".join(r.stdout.splitlines()[-30:])
             if not installed:
                 raise SystemExit("onnxlegal: building the C library failed (`%s`):\n%s\n"
-                                 "Install what it needs (a C compiler, make, protobuf-c: "
-                                 "`apt install build-essential protobuf-c-compiler "
-                                 "libprotobuf-c-dev`), or install the library first (`make "
+                                 "Install what it needs (a C compiler and make: "
+                                 "`apt install build-essential`), or install the library first (`make "
                                  "install`) and the package will load it."
                                  % (" ".join(cmd), tail))
             sys.stderr.write("onnxlegal: WARNING: building the C library failed; the package "

@@ -4,6 +4,11 @@
 # `make test` and `make demo` depend. Does nothing when everything is there.
 set -eu
 cd "$(dirname "$0")/.."
+set -eu
+cd "$(dirname "$0")/.."
+
+# libprotobuf-c-dev and protobuf-c-compiler serve the C unit tests alone (they cross-check the
+# reader's tables and the writers with protobuf-c's parser); the library needs neither.
 
 DEBS="gcc clang make pkg-config binutils libprotobuf-c-dev protobuf-c-compiler python3 python3-numpy
 python3-onnx python3-torch python3-torchvision python3-pytest libonnx-testdata graphviz

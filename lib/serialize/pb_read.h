@@ -10,11 +10,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "onnx.pb-c.h"
 #include "pb.h"
+#include "pb_schema.h"
 
-typedef const ProtobufCMessageDescriptor msgdesc;
-#define DESC(x) (&onnx__##x##__descriptor)
+/* A message of the schema (the tables tools/gen_pb_schema.py makes from onnx.proto). */
+typedef const olg_pb_msg msgdesc;
+#define DESC(x) (&olg__pbm_##x)
 
 typedef struct ext_file {
   const char *location;
@@ -53,7 +54,7 @@ typedef struct pbf {
   const uint8_t *p;            /* LEN payload */
   size_t n;
   const uint8_t *start, *end;  /* the whole field */
-  const ProtobufCFieldDescriptor *fd; /* NULL: not in the schema */
+  const olg_pb_field *fd;      /* NULL: not in the schema */
 } pbf;
 
 /* An empty input, where a zero-length input or file is mapped. */

@@ -349,7 +349,7 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
     }
     for (p = fv->p; p < end;) {
       if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-      if (f.no == 4 && (s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
+      if (f.no == 4 && (s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
     }
     olg_pbx *x = olg__pbr_pbx(r, &g->extra);
     if (!x) return OLG_ERR_NOMEM;
@@ -440,12 +440,12 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
     case 21: if (!(a->ref_attr_name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 22:
       if (has_sp) return olg__pbr_dup_singular(r, &f, md);
-      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
+      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
       fsp = f;
       has_sp = true;
       break;
     case 23:
-      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
+      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
       lists[PBX_L_SPARSES]++;
       break;
     default:

@@ -4,8 +4,8 @@
  * every kept raw field point into it. Small strings (names, op types) are copied into the model's
  * arena, because the IR wants them NUL-terminated.
  *
- * The descriptors generated from onnx.proto say which fields a message has and the wire type
- * each takes: every field is checked against them, unknown fields are kept (see pb.h), and the
+ * The field tables generated from onnx.proto (pb_schema.c, by tools/gen_pb_schema.py) say which
+ * fields a message has and the wire type each takes: every field is checked against them, unknown fields are kept (see pb.h), and the
  * parts the IR does not interpret (functions, training info, sparse tensors...) are walked
  * generically, so malformed bytes are refused wherever they are. Errors name the message, the
  * field and the byte offset. Recursion is bounded by OLG_PB_MAX_DEPTH. */
@@ -71,7 +71,7 @@ const char *olg__pbr_twhere(const rd *r, const char *tname, char *buf, size_t ca
 }
 
 static const char *fname(msgdesc *md, uint32_t no) {
-  const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(md, no);
+  const olg_pb_field *fd = olg__pb_field(md, no);
   return fd ? fd->name : "?";
 }
 
@@ -103,19 +103,6 @@ static olg_status read_varint(rd *r, const uint8_t **pp, const uint8_t *end, uin
   }
   return olg__pbr_perr(r, *pp, "%s.%s: varint longer than 10 bytes", md->short_name,
               no ? fname(md, no) : "(tag)");
-}
-
-static int wire_type_of(ProtobufCType t) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
-    return PB_I32;
-  case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-    return PB_I64;
-  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE:
-    return PB_LEN;
-  default:
-    return PB_VARINT;
-  }
 }
 
 static olg_status skip_group(rd *r, const uint8_t **pp, const uint8_t *end, uint32_t no,
@@ -183,13 +170,13 @@ olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, m
   f->no = (uint32_t)(tag >> 3);
   f->wt = (uint8_t)(tag & 7);
   f->start = *cur;
-  f->fd = protobuf_c_message_descriptor_get_field(md, f->no);
+  f->fd = olg__pb_field(md, f->no);
   f->p = NULL;
   f->n = 0;
   f->v = 0;
   if (f->fd) {
-    int want = wire_type_of(f->fd->type);
-    bool packable = f->fd->label == PROTOBUF_C_LABEL_REPEATED && want != PB_LEN;
+    int want = f->fd->wt;
+    bool packable = f->fd->repeated && want != PB_LEN;
     if (f->wt != want && !(packable && f->wt == PB_LEN))
       return olg__pbr_perr(r, *cur, "%s.%s (field %u): wire type %s, expected %s", md->short_name,
                   f->fd->name, f->no, wt_name(f->wt), wt_name(want));
@@ -242,7 +229,7 @@ olg_status olg__pbr_rep_count(rd *r, msgdesc *md, const pbf *f, size_t *count) {
     (*count)++;
     return OLG_OK;
   }
-  int wt = wire_type_of(f->fd->type);
+  int wt = f->fd->wt;
   if (wt == PB_I32 || wt == PB_I64) {
     size_t w = wt == PB_I32 ? 4 : 8;
     if (f->n % w)
@@ -311,7 +298,7 @@ olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdes
       k++;
       continue;
     }
-    int wt = wire_type_of(f.fd->type);
+    int wt = f.fd->wt;
     if (wt == PB_VARINT) {
       size_t c = 0;
       if ((s = olg__pbr_rep_count(r, md, &f, &c))) return s;
@@ -407,9 +394,9 @@ olg_status olg__pbr_validate_msg(rd *r, const uint8_t *p, size_t n, msgdesc *md)
   while (p < end) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (!f.fd || f.wt != PB_LEN) continue;
-    if (f.fd->type == PROTOBUF_C_TYPE_MESSAGE) {
-      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->descriptor))) return s;
-    } else if (wire_type_of(f.fd->type) != PB_LEN) {
+    if (f.fd->msg) {
+      if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
+    } else if (f.fd->wt != PB_LEN) {
       size_t c = 0;
       if ((s = olg__pbr_rep_count(r, md, &f, &c))) return s;
     }
@@ -419,7 +406,7 @@ olg_status olg__pbr_validate_msg(rd *r, const uint8_t *p, size_t n, msgdesc *md)
 }
 
 olg_status olg__pbr_keep_validated(rd *r, const void **slot, const pbf *f) {
-  olg_status s = olg__pbr_validate_msg(r, f->p, f->n, f->fd->descriptor);
+  olg_status s = olg__pbr_validate_msg(r, f->p, f->n, f->fd->msg);
   return s ? s : olg__pbr_keep_raw(r, slot, f);
 }
 

@@ -131,7 +131,7 @@ def test_upper_parts_include_only_the_core_interface():
 SYM = os.path.join(ROOT, "symbolics")
 MAX_LINES = 1000
 # Generated files are exempt from the size rule.
-GENERATED = {"lib/schemas_gen.c"}
+GENERATED = {"lib/schemas_gen.c", "lib/serialize/pb_schema.c", "lib/serialize/pb_schema.h"}
 
 
 def _rel(p):
