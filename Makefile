@@ -12,6 +12,7 @@
 #                     onnxlegal/nanopb.h), built in build/nanopb unless BUILD says otherwise (a
 #                     BUILD directory must not be shared with builds without it: no flag tracking)
 #   make test-nanopb  that writer's tests: C unit tests and the testdata corpus, both writers
+#   make amalgamation build/amalgamation/onnxlegal.c and its headers: the library as one C file
 #   make deps         installs the missing Debian and npm packages (as root), or says how
 
 VERSION_H := include/onnxlegal/version.h
@@ -305,6 +306,14 @@ $(BUILD)/tests/legalize_threads: tests/tsan/legalize_threads.c $(STLIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Iinclude -o $@ $< $(STLIB) \
 		$(LIBS) $(LDFLAGS)
+
+# The amalgamation (issue 24): the library as one C file, $(AMALG)/onnxlegal.c, with the public
+# headers beside it (onnxlegal/*.h). `cc -std=c11 -c onnxlegal.c` builds it; it links against
+# libc and libm. tools/amalgamate.py says how the files are joined (tests/py/test_amalgamation.py).
+AMALG := $(BUILD)/amalgamation
+.PHONY: amalgamation
+amalgamation:
+	$(PYTHON) tools/amalgamate.py -o $(AMALG)
 
 deps:
 	@sh tools/deps.sh

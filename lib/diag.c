@@ -58,7 +58,7 @@ OLG_API size_t olg_diags_count(const olg_diags *d) { return d ? d->n : 0; }
 OLG_API size_t olg_diags_error_count(const olg_diags *d) { return d ? d->errors : 0; }
 OLG_API size_t olg_diags_lost(const olg_diags *d) { return d ? d->lost : 0; }
 
-static const char *dup(olg_diags *d, const char *s) {
+static const char *diags_dup(olg_diags *d, const char *s) {
   if (!s) s = "";
   size_t n = strlen(s);
   char *p = olg_arena_alloc(&d->arena, n + 1);
@@ -71,8 +71,8 @@ OLG_API olg_status olg_diags_add(olg_diags *d, olg_severity sev, const char *cod
                                  int64_t opset, const char *message) {
   if (!d) return olg__err(OLG_ERR_INVALID_ARG, "olg_diags_add: diags is NULL");
   if (sev == OLG_ERROR) d->errors++; /* counted even when it cannot be stored */
-  olg_diag g = {(int)sev, opset, -1, -1, dup(d, code), dup(d, node), dup(d, domain), dup(d, op),
-                dup(d, message), ""};
+  olg_diag g = {(int)sev, opset, -1, -1, diags_dup(d, code), diags_dup(d, node),
+                diags_dup(d, domain), diags_dup(d, op), diags_dup(d, message), ""};
   if (!g.code || !g.node || !g.domain || !g.op || !g.message ||
       olg__grow(&d->alloc, (void **)&d->items, &d->cap, (size_t)d->n + 1, sizeof *d->items)) {
     d->lost++;
@@ -145,7 +145,7 @@ void olg__diags_set_last_node(olg_diags *d, size_t count_before, const olg_graph
   for (uint32_t k = 0; k < nd->n_outputs; k++) {
     olg_value v = nd->outputs[k];
     if (v < 0 || (uint32_t)v >= g->n_values) continue;
-    const char *out = dup(d, g->values[v].name);
+    const char *out = diags_dup(d, g->values[v].name);
     if (out) last->output = out; /* without memory, it is only left unknown */
     break;
   }

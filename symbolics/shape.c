@@ -391,7 +391,7 @@ olg_status olg__sym_slice(olg_lower *cx, olg_node_id src, void *ud) {
 
 /* aten::select(Tensor self, int dim, int index); gather_neg: Gather takes negative indices
  * (opset 11) */
-static olg_status select(olg_lower *cx, bool gather_neg) {
+static olg_status select_at(olg_lower *cx, bool gather_neg) {
   olg_value x, y, idx;
   int32_t rank;
   int64_t dim;
@@ -422,13 +422,13 @@ static olg_status select(olg_lower *cx, bool gather_neg) {
 
 olg_status olg__sym_select(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return select(cx, false);
+  return select_at(cx, false);
 }
 
 /* Gather-11: negative indices, also computed at run time */
 olg_status olg__sym_select_opset11(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return select(cx, true);
+  return select_at(cx, true);
 }
 
 /* aten::narrow(Tensor self, int dim, int start, int length) (start may be a Tensor) */

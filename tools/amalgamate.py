@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Write the amalgamation: the whole library as one C file, onnxlegal.c, with the public headers
+beside it (onnxlegal/*.h), as SQLite ships itself. `make amalgamation` runs it into
+build/amalgamation; `cc -std=c11 -c onnxlegal.c` builds it with nothing else (libc and libm at
+link time).
+
+How the files are put together:
+- The feature macros the Makefile passes (_DEFAULT_SOURCE, _FILE_OFFSET_BITS=64) are defined
+  first, then every system header any source includes, then the public headers (as
+  "onnxlegal/x.h", beside the file), then every internal header, each once, in the order the
+  sources first include them (a header's own includes before it).
+- Then each source file of the library, in the Makefile's order, its #includes of headers
+  removed (they are above) and its .inc files inlined where it includes them.
+- File scope is one scope now. A name that two source files each define at file scope (a static
+  function or variable, a type, a struct/enum tag, an enum constant) would collide: each file
+  that defines such a name is wrapped in `#define name name__<file>` ... `#undef name`, so
+  every file keeps its own (the per-file #define/#undef scheme). Macros a source file defines
+  are #undef'd after it. The list of renamed names is printed at the top of onnxlegal.c.
+- clang's -Wunused-function is off over the internal headers (their static inline functions are
+  in the main file now; a source file's own unused statics are still reported).
+- The nanopb writer (lib/serialize/nanopb_writer.c) is inside `#ifdef OLG_WITH_NANOPB`: built
+  only when asked (-DOLG_WITH_NANOPB and nanopb's headers on the include path), with its
+  public header onnxlegal/nanopb.h beside the others.
+
+Usage (from the repository root): python3 tools/amalgamate.py [-o build/amalgamation]
+Standard library only; deterministic.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import sys
+
+ROOT = os.path.relpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NANOPB_SRC = "lib/serialize/nanopb_writer.c"
+INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')
+FEATURES = ["_DEFAULT_SOURCE", "_FILE_OFFSET_BITS 64"]
+
+
+def rp(path):
+    return os.path.normpath(os.path.relpath(path, ROOT))
+
+
+def sources():
+    """The library's sources in the Makefile's order (SRCS: sorted)."""
+    pats = ["lib/*.c", "lib/*/*.c", "symbolics/*.c", "opsets/*.c", "profiles/*.c"]
+    files = sorted({rp(p) for pat in pats for p in glob.glob(os.path.join(ROOT, pat))})
+    return [f for f in files if f != NANOPB_SRC]
+
+
+def read(rel):
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def resolve(rel, inc):
+    """(kind, path) of a quoted include in file rel: 'public' (onnxlegal/x.h), or 'internal'
+    with the tree path: beside rel first, then -Ilib, as the compiler finds it."""
+    if inc.startswith("onnxlegal/"):
+        return "public", inc
+    here = os.path.normpath(os.path.join(os.path.dirname(rel), inc))
+    if os.path.exists(os.path.join(ROOT, here)):
+        if here.startswith("include/onnxlegal/"):
+            return "public", "onnxlegal/" + os.path.basename(here)
+        return "internal", here
+    lib = os.path.normpath(os.path.join("lib", inc))
+    if os.path.exists(os.path.join(ROOT, lib)):
+        return "internal", lib
+    raise SystemExit("amalgamate: %s includes \"%s\", which is not in the tree" % (rel, inc))
+
+
+class Amalgam:
+    def __init__(self):
+        self.system = []      # system headers, in first-seen order
+        self.public = []      # public headers, in first-seen order
+        self.headers = []     # (rel, lines) of internal headers, dependencies first
+        self.seen = set()
+
+    def note(self, rel, lines, keep_system=True):
+        """Records the system, public and internal headers lines include (headers recursively);
+        returns the lines without the #include lines of headers (.inc files are inlined)."""
+        out = []
+        for line in lines:
+            m = INCLUDE.match(line)
+            if not m:
+                out.append(line)
+                continue
+            if m.group(1) == "<":
+                if keep_system and m.group(2) not in self.system:
+                    self.system.append(m.group(2))
+                if not keep_system:
+                    out.append(line)
+                continue
+            kind, path = resolve(rel, m.group(2))
+            if kind == "public":
+                if path not in self.public:
+                    self.public.append(path)
+            elif path.endswith(".inc"):
+                out.append("/* ---- %s (included by %s) ---- */" % (path, rel))
+                out.extend(self.note(path, read(path), keep_system))
+                out.append("/* ---- end of %s ---- */" % path)
+            elif path not in self.seen:
+                self.seen.add(path)
+                body = self.note(path, read(path))
+                self.headers.append((path, body))
+        return out
+
+
+# File-scope definitions, as the project's sources write them (one declaration starts a line).
+FUNC = re.compile(r"^static\s+(?:inline\s+)?[\w\s\*]*?\b(\w+)\s*\(")
+VAR = re.compile(r"^(?:static\s+)(?:const\s+)?[\w\s\*]*?\b(\w+)\s*(?:\[[^\]]*\])*\s*(?:=|;)")
+TYPEDEF = re.compile(r"^typedef\b.*?\b(\w+)\s*(?:\[[^\]]*\])?;\s*$")
+TYPEDEF_FN = re.compile(r"^typedef\b[^(]*\(\s*\*\s*(\w+)\s*\)")
+TAG = re.compile(r"^(?:typedef\s+)?(?:static\s+)?(?:const\s+)?(?:struct|union|enum)\s+(\w+)\s*\{")
+CLOSE = re.compile(r"^\}\s*(\w+)\s*;")
+ENUM_OPEN = re.compile(r"^(?:typedef\s+)?enum\b[^;]*\{")
+ENUM_ITEM = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:=[^,]*)?,?\s*(?:/\*.*)?$")
+MACRO = re.compile(r"^\s*#\s*define\s+(\w+)")
+
+
+def strip_comments(lines):
+    text = "\n".join(lines)
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', '""', text)  # literals: no braces
+    return text.split("\n")
+
+
+def file_scope_names(lines, statics_only=False):
+    """Names a file defines at file scope, and the macros it defines. statics_only: only its
+    static functions and variables and its enum constants (a header's types are the same types
+    in every file that sees them: a source file may complete a struct a header declares)."""
+    names, macros = set(), []
+    depth = 0
+    in_enum = False
+    for line in strip_comments(lines):
+        m = MACRO.match(line)
+        if m:
+            if m.group(1) not in macros:
+                macros.append(m.group(1))
+            continue
+        if line.lstrip().startswith("#"):
+            continue
+        if depth == 0:
+            for rx in ((FUNC, VAR) if statics_only else (TAG, TYPEDEF_FN, FUNC, VAR, TYPEDEF)):
+                m = rx.match(line)
+                if m:
+                    names.add(m.group(1))
+                    break
+            if ENUM_OPEN.match(line):
+                in_enum = True
+                one = re.search(r"\{([^}]*)\}", line)  # an enum on one line
+                if one:
+                    for item in one.group(1).split(","):
+                        m = re.match(r"\s*([A-Za-z_]\w*)", item)
+                        if m:
+                            names.add(m.group(1))
+        elif depth == 1:
+            m = CLOSE.match(line)
+            if m and not statics_only:
+                names.add(m.group(1))
+            if in_enum:
+                m = ENUM_ITEM.match(line)
+                if m and m.group(1) not in ("struct", "union"):
+                    names.add(m.group(1))
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            depth = 0
+            in_enum = False
+    return names, macros
+
+
+def build(out_dir):
+    am = Amalgam()
+    bodies = []
+    for rel in sources() + [NANOPB_SRC]:
+        nanopb = rel == NANOPB_SRC
+        bodies.append((rel, am.note(rel, read(rel), keep_system=not nanopb)))
+
+    # the collisions: a name defined at file scope by two source files, or by a source file and
+    # a header (the header's stays; every source file's own is renamed)
+    defs = {}
+    scans = {}
+    for rel, lines in bodies:
+        names, macros = file_scope_names(lines)
+        scans[rel] = (names, macros)
+        for n in names:
+            defs.setdefault(n, []).append(rel)
+    header_names = set()
+    for _, lines in am.headers:
+        header_names |= file_scope_names(lines, statics_only=True)[0]
+    renamed = sorted(n for n, files in defs.items() if len(files) > 1 or n in header_names)
+
+    out = []
+    w = out.append
+    w("/* onnxlegal amalgamation: the whole library in one C file, made by tools/amalgamate.py.")
+    w(" * Do not edit: edit the source tree and run `make amalgamation`.")
+    w(" *")
+    w(" * Build: cc -std=c11 -c onnxlegal.c (the public headers are in onnxlegal/ beside it);")
+    w(" * link with -lm. -DOLG_WITH_NANOPB adds the nanopb writer (nanopb's headers needed).")
+    w(" *")
+    w(" * Renamed per file (defined at file scope by more than one source file): %d names." % len(renamed))
+    w(" */")
+    for feat in FEATURES:
+        name = feat.split()[0]
+        w("#ifndef %s\n#define %s\n#endif" % (name, feat))
+    for h in am.system:
+        w("#include <%s>" % h)
+    for h in am.public:
+        if h != "onnxlegal/nanopb.h":
+            w('#include "%s"' % h)
+    # a header's static inline functions are in the main file now: clang's -Wunused-function
+    # would name those a source file does not call
+    w("#if defined(__clang__)\n#pragma clang diagnostic push\n"
+      "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif")
+    for path, lines in am.headers:
+        w("/* ======== %s ======== */" % path)
+        out.extend(lines)
+    w("#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif")
+    for rel, lines in bodies:
+        nanopb = rel == NANOPB_SRC
+        names, macros = scans[rel]
+        stem = re.sub(r"\W", "_", os.path.splitext(rel)[0])
+        mine = [n for n in renamed if n in names]
+        w("/* ======== %s ======== */" % rel)
+        if nanopb:
+            w("#ifdef OLG_WITH_NANOPB")
+            w('#include "onnxlegal/nanopb.h"')
+        for n in mine:
+            w("#define %s %s__%s" % (n, n, stem))
+        out.extend(lines)
+        for n in mine + [m for m in macros if m not in mine]:
+            w("#undef %s" % n)
+        if nanopb:
+            w("#endif /* OLG_WITH_NANOPB */")
+
+    os.makedirs(os.path.join(out_dir, "onnxlegal"), exist_ok=True)
+    with open(os.path.join(out_dir, "onnxlegal.c"), "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(out) + "\n")
+    for h in sorted(glob.glob(os.path.join(ROOT, "include", "onnxlegal", "*.h"))):
+        shutil.copyfile(h, os.path.join(out_dir, "onnxlegal", os.path.basename(h)))
+    return renamed
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-o", "--out-dir", default=os.path.join(ROOT, "build", "amalgamation"))
+    a = ap.parse_args(argv)
+    renamed = build(a.out_dir)
+    print("amalgamate: %s/onnxlegal.c (%d names renamed per file)" % (a.out_dir, len(renamed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
