@@ -31,6 +31,7 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- shape and indexing basics (symbolics/shape.c) ---- */
     {"aten", "_reshape_alias", olg__sym_view, OLG_LOWERING_NATIVE},
+    {"aten", "_unsafe_view", olg__sym_view, OLG_LOWERING_NATIVE},
     {"aten", "alias", olg__sym_identity, OLG_LOWERING_NATIVE},
     {"aten", "cat", olg__sym_cat, OLG_LOWERING_NATIVE},
     {"aten", "clone", olg__sym_identity, OLG_LOWERING_NATIVE},
@@ -39,6 +40,8 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "expand", olg__sym_expand, OLG_LOWERING_NATIVE},
     {"aten", "expand_as", olg__sym_expand_as, OLG_LOWERING_NATIVE},
     {"aten", "flatten", olg__sym_flatten, OLG_LOWERING_NATIVE},
+    {"aten", "lift_fresh", olg__sym_identity, OLG_LOWERING_NATIVE},
+    {"aten", "lift_fresh_copy", olg__sym_identity, OLG_LOWERING_NATIVE},
     {"aten", "narrow", olg__sym_narrow, OLG_LOWERING_NATIVE},
     {"aten", "numel", olg__sym_numel, OLG_LOWERING_NATIVE},
     {"aten", "permute", olg__sym_permute, OLG_LOWERING_NATIVE},
@@ -178,11 +181,14 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "instance_norm", olg__sym_instance_norm, OLG_LOWERING_NATIVE},
     {"aten", "layer_norm", olg__sym_layer_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "local_response_norm", olg__sym_local_response_norm, OLG_LOWERING_NATIVE},
+    {"aten", "native_batch_norm", olg__sym_batch_norm, OLG_LOWERING_NATIVE},
     {"aten", "native_group_norm", olg__sym_native_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
     {"aten", "native_layer_norm", olg__sym_native_layer_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_DECOMPOSED},
 
     /* ---- activations (symbolics/activation.c); the dropout family is the identity ---- */
+    {"aten", "_log_softmax", olg__sym_log_softmax_half_to_float, OLG_LOWERING_NATIVE},
+    {"aten", "_softmax", olg__sym_softmax_half_to_float, OLG_LOWERING_NATIVE},
     {"aten", "alpha_dropout", olg__sym_dropout, OLG_LOWERING_NATIVE},
     {"aten", "celu", olg__sym_celu, OLG_LOWERING_DECOMPOSED},
     {"aten", "dropout", olg__sym_dropout, OLG_LOWERING_NATIVE},
@@ -352,6 +358,8 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- tensor creation (symbolics/creation.c) ---- */
     {"aten", "arange", olg__sym_arange, OLG_LOWERING_NATIVE}, /* a constant; Range from 11 for run-time bounds */
+    {"aten", "empty", olg__sym_empty, OLG_LOWERING_NATIVE}, /* zeros: any contents are valid */
+    {"aten", "fill", olg__sym_full_like, OLG_LOWERING_NATIVE}, /* fill_ made functional */
     {"aten", "full", olg__sym_full, OLG_LOWERING_NATIVE},
     {"aten", "full_like", olg__sym_full_like, OLG_LOWERING_NATIVE},
     {"aten", "linspace", olg__sym_linspace, OLG_LOWERING_NATIVE},

@@ -464,13 +464,22 @@ olg_status olg__sym_onnx_thresholded_relu(olg_lower *cx, olg_node_id src, void *
 }
 
 /* aten::softmax(self, int dim, ScalarType? dtype=None), log_softmax likewise */
-static olg_status softmax(olg_lower *cx, olg_softmax_kind kind) {
+/* aten::softmax / log_softmax(Tensor self, int dim, ScalarType? dtype=None) (self cast to dtype
+ * first), and with half_to_float aten::_softmax / _log_softmax(Tensor self, int dim,
+ * bool half_to_float): a half self gives float when half_to_float. */
+static olg_status softmax(olg_lower *cx, olg_softmax_kind kind, bool half_to_float) {
   olg_value x, y;
   int64_t dim;
-  olg_dtype dt;
+  olg_dtype dt = OLG_UNDEFINED;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_int(cx, 1, &dim));
-  OLG_TRY(olg__arg_scalar_type_or(cx, 2, OLG_UNDEFINED, &dt));
+  if (half_to_float) {
+    int h;
+    OLG_TRY(olg__arg_bool_or(cx, 2, 0, &h));
+    if (h && (olg__dtype(cx, x) == OLG_FLOAT16 || olg__dtype(cx, x) == OLG_BFLOAT16)) dt = OLG_FLOAT;
+  } else {
+    OLG_TRY(olg__arg_scalar_type_or(cx, 2, OLG_UNDEFINED, &dt));
+  }
   if (dt != OLG_UNDEFINED) OLG_TRY(olg__emit_cast(cx, x, dt, &x));
   olg_dtype t = olg__dtype(cx, x), ct;
   if (!olg__is_float(t))
@@ -490,12 +499,22 @@ static olg_status softmax(olg_lower *cx, olg_softmax_kind kind) {
 
 olg_status olg__sym_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return softmax(cx, OLG_SOFTMAX);
+  return softmax(cx, OLG_SOFTMAX, false);
 }
 
 olg_status olg__sym_log_softmax(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return softmax(cx, OLG_LOG_SOFTMAX);
+  return softmax(cx, OLG_LOG_SOFTMAX, false);
+}
+
+olg_status olg__sym_softmax_half_to_float(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return softmax(cx, OLG_SOFTMAX, true);
+}
+
+olg_status olg__sym_log_softmax_half_to_float(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return softmax(cx, OLG_LOG_SOFTMAX, true);
 }
 
 /* aten::dropout / feature_dropout / alpha_dropout / feature_alpha_dropout(input, p, train):

@@ -107,6 +107,19 @@ olg_status olg__sym_zeros(olg_lower *cx, olg_node_id src, void *ud) {
   return zeros_ones(cx, 0);
 }
 
+/* aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype, Layout?, Device?,
+ * bool? pin_memory, MemoryFormat? memory_format): uninitialized memory in PyTorch, so any
+ * contents are valid: zeros of the size and dtype (float32 by default). */
+olg_status olg__sym_empty(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value shape, y;
+  OLG_TRY(size_arg(cx, 0, &shape));
+  olg_dtype t;
+  OLG_TRY(olg__arg_scalar_type_or(cx, 1, OLG_FLOAT, &t));
+  OLG_TRY(olg__emit_full(cx, shape, t, 0, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 olg_status olg__sym_ones(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return zeros_ones(cx, 1);
@@ -151,7 +164,9 @@ olg_status olg__sym_ones_like(olg_lower *cx, olg_node_id src, void *ud) {
   return like(cx, &s, 1);
 }
 
-/* aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype, ...) */
+/* aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype, ...), and
+ * aten::fill.Scalar / fill.Tensor(Tensor self, value) (the functional form of fill_; a value
+ * tensor of one element, cast to self's dtype). */
 olg_status olg__sym_full_like(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   scalar_arg s;

@@ -120,33 +120,37 @@ static olg_status running_stats_norm(olg_lower *cx, olg_value x, size_t first, d
 /* Batch normalization with the batch's own statistics, over every axis of x [N, C, ...] but the
  * channel axis: the one emitter of aten batch_norm(training=True) and ONNX BatchNormalization in
  * training mode where the target's has no training_mode. y, then * w + b per channel ([C];
- * either may be OLG_NO_VALUE); mean and var, when not NULL, get the batch's per-channel mean and
- * population variance, [C]. */
+ * either may be OLG_NO_VALUE); mean, var and rstd, when not NULL, get the batch's per-channel
+ * mean, population variance and 1 / sqrt(var + eps), [C]. */
 static olg_status emit_batch_stats_norm(olg_lower *cx, olg_value x, int32_t rank, olg_value w,
                                         olg_value b, double eps, olg_value *y, olg_value *mean,
-                                        olg_value *var) {
+                                        olg_value *var, olg_value *rstd) {
   int64_t axes[OLG_MAX_RANK];
   size_t n = 0;
   for (int32_t i = 0; i < rank; i++)
     if (i != 1) axes[n++] = i;
-  olg_value m, v;
-  OLG_TRY(normalize_var(cx, x, axes, n, eps, y, &m, NULL, &v));
+  olg_value m, v, r;
+  OLG_TRY(normalize_var(cx, x, axes, n, eps, y, &m, rstd ? &r : NULL, &v));
   if (w != OLG_NO_VALUE) OLG_TRY(channel_view(cx, w, rank, &w));
   if (b != OLG_NO_VALUE) OLG_TRY(channel_view(cx, b, rank, &b));
   OLG_TRY(affine(cx, *y, w, b, y));
   static const int64_t flat[] = {-1}; /* [1, C, 1, ...] -> [C] */
   if (mean) OLG_TRY(olg__emit_reshape_static(cx, m, flat, 1, mean));
   if (var) OLG_TRY(olg__emit_reshape_static(cx, v, flat, 1, var));
+  if (rstd) OLG_TRY(olg__emit_reshape_static(cx, r, flat, 1, rstd));
   return OLG_OK;
 }
 
 /* aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean,
- * Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled).
+ * Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled), and
+ * aten::native_batch_norm (the same first 8 arguments) -> (out, save_mean, save_rstd).
  * training=False: BatchNormalization with the running statistics. training=True normalizes with
- * the batch's statistics (what PyTorch outputs then): ReduceMean/Sub/Mul/Sqrt/Div. */
+ * the batch's statistics (what PyTorch outputs then): ReduceMean/Sub/Mul/Sqrt/Div; native's
+ * save_mean and save_rstd are then the batch mean and 1 / sqrt(var + eps), [C]. Without training
+ * PyTorch's save_mean and save_rstd are empty [0] tensors: refused where used. */
 olg_status olg__sym_batch_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  olg_value x, y;
+  olg_value x, outs[3] = {OLG_NO_VALUE, OLG_NO_VALUE, OLG_NO_VALUE};
   int32_t rank;
   int training;
   double momentum, eps;
@@ -155,16 +159,25 @@ olg_status olg__sym_batch_norm(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__arg_bool_or(cx, 5, 0, &training));
   OLG_TRY(olg__arg_float_or(cx, 6, 0.1, &momentum));
   OLG_TRY(olg__arg_float_or(cx, 7, 1e-5, &eps));
+  size_t n_out = olg_lower_output_count(cx);
   if (training) {
     olg_value w, b;
+    bool stats = (n_out > 1 && olg_lower_output_used(cx, 1)) ||
+                 (n_out > 2 && olg_lower_output_used(cx, 2));
     OLG_TRY(olg_lower_decompose(cx, "batch_norm with training=True (batch statistics)", -1));
     OLG_TRY(param_or_none(cx, 1, x, &w));
     OLG_TRY(param_or_none(cx, 2, x, &b));
-    OLG_TRY(emit_batch_stats_norm(cx, x, rank, w, b, eps, &y, NULL, NULL));
-  } else {
-    OLG_TRY(running_stats_norm(cx, x, 1, momentum, eps, &y));
+    OLG_TRY(emit_batch_stats_norm(cx, x, rank, w, b, eps, &outs[0], stats ? &outs[1] : NULL,
+                                  NULL, stats ? &outs[2] : NULL));
+    return olg__bind_outputs(cx, outs, stats ? 3 : 1);
   }
-  return olg_lower_bind_output(cx, 0, y);
+  for (size_t i = 1; i < n_out; i++)
+    if (olg_lower_output_used(cx, i))
+      return olg__errf(cx, OLG_ERR_UNSUPPORTED,
+                       "native_batch_norm's %s is an empty [0] tensor without training and "
+                       "cannot be used", i == 1 ? "save_mean" : "save_rstd");
+  OLG_TRY(running_stats_norm(cx, x, 1, momentum, eps, &outs[0]));
+  return olg_lower_bind_output(cx, 0, outs[0]);
 }
 
 /* ONNX BatchNormalization, every version: inference with the given statistics through the
@@ -201,7 +214,7 @@ olg_status olg__sym_onnx_batchnorm(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__emit_cast_like(cx, w, x, &w));
   OLG_TRY(olg__emit_cast_like(cx, b, x, &b));
   OLG_TRY(olg_lower_decompose(cx, "BatchNormalization in training mode (batch statistics)", 14));
-  OLG_TRY(emit_batch_stats_norm(cx, x, rank, w, b, eps, &outs[0], &mean, &var));
+  OLG_TRY(emit_batch_stats_norm(cx, x, rank, w, b, eps, &outs[0], &mean, &var, NULL));
   OLG_TRY(olg__emit_cast_like(cx, outs[0], in[0], &outs[0]));
   bool running = (n_out > 1 && olg_lower_output_used(cx, 1)) || (n_out > 2 && olg_lower_output_used(cx, 2));
   for (int k = 0; running && k < 2; k++) {

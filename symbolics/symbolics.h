@@ -13,7 +13,7 @@ OLG_SYMBOLIC(olg__sym_view);          /* view, reshape, _reshape_alias-like */
 OLG_SYMBOLIC(olg__sym_flatten);
 OLG_SYMBOLIC(olg__sym_permute);
 OLG_SYMBOLIC(olg__sym_transpose);
-OLG_SYMBOLIC(olg__sym_identity);      /* contiguous, detach, clone, dropout family in inference */
+OLG_SYMBOLIC(olg__sym_identity);      /* contiguous, detach, clone, lift_fresh(_copy), dropout in inference */
 OLG_SYMBOLIC(olg__sym_squeeze);
 OLG_SYMBOLIC(olg__sym_unsqueeze);
 OLG_SYMBOLIC(olg__sym_expand);
@@ -60,6 +60,7 @@ OLG_SYMBOLIC(olg__sym_constant_pad_nd);
 OLG_SYMBOLIC(olg__sym_arange);
 OLG_SYMBOLIC(olg__sym_zeros);
 OLG_SYMBOLIC(olg__sym_ones);
+OLG_SYMBOLIC(olg__sym_empty);         /* empty.memory_format: zeros (any contents are valid) */
 OLG_SYMBOLIC(olg__sym_full);
 OLG_SYMBOLIC(olg__sym_zeros_like);
 OLG_SYMBOLIC(olg__sym_ones_like);
@@ -174,7 +175,7 @@ OLG_SYMBOLIC(olg__sym_adaptive_avg_pool);  /* adaptive_avg_pool1d/2d/3d, _adapti
 OLG_SYMBOLIC(olg__sym_adaptive_max_pool);  /* adaptive_max_pool1d/2d/3d (values, indices) */
 
 /* ---- normalization (symbolics/norm.c) ---- */
-OLG_SYMBOLIC(olg__sym_batch_norm);
+OLG_SYMBOLIC(olg__sym_batch_norm);      /* batch_norm, native_batch_norm */
 OLG_SYMBOLIC(olg__sym_instance_norm);
 OLG_SYMBOLIC(olg__sym_layer_norm);        /* LayerNormalization where the target has it */
 OLG_SYMBOLIC(olg__sym_native_layer_norm); /* out, mean, rstd */
@@ -211,6 +212,8 @@ OLG_SYMBOLIC(olg__sym_threshold);
 OLG_SYMBOLIC(olg__sym_log_sigmoid);
 OLG_SYMBOLIC(olg__sym_softmax);
 OLG_SYMBOLIC(olg__sym_log_softmax);
+OLG_SYMBOLIC(olg__sym_softmax_half_to_float);     /* _softmax(self, dim, half_to_float) */
+OLG_SYMBOLIC(olg__sym_log_softmax_half_to_float); /* _log_softmax */
 OLG_SYMBOLIC(olg__sym_dropout);       /* dropout, feature_dropout, alpha_dropout, ... */
 
 /* ---- ONNX elementwise ops below their opset or type (symbolics/onnx_math.c) ---- */

@@ -117,4 +117,10 @@ CASES = [
     Case("detach", [f64(3)], torch.detach),
     Case("clone", [x4, None], lambda a, m: torch.clone(a)),
     Case("clone", [np.array([True, False]), None], lambda a, m: torch.clone(a)),
+    # _softmax / _log_softmax(self, dim, half_to_float): what make_fx and torch.export write
+    Case("_softmax", [x, -1, False], aten._softmax),
+    Case("_softmax", [Dyn(x4, ["N", 3, 4, 5]), 1, False], aten._softmax),
+    Case("_softmax", [f32(3, 4).astype(np.float64), 0, False], aten._softmax),
+    Case("_log_softmax", [x, -1, False], aten._log_softmax),
+    Case("_log_softmax", [x4, 2, False], aten._log_softmax),
 ]

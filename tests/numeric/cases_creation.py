@@ -8,6 +8,7 @@ import torch
 from harness import Case, Dyn, Init
 
 rng = np.random.default_rng(11)
+aten = torch.ops.aten
 I64, F32, F64, BOOL, I32 = 4, 6, 7, 11, 3
 TD = {None: None, I64: torch.int64, F32: torch.float32, F64: torch.float64, BOOL: torch.bool,
       I32: torch.int32}
@@ -108,4 +109,17 @@ CASES = [
          lambda a, b, n, *r: torch.linspace(item(a), item(b), n)),
     Case("linspace", [scalar(-1.0, np.float32), 2, 4, F64, None, None, None],
          lambda a, b, n, d, *r: torch.linspace(item(a), b, n, dtype=TD[d])),
+    # empty.memory_format(size, dtype, layout, device, pin_memory, memory_format): any contents
+    # are valid; the export writes zeros (the reference too)
+    Case("empty", [[2, 3]] + NONE4 + [None], lambda s, *r: torch.zeros(s)),
+    Case("empty", [[4], I64] + [None] * 4, lambda s, d, *r: torch.zeros(s, dtype=TD[d])),
+    Case("empty", [[0], 0] + [None] * 4, lambda s, d, *r: torch.zeros(s, dtype=torch.uint8)),
+    Case("empty", [[scalar(2, np.int64), Init(np.array(3))]] + NONE4 + [None],
+         lambda s, *r: torch.zeros(sizes(s))),
+    # fill.Scalar / fill.Tensor(self, value): fill_ made functional; self's dtype
+    Case("fill", [f32(2, 3), 2.5], lambda x, v: aten.fill(x, v)),
+    Case("fill", [i64(4), 3.9], lambda x, v: aten.fill(x, v)),
+    Case("fill", [Dyn(f32(2, 5), [2, "W"]), np.array(1.5, np.float64)],
+         lambda x, v: aten.fill(x, v), min_opset=8),  # Expand to a run-time shape
+    Case("fill", [i64(2, 2), scalar(7.0, np.float32)], lambda x, v: aten.fill(x, v)),
 ]

@@ -118,4 +118,16 @@ CASES = [
     Case("local_response_norm", [x3, 5, 1e-1, 0.6, 1.5], lrn),
     Case("local_response_norm", [f32(2, 6, 2, 3, 2), 2, 1e-1, 0.75, 1.0], lrn),
     Case("local_response_norm", [Dyn(x4, ["N", 6, "H", "W"]), 3, 1e-2, 0.75, 2.0], lrn),
+    # native_batch_norm (make_fx, torch.export): (out, save_mean, save_rstd); with training the
+    # batch mean and 1 / sqrt(var + eps); without, save_* are empty: output 0 only
+    Case("native_batch_norm", [x4, Init(w6), Init(b6), Init(m6), Init(v6), False, 0.1, 1e-5],
+         lambda *a: aten.native_batch_norm(*a)[0], n_outputs=1,
+         name="native_batch_norm(inference, output 0)"),
+    Case("native_batch_norm", [Dyn(x4, ["N", 6, "H", "W"]), None, None, Init(m6), Init(v6),
+                               False, 0.1, 1e-3],
+         lambda *a: aten.native_batch_norm(*a)[0], n_outputs=1),
+    Case("native_batch_norm", [x4, Init(w6), Init(b6), None, None, True, 0.1, 1e-5],
+         lambda *a: aten.native_batch_norm(*a)),
+    Case("native_batch_norm", [f64(3, 6, 4), None, Init(b6.astype(np.float64)), None, None, True,
+                               0.1, 1e-5], lambda *a: aten.native_batch_norm(*a)),
 ]

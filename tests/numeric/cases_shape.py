@@ -99,4 +99,9 @@ CASES = [
     Case("to", [x234, False, False], lambda x, *a: x),
     Case("type_as", [i64(2, 3), f32(1)], aten.type_as),
     Case("type_as", [x234, np.array([1], np.int32)], aten.type_as),
+    # _unsafe_view (make_fx's view of a fresh tensor) is view; lift_fresh(_copy) the identity
+    Case("_unsafe_view", [x234, [6, -1]], aten._unsafe_view),
+    Case("_unsafe_view", [Dyn(x234, ["N", 3, 4]), [-1, 12]], aten._unsafe_view),
+    Case("lift_fresh_copy", [x234], aten.lift_fresh_copy),
+    Case("lift_fresh", [i64(3)], aten.lift_fresh),
 ]

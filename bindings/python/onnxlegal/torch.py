@@ -18,7 +18,7 @@ import warnings
 
 import torch
 
-from . import _torch_compat, _torch_functions, _torch_graph
+from . import _torch_compat, _torch_functions, _torch_fx, _torch_graph
 from ._torch_compat import register_custom_op_symbolic, unregister_custom_op_symbolic
 from ._convert import bad_argument, check_opset, check_profile, check_report, emit_report
 from ._torch_graph import Bools, ExportError, Floats, Ints, SInput, SValue, Values
@@ -379,8 +379,13 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
            do_constant_folding=True, dynamic_axes=None, keep_initializers_as_inputs=None,
            custom_opsets=None, export_modules_as_functions=False, *, profile=None,
            extra_outputs=None, custom_symbolics=None, custom_shape_fns=None,
-           external_data_threshold=None, report=None, target=None):
+           external_data_threshold=None, report=None, target=None, source_module=None):
     """Exports model (an nn.Module or a function of tensors) run on args to the ONNX file f.
+
+    A torch.fx.GraphModule of ATen ops (functorch's make_fx in torch 1.13, torch.export in
+    torch 2) is read as it is, not traced (onnxlegal._torch_fx): its nodes become the source
+    graph, in-place ops made functional; the same arguments apply (training and
+    export_modules_as_functions aside: the graph is fixed).
 
     The arguments up to export_modules_as_functions are torch.onnx.export's (torch 1.13), in
     its order, with its meanings:
@@ -453,6 +458,9 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
     external_data_threshold: tensors of at least this many bytes are written to "<f>.data"
       beside the model instead of inside it. None: only when the tensors come near protobuf's
       2 GiB limit (EXTERNAL_DATA_AUTO_BYTES), then every tensor of 1 KiB or more.
+    source_module: for a GraphModule of ATen ops, the nn.Module it was made from: its
+      parameter and buffer names name the initializers (found by tensor identity; without it
+      they keep the FX names, _param_constant0 ...).
     report (as in onnxlegal.convert): a dict to fill, or a path to write the report to as JSON
       (also when lowering or writing fails, with what was gathered): the source ops seen (count,
       lowering "native" or "decomposed" at this opset, the opset its symbolic is registered
@@ -483,7 +491,12 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
             "has a symbolic; register one for a missing op with custom_symbolics)"
             % (op_type, "every op as an ATen node" if op_type == "ONNX_ATEN" else
                "the ops without a symbolic as aten nodes"))
-    as_functions = _torch_functions.selected_types(model, export_modules_as_functions)
+    fx = _torch_fx.is_aten_graph(model)
+    if fx and export_modules_as_functions:
+        raise ExportError("export_modules_as_functions: an FX graph of ATen ops has no module "
+                          "calls left to keep as functions")
+    as_functions = set() if fx else \
+        _torch_functions.selected_types(model, export_modules_as_functions)
     if as_functions and opset_version < 15:
         warnings.warn("export_modules_as_functions: opset %d has IR version < 8, which has no "
                       "model-local functions: the modules are exported inlined (opset >= 15 "
@@ -495,8 +508,8 @@ def export(model, args, f, export_params=True, verbose=False, training=_EVAL, in
     prev = _torch_graph.TRAINING_MODE
     _torch_graph.TRAINING_MODE = mode.lower()
     try:
-        sg = build_source_graph(model, args, input_names=input_names, output_names=output_names,
-                                dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
+        sg = _source_graph(model, args, input_names, output_names, dynamic_axes,
+                           extra_outputs, source_module)
     except ExportError:
         raise
     except (RuntimeError, TypeError, ValueError) as e:
@@ -575,12 +588,27 @@ def _params_as_inputs(sg):
     sg.initializers[:] = keep
 
 
-def trace(model, args, *, input_names=None, output_names=None, dynamic_axes=None,
-          extra_outputs=None):
-    """The first half of export: the traced and walked SourceGraph (plain Python), to look at,
-    or to export at several opsets with export_traced without tracing again."""
+def _source_graph(model, args, input_names, output_names, dynamic_axes, extra_outputs,
+                  source_module):
+    """A GraphModule of ATen ops (make_fx, torch.export) is read as it is (onnxlegal._torch_fx);
+    any other model is traced."""
+    if _torch_fx.is_aten_graph(model):
+        return _torch_fx.build_source_graph(model, args, input_names, output_names,
+                                            dynamic_axes, extra_outputs, source_module)
+    if source_module is not None:
+        raise ExportError("source_module is for a GraphModule of ATen ops (make_fx, "
+                          "torch.export); this model is traced, its own names are kept")
     return build_source_graph(model, args, input_names=input_names, output_names=output_names,
                               dynamic_axes=dynamic_axes, extra_outputs=extra_outputs)
+
+
+def trace(model, args, *, input_names=None, output_names=None, dynamic_axes=None,
+          extra_outputs=None, source_module=None):
+    """The first half of export: the traced and walked SourceGraph (plain Python), to look at,
+    or to export at several opsets with export_traced without tracing again. A GraphModule of
+    ATen ops is read, not traced."""
+    return _source_graph(model, args, input_names, output_names, dynamic_axes, extra_outputs,
+                         source_module)
 
 
 def _profile_arg(profile, target):

@@ -1,0 +1,214 @@
+"""onnxlegal.torch.export of a torch.fx.GraphModule of ATen ops (functorch's make_fx in torch
+1.13): read from the FX graph itself (onnxlegal._torch_fx), not traced. torchvision's resnet18,
+mobilenet_v3_small and vit_b_16 (weights=None, eval, seeded; the zero-initialized heads given
+random weights so that the logits say something) at opsets 9, 13 and 17 match torch in ONNX
+Runtime; a small conv/bn net with dynamic_axes runs at another batch size; in-place ops are
+exact through identity aliases and refused by FX node name through a view; an op without a
+symbolic is refused naming the FX node; a GraphModule of torch functions (symbolic_trace) is
+traced as before."""
+import io
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+make_fx = pytest.importorskip("torch.fx.experimental.proxy_tensor").make_fx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "ort"))
+
+olt = pytest.importorskip("onnxlegal.torch", reason="the onnxlegal binding does not load")
+from onnxlegal import _torch_fx  # noqa: E402
+
+ZOO = ["resnet18", "mobilenet_v3_small", "vit_b_16"]
+OPSETS = [9, 13, 17]
+
+
+def _zoo_model(name):
+    torch.manual_seed(0)
+    m = getattr(torchvision.models, name)(weights=None).eval()
+    for mod in m.modules():  # zero or tiny heads (vit's) would make every output agree
+        if isinstance(mod, torch.nn.Linear) and mod.out_features == 1000:
+            with torch.no_grad():
+                mod.weight.normal_(0, 0.05)
+                mod.bias.normal_(0, 0.05)
+    return m
+
+
+def _export(gm, args, opset, **kw):
+    f = io.BytesIO()
+    rep = olt.export(gm, args, f, opset_version=opset, **kw)
+    return f.getvalue(), rep
+
+
+@pytest.fixture(scope="module")
+def zoo_results():
+    from ortrun import run_batch
+    batch, where, reps = [], [], {}
+    for name in ZOO:
+        m = _zoo_model(name)
+        x = torch.randn(1, 3, 224, 224)
+        with torch.no_grad():
+            gm = make_fx(m)(x)
+            want = m(x).numpy()
+        for opset in OPSETS:
+            data, rep = _export(gm, (x,), opset, source_module=m, input_names=["x"],
+                                output_names=["y"])
+            reps[(name, opset)] = rep
+            batch.append((data, {"x": x.numpy()}, {}))
+            where.append((name, opset, want))
+    out = {}
+    for (name, opset, want), r in zip(where, run_batch(batch)):
+        out[(name, opset)] = (r, want, reps[(name, opset)])
+    return out
+
+
+@pytest.mark.parametrize("name,opset", [(n, o) for n in ZOO for o in OPSETS])
+def test_zoo_through_make_fx_matches_torch(zoo_results, name, opset):
+    r, want, rep = zoo_results[(name, opset)]
+    assert not isinstance(r, str), r
+    got = r["y"]
+    assert got.shape == want.shape
+    scale = max(1.0, float(np.abs(want).max()))
+    assert np.abs(got - want).max() <= 1e-4 * scale, np.abs(got - want).max()
+    assert np.abs(want).max() > 1e-2  # the comparison means something
+    assert all(not k.startswith("onnx") for k in rep["ops"])  # the FX graph's aten ops
+    assert rep["times"]["trace"] >= 0
+
+
+def test_reads_the_fx_graph_with_names():
+    m = _zoo_model("resnet18")
+    x = torch.randn(1, 3, 64, 64)
+    gm = make_fx(m)(x)
+    assert _torch_fx.is_aten_graph(gm)
+    sg = olt.trace(gm, (x,), source_module=m)
+    names = {i.name for i in sg.initializers}
+    assert "conv1.weight" in names and "bn1.running_var" in names and "fc.bias" in names
+    ops = sg.ops()
+    assert "aten::native_batch_norm" in ops and "aten::relu" in ops and "aten::add" in ops
+    assert "aten::relu_" not in ops and "aten::empty" not in ops  # functional; dead pruned
+    fx_names = {n.name for n in gm.graph.nodes}
+    assert all(n.name.split("#")[0] in fx_names for n in sg.nodes)
+    sg2 = olt.trace(gm, (x,))  # without the module: the FX names
+    assert any(i.name.startswith("_param_constant") for i in sg2.initializers)
+
+
+class ConvBn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = torch.relu_(self.bn(self.conv(x)))
+        y += 1.0
+        return torch.softmax(self.fc(y.mean((2, 3))), -1)
+
+
+@pytest.mark.parametrize("opset", [9, 13, 17])
+def test_dynamic_axes_through_fx(opset):
+    from ortrun import run_one
+    torch.manual_seed(1)
+    m = ConvBn().eval()
+    with torch.no_grad():
+        m.bn.running_mean.normal_()
+        m.bn.running_var.uniform_(0.5, 2)
+    x = torch.randn(2, 3, 10, 12)
+    gm = make_fx(m)(x)
+    data, rep = _export(gm, (x,), opset, input_names=["x"], output_names=["y"],
+                        dynamic_axes={"x": {0: "N", 2: "H", 3: "W"}, "y": {0: "N"}})
+    import onnx
+    mp = onnx.load_from_string(data)
+    assert mp.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "N"
+    assert mp.graph.output[0].type.tensor_type.shape.dim[0].dim_param == "N"
+    x3 = torch.randn(3, 3, 7, 9)
+    with torch.no_grad():
+        want = m(x3).numpy()
+    got = run_one(data, {"x": x3.numpy()})
+    got = got["y"] if isinstance(got, dict) else got[0]
+    assert np.abs(got - want).max() < 1e-5
+
+
+def test_inplace_through_identity_aliases_is_exact():
+    from ortrun import run_one
+
+    def f(x):
+        y = x * 2
+        y.add_(1)
+        z = y.detach()      # the same tensor: a write through it is a write into y
+        z.mul_(3)
+        return y + 1, z
+
+    x = torch.randn(2, 3)
+    gm = make_fx(f)(x)
+    data, _ = _export(gm, (x,), 13)
+    got = run_one(data, {"input_0": x.numpy()})
+    got = list(got.values()) if isinstance(got, dict) else got
+    want = f(x.clone())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-6)
+
+
+def test_inplace_on_a_view_is_refused_by_node():
+    def f(x):
+        y = x * 2
+        v = y[0]
+        v.add_(1)      # y (read as the output) sees it in torch
+        return y
+
+    x = torch.randn(2, 3)
+    gm = make_fx(f)(x)
+    with pytest.raises(olt.ExportError) as e:
+        _export(gm, (x,), 13)
+    msg = str(e.value)
+    assert "'add_'" in msg and "aten::add_" in msg and "'mul'" in msg, msg
+
+
+def test_op_without_symbolic_names_the_fx_node():
+    def f(x):
+        return torch.special.i0(x) + 1
+
+    x = torch.randn(4)
+    gm = make_fx(f)(x)
+    with pytest.raises(olt.UnsupportedOpsError) as e:
+        _export(gm, (x,), 13)
+    assert "aten::i0" in str(e.value) and "i0" in e.value.unsupported["aten::i0"]["nodes"]
+
+
+def test_op_needing_a_higher_opset_names_node_and_opset():
+    def f(x):
+        return torch.nn.functional.gelu(x) * 2
+
+    x = torch.randn(4)
+    gm = make_fx(f)(x)
+    with pytest.raises(olt.UnsupportedOpsError) as e:
+        _export(gm, (x,), 8)
+    msg = str(e.value)
+    assert "gelu" in msg and "opset 8" in msg and "9" in msg, msg
+    assert e.value.unsupported["aten::gelu"]["min_opset"] == 9
+
+
+def test_symbolic_trace_graph_module_keeps_the_traced_path():
+    from ortrun import run_one
+    torch.manual_seed(2)
+    m = ConvBn().eval()
+    gm = torch.fx.symbolic_trace(m)
+    assert not _torch_fx.is_aten_graph(gm)
+    x = torch.randn(1, 3, 8, 8)
+    data, rep = _export(gm, (x,), 13, input_names=["x"], output_names=["y"])
+    assert "aten::batch_norm" in rep["ops"] and "aten::native_batch_norm" not in rep["ops"]
+    got = run_one(data, {"x": x.numpy()})
+    got = got["y"] if isinstance(got, dict) else got[0]
+    with torch.no_grad():
+        np.testing.assert_allclose(got, m(x).numpy(), atol=1e-5)
+
+
+def test_source_module_only_for_fx():
+    m = ConvBn().eval()
+    with pytest.raises(olt.ExportError, match="source_module"):
+        _export(m, (torch.randn(1, 3, 8, 8),), 13, source_module=m)
