@@ -184,6 +184,19 @@ static olg_status push_node(olg_graph *g, const olg_node *proto, olg_node_id *ou
 
 static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int depth);
 
+/* dg's input, output and value_info lists and its next automatic name from sg's (the values
+ * keep their ids). */
+static olg_status copy_graph_lists(olg_model *m, const olg_graph *sg, olg_graph *dg) {
+  olg_status s;
+  const olg_idvec *from[3] = {&sg->inputs, &sg->outputs, &sg->value_info};
+  olg_idvec *to[3] = {&dg->inputs, &dg->outputs, &dg->value_info};
+  for (int l = 0; l < 3; l++)
+    for (uint32_t i = 0; i < from[l]->n; i++)
+      if ((s = olg__idvec_push(m, to[l], from[l]->p[i]))) return s;
+  dg->next_auto = sg->next_auto;
+  return OLG_OK;
+}
+
 /* The node's attributes with each subgraph copied (and its calls expanded) into x->dm. */
 static olg_status copy_subgraph_attrs(inliner *x, olg_graph *dg, olg_node *nd, int depth) {
   bool any = false;
@@ -474,12 +487,7 @@ static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_gr
     }
     dg->n_inits = sg->n_inits;
   }
-  const olg_idvec *from[3] = {&sg->inputs, &sg->outputs, &sg->value_info};
-  olg_idvec *to[3] = {&dg->inputs, &dg->outputs, &dg->value_info};
-  for (int l = 0; l < 3; l++)
-    for (uint32_t i = 0; i < from[l]->n; i++)
-      if ((s = olg__idvec_push(m, to[l], from[l]->p[i]))) return s;
-  dg->next_auto = sg->next_auto;
+  if ((s = copy_graph_lists(m, sg, dg))) return s;
   for (uint32_t i = 0; i < sg->n_nodes; i++) {
     const olg_node *bn = &sg->nodes[i];
     if (bn->state == OLG_NODE_DEAD) continue;
@@ -618,12 +626,7 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
     dg->values[v].init = -1;
     if ((s = push_node(dg, &nd, NULL))) return s;
   }
-  const olg_idvec *from[3] = {&sg->inputs, &sg->outputs, &sg->value_info};
-  olg_idvec *to[3] = {&dg->inputs, &dg->outputs, &dg->value_info};
-  for (int l = 0; l < 3; l++)
-    for (uint32_t i = 0; i < from[l]->n; i++)
-      if ((s = olg__idvec_push(m, to[l], from[l]->p[i]))) return s;
-  dg->next_auto = sg->next_auto;
+  if ((s = copy_graph_lists(m, sg, dg))) return s;
   for (uint32_t i = 0; i < sg->n_nodes; i++) {
     const olg_node *nd = &sg->nodes[i];
     if (nd->state == OLG_NODE_DEAD) continue;

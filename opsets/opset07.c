@@ -79,7 +79,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
     {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_DECOMPOSED}, /* native from 20 (activation.c) */
-    {"", "GroupNormalization", olg__sym_onnx_group_norm_decomposed, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
+    {"", "GroupNormalization", olg__sym_onnx_group_norm, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "LayerNormalization", olg__sym_onnx_layer_norm, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
@@ -177,12 +177,12 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- normalization (symbolics/norm.c) ---- */
     {"aten", "batch_norm", olg__sym_batch_norm, OLG_LOWERING_NATIVE},
-    {"aten", "group_norm", olg__sym_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "group_norm", olg__sym_group_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "instance_norm", olg__sym_instance_norm, OLG_LOWERING_NATIVE},
     {"aten", "layer_norm", olg__sym_layer_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "local_response_norm", olg__sym_local_response_norm, OLG_LOWERING_NATIVE},
     {"aten", "native_batch_norm", olg__sym_batch_norm, OLG_LOWERING_NATIVE},
-    {"aten", "native_group_norm", olg__sym_native_group_norm_decomposed, OLG_LOWERING_DECOMPOSED},
+    {"aten", "native_group_norm", olg__sym_native_group_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "native_layer_norm", olg__sym_native_layer_norm, OLG_LOWERING_DECOMPOSED},
     {"aten", "rms_norm", olg__sym_rms_norm, OLG_LOWERING_DECOMPOSED},
 

@@ -471,23 +471,21 @@ static olg_status group_norm(olg_lower *cx, bool native, bool stats_op) {
   return olg__bind_outputs(cx, outs, want_stats ? 3 : 1);
 }
 
-/* Below opset 21: Reshape + InstanceNormalization + Reshape + affine (DESIGN.md §4). */
-olg_status olg__sym_group_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return group_norm(cx, false, false);
+/* GroupNormalization-21 where the target has it (its per-channel scale and bias came with
+ * stash_type, which a schema query shows: GroupNormalization-18 is per group), else Reshape +
+ * InstanceNormalization + Reshape + affine (DESIGN.md §4). */
+static bool group_norm_native(const olg_lower *cx) {
+  return olg__target_has_attr(cx, "GroupNormalization", "stash_type");
 }
-/* From opset 21: GroupNormalization (per-channel scale and bias). */
+
 olg_status olg__sym_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return group_norm(cx, true, false);
+  return group_norm(cx, group_norm_native(cx), false);
 }
-olg_status olg__sym_native_group_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return group_norm(cx, false, true);
-}
+
 olg_status olg__sym_native_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return group_norm(cx, true, true);
+  return group_norm(cx, group_norm_native(cx), true);
 }
 
 /* ONNX GroupNormalization(X, scale, bias; epsilon, num_groups, stash_type from 21). Version 18
@@ -512,6 +510,8 @@ static olg_status per_channel(olg_lower *cx, olg_value p, olg_value x, int64_t g
   OLG_TRY(olg__emit_expand(cx, pg, shape, &pg));
   return olg__emit_reshape_static(cx, pg, (const int64_t[]){-1}, 1, out);
 }
+
+static bool group_norm_native(const olg_lower *cx);
 
 static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool native) {
   olg_value x, w, b, outs[3];
@@ -558,15 +558,11 @@ static olg_status onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud, bool
   return olg__bind_outputs(cx, outs, 1);
 }
 
-/* Below opset 21: Reshape + InstanceNormalization + affine + Reshape, scale and bias per group
- * (version 18) or per channel (version 21). */
-olg_status olg__sym_onnx_group_norm_decomposed(olg_lower *cx, olg_node_id src, void *ud) {
-  return onnx_group_norm(cx, src, ud, false);
-}
-/* From opset 21: GroupNormalization-21; a version-18 node's scale and bias repeated per
- * channel. */
+/* GroupNormalization-21 where the target has it (a version-18 node's scale and bias repeated
+ * per channel), else Reshape + InstanceNormalization + affine + Reshape, scale and bias per
+ * group (version 18) or per channel (version 21). */
 olg_status olg__sym_onnx_group_norm(olg_lower *cx, olg_node_id src, void *ud) {
-  return onnx_group_norm(cx, src, ud, true);
+  return onnx_group_norm(cx, src, ud, group_norm_native(cx));
 }
 
 /* ------------------------------------------------------------------------------------------ */

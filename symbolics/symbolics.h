@@ -85,8 +85,7 @@ olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud);
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
 OLG_SYMBOLIC(olg__sym_onnx_layer_norm); /* LayerNormalization below 17 (norm.c) */
-OLG_SYMBOLIC(olg__sym_onnx_group_norm_decomposed); /* GroupNormalization below 21 (norm.c) */
-OLG_SYMBOLIC(olg__sym_onnx_group_norm);            /* GroupNormalization-21 (norm.c) */
+OLG_SYMBOLIC(olg__sym_onnx_group_norm); /* GroupNormalization-21 where the target has it (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather);       /* NegativeLogLikelihoodLoss 7-8 (loss.c) */
 OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather_where); /* NegativeLogLikelihoodLoss 9-11 */
 OLG_SYMBOLIC(olg__sym_onnx_sce_loss_gather);       /* SoftmaxCrossEntropyLoss 7-8 */
@@ -179,9 +178,7 @@ OLG_SYMBOLIC(olg__sym_batch_norm);      /* batch_norm, native_batch_norm */
 OLG_SYMBOLIC(olg__sym_instance_norm);
 OLG_SYMBOLIC(olg__sym_layer_norm);        /* LayerNormalization where the target has it */
 OLG_SYMBOLIC(olg__sym_native_layer_norm); /* out, mean, rstd */
-OLG_SYMBOLIC(olg__sym_group_norm_decomposed);        /* < 21: InstanceNormalization */
-OLG_SYMBOLIC(olg__sym_group_norm);                   /* GroupNormalization-21 */
-OLG_SYMBOLIC(olg__sym_native_group_norm_decomposed);
+OLG_SYMBOLIC(olg__sym_group_norm);        /* GroupNormalization-21, else InstanceNormalization */
 OLG_SYMBOLIC(olg__sym_native_group_norm);
 OLG_SYMBOLIC(olg__sym_rms_norm);      /* RMSNormalization-23, else the formula */
 OLG_SYMBOLIC(olg__sym_onnx_rms_norm); /* the same emitter (emit_nn.c) */
