@@ -25,7 +25,7 @@ import torch
 
 from ._torch_graph import (SValue, Ints, Floats, Bools, Values, SNode, SInit, SInput, SourceGraph,
                            TorchExportError, flatten, _split_args, borrow_array,
-                           SCALAR_TYPE_NUMBER)
+                           input_shape, SCALAR_TYPE_NUMBER)
 from ._torch_trace import inplace_functional, normalize_dynamic_axes, _prune
 
 # Ops whose result is the very tensor they read (no new view geometry): a write into one is a
@@ -145,12 +145,7 @@ class _FxWalker:
                                    "tensors" % (len(phs), len(flat_in)))
         for k, (n, t) in enumerate(zip(phs, flat_in)):
             name = self.names[k]
-            shape = list(t.shape)
-            for d, dname in self.dyn.get(name, {}).items():
-                if d >= len(shape):
-                    raise TorchExportError("dynamic_axes: input %r has rank %d, no dim %d"
-                                           % (name, len(shape), d))
-                shape[d] = dname
+            shape = input_shape(name, t, self.dyn)
             v = self.new_value(name, t.dtype, list(t.shape))
             self.sg.inputs.append(SInput(v, name, t.dtype, shape, t))
             self.env[n] = self.cell(n, v)

@@ -123,6 +123,23 @@ class SourceGraph:
 TorchExportError = ExportError
 
 
+def input_shape(name, t, dynamic_dims):
+    """The declared shape of input `name` (example tensor t): its dims, those named in
+    dynamic_axes ({dim: name}) by their names. A complex tensor is refused (no ONNX Runtime
+    type)."""
+    shape = list(t.shape)
+    for d, dname in dynamic_dims.get(name, {}).items():
+        if d >= len(shape):
+            raise TorchExportError("dynamic_axes: input %r has rank %d, no dim %d"
+                                   % (name, len(shape), d))
+        shape[d] = dname
+    if t.is_complex():
+        raise TorchExportError("input %r is a complex tensor, which has no ONNX Runtime type: "
+                               "pass torch.view_as_real(it) and call torch.view_as_complex "
+                               "inside" % name)
+    return shape
+
+
 def iter_nodes(nodes):
     """Every node of nodes and of their If/Loop bodies (SBlock, _torch_script), depth first."""
     for n in nodes:

@@ -31,7 +31,7 @@ from . import _torch_compat, _torch_graph, _torch_script
 from ._torch_graph import (SValue, Ints, Floats, Bools, Values, SNode, SInit, SInput, SourceGraph,
                            TorchExportError, flatten, _rebuild, _split_args, _eval_mode, _Lit,
                            _List, _Tuple, _Ref, _TORCH_KIND, SCALAR_TYPE_NUMBER, _tensor_info,
-                           _is_contiguous, borrow_array, _Lazy, iter_nodes)
+                           _is_contiguous, borrow_array, _Lazy, input_shape, iter_nodes)
 
 INT64_MAX = 9223372036854775807
 
@@ -345,16 +345,7 @@ class _Walker:
                                    "parameters" % (len(ginputs), n_user, len(tr["params"])))
         for k, (tv, t) in enumerate(zip(ginputs[:n_user], tr["inputs"])):
             name = self.input_names[k]
-            shape = list(t.shape)
-            for d, dname in self.dynamic_dims.get(name, {}).items():
-                if d >= len(shape):
-                    raise TorchExportError("dynamic_axes: input %r has rank %d, no dim %d"
-                                           % (name, len(shape), d))
-                shape[d] = dname
-            if t.is_complex():
-                raise TorchExportError("input %r is a complex tensor, which has no ONNX Runtime "
-                                       "type: pass torch.view_as_real(it) and call "
-                                       "torch.view_as_complex inside" % name)
+            shape = input_shape(name, t, self.dynamic_dims)
             v = self.new_value(name, "tensor", t.dtype, list(t.shape))
             self.sg.inputs.append(SInput(v, name, t.dtype, shape, t))
             self.env[tv] = _Ref(v, tv)
