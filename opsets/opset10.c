@@ -20,7 +20,9 @@ const olg_symbolic_reg olg__opset10[] = {
     {"torchvision", "nms", olg__sym_tv_nms, OLG_LOWERING_NATIVE},
     {"torchvision", "roi_align", olg__sym_tv_roi_align, OLG_LOWERING_NATIVE},
 
-    /* ---- ONNX domain: AveragePool's dilations (19) decomposed (onnx.c) ---- */
+    /* ---- ONNX domain: AveragePool's dilations (19) decomposed; MaxPool of 8-bit integers (12)
+       in float, which holds them (onnx.c) ---- */
     {"", "AveragePool", olg__sym_onnx_window_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(19)},
+    {"", "MaxPool", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE | OLG_UNTIL(12)},
 
     {NULL, NULL, NULL, 0}};

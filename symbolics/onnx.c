@@ -559,9 +559,9 @@ olg_status olg__sym_onnx_arg_extreme(olg_lower *cx, olg_node_id src, void *ud) {
  * narrower type), and the result cast back -- the same numbers wherever the result fits the
  * type. 64-bit integers do not fit a double: refused as the pass-through refuses them. */
 static olg_dtype wider(olg_dtype t, const char *op) {
-  /* Max/Min only select: float holds every 8- and 16-bit integer, and ONNX Runtime's Max-6 and
-   * Min-6 have float kernels only */
-  bool select = strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0;
+  /* Max/Min/MaxPool only select: float holds every 8- and 16-bit integer, and ONNX Runtime's
+   * Max-6 and Min-6 have float kernels only */
+  bool select = strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0 || strcmp(op, "MaxPool") == 0;
   switch (t) {
   case OLG_INT8: case OLG_INT16: case OLG_UINT8: case OLG_UINT16:
     return select ? OLG_FLOAT : OLG_DOUBLE;
