@@ -387,8 +387,10 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "DFT", olg__sym_onnx_dft, OLG_LOWERING_DECOMPOSED},
     {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
+    {"", "STFT", olg__sym_onnx_stft, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
 
     /* ---- torch.fft (symbolics/signal.c): MatMuls, the DFT op from 17 (irfft: MatMuls) ---- */
+    {"aten", "blackman_window", olg__sym_window, OLG_LOWERING_DECOMPOSED},
     {"aten", "fft_fft", olg__sym_fft_fft, OLG_LOWERING_DECOMPOSED},
     {"aten", "fft_fft2", olg__sym_fft_fft2, OLG_LOWERING_DECOMPOSED},
     {"aten", "fft_fftn", olg__sym_fft_fftn, OLG_LOWERING_DECOMPOSED},
@@ -401,5 +403,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "fft_rfft", olg__sym_fft_rfft, OLG_LOWERING_DECOMPOSED},
     {"aten", "fft_rfft2", olg__sym_fft_rfft2, OLG_LOWERING_DECOMPOSED},
     {"aten", "fft_rfftn", olg__sym_fft_rfftn, OLG_LOWERING_DECOMPOSED},
+    {"aten", "hann_window", olg__sym_window, OLG_LOWERING_DECOMPOSED},
+    {"aten", "stft", olg__sym_stft, OLG_LOWERING_DECOMPOSED},
 
     {NULL, NULL, NULL, 0}};

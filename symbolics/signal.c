@@ -18,9 +18,11 @@
 typedef struct { float a0, a1, a2; } window_coeffs;
 
 static bool window_kind(const char *op, window_coeffs *c) {
-  if (strcmp(op, "HannWindow") == 0) *c = (window_coeffs){0.5f, 0.5f, 0.0f};
+  if (strcmp(op, "HannWindow") == 0 || strcmp(op, "hann_window") == 0)
+    *c = (window_coeffs){0.5f, 0.5f, 0.0f};
   else if (strcmp(op, "HammingWindow") == 0) *c = (window_coeffs){25.0f / 46, 21.0f / 46, 0.0f};
-  else if (strcmp(op, "BlackmanWindow") == 0) *c = (window_coeffs){0.42f, 0.5f, 0.08f};
+  else if (strcmp(op, "BlackmanWindow") == 0 || strcmp(op, "blackman_window") == 0)
+    *c = (window_coeffs){0.42f, 0.5f, 0.08f};
   else return false;
   return true;
 }
@@ -28,14 +30,30 @@ static bool window_kind(const char *op, window_coeffs *c) {
 /* The largest window folded into a constant. */
 #define WINDOW_FOLD_MAX (1 << 20)
 
-static olg_status window(olg_lower *cx) {
+/* The window of ONNX HannWindow/HammingWindow/BlackmanWindow(size; periodic, output_datatype)
+ * or aten hann_window/blackman_window(int window_length, bool periodic=True, *, dtype): one
+ * emitter, the argument readers apart. (aten hamming_window's alpha 0.54 and beta 0.46 are not
+ * ONNX's 25/46 and 21/46: not registered.) */
+static olg_status window(olg_lower *cx, bool aten) {
   const char *op = olg_lower_node_op(cx);
   window_coeffs c;
   if (!window_kind(op, &c)) return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s is not a window function", op);
   olg_value sz, y;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &sz));
-  int64_t periodic = olg__src_attr_int(cx, "periodic", 1);
-  olg_dtype to = (olg_dtype)olg__src_attr_int(cx, "output_datatype", OLG_FLOAT);
+  int64_t periodic;
+  olg_dtype to;
+  if (aten) {
+    int64_t len;
+    int per;
+    OLG_TRY(olg_lower_arg_int(cx, 0, &len));
+    OLG_TRY(olg__const_i64(cx, len, &sz));
+    OLG_TRY(olg__arg_bool_or(cx, 1, 1, &per));
+    OLG_TRY(olg__arg_scalar_type_or(cx, 2, OLG_FLOAT, &to));
+    periodic = per;
+  } else {
+    OLG_TRY(olg_lower_arg_value(cx, 0, &sz));
+    periodic = olg__src_attr_int(cx, "periodic", 1);
+    to = (olg_dtype)olg__src_attr_int(cx, "output_datatype", OLG_FLOAT);
+  }
   double n;
   const float tau = 6.2831854820251465f;
   if (olg__known_scalar(cx, sz, &n)) {
@@ -83,7 +101,12 @@ static olg_status window(olg_lower *cx) {
 /* HannWindow, HammingWindow, BlackmanWindow below 17 */
 olg_status olg__sym_onnx_window(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return window(cx);
+  return window(cx, false);
+}
+
+olg_status olg__sym_window(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return window(cx, true);
 }
 
 
@@ -227,4 +250,109 @@ olg_status olg__sym_fft_rfft2(olg_lower *cx, olg_node_id src, void *ud) {
 olg_status olg__sym_fft_irfft2(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return fft(cx, FFT_C2R, true, 2);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* STFT */
+
+/* Frames of x [B, L, c] (c 1: real, 2: complex), flen long every step (L known), times win
+ * ([flen], or OLG_NO_VALUE), each transformed (onesided: n/2 + 1 bins): [B, frames, bins, 2].
+ * The one emitter of ONNX STFT and aten stft: the frames by one Gather of a constant index
+ * table, the transform by olg__emit_dft (the DFT op from 17, MatMuls below). */
+static olg_status emit_stft(olg_lower *cx, olg_value x, int64_t step, int64_t flen, olg_value win,
+                            bool onesided, double scale, olg_value *out) {
+  int64_t len = olg__dim(cx, x, 1);
+  if (len < 0)
+    return olg__unsupportedf(cx, 17, "STFT of a signal whose length is not known at conversion "
+                                     "time (the frames are gathered by a constant table)");
+  if (step < 1 || flen < 1 || flen > len)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "STFT: frame step %lld and frame length %lld for a "
+                     "signal of %lld", (long long)step, (long long)flen, (long long)len);
+  int64_t nf = (len - flen) / step + 1;
+  if (nf > (1 << 20) / flen)
+    return olg__unsupportedf(cx, 17, "STFT of more than 2^20 frame samples (decomposed)");
+  int64_t *idx = olg__lower_alloc(cx, (size_t)(nf * flen) * sizeof *idx);
+  if (!idx) return OLG_ERR_NOMEM;
+  for (int64_t f = 0; f < nf; f++)
+    for (int64_t t = 0; t < flen; t++) idx[f * flen + t] = f * step + t;
+  olg_value iv, frames;
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, (const int64_t[]){nf, flen}, idx,
+                                 (size_t)(nf * flen) * sizeof *idx, &iv));
+  OLG_TRY(olg__emit_gather(cx, x, iv, 1, &frames)); /* [B, nf, flen, c] */
+  if (win != OLG_NO_VALUE) {
+    OLG_TRY(olg__emit_cast_like(cx, win, frames, &win));
+    OLG_TRY(olg__emit_reshape_static(cx, win, (const int64_t[]){1, 1, flen, 1}, 4, &win));
+    OLG_TRY(olg__emit2(cx, "Mul", frames, win, &frames));
+  }
+  olg_dft p = {OLG_DFT_C2C, 2, OLG_NO_VALUE, false, onesided, OLG_NO_VALUE, scale};
+  return olg__emit_dft(cx, &p, frames, out);
+}
+
+/* ONNX STFT(signal [B, L, 1|2], frame_step, window?, frame_length?; onesided), registered below
+ * 17: frame_step and the frame length (frame_length, or the window's size) known. */
+olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, stepv, win, flv, y;
+  double step, fl = -1;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &stepv));
+  OLG_TRY(olg__arg_value_or_none(cx, 2, &win));
+  OLG_TRY(olg__arg_value_or_none(cx, 3, &flv));
+  if (!olg__known_scalar(cx, stepv, &step) ||
+      (flv != OLG_NO_VALUE && !olg__known_scalar(cx, flv, &fl)))
+    return olg_lower_unsupported(cx, "STFT with a frame step or length known only at run time",
+                                 17);
+  int64_t wl = win != OLG_NO_VALUE ? olg__dim(cx, win, 0) : -1;
+  if (fl < 0) fl = (double)wl;
+  if (fl < 1 || (wl >= 0 && wl != (int64_t)fl))
+    return olg_lower_unsupported(cx, "STFT whose frame length is not known at conversion time "
+                                     "(or differs from the window's)", 17);
+  bool onesided = olg__src_attr_int(cx, "onesided", 1) != 0;
+  OLG_TRY(emit_stft(cx, x, (int64_t)step, (int64_t)fl, win, onesided, 1.0, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::stft(Tensor self [L] or [B, L], int n_fft, int? hop_length=None, int? win_length=None,
+ * Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None):
+ * torch's result [B, n_fft/2 + 1 (onesided) or n_fft, frames] complex, carried as [..., 2] (the
+ * same tensor whether return_complex or view_as_real). A window shorter than n_fft is padded
+ * with zeros on both sides, as torch centres it; torch.stft's center padding is a pad node of
+ * its own before this one. */
+olg_status olg__sym_stft(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  if (olg__src_arg_complex(cx, 0))
+    return olg_lower_unsupported(cx, "stft of a complex signal (a onesided real transform only)", -1);
+  olg_value x, win, y;
+  int64_t n_fft, hop, wlen;
+  int normalized, onesided;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_int(cx, 1, &n_fft));
+  OLG_TRY(olg__arg_int_or(cx, 2, n_fft / 4, &hop));
+  OLG_TRY(olg__arg_int_or(cx, 3, n_fft, &wlen));
+  OLG_TRY(olg__arg_value_or_none(cx, 4, &win));
+  OLG_TRY(olg__arg_bool_or(cx, 5, 0, &normalized));
+  OLG_TRY(olg__arg_bool_or(cx, 6, 1, &onesided));
+  int32_t rank = olg__rank(cx, x);
+  if (rank != 1 && rank != 2)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "stft of a rank-%d signal (1 or 2)", rank);
+  if (n_fft < 1 || wlen < 1 || wlen > n_fft)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "stft: n_fft %lld, win_length %lld",
+                     (long long)n_fft, (long long)wlen);
+  if (win != OLG_NO_VALUE && wlen < n_fft) { /* centred in n_fft */
+    int64_t left = (n_fft - wlen) / 2, pads[2] = {left, n_fft - wlen - left};
+    OLG_TRY(olg__emit_pad(cx, win, "constant", pads, 2, 0.0, &win));
+  } else if (win == OLG_NO_VALUE && wlen < n_fft) { /* a rectangular window of wlen, centred */
+    int64_t left = (n_fft - wlen) / 2;
+    float *w = olg__lower_alloc(cx, (size_t)n_fft * sizeof *w);
+    if (!w) return OLG_ERR_NOMEM;
+    for (int64_t i = 0; i < n_fft; i++) w[i] = i >= left && i < left + wlen ? 1.0f : 0.0f;
+    OLG_TRY(olg__const_f32s(cx, w, (size_t)n_fft, &win));
+  }
+  if (rank == 1) OLG_TRY(olg__emit_unsqueeze(cx, x, (const int64_t[]){0}, 1, &x));
+  OLG_TRY(olg__emit_unsqueeze(cx, x, (const int64_t[]){2}, 1, &x)); /* [B, L, 1] */
+  OLG_TRY(emit_stft(cx, x, hop, n_fft, win, onesided != 0,
+                    normalized ? 1.0 / sqrt((double)n_fft) : 1.0, &y));
+  OLG_TRY(olg__emit_transpose(cx, y, (const int64_t[]){0, 2, 1, 3}, 4, &y)); /* [B, bins, nf, 2] */
+  if (rank == 1) OLG_TRY(olg__emit_squeeze(cx, y, (const int64_t[]){0}, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
 }

@@ -4,13 +4,16 @@ tensor with a last dim of 2 (torch.view_as_real). Complex inputs: tests/py/test_
 import numpy as np
 import torch
 
-from harness import Case
+from harness import Case, Init
 
 r = np.random.RandomState(29)
 x = r.randn(2, 3, 8).astype(np.float32)
 y = r.randn(3, 4, 5).astype(np.float32)
 d = r.randn(2, 6).astype(np.float64)
 vr = torch.view_as_real
+sig = r.randn(2, 70).astype(np.float32)
+hann16 = torch.hann_window(16).numpy()
+hann8 = torch.hann_window(8).numpy()
 F = torch.fft
 
 CASES = [
@@ -33,4 +36,20 @@ CASES = [
     Case("fft_ifft2", [y, None, [-2, -1], "forward"], lambda a, s, dm, nm: vr(F.ifft2(a, s, dm, nm))),
     Case("fft_rfft2", [y, None, [-2, -1], None], lambda a, s, dm, nm: vr(F.rfft2(a, s, dm, nm))),
     Case("fft_irfft2", [y, [3, 6], [-2, -1], None], lambda a, s, dm, nm: F.irfft2(a, s, dm, nm)),
+    # stft (center=False: torch.stft's centre padding is a pad node of its own): frames by a
+    # constant table, a window (padded to n_fft when shorter), the onesided or full DFT
+    Case("stft", [sig, 16, 4, 16, Init(hann16), False, True, False],
+         lambda a, n, h, wl, w, nm, one, rc: vr(torch.stft(a, n, h, wl, w, False, "reflect", nm,
+                                                         one, True))),
+    Case("stft", [sig[0], 12, 5, 8, Init(hann8), True, False, False],
+         lambda a, n, h, wl, w, nm, one, rc: vr(torch.stft(a, n, h, wl, w, False, "reflect", nm,
+                                                         one, True))),
+    Case("stft", [sig, 8, None, None, None, False, True, False],
+         lambda a, n, h, wl, w, nm, one, rc: vr(torch.stft(a, n, h, wl, w, False, "reflect", nm,
+                                                         one, True))),
+    # the window functions torch.stft is usually given (one emitter with ONNX's *Window)
+    Case("hann_window", [16, True, None], lambda n, p, dt: torch.hann_window(n, p), atol=1e-6),
+    Case("hann_window", [9, False, None], lambda n, p, dt: torch.hann_window(n, p), atol=1e-6),
+    Case("blackman_window", [12, True, None], lambda n, p, dt: torch.blackman_window(n, p),
+         atol=1e-6),
 ]

@@ -350,3 +350,34 @@ def test_a_scan_over_axis_1_checks_the_rows_without_that_axis():
         else:
             with pytest.raises(onnxlegal.Error, match="without its scan axis"):
                 onnxlegal.convert(m.SerializeToString(), 11)
+
+
+@pytest.mark.parametrize("onesided,window", [(1, True), (0, False)])
+def test_stft_with_known_step_converts_below_17(onesided, window):
+    """STFT-17 whose frame step and length are initializers converts to 9, 11, 13 and 16 (the
+    frames gathered by a constant table, then the DFT decomposition shared with aten stft and
+    torch.fft) and matches ONNX Runtime on the source at 17; a run-time step stays refused."""
+    import onnxlegal
+    from ortrun import run_batch
+    rng = np.random.default_rng(17)
+    sig = rng.standard_normal((2, 64, 1)).astype(np.float32)
+    inits = [numpy_helper.from_array(np.array(6, np.int64), "step"),
+             numpy_helper.from_array(np.array(16, np.int64), "flen")]
+    if window:
+        inits.append(numpy_helper.from_array(np.hanning(16).astype(np.float32), "win"))
+    node = helper.make_node("STFT", ["sig", "step", "win" if window else "", "flen"], ["y"],
+                            onesided=onesided)
+    src = _model([node], 17, [_vi("sig", TensorProto.FLOAT, [2, 64, 1])],
+                 [_vi("y", TensorProto.FLOAT, None)], inits)
+    models = [src.SerializeToString()]
+    for t in (9, 11, 13, 16):
+        models.append(onnxlegal.convert(src.SerializeToString(), t))
+    res = run_batch([(m, {"sig": sig}) for m in models])
+    assert not any(isinstance(r, str) for r in res), res
+    for r in res[1:]:
+        np.testing.assert_allclose(r["y"], res[0]["y"], rtol=1e-4, atol=1e-4)
+    runtime = _model([helper.make_node("STFT", ["sig", "step", "", "flen"], ["y"])], 17,
+                     [_vi("sig", TensorProto.FLOAT, [2, 64, 1]), _vi("step", TensorProto.INT64, [])],
+                     [_vi("y", TensorProto.FLOAT, None)], inits[1:2])
+    with pytest.raises(onnxlegal.Error, match="frame step or length known only at run time"):
+        onnxlegal.convert(runtime.SerializeToString(), 13)

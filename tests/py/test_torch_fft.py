@@ -33,6 +33,7 @@ x8 = torch.randn(2, 3, 8)
 x7 = torch.randn(2, 7)
 xc = torch.randn(2, 6, 2)
 x45 = torch.randn(2, 4, 5)
+xs = torch.randn(2, 200)
 MODELS = {
     "rfft_abs": (lambda x: torch.fft.rfft(x).abs(), (x8,)),
     "irfft_rfft": (lambda x: torch.fft.irfft(torch.fft.rfft(x)), (x8,)),
@@ -47,6 +48,12 @@ MODELS = {
     "ifft2_of_fft2": (lambda x: vr(torch.fft.ifft2(torch.fft.fft2(x))), (x45,)),
     "irfftn_2d": (lambda x: torch.fft.irfftn(torch.fft.rfftn(x, dim=(-2, -1)), s=(4, 5), dim=(-2, -1)),
                   (x45,)),
+    # torch.stft: its centre padding (reflect) a pad node, the window made in forward
+    "stft_hann_abs": (lambda x: torch.stft(x, 32, hop_length=8, window=torch.hann_window(32),
+                                           return_complex=True).abs(), (xs,)),
+    "stft_short_window_normalized": (lambda x: vr(torch.stft(
+        x, 16, hop_length=5, win_length=10, window=torch.blackman_window(10), normalized=True,
+        return_complex=True)), (xs[0],)),
 }
 
 

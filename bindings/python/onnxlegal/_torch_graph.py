@@ -367,9 +367,9 @@ class _Lazy:
 # torch.fft's ops read and make the carried form; the views of a complex value lower exactly to
 # ops on it; every other op that receives a complex value is refused.
 
-# torch.fft ops (aten::fft_*) lowered by the library (symbolics/signal.c)
+# torch.fft ops (aten::fft_*) and torch.stft, lowered by the library (symbolics/signal.c)
 COMPLEX_FFT = {"fft_" + n for n in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "rfftn",
-                                    "irfftn", "fft2", "ifft2", "rfft2", "irfft2")}
+                                    "irfftn", "fft2", "ifft2", "rfft2", "irfft2")} | {"stft"}
 
 
 def is_complex_value(tv):
@@ -404,8 +404,8 @@ def complex_op(walker, node, op, args, ins, outs):
             "makes a complex tensor"
         raise TorchExportError(
             "aten::%s %s: complex values are carried as real tensors with a last dim of 2, "
-            "which only torch.fft, torch.view_as_real, torch.view_as_complex, .real, .imag and "
-            ".abs() read or make (at %s)" % (op, what, where))
+            "which only torch.fft, torch.stft, torch.view_as_real, torch.view_as_complex, .real, "
+            ".imag and .abs() read or make (at %s)" % (op, what, where))
     if made:
         y.dtype = _SCALAR_TYPE[made[0].type().scalarType()]
     return y
