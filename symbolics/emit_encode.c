@@ -550,10 +550,7 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
   }
   if (streq(ctm, "half_pixel_symmetric") && opset < 19) {
     /* decomposed exactly, tables computed at conversion time from constant scales or sizes and
-     * a static shape */
-    if (!tables)
-      return olg_lower_unsupported(cx, "Resize with coordinate_transformation_mode 'half_pixel_symmetric' "
-                                       "and run-time scales, sizes or input shape", 19);
+     * a static shape, else at run time (emit_interp_rt.c) */
     return olg__emit_resize_tables(cx, x, p, out);
   }
 
@@ -614,12 +611,11 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
     sc = (float *)p->scales;
   } else if (p->sizes || p->sizes_v != OLG_NO_VALUE) {
     const int64_t *sz = p->sizes;
-    if (!sz && !olg__known_ints(cx, p->sizes_v, &sz, &n))
-      return olg_lower_unsupported(cx, "Resize to sizes computed at run time", 11);
     int64_t dims[OLG_MAX_RANK];
     int32_t rank;
-    if (!olg__static_shape(cx, x, dims, &rank) || (size_t)rank != n)
-      return olg_lower_unsupported(cx, "Resize to sizes of an input whose shape is not static", 11);
+    if ((!sz && !olg__known_ints(cx, p->sizes_v, &sz, &n)) ||
+        !olg__static_shape(cx, x, dims, &rank) || (size_t)rank != n)
+      return olg__emit_resize_tables(cx, x, p, out); /* computed at run time there */
     sc = olg__lower_alloc(cx, (n ? n : 1) * sizeof *sc);
     if (!sc) return OLG_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -637,6 +633,9 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
   }
   for (size_t i = 0; sc && opset < 10 && i < n; i++)
     if (sc[i] < 1) return olg__emit_resize_tables(cx, x, p, out); /* Upsample: scales >= 1 */
+  /* Upsample-9 fails on run-time scales below 1, which only Upsample's own scales exclude:
+   * Resize's run-time scales go through tables computed at run time */
+  if (!sc && opset < 10 && !p->legacy_nearest) return olg__emit_resize_tables(cx, x, p, out);
   const char *umode = streq(mode, "linear") ? "linear" : "nearest";
   olg_node_id nd;
   if (opset < 9) {

@@ -18,6 +18,7 @@
  * dropped and the rest renormalized. N-D linear and cubic are the products of the per-axis
  * weights, so one axis after the other computes them (to float rounding). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emit_interp.h"
@@ -388,11 +389,11 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
       if (nk != n) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the rank");
       memcpy(sz, k, n * sizeof *sz);
     } else if (!sizes_from_shape(cx, x, p->sizes_v, n, sz, same)) {
-      return olg_lower_unsupported(cx, "Resize to sizes computed at run time", 11);
+      return olg__emit_resize_runtime(cx, x, p, "Resize to sizes computed at run time", out);
     }
     has_sizes = true;
   } else if (!known_floats(cx, p->scales_v, sc, n)) {
-    return olg_lower_unsupported(cx, "Resize with scales computed at run time", 11);
+    return olg__emit_resize_runtime(cx, x, p, "Resize with scales computed at run time", out);
   }
   const char *ctm = p->coordinate_transformation_mode && *p->coordinate_transformation_mode
                         ? p->coordinate_transformation_mode : "half_pixel";
@@ -400,14 +401,18 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
   if (crop && p->antialias)
     return olg_lower_unsupported(cx, "Resize with antialias and tf_crop_and_resize (decomposed)", 18);
   if (crop && !known_floats(cx, p->roi_v, roi, 2 * n))
-    return olg_lower_unsupported(cx, "Resize with tf_crop_and_resize and a roi computed at run time", 11);
+    return olg__emit_resize_runtime(cx, x, p, "Resize with tf_crop_and_resize and a roi computed "
+                                    "at run time", out);
   olg_interp_axis t[OLG_MAX_RANK];
   int nt = 0;
   for (int32_t d = 0; d < rank; d++) {
     if (same[d] || (dims[d] < 0 && !crop && !has_sizes && sc[d] == 1.0f)) continue; /* kept */
-    if (dims[d] < 0)
-      return olg__unsupportedf(cx, 11, "Resize along axis %d, whose size is not known at export "
-                               "time (decomposed with tables computed from it)", (int)d);
+    if (dims[d] < 0) {
+      char what[96];
+      snprintf(what, sizeof what, "Resize along axis %d, whose size is not known at export time",
+               (int)d);
+      return olg__emit_resize_runtime(cx, x, p, what, out);
+    }
     resize_axis_in r = {ctm, p->mode && *p->mode ? p->mode : "nearest",
                         p->nearest_mode && *p->nearest_mode ? p->nearest_mode : "round_prefer_floor",
                         0, dims[d], 0, 0, 1, p->cubic_coeff_a ? p->cubic_coeff_a : -0.75,

@@ -34,9 +34,15 @@ olg_status olg__emit_interp_tables(olg_lower *cx, olg_value x, const olg_interp_
                                    olg_value *out);
 
 /* ONNX Resize's meaning (opset 11-19 attributes, olg_resize_params) by tables, for an input of
- * static shape with scales or sizes (and roi) known at conversion time; a diagnostic naming
- * opset 11 otherwise. What olg__emit_resize uses below 11 where Upsample cannot express it. */
+ * static shape with scales or sizes (and roi) known at conversion time; otherwise the tables
+ * computed at run time (olg__emit_resize_runtime). What olg__emit_resize uses below 11 where Upsample cannot express it. */
 olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_params *p,
                                    olg_value *out);
+
+/* The same tables computed by the model at run time (emit_interp_rt.c), for scales, sizes, roi
+ * or resized dims known only then: from opset 9 (NonZero, ConstantOfShape, Where); `what` names
+ * what is run-time in a refusal. What olg__emit_resize_tables does where it cannot fold them. */
+olg_status olg__emit_resize_runtime(olg_lower *cx, olg_value x, const olg_resize_params *p,
+                                    const char *what, olg_value *out);
 
 #endif

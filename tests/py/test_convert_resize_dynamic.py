@@ -2,7 +2,8 @@
 encodings torch's exporter writes at 17 for F.interpolate with dynamic_axes -- sizes as
 Concat(Shape(x)[0:2], [H, W]) and constant scales [1, 1, s, s] -- converted to 7..10 and run in
 ONNX Runtime at two batch sizes against ORT on the source at 17. A resize of an axis of unknown
-size is still refused, naming the axis and opset 11."""
+size converts from 9 with index tables computed at run time (issue 25), and is refused at 7-8
+naming the axis and opset 9."""
 import os
 import sys
 
@@ -64,11 +65,27 @@ def test_dynamic_batch_static_spatial_converts_below_11(kind, mode):
                                        err_msg="%s %s -> %d batch %d" % (kind, mode, t, (1, 3)[j]))
 
 
-def test_resizing_an_axis_of_unknown_size_is_refused_naming_it():
-    model = _model("scales")
+@pytest.mark.parametrize("mode,ctm", [("linear", "half_pixel"), ("nearest", "half_pixel"),
+                                      ("cubic", "align_corners"), ("nearest", "asymmetric")])
+def test_resizing_an_axis_of_unknown_size_converts_from_9(mode, ctm):
+    """The index tables computed at run time (issue 25): at 9 and 10 exact against ORT on the
+    source at 17, for two heights; at 7 refused naming the axis and opset 9."""
+    from ortrun import run_batch
+    model = _model("scales", mode, ctm)
     model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "H"  # height unknown, scaled 2x
     src = onnxlegal.Model.from_bytes(model.SerializeToString())
     with pytest.raises(onnxlegal.UnsupportedError) as e:
-        onnxlegal.convert(src, 9)
+        onnxlegal.convert(src, 7)
     d = [x for x in e.value.diagnostics if x["severity"] == "error"][0]
-    assert d["min_opset"] == 11 and "axis 2" in d["message"], d
+    assert d["min_opset"] == 9 and "axis 2" in d["message"], d
+    rng = np.random.default_rng(5)
+    feeds = [{"x": rng.standard_normal((2, 3, h, 5)).astype(np.float32)} for h in (4, 7)]
+    batch = [(model, f) for f in feeds]
+    for t in (9, 10):
+        data = onnxlegal.convert(src, t).to_bytes()
+        batch += [(data, f) for f in feeds]
+    res = run_batch(batch)
+    for i, got in enumerate(res[2:]):
+        assert not isinstance(got, str), got
+        np.testing.assert_allclose(got["y"], res[i % 2]["y"], rtol=1e-5, atol=1e-5,
+                                   err_msg="%s %s #%d" % (mode, ctm, i))
