@@ -273,8 +273,7 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
  * axes, or every axis when axes is NULL) and known dims of x: sets p's scales (the policy's one
  * scale on the resized axes, 1 elsewhere) and out_sizes (emit_interp.c). */
 /* Resize-18's axes: scales or sizes of `axes` spread over every axis of x into p (constants
- * when known, else scattered at run time from 11; Upsample-9/Resize-10 for linear asymmetric
- * run-time scales) (emit_interp.c). */
+ * when known, else scattered at run time from 9) (emit_interp.c). */
 olg_status olg__resize_spread_axes(olg_lower *cx, olg_value x, olg_value scales, olg_value sizes,
                                    const int64_t *axes, size_t na, olg_resize_params *p);
 olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, const int64_t *axes,

@@ -544,15 +544,10 @@ olg_status olg__resize_spread_axes(olg_lower *cx, olg_value x, olg_value scales,
     p->n = (size_t)rank;
     return OLG_OK;
   }
-  /* at run time: below 11 only Upsample-9 / Resize-10 take run-time scales, for what they can
-   * express (linear, asymmetric) */
-  const char *mode = p->mode && *p->mode ? p->mode : "nearest";
-  const char *ctm = p->coordinate_transformation_mode && *p->coordinate_transformation_mode
-                        ? p->coordinate_transformation_mode : "half_pixel";
-  bool legacy = scales != OLG_NO_VALUE && streq(mode, "linear") && streq(ctm, "asymmetric") &&
-                !p->exclude_outside && !p->has_roi && !p->antialias;
-  if (opset < 11 && (!legacy || opset < 9))
-    return olg_lower_unsupported(cx, "Resize with axes and run-time scales or sizes", legacy ? 9 : 11);
+  /* at run time: scattered (Scatter from 9); below 11 the resize itself is then computed by
+   * run-time tables (emit_interp_rt.c) where Upsample-9 / Resize-10 cannot express it */
+  if (opset < 9)
+    return olg_lower_unsupported(cx, "Resize with axes and run-time scales or sizes", 9);
   olg_value base, idx, v;
   OLG_TRY(olg__const_i64s(cx, ax, na, &idx));
   if (scales != OLG_NO_VALUE) {

@@ -162,3 +162,32 @@ def test_runtime_resize_below_9_is_refused_naming_9(kind, mode):
             onnxlegal.convert(src, t)
         d = [x for x in e.value.diagnostics if x["severity"] == "error"][0]
         assert d["min_opset"] == 9 and "run time" in d["message"], d
+
+
+@pytest.mark.parametrize("kind,mode", [("scales", "linear"), ("sizes", "nearest"), ("scales", "cubic")])
+def test_runtime_resize_with_axes_at_9_and_10(kind, mode):
+    """Resize-18's axes with run-time scales or sizes: spread over every axis by Scatter (9),
+    then the run-time tables."""
+    from ortrun import run_batch
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(IN_SHAPE))
+    v = helper.make_tensor_value_info(kind, TensorProto.FLOAT if kind == "scales" else TensorProto.INT64, [2])
+    names = ["x", "", "scales"] if kind == "scales" else ["x", "", "", "sizes"]
+    node = helper.make_node("Resize", names, ["y"], mode=mode, axes=[3, 2])
+    g = helper.make_graph([node], "g", [x, v], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 8
+    src = onnxlegal.Model.from_bytes(m.SerializeToString())
+    xs = np.random.default_rng(2).standard_normal(IN_SHAPE).astype(np.float32)
+    vals = ([np.array(a, np.float32) for a in ([1.5, 2.0], [0.5, 0.6])] if kind == "scales" else
+            [np.array(a, np.int64) for a in ([13, 9], [4, 3])])
+    batch = []
+    for val in vals:
+        f = {"x": xs, kind: val}
+        batch.append((m, f))
+        batch += [(onnxlegal.convert(src, t).to_bytes(), f) for t in (9, 10)]
+    res = run_batch(batch)
+    for i in range(0, len(res), 3):
+        assert not isinstance(res[i], str), res[i]
+        for got in res[i + 1:i + 3]:
+            assert not isinstance(got, str), got
+            np.testing.assert_allclose(got["y"], res[i]["y"], rtol=1e-5, atol=1e-5)
