@@ -100,15 +100,34 @@ class _TorchStyle:
         return self.fn(*a, **k)
 
 
+def _library_lowers(name, opset):
+    """True when the library's built-in registry lowers "domain::op" at opset."""
+    from .lowering import default_registry
+    domain, _, op = name.partition("::")
+    return default_registry().lowering(domain, op, opset) is not None
+
+
+def _torchvision_registration(fn):
+    """torchvision registers its ops' symbolics in torch.onnx's registry when it is imported
+    (torchvision.ops._register_onnx_ops, opset 11 only in 0.14: its roi_align writes RoiAlign-10's
+    encoding, which from 16 on means half_pixel): for the ops the library lowers itself, those
+    are not a caller's choice, and the library's symbolic is used."""
+    return (getattr(fn, "__module__", "") or "").startswith("torchvision.")
+
+
 def merged_symbolics(sg, custom_symbolics, opset):
     """custom_symbolics with the registered torch-style symbolics (onnxlegal's, then torch.onnx's)
     and the autograd Functions' `symbolic` staticmethods added for the ops of sg that the caller
-    did not give; a caller's own entry always wins."""
+    did not give; a caller's own entry always wins. torchvision's own registrations are taken only
+    for ops the library does not lower (_torchvision_registration)."""
     out = dict(custom_symbolics or {})
     ops = set(sg.ops())
     for registered in (_REGISTERED, _torch_registered()):
         for name, by_opset in registered.items():
             if name in ops and name not in out and by_opset:
+                fn, _ = _pick(by_opset, opset)
+                if _torchvision_registration(fn.fn) and _library_lowers(name, opset):
+                    continue
                 out[name] = _pick(by_opset, opset)
     for name, cls in (getattr(sg, "py_functions", None) or {}).items():
         key = "autograd::" + name
