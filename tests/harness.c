@@ -40,7 +40,7 @@ int olg_test_failed(void) { return current_failed; }
 static void *ta_alloc(void *ud, size_t n) {
   test_alloc *t = ud;
   t->calls++;
-  if (t->fail_at && t->calls == t->fail_at) {
+  if ((t->fail_at && t->calls == t->fail_at) || (t->fail_from && t->calls >= t->fail_from)) {
     t->failed = 1;
     return NULL;
   }
@@ -55,7 +55,7 @@ static void *ta_alloc(void *ud, size_t n) {
 static void *ta_realloc(void *ud, void *p, size_t o, size_t n) {
   test_alloc *t = ud;
   t->calls++;
-  if (t->fail_at && t->calls == t->fail_at) {
+  if ((t->fail_at && t->calls == t->fail_at) || (t->fail_from && t->calls >= t->fail_from)) {
     t->failed = 1;
     return NULL;
   }
@@ -117,11 +117,15 @@ void *__wrap_realloc(void *p, size_t n);
 void __wrap_free(void *p);
 
 static struct {
-  int active, failed;
+  int active, failed, all;
   long calls, fail_at, live;
 } wm;
 
 static int wm_fail(void) {
+  if (wm.all) {
+    wm.calls++;
+    return 1;
+  }
   if (!wm.active) return 0;
   if (++wm.calls == wm.fail_at) {
     wm.failed = 1;
@@ -183,6 +187,13 @@ long test_fail_each_malloc(const char *file, int line, test_scenario fn, void *u
   }
   olg_test_fail(file, line, "scenario never completed");
   return -1;
+}
+
+long test_malloc_fail_all(int on) {
+  long n = wm.calls;
+  wm.all = on;
+  wm.calls = 0;
+  return n;
 }
 
 /* A directory of this run's own (mkdtemp under $TMPDIR, else /tmp), so that runs never see each

@@ -73,6 +73,7 @@ typedef struct test_alloc {
   long live_blocks;
   long long live_bytes;
   int failed; /* the injected failure happened */
+  long fail_from; /* every allocation from this call on fails (1-based; 0 never) */
 } test_alloc;
 void test_alloc_init(test_alloc *t, long fail_at);
 
@@ -95,6 +96,10 @@ long test_fail_each_malloc(const char *file, int line, test_scenario fn, void *u
   do {                                                                                  \
     if (test_fail_each_malloc(__FILE__, __LINE__, fn, ud) < 0) return;                  \
   } while (0)
+
+/* While on, every malloc, calloc and realloc the library calls fails (the wrappers above;
+ * counted in the return value of the call that turns it off). */
+long test_malloc_fail_all(int on);
 
 /* A path under the test's scratch directory (created on first use). */
 const char *test_tmp_path(const char *name);

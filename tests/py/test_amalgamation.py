@@ -99,3 +99,33 @@ def test_renames_are_listed(amalg):
     with open(amalg / "onnxlegal.c", encoding="utf-8") as f:
         head = f.read(2000)
     assert "Renamed per file" in head
+
+
+EXPORTER = os.path.join(ROOT, "tests", "examples", "device_exporter.c")
+
+
+@pytest.mark.parametrize("nanopb", [False, True], ids=["default-writer", "nanopb-writer"])
+def test_device_exporter_example(amalg, tmp_path, nanopb):
+    """tests/examples/device_exporter.c, built from the amalgamation alone (with nanopb's
+    encoder when asked), exports a model into its own buffer; the file it writes passes the
+    onnxlegal tool's check and python3-onnx's checker, at opset 11."""
+    need("gcc")
+    exe, model = tmp_path / "exporter", tmp_path / "device.onnx"
+    flags = ["-DOLG_WITH_NANOPB"] if nanopb else []
+    libs = ["-lprotobuf-nanopb"] if nanopb else []
+    r = subprocess.run(["gcc", *WARN, *flags, "-I", str(amalg), EXPORTER, str(amalg / "onnxlegal.c"),
+                        "-lm", *libs, "-o", str(exe)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-4000:]
+    r = subprocess.run([str(exe), str(model)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "with the %s writer" % ("nanopb" if nanopb else "default") in r.stdout, r.stdout
+    tool = os.path.join(os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build")), "bin",
+                        "onnxlegal")
+    assert os.path.exists(tool), "%s: run `make` first" % tool
+    r = subprocess.run([tool, "check", str(model)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    onnx = pytest.importorskip("onnx")
+    m = onnx.load(str(model))
+    onnx.checker.check_model(m, full_check=True)
+    assert [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")] == [11]
+    assert [n.op_type for n in m.graph.node] == ["MatMul", "Add", "Relu"]

@@ -359,6 +359,94 @@ TEST(alloc_fail_nanopb_writer_on_subgraphs) {
   free(j.bytes.p);
   olg_registry_free((olg_registry *)j.r);
 }
+
+/* The writer's promise (issue 24): once the model is built, with every allocation failing (the
+ * model's allocator hook, and the library's own malloc, calloc and realloc), the nanopb writer
+ * still writes the file the default writer wrote before, byte for byte. The sink is a FILE
+ * opened beforehand (its buffer is libc's, not the library's). */
+static int file_sink(void *ud, const void *p, size_t n) { return fwrite(p, 1, n, ud) != n; }
+
+static int same_files(const char *a, const char *b) {
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  int same = fa && fb;
+  while (same) {
+    unsigned char ba[4096], bb[4096];
+    size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+    if (na != nb || memcmp(ba, bb, na) != 0) same = 0;
+    if (na == 0) break;
+  }
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  return same;
+}
+
+static void nanopb_same_file_under_failure(const char *what, const olg_model *m, test_alloc *ta) {
+  char a[512], b[512];
+  snprintf(a, sizeof a, "%s", test_tmp_path("np_default.onnx"));
+  snprintf(b, sizeof b, "%s", test_tmp_path("np_nanopb.onnx"));
+  olg_status s = olg_model_write_file(m, a, NULL);
+  if (s) {
+    olg_test_fail(__FILE__, __LINE__, "%s: default writer: %s", what, olg_status_name(s));
+    return;
+  }
+  FILE *f = fopen(b, "wb");
+  if (!f) {
+    olg_test_fail(__FILE__, __LINE__, "%s: cannot open %s", what, b);
+    return;
+  }
+  long calls = ta->calls;
+  ta->fail_from = calls + 1;
+  test_malloc_fail_all(1);
+  s = olg_model_write_nanopb(m, file_sink, f);
+  long mallocs = test_malloc_fail_all(0);
+  ta->fail_from = 0;
+  int closed = fclose(f) == 0;
+  if (s || !closed || ta->calls != calls || ta->failed || mallocs != 0)
+    olg_test_fail(__FILE__, __LINE__, "%s: nanopb writer: %s, %ld allocator calls, %ld mallocs",
+                  what, olg_status_name(s), ta->calls - calls, mallocs);
+  else if (!same_files(a, b))
+    olg_test_fail(__FILE__, __LINE__, "%s: the nanopb writer's file differs", what);
+}
+
+TEST(alloc_fail_nanopb_writer_writes_same_file_when_all_fail) {
+  test_alloc ta;
+  test_alloc_init(&ta, 0);
+  olg_registry *r = frozen_builtin();
+  CHECK(r);
+  olg_model *m = NULL;
+  CHECK_OK(dyn_view_model(&m, &ta.a));
+  nanopb_same_file_under_failure("built", m, &ta);
+  olg_model_free(m);
+  static const char *const names[5] = {"hand-if", "hand-if-nested4", "hand-loop-seq", "hand-scan",
+                                       "hand-functions"};
+  for (int i = 0; i < 5 && !olg_test_failed(); i++) {
+    mem bytes;
+    if (!load(names[i], &bytes)) {
+      olg_test_fail(__FILE__, __LINE__, "no tests/fuzz/corpus/pipeline/%s", names[i]);
+      break;
+    }
+    olg_read_options ro = OLG_READ_OPTIONS_INIT;
+    ro.allocator = &ta.a;
+    olg_model *src = NULL, *out = NULL;
+    olg_status s = olg_model_read_memory(&src, bytes.p, bytes.n, &ro);
+    free(bytes.p);
+    if (s) {
+      olg_test_fail(__FILE__, __LINE__, "%s: read: %s", names[i], olg_status_name(s));
+      break;
+    }
+    nanopb_same_file_under_failure(names[i], src, &ta); /* kept fields re-emitted */
+    olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+    o.opset = 13;
+    if (!(s = olg_legalize(src, r, &o, &out, NULL)))
+      nanopb_same_file_under_failure(names[i], out, &ta);
+    else
+      olg_test_fail(__FILE__, __LINE__, "%s: legalize: %s", names[i], olg_status_name(s));
+    olg_model_free(out);
+    olg_model_free(src);
+  }
+  olg_registry_free(r);
+  CHECK_EQ(ta.live_blocks, 0);
+}
 #endif
 
 /* ---- the heap option objects and their setters (malloc injection) ------------------------ */
