@@ -10,10 +10,13 @@ cd "$(dirname "$0")/.."
 # libprotobuf-c-dev and protobuf-c-compiler serve the C unit tests alone (they cross-check the
 # reader's tables and the writers with protobuf-c's parser); the library needs neither.
 # gcc-aarch64-linux-gnu and libc6-dev-arm64-cross: the amalgamation is compiled and linked for
-# aarch64 by tests/py/test_amalgamation.py.
+# aarch64 by tests/py/test_amalgamation.py. With the s390x and armhf cross compilers and
+# qemu-user, `make test-cross` builds the library and the C unit tests for aarch64, s390x
+# (big-endian) and armhf (32-bit) and runs them under qemu (tests/cross/run.py).
 
 DEBS="gcc clang make pkg-config binutils libprotobuf-c-dev protobuf-c-compiler python3 python3-numpy
-gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross
+gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-user
 python3-onnx python3-torch python3-torchvision python3-pytest libonnx-testdata graphviz
 abigail-tools valgrind nanopb libnanopb-dev g++ cmake python3-venv python3-setuptools man-db groff-base"
 
