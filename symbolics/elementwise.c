@@ -413,15 +413,8 @@ olg_status olg__sym_sign(olg_lower *cx, olg_node_id src, void *ud) {
   if (olg__target_has(cx, "Sign")) return sign_native(cx);
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  olg_dtype t = olg__dtype(cx, x);
-  if (t == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
-  olg_value zero, pos, neg;
-  OLG_TRY(olg__const_like(cx, x, 0, &zero));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, zero, &pos));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, x, zero, &neg));
-  OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
-  OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
-  OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &y));
+  if (olg__dtype(cx, x) == OLG_BOOL) return olg_lower_bind_output(cx, 0, x);
+  OLG_TRY(olg__emit_sign_cmp(cx, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

@@ -67,7 +67,7 @@ olg_status olg__emit_bitwise(olg_lower *cx, olg_bits_op op, olg_value a, olg_val
     return olg__errf(cx, OLG_ERR_TYPE, "%s of %s and %s tensors (one integer type is needed)",
                      native[op], olg_dtype_name(t) ? olg_dtype_name(t) : "?",
                      olg_dtype_name(olg__dtype(cx, b)) ? olg_dtype_name(olg__dtype(cx, b)) : "?");
-  if (olg__opset(cx) >= 18) return olg__emit2(cx, native[op], a, b, out);
+  if (olg__target_has(cx, native[op])) return olg__emit2(cx, native[op], a, b, out);
   int w = olg_dtype_bits(t);
   bool sign_view = !olg__is_unsigned(t) || t == OLG_UINT64;
   int n = sign_view ? w - 1 : w; /* the bits taken by division */
@@ -130,7 +130,7 @@ olg_status olg__emit_bitwise_not(olg_lower *cx, olg_value x, olg_value *out) {
   if (!olg__is_int(t))
     return olg__errf(cx, OLG_ERR_TYPE, "BitwiseNot of a %s tensor",
                      olg_dtype_name(t) ? olg_dtype_name(t) : "?");
-  if (olg__opset(cx) >= 18) return olg__emit1(cx, "BitwiseNot", x, out);
+  if (olg__target_has(cx, "BitwiseNot")) return olg__emit1(cx, "BitwiseNot", x, out);
   int w = olg_dtype_bits(t);
   /* max - x for unsigned types narrower than int64; -1 - x otherwise (uint64 as int64) */
   int64_t m = olg__is_unsigned(t) && w < 64 ? (int64_t)((UINT64_C(1) << w) - 1) : -1;

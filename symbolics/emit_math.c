@@ -440,6 +440,17 @@ olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, 
 }
 
 
+olg_status olg__emit_sign_cmp(olg_lower *cx, olg_value x, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, x);
+  olg_value zero, pos, neg;
+  OLG_TRY(olg__const_like(cx, x, 0, &zero));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, zero, &pos));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, x, zero, &neg));
+  OLG_TRY(olg__emit_cast(cx, pos, t, &pos));
+  OLG_TRY(olg__emit_cast(cx, neg, t, &neg));
+  return olg__emit_math2(cx, "Sub", pos, neg, out);
+}
+
 /* sinh = (e^x - e^-x) / 2, cosh = (e^x + e^-x) / 2; asinh = s * ln(|x| + sqrt(x^2 + 1)), odd so
  * that a negative x does not cancel, its sign s = [x > 0] - [x < 0] (Sign starts at 9); acosh = ln(x + sqrt(x^2 - 1)); atanh = ln((1 + x) / (1 - x)) / 2. */
 olg_status olg__emit_hyperbolic(olg_lower *cx, const char *op, olg_value x, olg_value *out) {
@@ -463,15 +474,10 @@ olg_status olg__emit_hyperbolic(olg_lower *cx, const char *op, olg_value x, olg_
     OLG_TRY(olg__emit_math2(cx, "Mul", y, half, &y));
   } else if (!strcmp(op, "Asinh") || !strcmp(op, "Acosh")) {
     bool asinh = op[1] == 's';
-    olg_value m = d, s = OLG_NO_VALUE, zero, pos, neg;
+    olg_value m = d, s = OLG_NO_VALUE;
     if (asinh) {
       OLG_TRY(olg__emit_math1(cx, "Abs", d, &m));
-      OLG_TRY(olg__const_like(cx, d, 0.0, &zero));
-      OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, d, zero, &pos));
-      OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, d, zero, &neg));
-      OLG_TRY(olg__emit_cast(cx, pos, OLG_DOUBLE, &pos));
-      OLG_TRY(olg__emit_cast(cx, neg, OLG_DOUBLE, &neg));
-      OLG_TRY(olg__emit_math2(cx, "Sub", pos, neg, &s));
+      OLG_TRY(olg__emit_sign_cmp(cx, d, &s));
     }
     OLG_TRY(olg__emit_math2(cx, "Mul", d, d, &a));
     OLG_TRY(olg__emit_math2(cx, asinh ? "Add" : "Sub", a, one, &a));

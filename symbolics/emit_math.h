@@ -77,6 +77,8 @@ olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value
 olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out);
 /* x < 0 as a bool tensor, for any numeric dtype at any opset. */
 olg_status olg__emit_is_negative(olg_lower *cx, olg_value x, olg_value *out);
+/* [x > 0] - [x < 0] in x's dtype (0 for NaN, as PyTorch's CPU sign), at every opset. */
+olg_status olg__emit_sign_cmp(olg_lower *cx, olg_value x, olg_value *out);
 /* op (Sinh, Cosh, Asinh, Acosh, Atanh) of a float tensor x: the op where the target has it,
  * else its formula (Sinh/Cosh from Exp, the inverses from Log and Sqrt) computed in double,
  * where the small arguments keep their precision, and cast back. */

@@ -25,7 +25,7 @@ import torch
 
 from ._torch_graph import (SValue, Ints, Floats, Bools, Values, SNode, SInit, SInput, SourceGraph,
                            TorchExportError, flatten, _split_args, borrow_array,
-                           input_shape, SCALAR_TYPE_NUMBER)
+                           check_dynamic_axes_names, input_shape, SCALAR_TYPE_NUMBER)
 from ._torch_trace import inplace_functional, normalize_dynamic_axes, _prune
 
 # Ops whose result is the very tensor they read (no new view geometry): a write into one is a
@@ -375,12 +375,7 @@ def build_source_graph(gm, args, input_names=None, output_names=None, dynamic_ax
         final.append((v, name))
     w.sg.outputs = final
     _prune(w.sg, [v for v, _ in final])
-    for name in dyn:
-        if name not in names and name not in onames:
-            raise TorchExportError("dynamic_axes names %r, which is neither an input nor an "
-                                   "output; the inputs are %s, the outputs %s"
-                                   % (name, ", ".join(map(repr, names)) or "(none)",
-                                      ", ".join(map(repr, onames)) or "(none)"))
+    check_dynamic_axes_names(dyn, names, onames)
     w.sg.example_outputs = example_outputs
     w.sg.dynamic_axes = dyn
     w.sg.warnings = []

@@ -140,6 +140,16 @@ def input_shape(name, t, dynamic_dims):
     return shape
 
 
+def check_dynamic_axes_names(dyn, names, onames):
+    """Every name dynamic_axes gives is an input's or an output's."""
+    for name in dyn:
+        if name not in names and name not in onames:
+            raise TorchExportError("dynamic_axes names %r, which is neither an input nor an "
+                                   "output; the inputs are %s, the outputs %s"
+                                   % (name, ", ".join(map(repr, names)) or "(none)",
+                                      ", ".join(map(repr, onames)) or "(none)"))
+
+
 def iter_nodes(nodes):
     """Every node of nodes and of their If/Loop bodies (SBlock, _torch_script), depth first."""
     for n in nodes:

@@ -31,7 +31,8 @@ from . import _torch_compat, _torch_graph, _torch_script
 from ._torch_graph import (SValue, Ints, Floats, Bools, Values, SNode, SInit, SInput, SourceGraph,
                            TorchExportError, flatten, _rebuild, _split_args, _eval_mode, _Lit,
                            _List, _Tuple, _Ref, _TORCH_KIND, SCALAR_TYPE_NUMBER, _tensor_info,
-                           _is_contiguous, borrow_array, _Lazy, input_shape, iter_nodes)
+                           _is_contiguous, borrow_array, _Lazy, check_dynamic_axes_names,
+                           input_shape, iter_nodes)
 
 INT64_MAX = 9223372036854775807
 
@@ -932,12 +933,7 @@ def _build_source_graph(model, args, input_names, output_names, dynamic_axes, ex
     w.sg.outputs = final
     _prune(w.sg, [v for v, _ in final])
     _name_nodes(w.sg)
-    for name in dyn:
-        if name not in names and name not in onames:
-            raise TorchExportError("dynamic_axes names %r, which is neither an input nor an "
-                                   "output; the inputs are %s, the outputs %s"
-                                   % (name, ", ".join(map(repr, names)) or "(none)",
-                                      ", ".join(map(repr, onames)) or "(none)"))
+    check_dynamic_axes_names(dyn, names, onames)
     w.sg.example_outputs = tr["outputs"]
     w.sg.dynamic_axes = dyn
     w.sg.warnings = tr["warnings"]
