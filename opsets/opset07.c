@@ -6,6 +6,10 @@ const olg_symbolic_reg olg__opset07[] = {
     /* ---- ONNX indexing below its opset (symbolics/index.c) ---- */
     {"", "GatherElements", olg__sym_onnx_gather_elements, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
     {"", "GatherND", olg__sym_onnx_gather_nd, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
+    /* a row scatter (symbolics/scatter.c); a multiplying, max or min one needs Where (9) */
+    {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED},
+    {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED},
+    {"", "ScatterND", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED},
 
     /* ---- ONNX elementwise ops below their opset or type (onnx_math.c, activation.c) ---- */
     {"", "Acosh", olg__sym_acosh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* elementwise.c */
@@ -348,6 +352,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "roll", olg__sym_roll, OLG_LOWERING_NATIVE},
     {"aten", "scatter", olg__sym_scatter, OLG_LOWERING_DECOMPOSED}, /* Gather from Concat(data, src) */
     {"aten", "scatter_add", olg__sym_scatter_add, OLG_LOWERING_DECOMPOSED}, /* one-hot MatMul */
+    {"aten", "scatter_reduce", olg__sym_scatter_reduce, OLG_LOWERING_DECOMPOSED}, /* scatter.c */
     {"aten", "split", olg__sym_split, OLG_LOWERING_NATIVE},
     {"aten", "split_with_sizes", olg__sym_split_with_sizes, OLG_LOWERING_NATIVE},
     {"aten", "tile", olg__sym_tile, OLG_LOWERING_NATIVE},

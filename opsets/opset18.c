@@ -17,7 +17,7 @@ const olg_symbolic_reg olg__opset18[] = {
     {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_NATIVE},
     {"", "BitwiseXor", olg__sym_onnx_bitwise_xor, OLG_LOWERING_NATIVE},
 
-    /* ---- ONNX domain (symbolics/onnx.c): axes as inputs, ScatterElements reduction max/min ---- */
+    /* ---- ONNX domain (symbolics/onnx.c): axes as inputs ---- */
     {"", "ReduceL1", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceLogSum", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
@@ -27,5 +27,8 @@ const olg_symbolic_reg olg__opset18[] = {
     {"", "ReduceMin", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceProd", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
     {"", "ReduceSumSquare", olg__sym_onnx_reduce_axes_input, OLG_LOWERING_NATIVE},
+
+    /* ---- scatters (symbolics/scatter.c): ScatterElements' reductions max and min ---- */
+    {"aten", "scatter_reduce", olg__sym_scatter_reduce, OLG_LOWERING_NATIVE},
 
     {NULL, NULL, NULL, 0}};

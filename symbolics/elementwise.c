@@ -73,62 +73,6 @@ olg_status olg__sym_mul(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
-/* floor(a / b) for floats: float32 and float16 in double, where the quotient's floor is exact
- * (a quotient of 24-bit mantissas is never within 2^-53 of an integer it is not); double as
- * PyTorch computes it (fmod-based) when Mod (opset 10) is there (has_mod), else Floor(Div). */
-static olg_status floor_div_float(olg_lower *cx, bool has_mod, olg_value a, olg_value b,
-                                  olg_value *out) {
-  olg_dtype t = olg__dtype(cx, a);
-  olg_value q;
-  if (t != OLG_DOUBLE || !has_mod) {
-    olg_value ad, bd;
-    OLG_TRY(olg__emit_cast(cx, a, OLG_DOUBLE, &ad));
-    OLG_TRY(olg__emit_cast(cx, b, OLG_DOUBLE, &bd));
-    OLG_TRY(olg__emit2(cx, "Div", ad, bd, &q));
-    OLG_TRY(olg__emit1(cx, "Floor", q, &q));
-    return olg__emit_cast(cx, q, t, out);
-  }
-  /* mod = fmod(a, b); div = (a - mod) / b, less 1 when mod and b differ in sign; its floor,
-   * plus 1 when div - floor(div) > 0.5; a / b where b is 0 */
-  olg_node_id nd;
-  olg_value mod, div, zero, half, one, nz, mneg, bneg, diff, adj, fl, frac, up, bz, raw;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Mod", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, a));
-  OLG_TRY(olg_lower_emit_input(cx, nd, b));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "fmod", 1));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &mod));
-  OLG_TRY(olg__emit2(cx, "Sub", a, mod, &div));
-  OLG_TRY(olg__emit2(cx, "Div", div, b, &div));
-  OLG_TRY(olg__const_like(cx, a, 0, &zero));
-  OLG_TRY(olg__const_like(cx, a, 0.5, &half));
-  OLG_TRY(olg__const_like(cx, a, 1, &one));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_NE, mod, zero, &nz));
-  OLG_TRY(olg__emit_is_negative(cx, mod, &mneg));
-  OLG_TRY(olg__emit_is_negative(cx, b, &bneg));
-  OLG_TRY(olg__emit2(cx, "Xor", mneg, bneg, &diff));
-  OLG_TRY(olg__emit2(cx, "And", nz, diff, &adj));
-  OLG_TRY(olg__emit_cast(cx, adj, t, &adj));
-  OLG_TRY(olg__emit2(cx, "Sub", div, adj, &div));
-  OLG_TRY(olg__emit1(cx, "Floor", div, &fl));
-  OLG_TRY(olg__emit2(cx, "Sub", div, fl, &frac));
-  OLG_TRY(olg__emit2(cx, "Greater", frac, half, &up));
-  OLG_TRY(olg__emit_cast(cx, up, t, &up));
-  OLG_TRY(olg__emit2(cx, "Add", fl, up, &fl));
-  OLG_TRY(olg__emit_compare(cx, OLG_CMP_EQ, b, zero, &bz));
-  OLG_TRY(olg__emit2(cx, "Div", a, b, &raw));
-  return olg__emit_where(cx, bz, raw, fl, out);
-}
-
-static olg_status floor_div(olg_lower *cx, bool has_mod, olg_dtype t, olg_value a, olg_value b,
-                            olg_value *out) {
-  if (olg__is_float(t)) return floor_div_float(cx, has_mod, a, b, out);
-  if (t == OLG_BOOL) return olg_lower_error(cx, OLG_ERR_TYPE, "floor division of bool tensors");
-  olg_value q, r, adj;
-  OLG_TRY(olg__emit_int_trunc_rem(cx, a, b, &q, &r, &adj));
-  OLG_TRY(olg__emit_cast(cx, adj, t, &adj));
-  return olg__emit_math2(cx, "Sub", q, adj, out);
-}
-
 /* aten::div(self, other, *, str? rounding_mode) [Tensor, Scalar, and _mode overloads];
  * aten::true_divide(self, other). has_mod: Mod (opset 10) is there. */
 static olg_status div_common(olg_lower *cx, bool has_mod) {
@@ -152,7 +96,7 @@ static olg_status div_common(olg_lower *cx, bool has_mod) {
     OLG_TRY(olg__emit_math2(cx, "Div", a, b, &y)); /* integer Div truncates */
     if (olg__is_float(t)) OLG_TRY(olg__emit_trunc(cx, y, &y));
   } else if (strcmp(mode, "floor") == 0) {
-    OLG_TRY(floor_div(cx, has_mod, t, a, b, &y));
+    OLG_TRY(olg__emit_floor_div(cx, has_mod, t, a, b, &y));
   } else {
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "div: unknown rounding_mode '%s'", mode);
   }
@@ -169,7 +113,7 @@ static olg_status floor_divide(olg_lower *cx, bool has_mod) {
   olg_dtype t;
   olg_value a, b, y;
   OLG_TRY(olg__binary_operands(cx, 0, 1, &t, &a, &b));
-  OLG_TRY(floor_div(cx, has_mod, t, a, b, &y));
+  OLG_TRY(olg__emit_floor_div(cx, has_mod, t, a, b, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 

@@ -337,6 +337,9 @@ olg_status olg__emit_scatter_elements(olg_lower *cx, olg_value data, olg_value i
                                       olg_value updates, int64_t axis, const char *reduction,
                                       olg_value *out);
 /* ScatterND (11); reduction as above ("add"/"mul" 16, "max"/"min" 18). */
+/* Whether the target's ScatterElements/ScatterND take this reduction (a name the schema does
+ * not list: 'add'/'mul' came with the attribute at 16, 'max'/'min' at 18). */
+bool olg__scatter_takes_reduction(const olg_lower *cx, const char *reduction);
 olg_status olg__emit_scatter_nd(olg_lower *cx, olg_value data, olg_value indices,
                                 olg_value updates, const char *reduction, olg_value *out);
 /* Gather along axis (indices any int tensor). */

@@ -853,6 +853,11 @@ static int scatter_reduction_opset(const char *reduction) {
   return -1;
 }
 
+bool olg__scatter_takes_reduction(const olg_lower *cx, const char *reduction) {
+  int need = scatter_reduction_opset(reduction);
+  return need >= 0 && need <= olg__opset(cx);
+}
+
 static olg_status scatter_like(olg_lower *cx, const char *op, olg_value data, olg_value indices,
                                olg_value updates, const int64_t *axis, const char *reduction,
                                olg_value *out) {

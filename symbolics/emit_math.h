@@ -103,6 +103,11 @@ olg_status olg__emit_int_trunc_rem(olg_lower *cx, olg_value a, olg_value b, olg_
  * (below, integers by truncating Div and a sign fix-up, floats through double). */
 olg_status olg__emit_remainder(olg_lower *cx, bool has_mod, bool python, olg_value a, olg_value b,
                                olg_value *out);
+/* floor(a / b) of one dtype t (not bool), as PyTorch's floor division: has_mod, Mod-10 is there
+ * (double's quotient PyTorch's fmod-based way); else floats through double, ints by a truncating
+ * Div and a sign fix-up. */
+olg_status olg__emit_floor_div(olg_lower *cx, bool has_mod, olg_dtype t, olg_value a, olg_value b,
+                               olg_value *out);
 /* A 0-D constant of x's dtype: olg__const_like, named for symmetry. */
 #define olg__scalar_like olg__const_like
 

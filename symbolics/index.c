@@ -1,50 +1,19 @@
-/* onnxlegal — indexing: index, index_select, index_put, gather, scatter, scatter_add, nonzero,
- * one_hot, embedding. Arguments as in PyTorch 1.13's schemas.
+/* onnxlegal — indexing: index, index_select, index_put, gather, nonzero, one_hot, embedding
+ * (the scatters are in scatter.c). Arguments as in PyTorch 1.13's schemas.
  *
  * Advanced indexing (index, index_put) goes through one plan: boolean masks become index
  * tensors (NonZero, or computed here when the mask is known), the indexed dims are moved first
  * and flattened into one, and the index tensors become one linear index (their broadcast shape
- * B). index is then one Gather; index_put one row scatter: ScatterND (11), Scatter-9 with the
- * index broadcast along each row (9, 10), or a Gather from Concat(data, values) with a map of
- * which row each output row takes (7, 8; computed here for known indices, with Equal/ArgMax at
- * run time otherwise). accumulate is ScatterND's reduction 'add' (16), below that a one-hot
- * MatMul added to the data. */
+ * B). index is then one Gather; index_put one row scatter (scatter.c), accumulate its reduction
+ * 'add'. */
 #include <string.h>
 
-#include "emit.h"
+#include "emit_index.h"
 #include "symbolics.h"
-
 
 static bool is_int_type(olg_dtype t) {
   return t == OLG_INT8 || t == OLG_INT16 || t == OLG_INT32 || t == OLG_INT64 || t == OLG_UINT8 ||
          t == OLG_UINT16 || t == OLG_UINT32 || t == OLG_UINT64;
-}
-
-static int64_t *alloc_ints(olg_lower *cx, size_t n) {
-  return olg__lower_alloc(cx, (n ? n : 1) * sizeof(int64_t));
-}
-
-/* dim `axis` of x as a 0-D int64 (a constant when known). */
-static olg_status dim_scalar(olg_lower *cx, olg_value x, int64_t axis, olg_value *out) {
-  int64_t d = olg__dim(cx, x, (int32_t)axis);
-  if (d >= 0) return olg__const_i64(cx, d, out);
-  OLG_TRY(olg__dim_tensor(cx, x, axis, out));
-  return olg__emit_reshape_static(cx, *out, NULL, 0, out);
-}
-
-/* Binds y to the node's (only) output. */
-static olg_status bind(olg_lower *cx, olg_value y) { return olg_lower_bind_output(cx, 0, y); }
-
-/* What the target offers indexing: Where, NonZero, OneHot, Scatter-9 and integer Less (9);
- * ScatterND, ScatterElements of any type, GatherElements, Range and Gather's negative indices
- * (11); ScatterND/ScatterElements reductions (16). */
-typedef struct ix_caps {
-  bool where_nonzero, scatter_nd, scatter_reduce;
-} ix_caps;
-
-static ix_caps ix_target(const olg_lower *cx) {
-  return (ix_caps){olg__target_has(cx, "NonZero"), olg__target_has(cx, "ScatterND"),
-                   olg__target_has_attr(cx, "ScatterElements", "reduction")};
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -69,7 +38,7 @@ static olg_status mask_indices(olg_lower *cx, ix_caps c, olg_value mask, int32_t
     size_t count = 0;
     for (size_t i = 0; i < n; i++) count += p[i] != 0;
     for (int32_t m = 0; m < k; m++) {
-      int64_t *c = alloc_ints(cx, count);
+      int64_t *c = olg__ix_alloc_ints(cx, count);
       if (!c) return OLG_ERR_NOMEM;
       int64_t inner = 1;
       for (int32_t j = m + 1; j < k; j++) inner *= dims[j];
@@ -135,41 +104,6 @@ static olg_status plan_indices(olg_lower *cx, ix_caps c, olg_value x, size_t i, 
   return OLG_OK;
 }
 
-/* idx as int64 with negative entries counted from the end of dim `axis` of x. */
-static olg_status wrap_index(olg_lower *cx, ix_caps c, olg_value x, int64_t axis, olg_value idx,
-                             olg_value *out) {
-  OLG_TRY(olg__emit_cast(cx, idx, OLG_INT64, &idx));
-  const int64_t *p;
-  size_t n;
-  int64_t size = olg__dim(cx, x, (int32_t)axis), dims[OLG_MAX_RANK];
-  int32_t r;
-  if (olg__known_ints(cx, idx, &p, &n) && olg__static_shape(cx, idx, dims, &r)) {
-    bool neg = false;
-    for (size_t i = 0; i < n; i++) neg = neg || p[i] < 0;
-    if (!neg) return (*out = idx, OLG_OK);
-    if (size >= 0) {
-      int64_t *q = alloc_ints(cx, n);
-      if (!q) return OLG_ERR_NOMEM;
-      for (size_t i = 0; i < n; i++) q[i] = p[i] < 0 ? p[i] + size : p[i];
-      return olg__const_tensor_kept(cx, OLG_INT64, r, dims, q, n * sizeof *q, out);
-    }
-  }
-  olg_value sz, zero, neg, negi, add;
-  OLG_TRY(dim_scalar(cx, x, axis, &sz));
-  if (c.where_nonzero) { /* Less-9 compares integers */
-    OLG_TRY(olg__const_i64(cx, 0, &zero));
-    OLG_TRY(olg__emit2(cx, "Less", idx, zero, &neg));
-  } else { /* Less-7 compares float types only; a double holds the index exactly */
-    olg_value d;
-    OLG_TRY(olg__emit_cast(cx, idx, OLG_DOUBLE, &d));
-    OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 0, &zero));
-    OLG_TRY(olg__emit2(cx, "Less", d, zero, &neg));
-  }
-  OLG_TRY(olg__emit_cast(cx, neg, OLG_INT64, &negi));
-  OLG_TRY(olg__emit2(cx, "Mul", negi, sz, &add));
-  return olg__emit2(cx, "Add", idx, add, out);
-}
-
 /* The linear index into the indexed dims flattened (row-major): sum of idx_m * stride_m, in
  * the broadcast shape B of the index tensors. *rows gets the product of the indexed dims'
  * sizes, -1 when one is not known. */
@@ -180,7 +114,7 @@ static olg_status linear_index(olg_lower *cx, ix_caps c, olg_value x, const inde
   for (int32_t m = pl->k - 1; m >= 0; m--) {
     int64_t d = pl->dims[m];
     olg_value w, term;
-    OLG_TRY(wrap_index(cx, c, x, d, pl->idx[d], &w));
+    OLG_TRY(olg__ix_wrap_index(cx, c, x, d, pl->idx[d], &w));
     if (stride_v != OLG_NO_VALUE) {
       OLG_TRY(olg__emit2(cx, "Mul", w, stride_v, &term));
     } else if (stride != 1) {
@@ -197,7 +131,7 @@ static olg_status linear_index(olg_lower *cx, ix_caps c, olg_value x, const inde
       stride *= size;
     } else {
       olg_value sz;
-      OLG_TRY(dim_scalar(cx, x, d, &sz));
+      OLG_TRY(olg__ix_dim_scalar(cx, x, d, &sz));
       if (stride_v == OLG_NO_VALUE) {
         olg_value s;
         OLG_TRY(olg__const_i64(cx, stride, &s));
@@ -254,7 +188,7 @@ static olg_status emit_index_plan(olg_lower *cx, ix_caps c, olg_value x, const i
   if (pl.k == 1) { /* Gather keeps the dims around the index where they are, as PyTorch does */
     int64_t d = pl.dims[0];
     olg_value idx = pl.idx[d];
-    if (!c.scatter_nd) OLG_TRY(wrap_index(cx, c, x, d, idx, &idx)); /* Gather-11 wraps */
+    if (!c.scatter_nd) OLG_TRY(olg__ix_wrap_index(cx, c, x, d, idx, &idx)); /* Gather-11 wraps */
     return olg__emit_gather(cx, x, idx, d, out);
   }
   olg_value lin, xt, flat;
@@ -282,7 +216,7 @@ static olg_status index_tensor(olg_lower *cx, ix_caps c) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(plan_indices(cx, c, x, 1, &pl));
   OLG_TRY(emit_index_plan(cx, c, x, &pl, &y));
-  return bind(cx, y);
+  return olg__ix_bind(cx, y);
 }
 
 /* ONNX GatherND(data, indices; batch_dims b, 12), registered below 12: data's first b dims
@@ -309,7 +243,7 @@ olg_status olg__sym_onnx_gather_nd(olg_lower *cx, olg_node_id src, void *ud) {
     int64_t n = olg__dim(cx, x, (int32_t)i), dims[OLG_MAX_RANK];
     if (n < 0)
       return olg_lower_unsupported(cx, "GatherND with a batch dim not known at export time", 12);
-    int64_t *seq = alloc_ints(cx, (size_t)n);
+    int64_t *seq = olg__ix_alloc_ints(cx, (size_t)n);
     if (!seq) return OLG_ERR_NOMEM;
     for (int64_t v = 0; v < n; v++) seq[v] = v;
     for (int32_t d = 0; d < ri - 1; d++) dims[d] = d == i ? n : 1;
@@ -323,13 +257,13 @@ olg_status olg__sym_onnx_gather_nd(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_gather(cx, ind, jv, ri - 1, &pl.idx[b + j]));
     pl.dims[b + j] = b + j;
   }
-  OLG_TRY(emit_index_plan(cx, ix_target(cx), x, &pl, &y));
-  return bind(cx, y);
+  OLG_TRY(emit_index_plan(cx, olg__ix_target(cx), x, &pl, &y));
+  return olg__ix_bind(cx, y);
 }
 
 olg_status olg__sym_index(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return index_tensor(cx, ix_target(cx));
+  return index_tensor(cx, olg__ix_target(cx));
 }
 
 /* aten::index_select(Tensor self, int dim, Tensor index) */
@@ -342,12 +276,12 @@ olg_status olg__sym_index_select(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
   OLG_TRY(olg__input_rank(cx, x, &rank));
   if (rank == 0) { /* a 0-D tensor: index 0 only, the result is the tensor itself */
-    return bind(cx, x);
+    return olg__ix_bind(cx, x);
   }
   OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &d));
   if (olg__rank(cx, idx) == 0) OLG_TRY(olg__emit_unsqueeze(cx, idx, (const int64_t[]){0}, 1, &idx));
   OLG_TRY(olg__emit_gather(cx, x, idx, d, &y));
-  return bind(cx, y);
+  return olg__ix_bind(cx, y);
 }
 
 /* aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq,
@@ -358,140 +292,7 @@ olg_status olg__sym_embedding(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &w));
   OLG_TRY(olg_lower_arg_value(cx, 1, &idx));
   OLG_TRY(olg__emit_gather(cx, w, idx, 0, &y));
-  return bind(cx, y);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Row scatters: data [P, R...], rows lin [N] (in [0, P)), updates [N, R...] */
-
-typedef enum scatter_mode { SCATTER_SET, SCATTER_ADD, SCATTER_MUL } scatter_mode;
-static const char *const scatter_reduction[] = {"none", "add", "mul"};
-
-/* 0..P-1 as a 1-D int64: a constant when P is known, else Range (11) over dim 0 of data. */
-static olg_status row_range(olg_lower *cx, ix_caps c, olg_value data, int64_t p, int need_opset,
-                            olg_value *out) {
-  if (p >= 0) {
-    int64_t *a = alloc_ints(cx, (size_t)p);
-    if (!a) return OLG_ERR_NOMEM;
-    for (int64_t i = 0; i < p; i++) a[i] = i;
-    return olg__const_i64s(cx, a, (size_t)p, out);
-  }
-  if (!c.scatter_nd) /* Range-11 */
-    return olg_lower_unsupported(cx, "a scatter into dims whose sizes are not known", need_opset);
-  olg_value in[3];
-  OLG_TRY(olg__const_i64(cx, 0, &in[0]));
-  OLG_TRY(dim_scalar(cx, data, 0, &in[1]));
-  OLG_TRY(olg__const_i64(cx, 1, &in[2]));
-  return olg__emit(cx, "Range", in, 3, out);
-}
-
-/* The compute type of the one-hot MatMul: float types as they are (float16 through float),
- * integers through double (exact up to 2^53). */
-static olg_dtype matmul_type(olg_dtype t) {
-  return t == OLG_FLOAT || t == OLG_DOUBLE ? t : olg__is_float(t) ? OLG_FLOAT : OLG_DOUBLE;
-}
-
-/* Scatter-9 (opsets 9, 10) takes numeric types only; ScatterElements-11 takes every type. */
-static bool scatter9_type(olg_dtype t) { return t != OLG_BOOL && t != OLG_STRING && t != OLG_UNDEFINED; }
-
-static olg_status scatter_rows(olg_lower *cx, ix_caps c, olg_value data, olg_value lin, olg_value upd,
-                               scatter_mode mode, int64_t p, olg_value *out) {
-  int32_t ur = olg__rank(cx, upd);
-  if (ur < 1) return olg_lower_error(cx, OLG_ERR_UNSUPPORTED, "scatter: the updates' rank is not known");
-  if (mode == SCATTER_SET ? c.scatter_nd : c.scatter_reduce) {
-    olg_value idx;
-    OLG_TRY(olg__emit_unsqueeze(cx, lin, (const int64_t[]){1}, 1, &idx));
-    return olg__emit_scatter_nd(cx, data, idx, upd, scatter_reduction[mode], out);
-  }
-  if (mode == SCATTER_SET && c.where_nonzero && scatter9_type(olg__dtype(cx, data))) {
-    /* Scatter-9: the row index repeated along the row */
-    olg_value idx = lin, shape;
-    if (ur > 1) {
-      int64_t axes[OLG_MAX_RANK];
-      for (int32_t i = 1; i < ur; i++) axes[i - 1] = i;
-      OLG_TRY(olg__emit_unsqueeze(cx, lin, axes, (size_t)ur - 1, &idx));
-      OLG_TRY(olg__shape(cx, upd, &shape));
-      OLG_TRY(olg__emit_expand(cx, idx, shape, &idx));
-    }
-    return olg__emit_scatter_elements(cx, data, idx, upd, 0, "none", out);
-  }
-  const int64_t *lk;
-  size_t nl;
-  if (mode == SCATTER_SET && p >= 0 && olg__known_ints(cx, lin, &lk, &nl)) {
-    /* known rows: output row i is data row i or update row j (the last that writes it) */
-    int64_t *map = alloc_ints(cx, (size_t)p);
-    if (!map) return OLG_ERR_NOMEM;
-    for (int64_t i = 0; i < p; i++) map[i] = i;
-    for (size_t j = 0; j < nl; j++) {
-      if (lk[j] < 0 || lk[j] >= p)
-        return olg__errf(cx, OLG_ERR_RANGE, "index %lld is out of range for %lld rows",
-                         (long long)lk[j], (long long)p);
-      map[lk[j]] = p + (int64_t)j;
-    }
-    olg_value both[2] = {data, upd}, cat, mv;
-    OLG_TRY(olg__emit_concat(cx, both, 2, 0, &cat));
-    OLG_TRY(olg__const_i64s(cx, map, (size_t)p, &mv));
-    return olg__emit_gather(cx, cat, mv, 0, out);
-  }
-  if (mode == SCATTER_MUL && !c.where_nonzero)
-    return olg_lower_unsupported(cx, "a scatter that multiplies (Where)", 9);
-  /* which[p, n]: update n writes row p */
-  olg_value ar, col, row, which;
-  OLG_TRY(row_range(cx, c, data, p, mode == SCATTER_SET ? 9 : 11, &ar));
-  OLG_TRY(olg__emit_unsqueeze(cx, ar, (const int64_t[]){1}, 1, &col));
-  OLG_TRY(olg__emit_unsqueeze(cx, lin, (const int64_t[]){0}, 1, &row));
-  OLG_TRY(olg__emit2(cx, "Equal", col, row, &which));
-  olg_dtype t = olg__dtype(cx, data);
-  if (mode == SCATTER_SET) {
-    /* map[p] = p, or P + the first update that writes row p; then Gather rows of
-     * Concat(data, updates) */
-    olg_value wf, hit, first, pv, shifted, delta, gain, map, cat;
-    olg_node_id nd;
-    OLG_TRY(olg__emit_cast(cx, which, OLG_FLOAT, &wf));
-    OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MAX, wf, (const int64_t[]){1}, 1, 0, &hit));
-    OLG_TRY(olg__emit_cast(cx, hit, OLG_INT64, &hit));
-    OLG_TRY(olg_lower_emit_begin(cx, "", "ArgMax", &nd));
-    OLG_TRY(olg_lower_emit_input(cx, nd, wf));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", 1));
-    OLG_TRY(olg_lower_emit_attr_int(cx, nd, "keepdims", 0));
-    OLG_TRY(olg_lower_emit_end(cx, nd, 1, &first));
-    if (p >= 0) OLG_TRY(olg__const_i64(cx, p, &pv));
-    else OLG_TRY(dim_scalar(cx, data, 0, &pv));
-    OLG_TRY(olg__emit2(cx, "Add", first, pv, &shifted));
-    OLG_TRY(olg__emit2(cx, "Sub", shifted, ar, &delta));
-    OLG_TRY(olg__emit2(cx, "Mul", delta, hit, &gain));
-    OLG_TRY(olg__emit2(cx, "Add", ar, gain, &map));
-    olg_value both[2] = {data, upd};
-    OLG_TRY(olg__emit_concat(cx, both, 2, 0, &cat));
-    return olg__emit_gather(cx, cat, map, 0, out);
-  }
-  if (mode == SCATTER_ADD) {
-    /* data + which @ updates (updates as [N, R]) */
-    if (t == OLG_BOOL) return olg_lower_unsupported(cx, "an accumulating scatter of bool", -1);
-    olg_dtype ct = matmul_type(t);
-    olg_value wc, u2, sum, shape;
-    OLG_TRY(olg__emit_cast(cx, which, ct, &wc));
-    if (ur == 1) OLG_TRY(olg__emit_unsqueeze(cx, upd, (const int64_t[]){1}, 1, &u2));
-    else OLG_TRY(olg__emit_reshape_static(cx, upd, (const int64_t[]){0, -1}, 2, &u2));
-    OLG_TRY(olg__emit_cast(cx, u2, ct, &u2));
-    OLG_TRY(olg__emit2(cx, "MatMul", wc, u2, &sum));
-    OLG_TRY(olg__shape(cx, data, &shape));
-    OLG_TRY(olg__emit_reshape(cx, sum, shape, &sum));
-    OLG_TRY(olg__emit_cast(cx, sum, t, &sum));
-    return olg__emit2(cx, "Add", data, sum, out);
-  }
-  /* multiply: data * ReduceProd over n of Where(which, update n, 1) */
-  olg_value wb = which, ue, one, w, prod;
-  if (ur > 1) {
-    int64_t axes[OLG_MAX_RANK];
-    for (int32_t i = 0; i < ur - 1; i++) axes[i] = 2 + i;
-    OLG_TRY(olg__emit_unsqueeze(cx, which, axes, (size_t)ur - 1, &wb));
-  }
-  OLG_TRY(olg__emit_unsqueeze(cx, upd, (const int64_t[]){0}, 1, &ue));
-  OLG_TRY(olg__const_like(cx, data, 1, &one));
-  OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){wb, ue, one}, 3, &w));
-  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_PROD, w, (const int64_t[]){1}, 1, 0, &prod));
-  return olg__emit2(cx, "Mul", data, prod, out);
+  return olg__ix_bind(cx, y);
 }
 
 /* x[mask] = v (or += v) with v broadcasting along the masked rows by itself: Where(mask, v, x).
@@ -548,7 +349,7 @@ static olg_status index_put(olg_lower *cx, ix_caps c) {
   OLG_TRY(olg__emit_cast_like(cx, v, x, &v));
   bool done;
   OLG_TRY(index_put_where(cx, c, x, v, accumulate, &done, &y));
-  if (done) return bind(cx, y);
+  if (done) return olg__ix_bind(cx, y);
   index_plan pl;
   OLG_TRY(plan_indices(cx, c, x, 1, &pl));
   if (pl.k == 0) { /* x[...] = v */
@@ -556,7 +357,7 @@ static olg_status index_put(olg_lower *cx, ix_caps c) {
     OLG_TRY(olg__shape(cx, x, &shape));
     if (accumulate) OLG_TRY(olg__emit2(cx, "Add", x, v, &y));
     else OLG_TRY(olg__emit_expand(cx, v, shape, &y));
-    return bind(cx, y);
+    return olg__ix_bind(cx, y);
   }
   if (accumulate && !c.scatter_reduce)
     OLG_TRY(olg_lower_decompose(cx, "index_put with accumulate=True (ScatterND's reduction "
@@ -601,61 +402,22 @@ static olg_status index_put(olg_lower *cx, ix_caps c) {
   OLG_TRY(olg__concat_ints(cx, pieces, 2, &shape));
   OLG_TRY(olg__emit_reshape(cx, vt, shape, &vrows));
   OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
-  OLG_TRY(scatter_rows(cx, c, flat, lin, vrows, accumulate ? SCATTER_ADD : SCATTER_SET, rows, &y));
+  OLG_TRY(olg__ix_scatter_rows(cx, c, flat, lin, vrows, accumulate ? SCATTER_ADD : SCATTER_SET, rows, &y));
   OLG_TRY(olg__shape(cx, xt, &shape));
   OLG_TRY(olg__emit_reshape(cx, y, shape, &y));
   int64_t inv[OLG_MAX_RANK];
   for (int32_t i = 0; i < pl.rank; i++) inv[perm[i]] = i;
   OLG_TRY(olg__emit_transpose(cx, y, inv, (size_t)pl.rank, &y));
-  return bind(cx, y);
+  return olg__ix_bind(cx, y);
 }
 
 olg_status olg__sym_index_put(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return index_put(cx, ix_target(cx));
+  return index_put(cx, olg__ix_target(cx));
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* gather, scatter, scatter_add */
-
-/* For gather/scatter along axis with static shapes: the flat position in x (shape xd) of each
- * element of index (shape id): index * stride[axis] + the (constant) offset of its position. */
-static olg_status elements_linear(olg_lower *cx, const int64_t *xd, const int64_t *id,
-                                  int32_t r, int64_t axis, olg_value index, olg_value *out) {
-  int64_t stride[OLG_MAX_RANK];
-  uint64_t n;
-  if (r < 1 || r > OLG_MAX_RANK || axis < 0 || axis >= r) /* a hostile axis (the fuzzer's) */
-    return olg__errf(cx, OLG_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
-                     (long long)axis, (int)r);
-  stride[r - 1] = 1;
-  for (int32_t i = r - 2; i >= 0; i--) stride[i] = stride[i + 1] * xd[i + 1];
-  for (int32_t i = 0; i < r; i++)
-    if (i != axis && id[i] > xd[i])
-      return olg__errf(cx, OLG_ERR_INVALID_ARG, "index dim %d (%lld) is larger than the input's "
-                       "(%lld)", i, (long long)id[i], (long long)xd[i]);
-  if (!olg__shape_numel(r, id, &n) || n > (1u << 24))
-    return olg_lower_error(cx, OLG_ERR_LIMIT, "index too large for a static decomposition");
-  int64_t *base = alloc_ints(cx, (size_t)n);
-  if (!base) return OLG_ERR_NOMEM;
-  for (uint64_t f = 0; f < n; f++) {
-    uint64_t rem = f;
-    int64_t off = 0;
-    for (int32_t i = r - 1; i >= 0; i--) {
-      int64_t c = (int64_t)(rem % (uint64_t)id[i]);
-      rem /= (uint64_t)id[i];
-      if (i != axis) off += c * stride[i];
-    }
-    base[f] = off;
-  }
-  olg_value idx, bv, s;
-  OLG_TRY(olg__emit_cast(cx, index, OLG_INT64, &idx));
-  if (stride[axis] != 1) {
-    OLG_TRY(olg__const_i64(cx, stride[axis], &s));
-    OLG_TRY(olg__emit2(cx, "Mul", idx, s, &idx));
-  }
-  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, r, id, base, (size_t)n * sizeof *base, &bv));
-  return olg__emit2(cx, "Add", idx, bv, out);
-}
+/* gather (the scatters are in scatter.c) */
 
 /* aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False):
  * GatherElements (11); below, a Gather of the flattened input at positions computed from
@@ -667,13 +429,13 @@ static olg_status gather(olg_lower *cx, ix_caps c, bool onnx) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg_lower_arg_value(cx, onnx ? 1 : 2, &idx));
   OLG_TRY(olg__input_rank(cx, x, &rank));
-  if (rank == 0) return bind(cx, x);
+  if (rank == 0) return olg__ix_bind(cx, x);
   if (onnx) { /* GatherElements: axis an attribute, negative indices count from the end */
     axis = olg__norm_axis(olg__src_attr_int(cx, "axis", 0), rank);
     if (axis < 0) return olg__errf(cx, OLG_ERR_RANGE, "GatherElements: axis out of range for rank %d", rank);
     if (!c.scatter_nd) {
       OLG_TRY(olg_lower_decompose(cx, "GatherElements as a Gather of the flattened input", 11));
-      OLG_TRY(wrap_index(cx, c, x, axis, idx, &idx));
+      OLG_TRY(olg__ix_wrap_index(cx, c, x, axis, idx, &idx));
     }
   } else {
     OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
@@ -687,7 +449,7 @@ static olg_status gather(olg_lower *cx, ix_caps c, bool onnx) {
     OLG_TRY(olg_lower_emit_input(cx, nd, idx));
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    return bind(cx, y);
+    return olg__ix_bind(cx, y);
   }
   int64_t xd[OLG_MAX_RANK], id[OLG_MAX_RANK];
   int32_t xr, ir;
@@ -695,196 +457,21 @@ static olg_status gather(olg_lower *cx, ix_caps c, bool onnx) {
     return olg_lower_unsupported(cx, "gather of tensors whose shapes are not known "
                                      "(GatherElements)", 11);
   olg_value lin, flat;
-  OLG_TRY(elements_linear(cx, xd, id, xr, axis, idx, &lin));
+  OLG_TRY(olg__ix_elements_linear(cx, xd, id, xr, axis, idx, &lin));
   OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){-1}, 1, &flat));
   OLG_TRY(olg__emit_gather(cx, flat, lin, 0, &y));
-  return bind(cx, y);
+  return olg__ix_bind(cx, y);
 }
 
 olg_status olg__sym_gather(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return gather(cx, ix_target(cx), false);
+  return gather(cx, olg__ix_target(cx), false);
 }
 
 /* ONNX GatherElements below 11: the same decomposition, negative indices wrapped first */
 olg_status olg__sym_onnx_gather_elements(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return gather(cx, ix_target(cx), true);
-}
-
-/* scatter / scatter_add: ScatterElements (Scatter-9; a reduction from 16); below, the flattened
- * row scatter of static shapes. */
-static olg_status scatter_common(olg_lower *cx, ix_caps c, olg_value x, int64_t axis, olg_value idx,
-                                 olg_value upd, scatter_mode mode, olg_value *out) {
-  int native = mode == SCATTER_SET ? 9 : 16;
-  bool has_native = mode == SCATTER_SET ? c.where_nonzero : c.scatter_reduce;
-  OLG_TRY(olg__emit_cast_like(cx, upd, x, &upd));
-  /* PyTorch reads src only where index reaches: cut src to index's shape */
-  int64_t ud[OLG_MAX_RANK], id[OLG_MAX_RANK], xd[OLG_MAX_RANK];
-  int32_t ur, ir, xr;
-  bool ustat = olg__static_shape(cx, upd, ud, &ur), istat = olg__static_shape(cx, idx, id, &ir);
-  if (!(ustat && istat && ur == ir && memcmp(ud, id, (size_t)ir * sizeof *id) == 0)) {
-    int32_t r = olg__rank(cx, idx);
-    if (r < 0 || r != olg__rank(cx, upd))
-      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "scatter: src and index differ in rank");
-    int64_t zeros[OLG_MAX_RANK] = {0}, axes[OLG_MAX_RANK];
-    for (int32_t i = 0; i < r; i++) axes[i] = i;
-    if (istat) {
-      OLG_TRY(olg__emit_slice(cx, upd, zeros, id, axes, NULL, (size_t)r, &upd));
-    } else {
-      olg_value s, e, a;
-      OLG_TRY(olg__const_i64s(cx, zeros, (size_t)r, &s));
-      OLG_TRY(olg__shape(cx, idx, &e));
-      OLG_TRY(olg__const_i64s(cx, axes, (size_t)r, &a));
-      OLG_TRY(olg__emit_slice_dyn(cx, upd, s, e, a, OLG_NO_VALUE, &upd));
-    }
-  }
-  if (has_native && (c.scatter_nd || scatter9_type(olg__dtype(cx, x))))
-    return olg__emit_scatter_elements(cx, x, idx, upd, axis, scatter_reduction[mode], out);
-  if (mode != SCATTER_SET)
-    OLG_TRY(olg_lower_decompose(cx, mode == SCATTER_ADD ? "scatter with reduction 'add'"
-                                                        : "scatter with reduction 'multiply'", 16));
-  else if (has_native) /* a bool tensor at 9, 10 */
-    OLG_TRY(olg_lower_decompose(cx, "scatter of a bool tensor (Scatter-9 takes numbers)", 11));
-  if (!olg__static_shape(cx, x, xd, &xr) || !istat || ir != xr)
-    return olg__unsupportedf(cx, native, "scatter%s of tensors whose shapes are not known",
-                             mode == SCATTER_SET ? "" : " with a reduction");
-  if (xr == 0) return olg_lower_unsupported(cx, "scatter into a 0-D tensor", -1);
-  olg_value lin, flat, uflat, y;
-  uint64_t p;
-  if (!olg__shape_numel(xr, xd, &p)) return olg_lower_error(cx, OLG_ERR_LIMIT, "scatter: size overflows");
-  OLG_TRY(elements_linear(cx, xd, id, xr, axis, idx, &lin));
-  OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
-  OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){-1}, 1, &flat));
-  OLG_TRY(olg__emit_reshape_static(cx, upd, (const int64_t[]){-1}, 1, &uflat));
-  OLG_TRY(scatter_rows(cx, c, flat, lin, uflat, mode, (int64_t)p, &y));
-  return olg__emit_reshape_static(cx, y, xd, (size_t)xr, out);
-}
-
-/* aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src),
- * .value(self, dim, index, Scalar value), .reduce(self, dim, index, src, *, str reduce),
- * .value_reduce(self, dim, index, value, *, str reduce); reduce is 'add' or 'multiply'. */
-static olg_status scatter(olg_lower *cx, ix_caps c) {
-  olg_value x, idx, upd, y;
-  int32_t rank;
-  int64_t axis;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
-  OLG_TRY(olg__input_rank(cx, x, &rank));
-  if (rank == 0) return olg_lower_unsupported(cx, "scatter into a 0-D tensor", -1);
-  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
-  scatter_mode mode = SCATTER_SET;
-  if (!olg_lower_arg_is_none(cx, 4)) {
-    const char *red;
-    OLG_TRY(olg_lower_arg_string(cx, 4, &red));
-    if (strcmp(red, "add") == 0) mode = SCATTER_ADD;
-    else if (strcmp(red, "multiply") == 0) mode = SCATTER_MUL;
-    else return olg__errf(cx, OLG_ERR_INVALID_ARG, "scatter: unknown reduce '%s'", red);
-  }
-  bool is_src = olg_lower_arg_kind(cx, 3) == OLG_ARGKIND_VALUE;
-  if (is_src) {
-    OLG_TRY(olg_lower_arg_value(cx, 3, &upd));
-    is_src = olg__rank(cx, upd) == olg__rank(cx, idx) && olg__rank(cx, idx) > 0;
-  }
-  if (!is_src) { /* a Scalar: one value for every index */
-    olg_value s, shape;
-    olg_dtype t = olg__dtype(cx, x);
-    if (olg_lower_arg_kind(cx, 3) == OLG_ARGKIND_VALUE) {
-      OLG_TRY(olg_lower_arg_value(cx, 3, &s));
-      OLG_TRY(olg__emit_cast(cx, s, t, &s));
-      OLG_TRY(olg__emit_reshape_static(cx, s, NULL, 0, &s));
-    } else {
-      double v;
-      OLG_TRY(olg_lower_arg_float(cx, 3, &v));
-      OLG_TRY(olg__const_scalar(cx, t, v, &s));
-    }
-    OLG_TRY(olg__shape(cx, idx, &shape));
-    OLG_TRY(olg__emit_expand(cx, s, shape, &upd));
-  }
-  OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, mode, &y));
-  return bind(cx, y);
-}
-
-olg_status olg__sym_scatter(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter(cx, ix_target(cx));
-}
-
-/* aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
-static olg_status scatter_add(olg_lower *cx, ix_caps c) {
-  olg_value x, idx, upd, y;
-  int32_t rank;
-  int64_t axis;
-  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  OLG_TRY(olg_lower_arg_value(cx, 2, &idx));
-  OLG_TRY(olg_lower_arg_value(cx, 3, &upd));
-  OLG_TRY(olg__input_rank(cx, x, &rank));
-  if (rank == 0) return olg_lower_unsupported(cx, "scatter_add into a 0-D tensor", -1);
-  OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &axis));
-  OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, SCATTER_ADD, &y));
-  return bind(cx, y);
-}
-
-olg_status olg__sym_scatter_add(olg_lower *cx, olg_node_id src, void *ud) {
-  UNUSED_SRC;
-  return scatter_add(cx, ix_target(cx));
-}
-
-/* ONNX Scatter (9) / ScatterElements (11) and ScatterND (11): aten scatter's and index_put's
- * meaning. reduction 'add' and 'mul' below 16 as aten's reductions (the row scatter);
- * 'max'/'min' only from 18. ScatterND's rows: data as [prod(d0..dk-1), rest], the linear row of
- * each index tuple from the dims known at export time (non-negative indices). */
-static olg_status onnx_scatter(olg_lower *cx, olg_node_id src, void *ud, ix_caps c) {
-  bool nd = strcmp(olg_lower_node_op(cx), "ScatterND") == 0;
-  olg_value x, idx, upd, y;
-  for (size_t i = 0; i < 3; i++) OLG_TRY(olg_lower_arg_value(cx, i, i == 0 ? &x : i == 1 ? &idx : &upd));
-  const char *red = olg__src_attr_string(cx, "reduction", "none");
-  scatter_mode mode = strcmp(red, "add") == 0 ? SCATTER_ADD : strcmp(red, "mul") == 0 ? SCATTER_MUL : SCATTER_SET;
-  if (mode == SCATTER_SET && strcmp(red, "none") != 0) { /* max, min: the emit helpers refuse them below 18 */
-    if (nd) OLG_TRY(olg__emit_scatter_nd(cx, x, idx, upd, red, &y));
-    else OLG_TRY(olg__emit_scatter_elements(cx, x, idx, upd, olg__src_attr_int(cx, "axis", 0), red, &y));
-    return bind(cx, y);
-  }
-  if (!nd) {
-    int32_t rank;
-    int64_t axis = olg__src_attr_int(cx, "axis", 0);
-    OLG_TRY(olg__input_rank(cx, x, &rank));
-    if (rank > 0 && axis < 0) axis += rank;
-    OLG_TRY(scatter_common(cx, c, x, axis, idx, upd, mode, &y));
-    return bind(cx, y);
-  }
-  if (mode == SCATTER_SET ? c.scatter_nd : c.scatter_reduce) return olg__sym_onnx_passthrough(cx, src, ud);
-  int64_t xd[OLG_MAX_RANK], rows = 1, k = olg__dim(cx, idx, -1);
-  int32_t xr;
-  if (!olg__static_shape(cx, x, xd, &xr) || k < 1 || k > xr)
-    return olg__unsupportedf(cx, mode == SCATTER_SET ? 11 : 16, "ScatterND%s of data whose shape "
-                             "(or an index tuple's length) is not known at export time",
-                             mode == SCATTER_SET ? "" : " with a reduction");
-  OLG_TRY(olg_lower_decompose(cx, "ScatterND as a row scatter", mode == SCATTER_SET ? 11 : 16));
-  olg_value lin = OLG_NO_VALUE, flat, uflat, shape;
-  for (int64_t j = k - 1, stride = 1; j >= 0; stride *= xd[j--]) {
-    olg_value col, s;
-    OLG_TRY(olg__const_i64(cx, j, &col));
-    OLG_TRY(olg__emit_gather(cx, idx, col, olg__rank(cx, idx) - 1, &col));
-    OLG_TRY(olg__const_i64(cx, stride, &s));
-    OLG_TRY(olg__emit2(cx, "Mul", col, s, &col));
-    if (lin == OLG_NO_VALUE) lin = col;
-    else OLG_TRY(olg__emit2(cx, "Add", lin, col, &lin));
-  }
-  for (int64_t j = 0; j < k; j++) rows *= xd[j];
-  int64_t fdims[OLG_MAX_RANK + 1] = {rows}, udims[OLG_MAX_RANK + 1] = {-1};
-  for (int32_t j = (int32_t)k; j < xr; j++) fdims[1 + j - k] = udims[1 + j - k] = xd[j];
-  OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
-  OLG_TRY(olg__emit_reshape_static(cx, x, fdims, (size_t)(1 + xr - k), &flat));
-  OLG_TRY(olg__emit_reshape_static(cx, upd, udims, (size_t)(1 + xr - k), &uflat));
-  OLG_TRY(scatter_rows(cx, c, flat, lin, uflat, mode, rows, &y));
-  OLG_TRY(olg__const_i64s(cx, xd, (size_t)xr, &shape));
-  OLG_TRY(olg__emit_reshape(cx, y, shape, &y));
-  return bind(cx, y);
-}
-
-olg_status olg__sym_onnx_scatter(olg_lower *cx, olg_node_id src, void *ud) {
-    return onnx_scatter(cx, src, ud, ix_target(cx));
+  return gather(cx, olg__ix_target(cx), true);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -901,7 +488,7 @@ olg_status olg__sym_nonzero(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_cast(cx, x, OLG_BOOL, &x));
   OLG_TRY(olg__emit1(cx, "NonZero", x, &y));
   OLG_TRY(olg__emit_transpose(cx, y, (const int64_t[]){1, 0}, 2, &y));
-  return bind(cx, y);
+  return olg__ix_bind(cx, y);
 }
 
 /* aten::one_hot(Tensor self, int num_classes=-1): int64 output. OneHot (9); below, Equal with
@@ -941,9 +528,9 @@ static olg_status one_hot(olg_lower *cx, ix_caps caps) {
     OLG_TRY(olg_lower_emit_input(cx, nd, vals));
     OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", -1));
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
-    return bind(cx, y);
+    return olg__ix_bind(cx, y);
   }
-  int64_t *classes = alloc_ints(cx, (size_t)c);
+  int64_t *classes = olg__ix_alloc_ints(cx, (size_t)c);
   if (!classes) return OLG_ERR_NOMEM;
   for (int64_t i = 0; i < c; i++) classes[i] = i;
   olg_value cv, xe;
@@ -952,11 +539,11 @@ static olg_status one_hot(olg_lower *cx, ix_caps caps) {
   OLG_TRY(olg__emit_unsqueeze(cx, x, &last, 1, &xe));
   OLG_TRY(olg__emit2(cx, "Equal", xe, cv, &y));
   OLG_TRY(olg__emit_cast(cx, y, OLG_INT64, &y));
-  return bind(cx, y);
+  return olg__ix_bind(cx, y);
 }
 
 olg_status olg__sym_one_hot(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return one_hot(cx, ix_target(cx));
+  return one_hot(cx, olg__ix_target(cx));
 }
 

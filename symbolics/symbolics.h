@@ -45,6 +45,7 @@ OLG_SYMBOLIC(olg__sym_index_put);     /* ScatterND (11), Scatter-9, Gather remap
 OLG_SYMBOLIC(olg__sym_gather);        /* GatherElements (11), else static linear Gather */
 OLG_SYMBOLIC(olg__sym_scatter);       /* src/value, reduce */
 OLG_SYMBOLIC(olg__sym_scatter_add);
+OLG_SYMBOLIC(olg__sym_scatter_reduce); /* sum, prod, mean, amax, amin; include_self */
 OLG_SYMBOLIC(olg__sym_nonzero);
 OLG_SYMBOLIC(olg__sym_meshgrid);
 OLG_SYMBOLIC(olg__sym_tril);          /* Trilu (14), else a mask (Where) or a Gather */
