@@ -90,7 +90,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "LpPool", olg__sym_onnx_window_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(18)}, /* dilations, ceil_mode (18) decomposed */
     {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
-    {"", "MaxPool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* ceil_mode as padding */
+    {"", "MaxPool", olg__sym_onnx_max_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* pool.c: ceil_mode as padding, dilations gathered */
     {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */

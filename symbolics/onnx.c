@@ -778,24 +778,20 @@ olg_status olg__sym_onnx_window_pool(olg_lower *cx, olg_node_id src, void *ud) {
   return done ? OLG_OK : olg__sym_onnx_passthrough(cx, src, ud);
 }
 
-/* ONNX MaxPool / AveragePool with ceil_mode below opset 10 (where the attribute arrived): the
- * ceil rule (a last window may start past the input only if it starts before the end padding,
- * as PyTorch and ONNX Runtime count) becomes extra end padding under the floor rule. MaxPool
- * never picks padding; AveragePool with count_include_pad 0 divides by the real elements the
- * window covers, so the extra padding changes nothing but the size. Needs the spatial sizes. */
+/* ONNX AveragePool with ceil_mode below opset 10 (where the attribute arrived): the ceil rule (a
+ * last window may start past the input only if it starts before the end padding, as PyTorch and
+ * ONNX Runtime count) becomes extra end padding under the floor rule; with count_include_pad 0
+ * the average divides by the real elements the window covers, so the extra padding changes
+ * nothing but the size. Needs the spatial sizes. (MaxPool's: pool.c.) */
 olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
-  if (strcmp(olg_lower_node_op(cx), "AveragePool") == 0) {
-    bool done;
-    OLG_TRY(window_pool(cx, &done));
-    if (done) return OLG_OK;
-  }
-  const char *op = olg_lower_node_op(cx);
-  bool avg = strcmp(op, "AveragePool") == 0;
+  bool done;
+  OLG_TRY(window_pool(cx, &done));
+  if (done) return OLG_OK;
   if (!olg__src_attr_int(cx, "ceil_mode", 0) ||
       strcmp(olg__src_attr_string(cx, "auto_pad", "NOTSET"), "NOTSET") != 0 ||
-      (avg && olg__src_attr_int(cx, "count_include_pad", 0)))
+      olg__src_attr_int(cx, "count_include_pad", 0))
     return olg__sym_onnx_passthrough(cx, src, ud); /* as it is, or refused naming opset 10 */
-  olg_value x, outs[2];
+  olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   const int64_t *k, *s = NULL, *p = NULL, *d = NULL;
   size_t nk, ns = 0, np = 0, nd = 0;
@@ -808,10 +804,9 @@ olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
     return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
   int64_t pads[2 * OLG_MAX_SPATIAL], strides[OLG_MAX_SPATIAL];
   for (size_t j = 0; j < nk; j++) {
-    int64_t in = olg__dim(cx, x, (int32_t)j + 2), st = ns ? s[j] : 1, dil = nd ? d[j] : 1;
+    int64_t in = olg__dim(cx, x, (int32_t)j + 2), st = ns ? s[j] : 1;
     int64_t pb = np ? p[j] : 0, pe = np ? p[j + nk] : 0;
-    if (dil != 1) return olg_lower_unsupported(cx, "MaxPool with dilations", 10);
-    if (in < 0) return olg__unsupportedf(cx, 10, "%s with ceil_mode of an input whose spatial size is not known", op);
+    if (in < 0) return olg_lower_unsupported(cx, "AveragePool with ceil_mode of an input whose spatial size is not known", 10);
     if (st <= 0 || k[j] <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape and strides must be > 0");
     int64_t num = in + pb + pe - (k[j] - 1) - 1;
     if (num < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "the padded input is smaller than the window");
@@ -823,15 +818,11 @@ olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
     strides[j] = st;
   }
   olg_node_id n;
-  OLG_TRY(olg_lower_emit_begin(cx, "", op, &n));
+  OLG_TRY(olg_lower_emit_begin(cx, "", "AveragePool", &n));
   OLG_TRY(olg_lower_emit_input(cx, n, x));
   OLG_TRY(olg_lower_emit_attr_ints(cx, n, "kernel_shape", k, nk));
   OLG_TRY(olg_lower_emit_attr_ints(cx, n, "strides", strides, nk));
   OLG_TRY(olg_lower_emit_attr_ints(cx, n, "pads", pads, 2 * nk));
-  if (!avg && olg__src_attr_int(cx, "storage_order", 0))
-    OLG_TRY(olg_lower_emit_attr_int(cx, n, "storage_order", 1));
-  size_t n_out = !avg && olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1;
-  OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
-  for (size_t i = 0; i < n_out; i++) OLG_TRY(olg_lower_bind_output(cx, i, outs[i]));
-  return OLG_OK;
+  OLG_TRY(olg_lower_emit_end(cx, n, 1, &y));
+  return olg_lower_bind_output(cx, 0, y);
 }

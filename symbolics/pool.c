@@ -15,9 +15,11 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "emit_nn.h"
 #include "emit_src.h"
 #include "symbolics.h"
+#include "../lib/lower.h"
 
 
 static const int64_t ONES[OLG_MAX_SPATIAL] = {1, 1, 1};
@@ -249,6 +251,90 @@ static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *
   olg_value bv;
   OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, n, a->out, base, total * sizeof *base, &bv));
   return weigh_coords(cx, local, a->k, weight, n, bv, indices);
+}
+
+/* ONNX MaxPool below 10, where dilations and ceil_mode arrived: as it is without them; ceil_mode
+ * as extra end padding under the floor rule (a last window may start past the input only if it
+ * starts before the end padding, as ONNX Runtime counts; MaxPool never picks padding) where the
+ * runtime takes such pads (below the kernel); dilations, or pads it would refuse, by gathered
+ * windows as aten max_pool's. Gathered windows give a plane index, ONNX's Indices count over the
+ * whole tensor: Indices with dilations are refused naming 10. Needs the spatial sizes. 8-bit
+ * integers (MaxPool-12) are pooled in float, which holds them exactly. */
+olg_status olg__sym_onnx_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
+  const int64_t *k, *s = NULL, *p = NULL, *d = NULL;
+  size_t nk, ns = 0, np = 0, nd = 0;
+  if (!olg__src_attr_ints(cx, "kernel_shape", &k, &nk) || nk < 1 || nk > OLG_MAX_SPATIAL)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape missing or of more than 3 axes");
+  olg__src_attr_ints(cx, "strides", &s, &ns);
+  olg__src_attr_ints(cx, "pads", &p, &np);
+  olg__src_attr_ints(cx, "dilations", &d, &nd);
+  if ((ns && ns != nk) || (np && np != 2 * nk) || (nd && nd != nk))
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
+  bool ceil = olg__src_attr_int(cx, "ceil_mode", 0) != 0, dilated = false;
+  for (size_t j = 0; j < nd; j++) dilated = dilated || d[j] != 1;
+  olg_value x, outs[2];
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  bool widen = (t == OLG_INT8 || t == OLG_UINT8) && !olg__op_takes(cx, "MaxPool", 0, t);
+  bool want_idx = olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1);
+  if (want_idx && !maxpool_has_indices(cx)) return olg_lower_unsupported(cx, "MaxPool's Indices output", 8);
+  if (widen) OLG_TRY(olg__emit_cast(cx, x, OLG_FLOAT, &x));
+  if (!ceil && !dilated) {
+    if (!widen) return olg__sym_onnx_passthrough(cx, src, ud);
+    const olg_node *nd = olg__src_node(cx);
+    olg_node_id n;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "MaxPool", &n));
+    OLG_TRY(olg_lower_emit_input(cx, n, x));
+    for (uint32_t i = 0; i < nd->n_attrs; i++)
+      OLG_TRY(olg__node_add_attr(olg_lower_target(cx), n, &nd->attrs[i]));
+    OLG_TRY(olg_lower_emit_end(cx, n, want_idx ? 2 : 1, outs));
+    OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
+    return olg__bind_outputs(cx, outs, want_idx ? 2 : 1);
+  }
+  const char *what = dilated ? "MaxPool with dilations" : "MaxPool with ceil_mode";
+  const char *auto_pad = olg__src_attr_string(cx, "auto_pad", "NOTSET");
+  bool valid = strcmp(auto_pad, "VALID") == 0;
+  if (!valid && strcmp(auto_pad, "NOTSET") != 0)
+    return olg__unsupportedf(cx, 10, "%s and auto_pad %s", what, auto_pad);
+  pool_args a;
+  a.n = (int)nk;
+  bool over_kernel = false;
+  for (size_t j = 0; j < nk; j++) {
+    a.k[j] = k[j];
+    a.s[j] = ns ? s[j] : 1;
+    a.d[j] = nd ? d[j] : 1;
+    a.p[j] = np && !valid ? p[j] : 0;
+    int64_t pe = np && !valid ? p[j + nk] : 0, ke = a.d[j] * (a.k[j] - 1) + 1;
+    a.in[j] = olg__dim(cx, x, (int32_t)j + 2);
+    if (a.in[j] < 0) return olg__unsupportedf(cx, 10, "%s of an input whose spatial size is not known", what);
+    if (a.s[j] <= 0 || a.k[j] <= 0 || a.d[j] <= 0 || a.p[j] < 0 || pe < 0)
+      return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape, strides and dilations must be > 0");
+    int64_t num = a.in[j] + a.p[j] + pe - ke;
+    if (num < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "the padded input is smaller than the window");
+    a.out[j] = (ceil ? (num + a.s[j] - 1) / a.s[j] : num / a.s[j]) + 1;
+    if (ceil && (a.out[j] - 1) * a.s[j] >= a.in[j] + a.p[j]) a.out[j]--;
+    int64_t need = (a.out[j] - 1) * a.s[j] + ke - a.in[j] - a.p[j];
+    a.end[j] = need > pe ? need : pe;
+    over_kernel = over_kernel || a.end[j] >= a.k[j] || a.p[j] >= a.k[j];
+  }
+  if (!dilated && !over_kernel) {
+    olg_node_id n;
+    int64_t pads[2 * OLG_MAX_SPATIAL];
+    for (size_t j = 0; j < nk; j++) pads[j] = a.p[j], pads[j + nk] = a.end[j];
+    OLG_TRY(olg_lower_emit_begin(cx, "", "MaxPool", &n));
+    OLG_TRY(olg_lower_emit_input(cx, n, x));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, n, "kernel_shape", k, nk));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, n, "strides", a.s, nk));
+    OLG_TRY(olg_lower_emit_attr_ints(cx, n, "pads", pads, 2 * nk));
+    if (olg__src_attr_int(cx, "storage_order", 0)) OLG_TRY(olg_lower_emit_attr_int(cx, n, "storage_order", 1));
+    OLG_TRY(olg_lower_emit_end(cx, n, want_idx ? 2 : 1, outs));
+  } else {
+    if (want_idx) return olg__unsupportedf(cx, 10, "%s and its Indices output", what);
+    OLG_TRY(olg_lower_decompose(cx, "MaxPool by gathered windows", 10));
+    OLG_TRY(gather_max_pool(cx, x, &a, false, &outs[0], &outs[1]));
+  }
+  OLG_TRY(olg__emit_cast(cx, outs[0], t, &outs[0]));
+  return olg__bind_outputs(cx, outs, want_idx ? 2 : 1);
 }
 
 /* aten::max_pool1d/2d/3d(Tensor self, int[N] kernel_size, int[N] stride=[], int[N] padding=0,

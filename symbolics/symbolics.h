@@ -170,6 +170,7 @@ OLG_SYMBOLIC(olg__sym_col2im);      /* Col2Im (18) or one-hot ConvTranspose */
 OLG_SYMBOLIC(olg__sym_onnx_col2im); /* the same emitter (conv.c), N-d */
 OLG_SYMBOLIC(olg__sym_onnx_deform_conv); /* DeformConv (19) decomposed before 19, 2-D */
 OLG_SYMBOLIC(olg__sym_max_pool);           /* max_pool1d/2d/3d and *_with_indices */
+OLG_SYMBOLIC(olg__sym_onnx_max_pool);      /* MaxPool below 10: dilations, ceil_mode */
 OLG_SYMBOLIC(olg__sym_avg_pool);           /* avg_pool1d/2d/3d */
 OLG_SYMBOLIC(olg__sym_adaptive_avg_pool);  /* adaptive_avg_pool1d/2d/3d, _adaptive_avg_pool2d/3d */
 OLG_SYMBOLIC(olg__sym_adaptive_max_pool);  /* adaptive_max_pool1d/2d/3d (values, indices) */

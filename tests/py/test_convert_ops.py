@@ -199,3 +199,50 @@ def test_resize_below_11_by_tables_every_mode():
                                   sizes=[1, 1, 4, 5], roi=[0, 0, -0.2, 0.3, 1, 1, 0.8, 1.4]))
     problems = _check(cases, (7, 9, 10))
     assert not problems, "\n".join(problems)
+
+
+def test_maxpool_dilations_and_ceil_mode_below_10():
+    """MaxPool-10's dilations and ceil_mode at 7-9: dilations by gathered windows (the emitter of
+    aten max_pool), ceil_mode as extra end padding (gathered too where that padding would reach
+    the kernel); 1-D, 2-D, 3-D, asymmetric pads, VALID; Indices kept where no window is gathered;
+    int8/uint8 (MaxPool-12) pooled in float."""
+    rng = np.random.default_rng(11)
+    cases = []
+    for label, shape, attrs in (
+            ("2d dil2", (1, 2, 6, 6), dict(kernel_shape=[2, 2], dilations=[2, 2])),
+            ("2d dil strides pads", (2, 3, 9, 8), dict(kernel_shape=[3, 2], dilations=[2, 3], strides=[2, 1],
+                                                        pads=[1, 0, 2, 1])),
+            ("2d dil ceil", (1, 1, 7, 7), dict(kernel_shape=[2, 2], dilations=[2, 1], strides=[2, 2], ceil_mode=1)),
+            ("1d dil", (2, 2, 11), dict(kernel_shape=[3], dilations=[3], pads=[2, 1])),
+            ("3d dil", (1, 2, 5, 6, 5), dict(kernel_shape=[2, 2, 2], dilations=[2, 1, 2], strides=[1, 2, 1])),
+            ("2d dil valid", (1, 2, 7, 6), dict(kernel_shape=[2, 3], dilations=[3, 2], auto_pad="VALID")),
+            ("2d ceil", (1, 2, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),
+            ("2d ceil pads", (1, 1, 6, 9), dict(kernel_shape=[2, 3], strides=[3, 2], pads=[1, 0, 0, 1], ceil_mode=1)),
+            ("1d ceil end past kernel", (1, 1, 6), dict(kernel_shape=[1], strides=[4], ceil_mode=1))):
+        x = rng.standard_normal(shape).astype(np.float32)
+        node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
+        cases.append((label, _model(node, 10, {"x": x}), {"x": x}))
+    for dt in (np.uint8, np.int8):  # MaxPool-12's types, pooled in float
+        x = rng.integers(-128 if dt == np.int8 else 0, 128, (1, 2, 6, 6)).astype(dt)
+        for label, attrs in (("plain", dict(kernel_shape=[2, 2], pads=[1, 1, 0, 0])),
+                             ("same", dict(kernel_shape=[3, 3], auto_pad="SAME_UPPER")),
+                             ("dil", dict(kernel_shape=[2, 2], dilations=[2, 2]))):
+            node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
+            cases.append(("%s %s" % (np.dtype(dt).name, label), _model(node, 12, {"x": x}), {"x": x}))
+    x = rng.standard_normal((2, 2, 7, 7)).astype(np.float32)
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    m = _model(node, 10, {"x": x})
+    m.graph.output[1].type.tensor_type.elem_type = TensorProto.INT64
+    problems = _check(cases, (7, 8, 9)) + _check([("2d ceil indices", m, {"x": x})], (8, 9))
+    assert not problems, "\n".join(problems)
+    with pytest.raises(onnxlegal.Error, match=r"MaxPool's Indices output.*needs opset >= 8"):
+        onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 7)
+
+
+def test_maxpool_dilations_with_indices_refused_below_10():
+    x = np.zeros((1, 1, 6, 6), np.float32)
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], dilations=[2, 2])
+    m = _model(node, 10, {"x": x})
+    m.graph.output[1].type.tensor_type.elem_type = TensorProto.INT64
+    with pytest.raises(onnxlegal.Error, match=r"MaxPool with dilations and its Indices.*needs opset >= 10"):
+        onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 9)
