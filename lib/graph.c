@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "graph_impl.h"
+#include "lower.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Arena strings */
@@ -34,11 +35,14 @@ const char *olg__strdup(olg_model *m, const char *s) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Name map: FNV-1a, linear probing, load <= 1/2. */
+/* Name map: FNV-1a with a final mix (the low bits index), linear probing, load <= 1/2. */
 
 static uint32_t hash_str(const char *s) {
   uint32_t h = 2166136261u;
   for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
   return h;
 }
 
@@ -46,41 +50,57 @@ _Thread_local uint64_t olg__probes;
 
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
   if (!nm->cap) return -1;
-  uint32_t mask = nm->cap - 1;
-  for (uint32_t i = hash_str(key) & mask;; i = (i + 1) & mask) {
+  uint32_t mask = nm->cap - 1, h = hash_str(key);
+  for (uint32_t i = h & mask;; i = (i + 1) & mask) {
     olg__count_probe();
     if (!nm->keys[i]) return -1;
-    if (strcmp(nm->keys[i], key) == 0) return nm->ids[i];
+    if (nm->hashes[i] == h && strcmp(nm->keys[i], key) == 0) return nm->ids[i];
   }
+}
+
+/* Room for n names at load 1/2 (a lowering knows about how many it will add). */
+olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n) {
+  if (n > (1u << 30)) return olg__err(OLG_ERR_LIMIT, "too many names");
+  uint32_t nc = nm->cap ? nm->cap : 64;
+  while (nc < 2 * n) nc *= 2;
+  if (nc == nm->cap) return OLG_OK;
+  const char **keys = olg__calloc(a, nc, sizeof *keys);
+  int32_t *ids = keys ? olg__malloc(a, (size_t)nc * sizeof *ids) : NULL;
+  uint32_t *hashes = ids ? olg__malloc(a, (size_t)nc * sizeof *hashes) : NULL;
+  if (!hashes) {
+    olg__free(a, keys, (size_t)nc * sizeof *keys);
+    olg__free(a, ids, (size_t)nc * sizeof *ids);
+    return OLG_ERR_NOMEM;
+  }
+  for (uint32_t j = 0; j < nm->cap; j++) {
+    if (!nm->keys[j]) continue;
+    uint32_t i = nm->hashes[j] & (nc - 1);
+    while (keys[i]) i = (i + 1) & (nc - 1);
+    keys[i] = nm->keys[j];
+    ids[i] = nm->ids[j];
+    hashes[i] = nm->hashes[j];
+  }
+  olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
+  olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
+  olg__free(a, nm->hashes, (size_t)nm->cap * sizeof *nm->hashes);
+  nm->keys = keys;
+  nm->ids = ids;
+  nm->hashes = hashes;
+  nm->cap = nc;
+  return OLG_OK;
 }
 
 olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key, int32_t id) {
   if ((nm->n + 1) * 2 > nm->cap) {
-    uint32_t nc = nm->cap ? nm->cap * 2 : 64;
-    if (nc < nm->cap) return olg__err(OLG_ERR_LIMIT, "too many names");
-    const char **keys = olg__calloc(a, nc, sizeof *keys);
-    int32_t *ids = keys ? olg__malloc(a, (size_t)nc * sizeof *ids) : NULL;
-    if (!ids) {
-      olg__free(a, keys, (size_t)nc * sizeof *keys);
-      return OLG_ERR_NOMEM;
-    }
-    for (uint32_t j = 0; j < nm->cap; j++) {
-      if (!nm->keys[j]) continue;
-      uint32_t i = hash_str(nm->keys[j]) & (nc - 1);
-      while (keys[i]) i = (i + 1) & (nc - 1);
-      keys[i] = nm->keys[j];
-      ids[i] = nm->ids[j];
-    }
-    olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
-    olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
-    nm->keys = keys;
-    nm->ids = ids;
-    nm->cap = nc;
+    if (nm->cap >= (1u << 31)) return olg__err(OLG_ERR_LIMIT, "too many names");
+    olg_status s = olg__g_namemap_reserve(a, nm, nm->cap ? nm->cap : 32);
+    if (s) return s;
   }
-  uint32_t mask = nm->cap - 1, i = hash_str(key) & mask;
+  uint32_t mask = nm->cap - 1, h = hash_str(key), i = h & mask;
   while (nm->keys[i]) i = (i + 1) & mask;
   nm->keys[i] = key;
   nm->ids[i] = id;
+  nm->hashes[i] = h;
   nm->n++;
   return OLG_OK;
 }
@@ -88,8 +108,8 @@ olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const cha
 /* Removes key (backward-shift deletion keeps every probe chain intact). */
 static void namemap_del(olg_namemap *nm, const char *key) {
   if (!nm->cap) return;
-  uint32_t mask = nm->cap - 1, i = hash_str(key) & mask;
-  while (nm->keys[i] && strcmp(nm->keys[i], key) != 0) i = (i + 1) & mask;
+  uint32_t mask = nm->cap - 1, h = hash_str(key), i = h & mask;
+  while (nm->keys[i] && (nm->hashes[i] != h || strcmp(nm->keys[i], key) != 0)) i = (i + 1) & mask;
   if (!nm->keys[i]) return;
   nm->n--;
   for (uint32_t j = i;;) {
@@ -97,13 +117,14 @@ static void namemap_del(olg_namemap *nm, const char *key) {
     for (;;) {
       j = (j + 1) & mask;
       if (!nm->keys[j]) return;
-      uint32_t k = hash_str(nm->keys[j]) & mask;
+      uint32_t k = nm->hashes[j] & mask;
       /* the entry at j may move to i unless its home k lies cyclically in (i, j] */
       if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) continue;
       break;
     }
     nm->keys[i] = nm->keys[j];
     nm->ids[i] = nm->ids[j];
+    nm->hashes[i] = nm->hashes[j];
     i = j;
   }
 }
@@ -118,6 +139,7 @@ void olg__g_graph_pop_value(olg_graph *g) {
 void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
   olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
   olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
+  olg__free(a, nm->hashes, (size_t)nm->cap * sizeof *nm->hashes);
   memset(nm, 0, sizeof *nm);
 }
 
@@ -152,6 +174,7 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
   olg__g_namemap_free(a, &g->names);
   olg__g_namemap_free(a, &g->node_names);
+  olg__lower_consts_free(g); /* a lowering that stopped half-way */
   olg__free(a, g, sizeof *g);
 }
 
@@ -412,6 +435,30 @@ olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
     namemap_del(&g->names, r->name);
   r->name = nm;
   return OLG_OK;
+}
+
+olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes) {
+  const olg_allocator *a = &g->model->alloc;
+  if (n_values > UINT32_MAX / 2 || n_nodes > UINT32_MAX / 2)
+    return olg__err(OLG_ERR_LIMIT, "too many elements");
+  olg_status s = OLG_OK;
+  if (n_values > g->cap_values) { /* exactly: olg__grow's power of two may double it */
+    void *p = olg__realloc(a, g->values, (size_t)g->cap_values * sizeof *g->values,
+                           (size_t)n_values * sizeof *g->values);
+    if (!p) return OLG_ERR_NOMEM;
+    g->values = p;
+    g->cap_values = n_values;
+  }
+  if (n_nodes > g->cap_nodes) {
+    void *p = olg__realloc(a, g->nodes, (size_t)g->cap_nodes * sizeof *g->nodes,
+                           (size_t)n_nodes * sizeof *g->nodes);
+    if (!p) return OLG_ERR_NOMEM;
+    g->nodes = p;
+    g->cap_nodes = n_nodes;
+  }
+  s = olg__g_namemap_reserve(a, &g->names, n_values);
+  if (!s) s = olg__g_namemap_reserve(a, &g->node_names, n_nodes);
+  return s;
 }
 
 const char *olg__graph_unique_name(olg_graph *g, const char *base) {

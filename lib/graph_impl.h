@@ -9,6 +9,7 @@
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key);
 olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key,
                               int32_t id);
+olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n);
 void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);

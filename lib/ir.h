@@ -227,6 +227,7 @@ typedef struct olg_idvec {
 typedef struct olg_namemap {
   const char **keys;
   int32_t *ids;
+  uint32_t *hashes; /* of keys: a probe compares strings only on an equal hash, a growth none */
   uint32_t cap, n; /* cap is 0 or a power of two */
 } olg_namemap;
 
@@ -246,6 +247,12 @@ typedef struct olg_graph {
   olg_namemap names;
   olg_namemap node_names; /* non-empty node names, first node of each (names may repeat) */
   uint64_t next_auto; /* counter for generated names */
+  /* while a lowering emits into this graph: its Constants by contents (lib/lower_emit.c), and
+     how many emissions that table answered (they keep their number in generated node names) */
+  struct olg_consts *consts;
+  uint32_t n_interned;
+  uint32_t first_hit; /* n_nodes when the table first answered for the node being lowered, for
+                         its report; UINT32_MAX: not yet */
   /* Opaque repeated fields kept for the writer: sparse_initializer, quantization_annotation,
    * metadata_props, unknown fields. */
   olg_kv *metadata;
@@ -348,6 +355,9 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
 bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *second);
 /* A fresh unique name "<base>_<n>" (base may be NULL). */
 const char *olg__graph_unique_name(olg_graph *g, const char *base);
+/* Room for n_values values and n_nodes nodes and their names, at once rather than by doubling
+ * (a lowering sizes its target graph from the source's counts). */
+olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
 /* want, or want#2, want#3 ... : a node name no node of g has yet (ONNX Runtime refuses a graph

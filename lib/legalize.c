@@ -385,6 +385,7 @@ olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   cx->n_emitted = 0;
   cx->n_op_uses = 0;
   cx->cur_reported = false;
+  olg__lower_consts_node(cx, nd);
 
   size_t before = olg_diags_count(cx->diags);
   olg_status s = node_defects(cx, nd);
@@ -564,7 +565,10 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
 static void count_ref(void *ud, const char *name) {
   olg_lower *cx = ud;
   olg_value sv = olg__graph_lookup(cx->src, name);
-  if (sv >= 0) cx->uses[sv]++;
+  if (sv >= 0) {
+    cx->uses[sv]++;
+    cx->pinned[sv] = 1;
+  }
 }
 
 /* Which enclosing source graph defines a name, in O(1) whatever the nesting: one map shared by
@@ -690,12 +694,16 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   *n_failed = 0;
   cx->map = olg__malloc(al, nv * sizeof *cx->map);
   cx->uses = olg__calloc(al, nv, sizeof *cx->uses);
+  cx->pinned = olg__calloc(al, nv, 1);
   olg_node_id *order = olg__malloc(al, nn * sizeof *order);
-  if (!cx->map || !cx->uses || !order) {
+  if (!cx->map || !cx->uses || !cx->pinned || !order) {
     s = OLG_ERR_NOMEM;
     goto done;
   }
   for (size_t i = 0; i < nv; i++) cx->map[i] = OLG_NO_VALUE;
+  /* most nodes lower to about one node: a large graph gets the source's counts at once */
+  if (sg->n_nodes >= 4096 && (s = olg__graph_reserve(cx->dst, sg->n_values + 64, sg->n_nodes + 64)))
+    goto done;
   for (uint32_t i = 0; i < sg->n_nodes; i++) {
     const olg_node *nd = &sg->nodes[i];
     if (nd->state != OLG_NODE_DONE) continue;
@@ -714,6 +722,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     }
   }
   for (uint32_t i = 0; i < sg->outputs.n; i++) count_use(cx, sg->outputs.p[i]);
+  for (uint32_t i = 0; i < sg->outputs.n; i++) if (sg->outputs.p[i] >= 0) cx->pinned[sg->outputs.p[i]] = 1;
   if (sg->dups.n && refuse_duplicates(cx)) {
     *n_failed = 1; /* reported; the caller says the graph could not be lowered */
     goto done;
@@ -738,6 +747,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   }
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
+    cx->dst->first_hit = UINT32_MAX;
     s = olg__lower_node(cx, order[k]);
     if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) goto done;
     if (s == OLG_OK && cx->report && cx->diags) olg__lower_report_node(cx, order[k], first);
@@ -746,6 +756,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   s = OLG_OK;
   cx->cur_node = NULL;
   cx->name_base = NULL;
+  olg__lower_consts_free(cx->dst); /* every node is lowered */
   if (*n_failed || cx->n_errors) goto done;
   if ((s = compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
   s = olg__cleanup(cx);
@@ -754,11 +765,14 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
       cx->dst->values[v].flags &= ~(uint32_t)OLG_VF_RESOLVED;
 done:
   if (pushed) scopes_pop(cx);
+  olg__lower_consts_free(cx->dst);
   olg__free(al, cx->map, nv * sizeof *cx->map);
   olg__free(al, cx->uses, nv * sizeof *cx->uses);
+  olg__free(al, cx->pinned, nv);
   olg__free(al, order, nn * sizeof *order);
   cx->map = NULL;
   cx->uses = NULL;
+  cx->pinned = NULL;
   return s;
 }
 

@@ -6,23 +6,37 @@
 
 #include "lower.h"
 
+static bool put_op(char *buf, size_t cap, size_t *len, bool *any, const char *op) {
+  int k = snprintf(buf + *len, cap - *len, "%s%s", *any ? ", " : "", op);
+  if (k < 0 || (size_t)k >= cap - *len) {
+    if (cap >= 4) memcpy(buf + cap - 4, "...", 4);
+    return false;
+  }
+  *len += (size_t)k;
+  *any = true;
+  return true;
+}
+
 /* Appends the distinct ops of nodes [first, g->n_nodes) of g to buf, in order of emission. */
 static void list_ops(const olg_graph *g, uint32_t first, char *buf, size_t cap) {
   size_t len = strlen(buf);
   bool any = false;
-  for (uint32_t i = first; i < g->n_nodes; i++) {
-    const char *op = g->nodes[i].op;
-    bool seen = false;
-    for (uint32_t j = first; j < i && !seen; j++) seen = strcmp(g->nodes[j].op, op) == 0;
-    if (seen) continue;
-    /* quadratic in the ops one source node emits (a few dozen at most), never in the graph */
-    int k = snprintf(buf + len, cap - len, "%s%s", any ? ", " : "", op);
-    if (k < 0 || (size_t)k >= cap - len) {
-      if (cap >= 4) memcpy(buf + cap - 4, "...", 4);
-      return;
+  /* a Constant an earlier node had already made (interned) is listed where it was asked for */
+  uint32_t hit = g->first_hit != UINT32_MAX && g->first_hit >= first ? g->first_hit : UINT32_MAX;
+  bool hit_listed = false;
+  for (uint32_t i = first; i <= g->n_nodes; i++) {
+    if (i == hit) {
+      bool seen = false;
+      for (uint32_t j = first; j < i && !seen; j++) seen = strcmp(g->nodes[j].op, "Constant") == 0;
+      if (!seen && !put_op(buf, cap, &len, &any, "Constant")) return;
+      hit_listed = true;
     }
-    len += (size_t)k;
-    any = true;
+    if (i == g->n_nodes) break;
+    const char *op = g->nodes[i].op;
+    bool seen = hit_listed && strcmp(op, "Constant") == 0;
+    /* quadratic in the ops one source node emits (a few dozen at most), never in the graph */
+    for (uint32_t j = first; j < i && !seen; j++) seen = strcmp(g->nodes[j].op, op) == 0;
+    if (!seen && !put_op(buf, cap, &len, &any, op)) return;
   }
   if (!any && len + 2 <= cap) memcpy(buf + len, "-", 2); /* bound to an existing value */
 }
@@ -32,7 +46,7 @@ void olg__lower_report_node(olg_lower *cx, olg_node_id id, uint32_t first) {
   const olg_graph *g = cx->dst;
   const char *code, *lead;
   bool kept = false;
-  if (!cx->cur_decomposed && g->n_nodes == first + 1) {
+  if (!cx->cur_decomposed && g->n_nodes == first + 1 && g->first_hit == UINT32_MAX) {
     const olg_node *t = &g->nodes[first];
     kept = strcmp(t->op, src->op) == 0 && strcmp(t->domain, src->domain) == 0 &&
            t->n_attrs == src->n_attrs && t->n_args == src->n_args;

@@ -73,6 +73,15 @@ void *olg__lower_alloc(olg_lower *cx, size_t n);
 olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
                                   const int64_t *dims, const void *data, size_t nbytes,
                                   olg_data_mode mode, olg_value *out);
+/* A Constant node of the target graph (mode as above), interned: an equal constant emitted
+ * before in the same graph is given back instead (lib/lower_emit.c). Its value is known. */
+olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
+                               const void *data, size_t nbytes, olg_data_mode mode,
+                               olg_value *out);
+/* Sets cx->intern_off for source node nd, about to be lowered. */
+void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
+/* Drops the table of g's interned Constants, once its nodes are lowered (NULL is fine). */
+void olg__lower_consts_free(olg_graph *g);
 
 /* ------------------------------------------------------------------------------------------ */
 /* The context */
@@ -112,6 +121,10 @@ struct olg_lower {
   size_t n_invalid;       /* of those, defects of the source model (OLG-LOWER-GRAPH) */
   bool cur_reported;      /* the current symbolic added an error diagnostic */
   bool cur_decomposed;    /* the current node's lowering is a decomposition */
+  bool intern_off;        /* the current node has an output the graph lists or a subgraph
+                             reads: its Constants are not interned (olg__lower_constant) */
+  uint8_t *pinned;        /* source value -> a graph output or read by name by a subgraph
+                             (NULL: none known) */
   bool probing;           /* running a refused node's symbolic at a higher opset, to find the
                              lowest that works (legalize.c): its refusals are not chased */
   int versioned_depth;    /* nodes emitted at a named version, being lowered inside one another

@@ -10,14 +10,8 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Emission */
 
-OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const char *op,
-                                        olg_node_id *out) {
-  if (!cx || !op || !*op || !out)
-    return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_begin: NULL argument");
-  if (domain && strcmp(domain, "ai.onnx") == 0) domain = "";
-  char buf[512];
-  const char *base = cx->name_base && *cx->name_base ? cx->name_base : NULL;
-  /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>" */
+/* The k-th node of op for this source node (counted from 0): its name is "<base>/<Op>_<k>". */
+static uint32_t op_use(olg_lower *cx, const char *op) {
   uint32_t k = 0, j = 0;
   while (j < cx->n_op_uses && strcmp(cx->op_uses[j].op, op) != 0) j++;
   if (j < cx->n_op_uses) k = cx->op_uses[j].n++;
@@ -28,6 +22,19 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   } else {
     k = cx->n_emitted;
   }
+  cx->n_emitted++;
+  return k;
+}
+
+OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const char *op,
+                                        olg_node_id *out) {
+  if (!cx || !op || !*op || !out)
+    return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_begin: NULL argument");
+  if (domain && strcmp(domain, "ai.onnx") == 0) domain = "";
+  char buf[512];
+  const char *base = cx->name_base && *cx->name_base ? cx->name_base : NULL;
+  /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>" */
+  uint32_t k = op_use(cx, op);
   olg_sbuf sb = {buf, 0, sizeof buf}; /* "%s/%s", "%s/%s_%u" or "%s_%u" */
   buf[0] = 0;
   if (base) {
@@ -37,9 +44,8 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   olg__sb_str(&sb, op);
   if (!base || k) {
     olg__sb_mem(&sb, "_", 1);
-    olg__sb_u64(&sb, base ? k : cx->dst->n_nodes);
+    olg__sb_u64(&sb, base ? k : cx->dst->n_nodes + cx->dst->n_interned);
   }
-  cx->n_emitted++;
   /* two source nodes may share a name (a module called twice): keep emitted names unique */
   const char *name = olg__graph_fresh_node_name(cx->dst, buf);
   if (!name) return OLG_ERR_NOMEM;
@@ -297,6 +303,137 @@ olg_status olg__lower_initializer(olg_lower *cx, olg_dtype dtype, int32_t rank,
   if (!name) return OLG_ERR_NOMEM;
   return olg_graph_add_initializer(cx->dst, name, dtype, rank, dims, data, nbytes, mode, NULL,
                                    NULL, out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Constants, interned per target graph: an equal one emitted again (dtype, dims, bytes) is the
+ * first one's value, found in O(1), so that no Constant is made, checked and inferred again for
+ * the cleanup to merge. Large ones are left to the cleanup's merge (hashing them costs more than
+ * a duplicate does), as are those of a source node whose output is a graph output or read by a
+ * subgraph: such a value keeps a Constant of its own (it may be renamed), as the merge did. */
+
+#define INTERN_MAX_BYTES 4096
+
+typedef struct olg_consts {
+  uint32_t cap, n; /* cap a power of two; load <= 1/2 */
+  struct olg_const_slot { uint32_t h; olg_value v; } *slot;
+} olg_consts;
+
+static uint32_t const_hash(olg_dtype dtype, int32_t rank, const int64_t *dims, const void *data,
+                           size_t nbytes) {
+  uint64_t h = 1469598103934665603ull ^ ((uint64_t)dtype << 32 | (uint32_t)rank);
+  const unsigned char *b = data;
+  for (int32_t i = 0; i < rank; i++) h = (h ^ (uint64_t)dims[i]) * 0x100000001b3ull;
+  size_t i = 0;
+  for (; i + 8 <= nbytes; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < nbytes; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The interned Constant value v, while it still is one with these contents. */
+static bool const_is(const olg_graph *g, olg_value v, olg_dtype dtype, int32_t rank,
+                     const int64_t *dims, const void *data, size_t nbytes) {
+  if (v < 0 || (uint32_t)v >= g->n_values || g->values[v].producer < 0) return false;
+  const olg_node *nd = &g->nodes[g->values[v].producer];
+  if (nd->state != OLG_NODE_DONE || nd->n_attrs != 1 || nd->attrs[0].type != OLG_ATTR_TENSOR)
+    return false;
+  const olg_tensor *t = nd->attrs[0].t;
+  if (!t || t->dtype != dtype || t->rank != rank || t->nbytes != nbytes) return false;
+  if (rank && memcmp(t->dims, dims, (size_t)rank * sizeof *dims)) return false;
+  return nbytes == 0 || (t->data && memcmp(t->data, data, nbytes) == 0);
+}
+
+static olg_status consts_grow(olg_lower *cx, olg_graph *g) {
+  const olg_allocator *al = &cx->dst_model->alloc;
+  olg_consts *c = g->consts;
+  uint32_t cap = 64;
+  if (!c) { /* sized from the source: most nodes emit at most a constant or two */
+    while (cap < cx->src->n_nodes / 4 && cap < (1u << 30)) cap *= 2;
+    if (!(c = olg__calloc(al, 1, sizeof *c))) return OLG_ERR_NOMEM;
+    g->consts = c;
+  } else {
+    if (c->cap >= (1u << 30)) return olg__err(OLG_ERR_LIMIT, "too many constants");
+    cap = c->cap * 2;
+  }
+  struct olg_const_slot *s = olg__malloc(al, (size_t)cap * sizeof *s);
+  if (!s) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < cap; i++) s[i].v = OLG_NO_VALUE;
+  for (uint32_t i = 0; i < c->cap; i++) {
+    if (c->slot[i].v == OLG_NO_VALUE) continue;
+    uint32_t k = c->slot[i].h & (cap - 1);
+    while (s[k].v != OLG_NO_VALUE) k = (k + 1) & (cap - 1);
+    s[k] = c->slot[i];
+  }
+  olg__free(al, c->slot, (size_t)c->cap * sizeof *c->slot);
+  c->slot = s;
+  c->cap = cap;
+  return OLG_OK;
+}
+
+void olg__lower_consts_node(olg_lower *cx, const olg_node *nd) {
+  if (cx->versioned_depth) return; /* lowered at a named version: the caller's node decides */
+  cx->intern_off = false;
+  for (uint32_t i = 0; i < nd->n_outputs && !cx->intern_off; i++)
+    cx->intern_off = nd->outputs[i] != OLG_NO_VALUE && cx->pinned && cx->pinned[nd->outputs[i]];
+}
+
+void olg__lower_consts_free(olg_graph *g) {
+  if (!g || !g->consts) return;
+  const olg_allocator *al = &g->model->alloc;
+  olg__free(al, g->consts->slot, (size_t)g->consts->cap * sizeof *g->consts->slot);
+  olg__free(al, g->consts, sizeof *g->consts);
+  g->consts = NULL;
+}
+
+olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,
+                               const void *data, size_t nbytes, olg_data_mode mode,
+                               olg_value *out) {
+  olg_graph *g = cx->dst;
+  /* only while a source node is lowered: the driver's own passes may rename what they emit */
+  bool intern = cx->cur_node && !cx->intern_off && nbytes <= INTERN_MAX_BYTES &&
+                dtype != OLG_STRING && (data || !nbytes);
+  uint32_t h = 0, k = 0;
+  if (intern) {
+    if (!g->consts || (g->consts->n + 1) * 2 > g->consts->cap) OLG_TRY(consts_grow(cx, g));
+    olg_consts *c = g->consts;
+    h = const_hash(dtype, rank, dims, data, nbytes);
+    for (k = h & (c->cap - 1); c->slot[k].v != OLG_NO_VALUE; k = (k + 1) & (c->cap - 1)) {
+      if (c->slot[k].h != h || !const_is(g, c->slot[k].v, dtype, rank, dims, data, nbytes)) continue;
+      /* the Constant not made still takes its number, so that every later name is the same */
+      (void)op_use(cx, "Constant");
+      if (g->first_hit == UINT32_MAX) g->first_hit = g->n_nodes;
+      g->n_interned++;
+      g->next_auto++;
+      *out = c->slot[k].v;
+      return OLG_OK;
+    }
+  }
+  olg_node_id n;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Constant", &n));
+  if (mode == OLG_DATA_COPY) {
+    OLG_TRY(olg_lower_emit_attr_tensor(cx, n, "value", dtype, rank, dims, data, nbytes));
+  } else {
+    olg_attr a = {.name = "value", .type = OLG_ATTR_TENSOR};
+    OLG_TRY(olg__tensor_new(g->model, NULL, dtype, rank, dims, data, nbytes, OLG_DATA_BORROW,
+                            NULL, NULL, &a.t));
+    OLG_TRY(olg__node_add_attr(g, n, &a));
+  }
+  OLG_TRY(olg_lower_emit_end(cx, n, 1, out));
+  /* the contents are known whatever inference does with a Constant */
+  olg_value_rec *r = &g->values[*out];
+  if (!r->known) r->known = g->nodes[n].attrs[0].t;
+  if (intern) {
+    g->consts->slot[k] = (struct olg_const_slot){h, *out};
+    g->consts->n++;
+  }
+  return OLG_OK;
 }
 
 OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v) {

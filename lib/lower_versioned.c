@@ -75,6 +75,7 @@ OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int versi
   olg_lower sub = *cx;
   sub.map = NULL;
   sub.uses = NULL;
+  sub.pinned = NULL; /* indexed by the caller's source values */
   olg_value souts[64];
   olg_node_id sn;
   olg_status s = olg_model_set_opset(sm, "", version);

@@ -324,22 +324,7 @@ static olg_status const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, con
     }
     return olg__lower_initializer(cx, dtype, rank, dims, data, nbytes, mode, out);
   }
-  olg_node_id n;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Constant", &n));
-  if (mode == OLG_DATA_COPY) {
-    OLG_TRY(olg_lower_emit_attr_tensor(cx, n, "value", dtype, rank, dims, data, nbytes));
-  } else {
-    olg_attr a = {.name = "value", .type = OLG_ATTR_TENSOR};
-    OLG_TRY(olg__tensor_new(olg_lower_target(cx)->model, NULL, dtype, rank, dims, data, nbytes,
-                            OLG_DATA_BORROW, NULL, NULL, &a.t));
-    OLG_TRY(olg__node_add_attr(olg_lower_target(cx), n, &a));
-  }
-  OLG_TRY(olg_lower_emit_end(cx, n, 1, out));
-  /* the contents are known whatever inference does with a Constant */
-  olg_graph *g = olg_lower_target(cx);
-  olg_value_rec *r = &g->values[*out];
-  if (!r->known) r->known = g->nodes[n].attrs[0].t;
-  return OLG_OK;
+  return olg__lower_constant(cx, dtype, rank, dims, data, nbytes, mode, out);
 }
 
 olg_status olg__const_tensor(olg_lower *cx, olg_dtype dtype, int32_t rank, const int64_t *dims,

@@ -114,6 +114,31 @@ def test_report_says_what_became_of_each_node(opset11_model, tmp_path):
     np.testing.assert_array_equal(got, np.maximum(x[None], 0).sum(axis=2))
 
 
+def test_equal_constants_are_one_and_still_reported(tmp_path):
+    """Unsqueeze/Squeeze with axes=[0] at 11 take their axes as an input at 13: every node asks
+    for the same [0] Constant, one is made (interned as emitted), and each node's report still
+    lists the Constant it asked for. A node whose output is a graph output keeps its names."""
+    nodes = []
+    cur = "x"
+    for i in range(3):
+        nodes.append(helper.make_node("Unsqueeze", [cur], ["u%d" % i], name="unsq%d" % i, axes=[0]))
+        nodes.append(helper.make_node("Squeeze", ["u%d" % i], ["q%d" % i], name="sq%d" % i, axes=[0]))
+        cur = "q%d" % i
+    m = _model(nodes, 11, [_vi("x", TensorProto.FLOAT, [2, 3])],
+               [_vi("q2", TensorProto.FLOAT, [2, 3]), _vi("u1", TensorProto.FLOAT, [1, 2, 3])])
+    src, out, rep = tmp_path / "m.onnx", tmp_path / "o.onnx", tmp_path / "r.json"
+    onnx.save(m, str(src))
+    r = run("convert", src, out, "--opset", 13, "--report", rep)
+    assert r.returncode == 0, r.stderr
+    g = onnx.load(str(out)).graph
+    onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+    assert [n.op_type for n in g.node].count("Constant") == 1
+    assert [o.name for o in g.output] == ["q2", "u1"]
+    assert sum(1 for n in g.node if n.op_type in ("Unsqueeze", "Squeeze")) == 6
+    for n in json.loads(rep.read_text())["nodes"]:
+        assert n["result"] == "re-encoded" and n["ops"] == ["Constant", n["op"]], n
+
+
 def test_decomposition_reported_and_refused_with_no_decompose(tmp_path):
     m = _model([helper.make_node("HardSwish", ["x"], ["y"], name="hs")], 14,
                [_vi("x", TensorProto.FLOAT, [4])], [_vi("y", TensorProto.FLOAT, [4])])
