@@ -1,7 +1,7 @@
 /* onnxlegal — element type names and sizes. */
 #include <string.h>
 
-#include "onnxlegal/dtype.h"
+#include "ir.h"
 
 static const struct { const char *name; int bits; } dtypes[OLG_DTYPE_MAX + 1] = {
   [OLG_UNDEFINED] = {"undefined", 0}, [OLG_FLOAT] = {"float", 32},
@@ -40,4 +40,27 @@ OLG_API size_t olg_dtype_nbytes(olg_dtype t, uint64_t n) {
   if (bits == 0 || __builtin_mul_overflow(n, (uint64_t)bits, &total) || total > SIZE_MAX - 7)
     return SIZE_MAX;
   return (size_t)((total + 7) / 8);
+}
+
+unsigned olg__dtype_swap_unit(olg_dtype t) {
+  switch (t) {
+  case OLG_UINT16: case OLG_INT16: case OLG_FLOAT16: case OLG_BFLOAT16: return 2;
+  case OLG_FLOAT: case OLG_INT32: case OLG_UINT32: case OLG_COMPLEX64: return 4;
+  case OLG_DOUBLE: case OLG_INT64: case OLG_UINT64: case OLG_COMPLEX128: return 8;
+  default: return 0;
+  }
+}
+
+void olg__swap_bytes(void *dst, const void *src, size_t n, unsigned unit) {
+  uint8_t *d = dst;
+  const uint8_t *s = src;
+  size_t i = 0;
+  if (unit > 1)
+    for (; i + unit <= n; i += unit)
+      for (unsigned a = 0, b = unit - 1; a <= b; a++, b--) {
+        uint8_t x = s[i + a], y = s[i + b]; /* both read first: dst may be src */
+        d[i + a] = y;
+        d[i + b] = x;
+      }
+  if (d != s && i < n) memmove(d + i, s + i, n - i);
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "onnxlegal/onnxlegal.h"
 #include "util.h"
@@ -79,13 +80,53 @@ typedef enum olg_data_owner {
   OLG_OWNER_MAPPED = 3    /* inside a mapping the model holds */
 } olg_data_owner;
 
+/* Tensor data (olg_tensor.data, what olg_graph_add_initializer takes and what the API hands out)
+ * is in the host's byte order, so that every stage reads elements as C numbers; ONNX files hold
+ * it little-endian. Only the reader and the writers convert, and only on a big-endian host:
+ * elsewhere OLG_BIG_ENDIAN is 0 and the conversions compile away. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define OLG_BIG_ENDIAN 1
+#else
+#define OLG_BIG_ENDIAN 0
+#endif
+/* dtype.c: the bytes of each unit whose order is the host's: 2, 4 or 8 (a complex number: each
+ * part); 0 for types with no byte order (8-bit and sub-byte types, bool, string). */
+unsigned olg__dtype_swap_unit(olg_dtype dt);
+/* dst = the n bytes of src with every unit-byte group reversed (dst == src is allowed; a tail
+ * shorter than a unit is copied as it is). */
+void olg__swap_bytes(void *dst, const void *src, size_t n, unsigned unit);
+/* The unit dt's data is swapped by between the wire (little-endian) and memory; 0: no swap. */
+static inline unsigned olg__wire_swap_unit(olg_dtype dt) {
+  return OLG_BIG_ENDIAN ? olg__dtype_swap_unit(dt) : 0;
+}
+/* An unsigned integer of w bytes (1, 2, 4 or 8) in the host's order. */
+static inline uint64_t olg__load_uint(const void *p, unsigned w) {
+  uint8_t b; uint16_t h; uint32_t u; uint64_t q;
+  switch (w) {
+  case 1: memcpy(&b, p, 1); return b;
+  case 2: memcpy(&h, p, 2); return h;
+  case 4: memcpy(&u, p, 4); return u;
+  default: memcpy(&q, p, 8); return q;
+  }
+}
+static inline void olg__store_uint(void *p, uint64_t v, unsigned w) {
+  uint8_t b = (uint8_t)v; uint16_t h = (uint16_t)v; uint32_t u = (uint32_t)v;
+  switch (w) {
+  case 1: memcpy(p, &b, 1); break;
+  case 2: memcpy(p, &h, 2); break;
+  case 4: memcpy(p, &u, 4); break;
+  default: memcpy(p, &v, 8); break;
+  }
+}
+
 typedef struct olg_tensor {
   const char *name;       /* may be NULL (a tensor attribute need not be named) */
   const char *doc_string; /* or NULL */
   olg_dtype dtype;
   int32_t rank;
   int64_t *dims;
-  const void *data; /* native elements, little-endian; for STRING: NULL (see strings) */
+  const void *data; /* native elements, in the host's byte order; for STRING: NULL */
   size_t nbytes;
   olg_bytes *strings; /* STRING tensors */
   size_t n_strings;

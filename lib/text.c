@@ -256,12 +256,6 @@ static void put_value_info(olg_out *o, const olg_graph *g, olg_value v) {
 /* ---------------------------------------------------------------------------------------- */
 /* Tensor data */
 
-static uint64_t load_le(const unsigned char *p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
-  return v;
-}
-
 /* One element of a sub-byte type: element i, packed low bits first. */
 static unsigned sub_byte(const unsigned char *data, uint64_t i, int bits) {
   int per = 8 / bits;
@@ -291,14 +285,14 @@ static void put_element(olg_out *o, olg_dtype dt, const unsigned char *data, uin
   case OLG_FLOAT8E5M2: case OLG_FLOAT8E5M2FNUZ: case OLG_FLOAT8E8M0:
     olg__out_fmt(o, "%u", (unsigned)data[i]);
     return;
-  case OLG_INT16: olg__out_fmt(o, "%d", (int)(int16_t)load_le(data + i * 2, 2)); return;
+  case OLG_INT16: olg__out_fmt(o, "%d", (int)(int16_t)olg__load_uint(data + i * 2, 2)); return;
   case OLG_UINT16: case OLG_FLOAT16: case OLG_BFLOAT16:
-    olg__out_fmt(o, "%u", (unsigned)load_le(data + i * 2, 2));
+    olg__out_fmt(o, "%u", (unsigned)olg__load_uint(data + i * 2, 2));
     return;
-  case OLG_INT32: olg__out_fmt(o, "%ld", (long)(int32_t)load_le(data + i * 4, 4)); return;
-  case OLG_UINT32: olg__out_fmt(o, "%lu", (unsigned long)load_le(data + i * 4, 4)); return;
-  case OLG_INT64: olg__out_fmt(o, "%lld", (long long)(int64_t)load_le(data + i * 8, 8)); return;
-  case OLG_UINT64: olg__out_fmt(o, "%llu", (unsigned long long)load_le(data + i * 8, 8)); return;
+  case OLG_INT32: olg__out_fmt(o, "%ld", (long)(int32_t)olg__load_uint(data + i * 4, 4)); return;
+  case OLG_UINT32: olg__out_fmt(o, "%lu", (unsigned long)olg__load_uint(data + i * 4, 4)); return;
+  case OLG_INT64: olg__out_fmt(o, "%lld", (long long)(int64_t)olg__load_uint(data + i * 8, 8)); return;
+  case OLG_UINT64: olg__out_fmt(o, "%llu", (unsigned long long)olg__load_uint(data + i * 8, 8)); return;
   case OLG_INT4: case OLG_INT2: {
     int bits = dt == OLG_INT4 ? 4 : 2;
     int v = (int)sub_byte(data, i, bits);

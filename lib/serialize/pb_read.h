@@ -82,7 +82,6 @@ olg_status olg__pbr_enter(rd *r, const uint8_t *at, msgdesc *md);
 olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, msgdesc *md,
                                pbf *f);
 olg_status olg__pbr_rep_count(rd *r, msgdesc *md, const pbf *f, size_t *count);
-void olg__pbr_le_store(uint8_t *p, uint64_t v, unsigned w);
 olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdesc *md, uint32_t no,
                             size_t count, uint64_t *out);
 void *olg__pbr_aalloc(rd *r, size_t count, size_t size);

@@ -1,5 +1,5 @@
 /* onnxlegal — the protobuf reader: TensorProto into olg_tensor, and external data (mapped,
- * never copied) (pb_read.h). */
+ * never copied on a little-endian host) (pb_read.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -177,6 +177,8 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
   return OLG_OK;
 }
 
+static const void *wire_to_host(rd *r, olg_dtype dt, const void *p, size_t n);
+
 static olg_status load_external(rd *r, const uint8_t *at, olg_tensor *t, bool exact_kvs,
                                 uint64_t numel) {
   const char *tname = t->name ? t->name : "";
@@ -223,10 +225,13 @@ static olg_status load_external(rd *r, const uint8_t *at, olg_tensor *t, bool ex
   } else if (need != len)
     return olg__pbr_perr(r, at, "%s: external data holds %llu bytes, %s of %llu elements needs %zu", tw,
                 (unsigned long long)len, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
-  t->data = e->addr + o;
+  /* in place in the mapping, unless the host's byte order needs a swapped copy */
+  const void *d = wire_to_host(r, t->dtype, e->addr + o, (size_t)len);
+  if (!d) return OLG_ERR_NOMEM;
+  t->data = d;
   t->nbytes = (size_t)len;
   t->encoding = OLG_ENC_RAW;
-  t->owner = OLG_OWNER_MAPPED;
+  t->owner = d == e->addr + o ? OLG_OWNER_MAPPED : OLG_OWNER_BORROWED;
   t->external_loaded = true;
   return OLG_OK;
 }
@@ -292,6 +297,16 @@ static const char *dtype_label(const olg_tensor *t, char buf[32]) {
   if (n && t->has_dtype) return n;
   snprintf(buf, 32, "element type %d", (int)t->dtype);
   return buf;
+}
+
+/* Tensor bytes from the wire (little-endian) in the host's order: on a big-endian host a
+ * swapped copy in the model's arena (NULL when out of memory), elsewhere the bytes themselves. */
+static const void *wire_to_host(rd *r, olg_dtype dt, const void *p, size_t n) {
+  unsigned unit = olg__wire_swap_unit(dt);
+  if (!unit || !n) return p;
+  void *q = olg__pbr_aalloc(r, n, 1);
+  if (q) olg__swap_bytes(q, p, n, unit);
+  return q;
 }
 
 static olg_status keep_data_verbatim(rd *r, olg_tensor *t, const uint8_t *p, const uint8_t *end) {
@@ -454,10 +469,10 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
         return olg__pbr_perr(r, raw.start, "%s: raw_data for element type %d, whose size is unknown", tw,
                     (int)t->dtype);
       }
-      t->data = raw.p;
+      if (!(t->data = wire_to_host(r, t->dtype, raw.p, raw.n))) return OLG_ERR_NOMEM;
       t->nbytes = raw.n;
       t->encoding = OLG_ENC_RAW;
-      t->owner = r->owner;
+      t->owner = t->data == raw.p ? r->owner : OLG_OWNER_BORROWED;
     }
   } else if (!verbatim && which == DF_STR) {
     if (t->dtype != OLG_STRING) {
@@ -492,9 +507,10 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
       size_t n = cnt[which];
       bool lossy = false;
       if ((which == DF_F32 || which == DF_F64) && single_chunk[which]) {
-        /* packed little-endian floats are the native bytes already */
-        t->data = chunk[which].p;
-        t->owner = r->owner;
+        /* packed little-endian floats: the elements' bytes (swapped on a big-endian host) */
+        if (!(t->data = wire_to_host(r, t->dtype, chunk[which].p, chunk[which].n)))
+          return OLG_ERR_NOMEM;
+        t->owner = t->data == chunk[which].p ? r->owner : OLG_OWNER_BORROWED;
       } else {
         uint64_t *vals = olg__malloc(&r->m->alloc, (n ? n : 1) * sizeof *vals);
         uint8_t *buf = olg__pbr_aalloc(r, n ? n : 1, w);
@@ -520,7 +536,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
             } else if (which == DF_U64 && w == 4 && v > 0xffffffffu) {
               lossy = true;
             }
-            olg__pbr_le_store(buf + i * w, v, w);
+            olg__store_uint(buf + i * w, v, w); /* decoded numbers: the host's order */
           }
         }
         olg__free(&r->m->alloc, vals, (n ? n : 1) * sizeof *vals);

@@ -1,7 +1,8 @@
 /* onnxlegal — the protobuf reader: the ONNX wire format decoded straight into the IR.
  *
  * The input is mapped (or borrowed) and never copied: raw_data, string_data, attribute bytes and
- * every kept raw field point into it. Small strings (names, op types) are copied into the model's
+ * every kept raw field point into it (tensor data of multi-byte types on a big-endian host
+ * excepted: it is copied in the host's byte order, see ir.h). Small strings (names, op types) are copied into the model's
  * arena, because the IR wants them NUL-terminated.
  *
  * The field tables generated from onnx.proto (pb_schema.c, by tools/gen_pb_schema.py) say which
@@ -277,10 +278,6 @@ static uint64_t le_load(const uint8_t *p, unsigned w) {
   uint64_t v = 0;
   for (unsigned i = w; i-- > 0;) v = (v << 8) | p[i];
   return v;
-}
-
-void olg__pbr_le_store(uint8_t *p, uint64_t v, unsigned w) {
-  for (unsigned i = 0; i < w; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Every element of repeated numeric field `no` of the message [p, end), in order, as uint64

@@ -229,13 +229,28 @@ static bool pbw_sub(const pbw *w, uint32_t no, pbw_body body, const void *obj, c
   return ok && !e->com.st;
 }
 
+/* The tensor's data at offset at of fd, little-endian: on a big-endian host swapped through a
+ * buffer (see ir.h), elsewhere written as it is. */
+static bool write_data(int fd, const olg_tensor *t, int64_t at) {
+  unsigned unit = olg__wire_swap_unit(t->dtype);
+  if (!unit) return write_all(fd, t->data, t->nbytes, at);
+  uint8_t buf[16384]; /* a multiple of every unit */
+  const uint8_t *p = t->data;
+  for (size_t i = 0; i < t->nbytes; i += sizeof buf) {
+    size_t k = t->nbytes - i < sizeof buf ? t->nbytes - i : sizeof buf;
+    olg__swap_bytes(buf, p + i, k, unit);
+    if (!write_all(fd, buf, k, at + (int64_t)i)) return false;
+  }
+  return true;
+}
+
 /* Reserves the tensor's place in the external data file; in the second run, writes it there. */
 static bool pbw_ext_place(const pbw *w, const olg_tensor *t, uint64_t *at_out) {
   enc *e = (enc *)w;
   uint64_t align = t->nbytes >= 65536 ? 4096 : 64;
   uint64_t at = (e->ext_off + align - 1) / align * align;
   e->ext_off = at + t->nbytes;
-  if (e->emit && !e->com.st && t->nbytes && !write_all(e->ext_fd, t->data, t->nbytes, (int64_t)at))
+  if (e->emit && !e->com.st && t->nbytes && !write_data(e->ext_fd, t, (int64_t)at))
     fail(e, olg__err(OLG_ERR_IO, "writing external data '%s': %s", e->com.ext_name,
                      strerror(errno)));
   *at_out = at;

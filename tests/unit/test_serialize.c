@@ -931,7 +931,8 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
 
 TEST(serialize_typed_data_fields) {
   /* int32_data for int8/uint16/float16/bool/int4, int64_data, uint64_data for uint32,
-   * double_data, float_data written unpacked: decoded into native little-endian bytes */
+   * double_data, float_data written unpacked: decoded into elements in the host's byte order
+   * (want: little-endian, swapped on a big-endian host) */
   pbuf g = {0};
   struct { const char *name; int dt; int64_t n; int field; int64_t vals[4]; int nv; uint8_t want[8]; size_t nb; } cases[] = {
     {"i8", OLG_INT8, 3, 5, {-1, 5, -128}, 3, {0xff, 5, 0x80}, 3},
@@ -959,14 +960,17 @@ TEST(serialize_typed_data_fields) {
   pint(&td, 1, 2);
   pint(&td, 2, OLG_DOUBLE);
   pstr(&td, 8, "d");
-  pbytes(&td, 10, dv, 16);
+  uint8_t dle[16], fle[8];  /* little-endian on the wire */
+  olg__swap_bytes(dle, dv, 16, olg__wire_swap_unit(OLG_DOUBLE));
+  pbytes(&td, 10, dle, 16);
   pmsg(&g, 5, &td);
   float fv[2] = {0.5f, 4.0f};
+  olg__swap_bytes(fle, fv, 8, olg__wire_swap_unit(OLG_FLOAT));
   pint(&tf, 1, 2);
   pint(&tf, 2, OLG_FLOAT);
   for (int k = 0; k < 2; k++) {
     ptag(&tf, 4, 5);
-    pbuf_add(&tf, &fv[k], 4);
+    pbuf_add(&tf, fle + 4 * k, 4);
   }
   pstr(&tf, 8, "f");
   pmsg(&g, 5, &tf);
@@ -978,7 +982,9 @@ TEST(serialize_typed_data_fields) {
   CHECK_EQ(gr->n_inits, nc + 2);
   for (size_t i = 0; i < nc; i++) {
     const olg_tensor *t = gr->inits[i].t;
-    if (t->nbytes != cases[i].nb || memcmp(t->data, cases[i].want, cases[i].nb) != 0) {
+    uint8_t want[8];
+    olg__swap_bytes(want, cases[i].want, cases[i].nb, olg__wire_swap_unit(cases[i].dt));
+    if (t->nbytes != cases[i].nb || memcmp(t->data, want, cases[i].nb) != 0) {
       olg_test_fail(__FILE__, __LINE__, "tensor %s: native bytes differ", cases[i].name);
       return;
     }
