@@ -150,8 +150,9 @@ typedef enum olg_data_mode {
 } olg_data_mode;
 typedef void (*olg_release_fn)(void *ud, const void *data, size_t nbytes);
 
-/* A constant tensor. data holds the elements in row-major order, little-endian, sub-byte types
- * packed low nibble first; nbytes must equal olg_dtype_nbytes(dtype, product of dims).
+/* A constant tensor. data holds the elements in row-major order, in the host's byte order (the
+ * file's little-endian bytes are converted when read and written), sub-byte types packed low
+ * nibble first; nbytes must equal olg_dtype_nbytes(dtype, product of dims).
  * STRING tensors are made with olg_graph_add_string_initializer. When mode is OLG_DATA_OWN and
  * the call fails, release is called before it returns, so ownership always passes. */
 OLG_API olg_status olg_graph_add_initializer(olg_graph *g, const char *name, olg_dtype dtype,

@@ -310,7 +310,8 @@ OLG_API int64_t olg_lower_value_dim(const olg_lower *cx, olg_value v, int32_t i,
 /* 1 when the value's contents are known at lowering time (initializer, Constant, or computed by
  * inference). */
 OLG_API int olg_lower_value_known(const olg_lower *cx, olg_value v);
-/* Known contents as raw little-endian bytes (the tensor's own memory, not a copy). */
+/* Known contents as raw bytes, elements in the host's byte order (the tensor's own memory, not
+ * a copy). */
 OLG_API olg_status olg_lower_value_data(const olg_lower *cx, olg_value v, const void **data,
                                         size_t *nbytes);
 /* Known contents of an integer or bool tensor, converted to int64 (valid until the legalize
