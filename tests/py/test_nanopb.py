@@ -130,11 +130,13 @@ def _undefined(obj):
 
 
 # What may be called: the C library's byte and string functions, the error message setters
-# (vsnprintf into a thread-local buffer), the attribute-list table, nanopb's encoder, and the
-# stack protector. Anything else -- malloc, calloc, realloc, free, the library's olg__malloc,
+# (vsnprintf into a thread-local buffer), the attribute-list table, nanopb's encoder, the stack
+# protector, and on a big-endian host the tensor data byte swap (olg__dtype_swap_unit,
+# olg__swap_bytes: into a buffer on the stack). Anything else -- malloc, calloc, realloc, free, the library's olg__malloc,
 # olg__realloc, olg__free, the arena -- fails the test.
 ALLOWED = {"memcpy", "memcmp", "memset", "strlen", "strnlen", "olg__err", "olg__err_prefix",
-           "olg__pb_attr_list", "__stack_chk_fail", "_GLOBAL_OFFSET_TABLE_"}
+           "olg__pb_attr_list", "__stack_chk_fail", "_GLOBAL_OFFSET_TABLE_",
+           "olg__dtype_swap_unit", "olg__swap_bytes"}
 ALLOCATORS = {"malloc", "calloc", "realloc", "free", "reallocarray", "aligned_alloc",
               "posix_memalign", "strdup", "strndup", "olg__malloc", "olg__calloc",
               "olg__realloc", "olg__free", "olg__grow", "olg__arena_alloc", "olg__arena_dup",

@@ -763,8 +763,10 @@ TEST(nanopb_large_runs_not_copied) {
   b.saw = big;
   b.saw_n = sizeof big;
   CHECK_OK(olg_model_write_nanopb(m, pbuf_sink, &b));
-  CHECK(b.saw_direct);
-  CHECK(b.calls < 10);
+  if (!OLG_BIG_ENDIAN) { /* a big-endian host swaps the floats through a buffer on the stack */
+    CHECK(b.saw_direct);
+    CHECK(b.calls < 10);
+  }
   pbuf_free(&b);
   olg_model_free(m);
 }
