@@ -678,11 +678,6 @@ olg_status olg__sym_onnx_trilu(olg_lower *cx, olg_node_id src, void *ud) {
  * "constant", "reflect", "replicate" or "circular". Cropping is done first by Slice (the same
  * as PyTorch, where a dim is cropped on one side and padded on the other at most), so the Pad
  * has only non-negative pads. */
-/* What the target offers pad: pads as an input (11). Mode 'wrap' (19) is the emit helpers'. */
-typedef struct pad_caps {
-  bool pads_input;
-} pad_caps;
-
 static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p,
                              size_t np, const char *mode, double value, olg_value *out) {
   int32_t rank;
@@ -726,8 +721,9 @@ static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p,
 }
 
 /* The pad amounts of argument i computed at run time (a list of ints some of which are tensors):
- * Pad takes them as an input from 11, where ONNX's negative amounts crop as PyTorch's do. */
-static olg_status pad_dynamic(olg_lower *cx, pad_caps c, olg_value x, size_t i,
+ * Pad takes them as an input from 11, where ONNX's negative amounts crop as PyTorch's do; below,
+ * Gathers of computed indices (olg__emit_pad_dyn, from 9). */
+static olg_status pad_dynamic(olg_lower *cx, olg_value x, size_t i,
                               const char *mode, double value, olg_value *out) {
   const olg_value *vals;
   size_t n;
@@ -742,8 +738,6 @@ static olg_status pad_dynamic(olg_lower *cx, pad_caps c, olg_value x, size_t i,
   if (strcmp(onnx_mode, "constant") && strcmp(onnx_mode, "reflect") && strcmp(onnx_mode, "edge") &&
       strcmp(onnx_mode, "wrap"))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: unknown mode '%s'", mode);
-  if (!c.pads_input)
-    return olg_lower_unsupported(cx, "pad with amounts computed at run time (Pad's pads input)", 11);
   olg_value pieces[2 * OLG_MAX_RANK], pads, zero, v = OLG_NO_VALUE;
   OLG_TRY(olg__const_i64s(cx, (const int64_t[]){0}, 1, &zero));
   for (int32_t d = 0; d < 2 * rank; d++) pieces[d] = zero;
@@ -761,10 +755,10 @@ static olg_status pad_dynamic(olg_lower *cx, pad_caps c, olg_value x, size_t i,
 }
 
 /* pad / constant_pad_nd with their pad list at argument 1. */
-static olg_status pad_arg(olg_lower *cx, pad_caps c, olg_value x, const char *mode,
+static olg_status pad_arg(olg_lower *cx, olg_value x, const char *mode,
                           double value, olg_value *out) {
   if (olg_lower_arg_kind(cx, 1) == OLG_ARGKIND_VALUES && !olg__arg_values_known(cx, 1))
-    return pad_dynamic(cx, c, x, 1, mode, value, out);
+    return pad_dynamic(cx, x, 1, mode, value, out);
   const int64_t *p;
   size_t n;
   OLG_TRY(olg_lower_arg_ints(cx, 1, &p, &n));
@@ -772,36 +766,36 @@ static olg_status pad_arg(olg_lower *cx, pad_caps c, olg_value x, const char *mo
 }
 
 /* aten::pad(Tensor self, int[] pad, str mode="constant", float? value=None) */
-static olg_status pad(olg_lower *cx, pad_caps c) {
+static olg_status pad(olg_lower *cx) {
   olg_value x, y;
   const char *mode;
   double value;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_string_or(cx, 2, "constant", &mode));
   OLG_TRY(olg__arg_float_or(cx, 3, 0, &value));
-  OLG_TRY(pad_arg(cx, c, x, mode, value, &y));
+  OLG_TRY(pad_arg(cx, x, mode, value, &y));
   return bind(cx, y);
 }
 
-/* amounts computed at run time need Pad-11 (pads as an input); circular is Pad-19's 'wrap',
- * before it Slice and Concat (olg__emit_pad_wrap) */
+/* amounts computed at run time: Pad-11's pads input, Gathers below (from 9); circular is Pad-19's
+ * 'wrap', before it Slice and Concat (olg__emit_pad_wrap) */
 olg_status olg__sym_pad(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return pad(cx, (pad_caps){olg__target_has_input(cx, "Pad", "pads")});
+  return pad(cx);
 }
 
 /* aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) */
-static olg_status constant_pad_nd(olg_lower *cx, pad_caps c) {
+static olg_status constant_pad_nd(olg_lower *cx) {
   olg_value x, y;
   double value;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__arg_float_or(cx, 2, 0, &value));
-  OLG_TRY(pad_arg(cx, c, x, "constant", value, &y));
+  OLG_TRY(pad_arg(cx, x, "constant", value, &y));
   return bind(cx, y);
 }
 
 olg_status olg__sym_constant_pad_nd(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
-  return constant_pad_nd(cx, (pad_caps){olg__target_has_input(cx, "Pad", "pads")});
+  return constant_pad_nd(cx);
 }
 

@@ -205,12 +205,17 @@ olg_status olg__emit_pad_wrap(olg_lower *cx, olg_value x, const int64_t *pads, s
                               bool within_dims, olg_value *out);
 /* Pad-18's axes: the pads (2 * len(axes), begins then ends) of the listed axes spread over every
  * axis; pads, axes and value may be known or run-time values. Run-time ones are kept as Pad-18's
- * axes input from 18, spread at run time (ScatterElements) from 11; below 11 refused naming 11. */
+ * axes input from 18, spread at run time (ScatterElements, Scatter-9) below; refused below 9. */
 olg_status olg__emit_pad_axes(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
                               olg_value value, olg_value axes, olg_value *out);
-/* pads as a 1-D int64 tensor (must be known below 11); value OLG_NO_VALUE for 0. */
+/* pads as a 1-D int64 tensor (run-time ones below 11, or with 'wrap' below 19, by
+ * olg__emit_pad_gather); value OLG_NO_VALUE for 0. */
 olg_status olg__emit_pad_dyn(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
                              olg_value value, olg_value *out);
+/* Pad with run-time pads (and value) as one Gather per axis of computed source indices, every
+ * mode, from 9 (emit_pad_rt.c); the rank must be known. */
+olg_status olg__emit_pad_gather(olg_lower *cx, olg_value x, const char *mode, olg_value pads,
+                                olg_value value, olg_value *out);
 
 /* Split along axis into n_out outputs: sizes (n_out entries) or NULL for equal parts (the dim
  * must then divide, or at opset >= 18 the last part is smaller). split attribute < 13, input

@@ -288,11 +288,9 @@ olg_status olg__emit_pad_dyn(olg_lower *cx, olg_value x, const char *mode, olg_v
   bool pads_known = olg__known_ints(cx, pads, &p, &n);
   bool value_known = value == OLG_NO_VALUE || olg__known_scalar(cx, value, &v);
   if (pads_known && value_known) return olg__emit_pad(cx, x, mode, p, n, v, out);
-  if (olg__opset(cx) < 11)
-    return olg_lower_unsupported(cx, "Pad with pads or value computed at run time", 11);
   if (!mode || !*mode) mode = "constant";
-  if (strcmp(mode, "wrap") == 0 && olg__opset(cx) < 19)
-    return olg_lower_unsupported(cx, "Pad with mode 'wrap' (circular)", 19);
+  if (!olg__target_has_input(cx, "Pad", "pads") || (strcmp(mode, "wrap") == 0 && olg__opset(cx) < 19))
+    return olg__emit_pad_gather(cx, x, mode, pads, value, out);
   olg_value in[3] = {x, pads, value};
   OLG_TRY(olg__emit_cast(cx, pads, OLG_INT64, &in[1]));
   if (value != OLG_NO_VALUE) OLG_TRY(olg__emit_cast_like(cx, value, x, &in[2]));
@@ -340,8 +338,8 @@ olg_status olg__emit_pad_axes(olg_lower *cx, olg_value x, const char *mode, olg_
   }
   if (rank < 0 || rank > OLG_MAX_RANK)
     return olg_lower_unsupported(cx, "Pad with axes and run-time pads of an input of unknown rank", 18);
-  if (opset < 11)
-    return olg_lower_unsupported(cx, "Pad with axes and pads computed at run time", 11);
+  if (!olg__target_has(cx, "NonZero")) /* Scatter-9 below, and Pad by Gathers */
+    return olg_lower_unsupported(cx, "Pad with axes and pads computed at run time", 9);
   /* the full pads at run time: zeros with the given pads scattered at axes and axes + rank */
   olg_value zeros, idx, r, ax, ax2, pv;
   int64_t z[2 * OLG_MAX_RANK] = {0};
@@ -350,8 +348,15 @@ olg_status olg__emit_pad_axes(olg_lower *cx, olg_value x, const char *mode, olg_
   if (!axes_known || na) {
     OLG_TRY(olg__const_i64(cx, rank, &r));
     if (!axes_known) { /* negative axes count from the end: (a + rank) mod rank */
+      olg_value q;
       OLG_TRY(olg__emit2(cx, "Add", ax, r, &ax));
-      OLG_TRY(olg__emit2(cx, "Mod", ax, r, &ax));
+      if (olg__target_has(cx, "Mod")) {
+        OLG_TRY(olg__emit2(cx, "Mod", ax, r, &ax));
+      } else { /* a + rank >= 0: truncating Div floors */
+        OLG_TRY(olg__emit2(cx, "Div", ax, r, &q));
+        OLG_TRY(olg__emit2(cx, "Mul", q, r, &q));
+        OLG_TRY(olg__emit2(cx, "Sub", ax, q, &ax));
+      }
     } else {
       int64_t *norm = olg__lower_alloc(cx, (na ? na : 1) * sizeof *norm);
       if (!norm) return OLG_ERR_NOMEM;

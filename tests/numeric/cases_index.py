@@ -1,6 +1,6 @@
 """Numeric cases of shape and indexing (symbolics/index.c): unflatten, repeat, tile, flip, roll,
 split, split_with_sizes, chunk, unbind, index, index_select, index_put, gather, scatter,
-scatter_add, nonzero, meshgrid, tril, triu, one_hot, embedding, pad, constant_pad_nd.
+scatter_add, scatter_reduce, nonzero, meshgrid, tril, triu, one_hot, embedding, pad, constant_pad_nd.
 
 Index tensors are graph inputs (run-time values) unless wrapped in Init (known at export time).
 index_put / scatter without accumulation use indices without duplicates (PyTorch leaves which
@@ -154,6 +154,18 @@ CASES = [
     Case("scatter_add", [i64(5), 0, i64(7, lo=0, hi=5), i64(7)], aten.scatter_add),
     Case("scatter_add", [Dyn(f32(3, 5), ["N", 5]), 0, i64(4, 5, lo=0, hi=3), f32(4, 5)],
          aten.scatter_add, min_opset=16),
+    # scatter_reduce: ScatterElements' reductions (sum/prod 16, amax/amin 18), row scatters below
+    # (prod/amax/amin need Where, 9); include_self=False scatters the identity or the src first
+    Case("scatter_reduce", [f32(3, 5), 0, i64(4, 5, lo=0, hi=3), f32(4, 5), "sum"],
+         lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r)),
+    Case("scatter_reduce", [f32(3, 5), 0, i64(4, 5, lo=0, hi=3), f32(4, 5), "amax", False],
+         lambda x, d, i, s, r, inc: torch.scatter_reduce(x, d, i, s, r, include_self=inc), min_opset=9),
+    Case("scatter_reduce", [i64(2, 6), 1, i64(2, 4, lo=0, hi=6), i64(2, 5), "amin"],
+         lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r), min_opset=9),
+    Case("scatter_reduce", [f32(3, 4), 1, i64(3, 3, lo=0, hi=4), f32(3, 3), "prod", False],
+         lambda x, d, i, s, r, inc: torch.scatter_reduce(x, d, i, s, r, include_self=inc), min_opset=9),
+    Case("scatter_reduce", [i64(5), 0, i64(7, lo=0, hi=5), i64(7), "mean"],
+         lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r)),
     # nonzero (NonZero-9, transposed)
     Case("nonzero", [np.where(mask(3, 4), f32(3, 4), 0).astype(np.float32)], aten.nonzero),
     Case("nonzero", [mask(2, 3, 2)], aten.nonzero),
@@ -191,13 +203,16 @@ CASES = [
     Case("pad", [f32(1, 2, 5), [2, -1], "circular", None], aten.pad),
     Case("pad", [Dyn(f32(1, 2, 5), ["N", 2, "W"]), [2, 1], "circular", None], aten.pad),
     Case("pad", [i64(2, 3), [1, 1, 1, 1], "constant", 3.0], aten.pad),
-    # pad amounts computed at run time (Pad's pads input, 11): padding up to a size
+    # pad amounts computed at run time (Pad's pads input, 11; Gathers of computed indices from
+    # 9): padding up to a size
     Case("pad", [f32(2, 5), [Init(np.array(0)), Dyn(np.array(3), [])], "constant", 1.5],
-         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=11),
+         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=9),
     Case("pad", [f32(1, 3, 5), [Dyn(np.array(2), []), Dyn(np.array(1), [])], "reflect", None],
-         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=11),
+         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=9),
+    Case("pad", [f32(1, 3, 5), [Dyn(np.array(2), []), Dyn(np.array(-1), [])], "circular", None],
+         lambda x, p, m, v: aten.pad(x, [int(t) for t in p], m, v), min_opset=9),
     Case("constant_pad_nd", [f32(2, 5), [Dyn(np.array(1), []), Dyn(np.array(-2), [])], 0.0],
-         lambda x, p, v: aten.constant_pad_nd(x, [int(t) for t in p], v), min_opset=11),
+         lambda x, p, v: aten.constant_pad_nd(x, [int(t) for t in p], v), min_opset=9),
     # constant_pad_nd
     Case("constant_pad_nd", [f32(2, 3), [1, 2]], aten.constant_pad_nd),
     Case("constant_pad_nd", [f32(2, 3, 4), [1, -1, 0, 2, 1, 0], -1.5], aten.constant_pad_nd),

@@ -77,7 +77,7 @@ CASES = [
                    Init(np.array([0, 3], np.int64)), Init(np.array([1, -2], np.int64))],
          # below 10 the stepped axis (static size) becomes a Gather of indices 4, 2
          lambda x, *a: x[0:2, :, :, 4:0:-2], domain="", torch=False, source_opset=13),
-    # Pad: attributes (< 11), inputs (>= 11), axes (>= 18)
+    # Pad: attributes (< 11), inputs (>= 11), axes (>= 18); run-time pads below 11 by Gathers (9)
     Case("Pad", [x4], lambda x: np.pad(x, [(0, 0), (1, 0), (0, 2), (1, 1)], constant_values=1.5),
          domain="", torch=False, attrs={"pads": [0, 1, 0, 1, 0, 0, 2, 1], "value": 1.5},
          source_opset=9),
@@ -94,7 +94,10 @@ CASES = [
     Case("Pad", [x4, np.array([1, 0, 2, 1], np.int64), Init(np.array(2.5, np.float32)),
                  Init(np.array([0, -2], np.int64))],
          lambda x, p, v, a: np.pad(x, [(1, 2), (0, 0), (0, 1), (0, 0)], constant_values=2.5),
-         domain="", torch=False, source_opset=18, min_opset=11),
+         domain="", torch=False, source_opset=18, min_opset=9),
+    Case("Pad", [x4, np.array([1, 0, 2, 1, 0, 3, 1, 0], np.int64)],
+         lambda x, p: np.pad(x, [(1, 0), (0, 3), (2, 1), (1, 0)], mode="edge"), domain="",
+         torch=False, attrs={"mode": "edge"}, source_opset=13, min_opset=9),
     Case("Pad", [rng.integers(-99, 99, (2, 3)).astype(np.int64),
                  Init(np.array([1, 0, 0, 2], np.int64)), Init(np.array(7, np.int64))],
          lambda x, p, v: np.pad(x, [(1, 0), (0, 2)], constant_values=7), domain="", torch=False,

@@ -246,3 +246,32 @@ def test_maxpool_dilations_with_indices_refused_below_10():
     m.graph.output[1].type.tensor_type.elem_type = TensorProto.INT64
     with pytest.raises(onnxlegal.Error, match=r"MaxPool with dilations and its Indices.*needs opset >= 10"):
         onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 9)
+
+
+def test_pad_with_run_time_pads_below_11():
+    """Pad-11/18/19 with pads (and value, axes) as graph inputs at 9-10 (and 'wrap' at 11-18): one
+    Gather per axis of source indices computed at run time; constant (run-time value), edge,
+    reflect, wrap; negative pads crop; Pad-18's axes, negative ones included."""
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    xi = rng.integers(-50, 50, (3, 4, 5)).astype(np.int32)
+    cases, wrap_cases = [], []
+    for label, pads in (("grow", [1, 0, 2, 0, 3, 1]), ("crop", [-1, 2, 0, 1, -2, -1]),
+                        ("zero", [0, 0, 0, 0, 0, 0])):
+        pv = np.array(pads, np.int64)
+        for mode in ("constant", "edge", "reflect", "wrap"):
+            if mode == "reflect" and label == "crop":
+                continue  # ONNX Runtime's reflect wants non-negative pads
+            feeds = {"x": x, "pads": pv}
+            ins = ["x", "pads"]
+            if mode == "constant":
+                feeds["value"] = np.array(2.5, np.float32)
+                ins.append("value")
+            node = helper.make_node("Pad", ins, ["y"], mode=mode)
+            entry = ("%s %s" % (mode, label), _model(node, 19 if mode == "wrap" else 11, feeds), feeds)
+            (wrap_cases if mode == "wrap" else cases).append(entry)
+    feeds = {"x": xi, "pads": np.array([2, 1, 1, 0], np.int64), "axes": np.array([-1, 1], np.int64)}
+    node = helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="edge")
+    cases.append(("axes int32 edge", _model(node, 18, feeds), feeds))
+    problems = _check(cases, (9, 10, 13)) + _check(wrap_cases, (9, 11, 18))
+    assert not problems, "\n".join(problems)
