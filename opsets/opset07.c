@@ -32,6 +32,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Sinh", olg__sym_sinh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
+    {"", "Where", olg__sym_onnx_where, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* a Gather pick */
 
     /* ---- shape and indexing basics (symbolics/shape.c) ---- */
     {"aten", "_reshape_alias", olg__sym_view, OLG_LOWERING_NATIVE},
@@ -94,7 +95,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
-    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
+    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "Pad", olg__sym_onnx_pad, OLG_LOWERING_NATIVE},
     {"", "Pow", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
@@ -114,7 +115,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Shape", olg__sym_onnx_shape, OLG_LOWERING_NATIVE},
     {"", "Slice", olg__sym_onnx_slice, OLG_LOWERING_NATIVE},
     {"", "Softmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
-    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather, OLG_LOWERING_DECOMPOSED}, /* native from 12 */
+    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
     {"", "Split", olg__sym_onnx_split, OLG_LOWERING_NATIVE},
     {"", "Squeeze", olg__sym_onnx_squeeze, OLG_LOWERING_NATIVE},
     {"", "Sum", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},

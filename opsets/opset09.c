@@ -13,9 +13,6 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
     {"", "ScatterND", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED}, /* a row scatter (index.c) */
-    /* ONNX losses: ignore_index by Where (symbolics/loss.c) */
-    {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss_gather_where, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
-    {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss_gather_where, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
 
     /* ---- activations (symbolics/activation.c): Where-9 ---- */
 

@@ -309,11 +309,63 @@ olg_status olg__emit_compare(olg_lower *cx, olg_cmp op, olg_value a, olg_value b
   return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "unknown comparison");
 }
 
+/* The broadcast of static dims da (rank ra) and db (rank rb) into dims; false if they do not
+ * broadcast. */
+static bool broadcast_dims(const int64_t *da, int32_t ra, const int64_t *db, int32_t rb, int64_t *dims,
+                           int32_t *rank) {
+  int32_t r = ra > rb ? ra : rb;
+  for (int32_t i = 0; i < r; i++) {
+    int64_t x = i - (r - ra) >= 0 ? da[i - (r - ra)] : 1, y = i - (r - rb) >= 0 ? db[i - (r - rb)] : 1;
+    if (x != y && x != 1 && y != 1) return false;
+    dims[i] = x == 1 ? y : x;
+  }
+  *rank = r;
+  return true;
+}
+
+static bool broadcast_shape(const olg_lower *cx, olg_value a, olg_value b, int64_t *dims,
+                            int32_t *rank) {
+  int64_t da[OLG_MAX_RANK], db[OLG_MAX_RANK];
+  int32_t ra, rb;
+  if (!olg__static_shape(cx, a, da, &ra) || !olg__static_shape(cx, b, db, &rb)) return false;
+  return broadcast_dims(da, ra, db, rb, dims, rank);
+}
+
+/* Where below 9: a Gather from Concat(b, a) flattened at i + cond[i] * N, shapes known at
+ * conversion time (the positions 0..N-1 are a constant: up to 2^16 elements). A pick, exact for
+ * every value and type, as Where itself. */
+static olg_status where_by_gather(olg_lower *cx, olg_value cond, olg_value a, olg_value b,
+                                  olg_value *out) {
+  int64_t ab[OLG_MAX_RANK], dc[OLG_MAX_RANK], dims[OLG_MAX_RANK];
+  int32_t rab, rc, r;
+  uint64_t n;
+  if (!broadcast_shape(cx, a, b, ab, &rab) || !olg__static_shape(cx, cond, dc, &rc) ||
+      !broadcast_dims(ab, rab, dc, rc, dims, &r))
+    return olg_lower_unsupported(cx, "Where (an elementwise choice) of shapes not known", 9);
+  if (!olg__shape_numel(r, dims, &n) || n > (1u << 16))
+    return olg_lower_unsupported(cx, "Where (an elementwise choice) of more than 65536 elements", 9);
+  int64_t *pos = olg__lower_alloc(cx, (n ? n : 1) * sizeof *pos);
+  if (!pos) return OLG_ERR_NOMEM;
+  for (uint64_t i = 0; i < n; i++) pos[i] = (int64_t)i;
+  olg_value shape, parts[2], cat, idx, pv, nv;
+  OLG_TRY(olg__const_i64s(cx, dims, (size_t)r, &shape));
+  OLG_TRY(olg__emit_expand(cx, b, shape, &parts[0]));
+  OLG_TRY(olg__emit_expand(cx, a, shape, &parts[1]));
+  OLG_TRY(olg__emit_expand(cx, cond, shape, &cond));
+  for (int i = 0; i < 2; i++) OLG_TRY(olg__emit_reshape_static(cx, parts[i], (const int64_t[]){-1}, 1, &parts[i]));
+  OLG_TRY(olg__emit_concat(cx, parts, 2, 0, &cat));
+  OLG_TRY(olg__emit_cast(cx, cond, OLG_INT64, &idx));
+  OLG_TRY(olg__const_i64(cx, (int64_t)n, &nv));
+  OLG_TRY(olg__emit2(cx, "Mul", idx, nv, &idx));
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, r, dims, pos, (size_t)n * sizeof *pos, &pv));
+  OLG_TRY(olg__emit2(cx, "Add", idx, pv, &idx));
+  return olg__emit_gather(cx, cat, idx, 0, out);
+}
+
 olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value b,
                            olg_value *out) {
-  if (olg__opset(cx) < 9)
-    return olg_lower_unsupported(cx, "Where (an elementwise choice)", 9);
   OLG_TRY(olg__emit_cast(cx, cond, OLG_BOOL, &cond));
+  if (!olg__target_has(cx, "Where")) return where_by_gather(cx, cond, a, b, out);
   olg_value in[3] = {cond, a, b};
   return olg__emit_math(cx, "Where", in, 3, out);
 }
@@ -397,21 +449,6 @@ olg_status olg__emit_round_even_floor(olg_lower *cx, olg_value x, olg_value *out
 }
 
 /* The broadcast shape of a and b when both are static. */
-static bool broadcast_shape(const olg_lower *cx, olg_value a, olg_value b, int64_t *dims,
-                            int32_t *rank) {
-  int64_t da[OLG_MAX_RANK], db[OLG_MAX_RANK];
-  int32_t ra, rb;
-  if (!olg__static_shape(cx, a, da, &ra) || !olg__static_shape(cx, b, db, &rb)) return false;
-  int32_t r = ra > rb ? ra : rb;
-  for (int32_t i = 0; i < r; i++) {
-    int64_t x = i - (r - ra) >= 0 ? da[i - (r - ra)] : 1, y = i - (r - rb) >= 0 ? db[i - (r - rb)] : 1;
-    if (x != y && x != 1 && y != 1) return false;
-    dims[i] = x == 1 ? y : x;
-  }
-  *rank = r;
-  return true;
-}
-
 olg_status olg__emit_max_min(olg_lower *cx, bool max, olg_value a, olg_value b, olg_value *out) {
   olg_dtype t = olg__dtype(cx, a);
   if (t == OLG_BOOL) return olg__emit2(cx, max ? "Or" : "And", a, b, out);

@@ -69,7 +69,8 @@ olg_status olg__emit_bitwise_not(olg_lower *cx, olg_value x, olg_value *out);
 olg_status olg__emit_bitshift(olg_lower *cx, bool left, olg_value x, olg_value y, olg_value *out);
 /* isnan of a float tensor (IsNaN-9; below, x is neither < +inf nor > -inf). */
 olg_status olg__emit_isnan(olg_lower *cx, olg_value x, olg_value *out);
-/* Where(cond, a, b) with a and b of one dtype (Where-9; refused below with opset 9 named). */
+/* Where(cond, a, b) with a and b of one dtype (Where-9; below, for shapes known at conversion
+ * time and up to 2^16 elements, a Gather from Concat(b, a); else refused naming 9). */
 olg_status olg__emit_where(olg_lower *cx, olg_value cond, olg_value a, olg_value b,
                            olg_value *out);
 /* Max (max true) or Min of two tensors of one dtype, broadcasting (Max-6/Min-6 at opset 7 do

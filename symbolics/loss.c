@@ -4,21 +4,19 @@
  * ignore_index); reduction none, sum, or mean = sum / sum of the weights of the targets not
  * ignored. The pick is a Gather from the flattened input at n*C*D + target*D + d (a constant
  * base plus target * D): exact at every opset, for static shapes. An ignored target picks
- * element 0 and is zeroed with Where (9), since input * 0 is not 0 for an infinite input; so
- * ignore_index needs opset 9. SoftmaxCrossEntropyLoss is the NLL of LogSoftmax over axis 1. */
+ * element 0 and is zeroed by olg__emit_where (Where-9, a Gather pick below), since input * 0 is
+ * not 0 for an infinite input. SoftmaxCrossEntropyLoss is the NLL of LogSoftmax over axis 1. */
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "symbolics.h"
 #include "emit_nn.h"
 
 /* NLL of log-probabilities lp [N, C, d...] (static shape) and target [N, d...]; weight may be
  * OLG_NO_VALUE; has_ii with ii the ignore_index. */
 static olg_status nll(olg_lower *cx, olg_value lp, olg_value target, olg_value weight,
-                      const char *reduction, bool has_ii, int64_t ii, bool where_ok,
-                      olg_value *out) {
-  if (has_ii && !where_ok)
-    return olg__unsupportedf(cx, 9, "%s with ignore_index (exact only with Where)", olg_lower_node_op(cx));
+                      const char *reduction, bool has_ii, int64_t ii, olg_value *out) {
   int64_t dims[OLG_MAX_RANK];
   int32_t rank;
   if (!olg__static_shape(cx, lp, dims, &rank) || rank < 2)
@@ -45,7 +43,7 @@ static olg_status nll(olg_lower *cx, olg_value lp, olg_value target, olg_value w
     OLG_TRY(olg__const_i64(cx, ii, &iiv));
     OLG_TRY(olg__emit2(cx, "Equal", t, iiv, &ign));
     OLG_TRY(olg__const_i64(cx, 0, &zero_i));
-    OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){ign, zero_i, t}, 3, &t));
+    OLG_TRY(olg__emit_where(cx, ign, zero_i, t, &t));
   }
   OLG_TRY(olg__const_i64(cx, d, &dv));
   OLG_TRY(olg__emit2(cx, "Mul", t, dv, &idx));
@@ -60,11 +58,11 @@ static olg_status nll(olg_lower *cx, olg_value lp, olg_value target, olg_value w
   }
   if (has_ii) {
     OLG_TRY(olg__const_like(cx, loss, 0, &zero));
-    OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){ign, zero, loss}, 3, &loss));
+    OLG_TRY(olg__emit_where(cx, ign, zero, loss, &loss));
     if (mean) { /* the weights (or ones) of the targets not ignored */
       olg_value one = OLG_NO_VALUE;
       if (w == OLG_NO_VALUE) OLG_TRY(olg__const_like(cx, loss, 1, &one));
-      OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){ign, zero, w != OLG_NO_VALUE ? w : one}, 3, &w));
+      OLG_TRY(olg__emit_where(cx, ign, zero, w != OLG_NO_VALUE ? w : one, &w));
     }
   }
   if (!sum && !mean) {
@@ -92,8 +90,8 @@ static olg_status loss_attrs(olg_lower *cx, const char **reduction, bool *has_ii
   return OLG_OK;
 }
 
-/* NegativeLogLikelihoodLoss (12) below 12; where_ok: Where exists (9) */
-static olg_status nll_loss(olg_lower *cx, bool where_ok) {
+/* NegativeLogLikelihoodLoss (12) below 12 */
+static olg_status nll_loss(olg_lower *cx) {
   olg_value x, t, w, y;
   const char *reduction;
   bool has_ii;
@@ -102,12 +100,12 @@ static olg_status nll_loss(olg_lower *cx, bool where_ok) {
   OLG_TRY(olg_lower_arg_value(cx, 1, &t));
   OLG_TRY(olg__arg_value_or_none(cx, 2, &w));
   OLG_TRY(loss_attrs(cx, &reduction, &has_ii, &ii));
-  OLG_TRY(nll(cx, x, t, w, reduction, has_ii, ii, where_ok, &y));
+  OLG_TRY(nll(cx, x, t, w, reduction, has_ii, ii, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
 
 /* SoftmaxCrossEntropyLoss (12) below 12: log_prob = LogSoftmax over axis 1, then NLL. */
-static olg_status sce_loss(olg_lower *cx, bool where_ok) {
+static olg_status sce_loss(olg_lower *cx) {
   olg_value x, t, w, outs[2];
   const char *reduction;
   bool has_ii;
@@ -117,26 +115,17 @@ static olg_status sce_loss(olg_lower *cx, bool where_ok) {
   OLG_TRY(olg__arg_value_or_none(cx, 2, &w));
   OLG_TRY(loss_attrs(cx, &reduction, &has_ii, &ii));
   OLG_TRY(olg__emit_softmax(cx, OLG_LOG_SOFTMAX, x, 1, &outs[1]));
-  OLG_TRY(nll(cx, outs[1], t, w, reduction, has_ii, ii, where_ok, &outs[0]));
+  OLG_TRY(nll(cx, outs[1], t, w, reduction, has_ii, ii, &outs[0]));
   size_t n_out = olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1;
   return olg__bind_outputs(cx, outs, n_out);
 }
 
-/* 7, 8: no Where, so no ignore_index */
-olg_status olg__sym_onnx_nll_loss_gather(olg_lower *cx, olg_node_id src, void *ud) {
+olg_status olg__sym_onnx_nll_loss(olg_lower *cx, olg_node_id src, void *ud) {
   (void)src, (void)ud;
-  return nll_loss(cx, false);
+  return nll_loss(cx);
 }
-olg_status olg__sym_onnx_sce_loss_gather(olg_lower *cx, olg_node_id src, void *ud) {
+
+olg_status olg__sym_onnx_sce_loss(olg_lower *cx, olg_node_id src, void *ud) {
   (void)src, (void)ud;
-  return sce_loss(cx, false);
-}
-/* 9 to 11: ignored targets zeroed with Where */
-olg_status olg__sym_onnx_nll_loss_gather_where(olg_lower *cx, olg_node_id src, void *ud) {
-  (void)src, (void)ud;
-  return nll_loss(cx, true);
-}
-olg_status olg__sym_onnx_sce_loss_gather_where(olg_lower *cx, olg_node_id src, void *ud) {
-  (void)src, (void)ud;
-  return sce_loss(cx, true);
+  return sce_loss(cx);
 }

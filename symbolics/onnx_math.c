@@ -108,6 +108,17 @@ olg_status olg__sym_onnx_isnan(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Where-9's meaning below 9: olg__emit_where's Gather pick (shapes known at conversion time) */
+olg_status olg__sym_onnx_where(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value c, a, b, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &c));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &a));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &b));
+  OLG_TRY(olg__emit_where(cx, c, a, b, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 /* IsInf-10's meaning below 10: x > the largest finite value (detect_positive), x < its
  * negation (detect_negative). */
 olg_status olg__sym_onnx_isinf(olg_lower *cx, olg_node_id src, void *ud) {

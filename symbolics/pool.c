@@ -304,11 +304,14 @@ olg_status olg__sym_onnx_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
     a.s[j] = ns ? s[j] : 1;
     a.d[j] = nd ? d[j] : 1;
     a.p[j] = np && !valid ? p[j] : 0;
-    int64_t pe = np && !valid ? p[j + nk] : 0, ke = a.d[j] * (a.k[j] - 1) + 1;
+    int64_t pe = np && !valid ? p[j + nk] : 0, big = (int64_t)1 << 30;
     a.in[j] = olg__dim(cx, x, (int32_t)j + 2);
     if (a.in[j] < 0) return olg__unsupportedf(cx, 10, "%s of an input whose spatial size is not known", what);
     if (a.s[j] <= 0 || a.k[j] <= 0 || a.d[j] <= 0 || a.p[j] < 0 || pe < 0)
       return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape, strides and dilations must be > 0");
+    if (a.s[j] > big || a.k[j] > big || a.d[j] > big || a.p[j] > big || pe > big || a.in[j] > big)
+      return olg_lower_error(cx, OLG_ERR_LIMIT, "MaxPool: a kernel, stride, dilation, pad or size above 2^30");
+    int64_t ke = a.d[j] * (a.k[j] - 1) + 1;
     int64_t num = a.in[j] + a.p[j] + pe - ke;
     if (num < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "the padded input is smaller than the window");
     a.out[j] = (ceil ? (num + a.s[j] - 1) / a.s[j] : num / a.s[j]) + 1;

@@ -87,10 +87,8 @@ olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud);
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */
 OLG_SYMBOLIC(olg__sym_onnx_layer_norm); /* LayerNormalization below 17 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_group_norm); /* GroupNormalization-21 where the target has it (norm.c) */
-OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather);       /* NegativeLogLikelihoodLoss 7-8 (loss.c) */
-OLG_SYMBOLIC(olg__sym_onnx_nll_loss_gather_where); /* NegativeLogLikelihoodLoss 9-11 */
-OLG_SYMBOLIC(olg__sym_onnx_sce_loss_gather);       /* SoftmaxCrossEntropyLoss 7-8 */
-OLG_SYMBOLIC(olg__sym_onnx_sce_loss_gather_where); /* SoftmaxCrossEntropyLoss 9-11 */
+OLG_SYMBOLIC(olg__sym_onnx_nll_loss); /* NegativeLogLikelihoodLoss below 12 (loss.c) */
+OLG_SYMBOLIC(olg__sym_onnx_sce_loss); /* SoftmaxCrossEntropyLoss below 12 */
 OLG_SYMBOLIC(olg__sym_onnx_arg_extreme); /* ArgMax/ArgMin select_last_index below 12 (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_cast_around); /* Min/Max/Pow/Sum/Mean of a type the target lacks (onnx.c) */
 OLG_SYMBOLIC(olg__sym_onnx_scan); /* Scan-8 at 9+: the batch axis of 1 squeezed (onnx.c) */
@@ -221,6 +219,7 @@ OLG_SYMBOLIC(olg__sym_onnx_gemm);       /* Gemm without C below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_int_arith);  /* Add/Sub/Mul/Div of 8-/16-bit integers below 14 */
 OLG_SYMBOLIC(olg__sym_onnx_compare);    /* Equal of floats < 11, GreaterOrEqual/LessOrEqual < 12 */
 OLG_SYMBOLIC(olg__sym_onnx_isnan);      /* IsNaN below 9 */
+OLG_SYMBOLIC(olg__sym_onnx_where); /* Where below 9: a Gather pick */
 OLG_SYMBOLIC(olg__sym_onnx_isinf);      /* IsInf below 10 */
 
 /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */

@@ -275,3 +275,21 @@ def test_pad_with_run_time_pads_below_11():
     cases.append(("axes int32 edge", _model(node, 18, feeds), feeds))
     problems = _check(cases, (9, 10, 13)) + _check(wrap_cases, (9, 11, 18))
     assert not problems, "\n".join(problems)
+
+
+def test_where_below_9_is_an_exact_pick():
+    """Where-9 at 7 and 8, for static shapes: a Gather from Concat(b, a) at i + cond[i] * N;
+    broadcasting of all three inputs, inf/NaN/-0 kept as they are, and integers."""
+    rng = np.random.default_rng(17)
+    c = rng.integers(0, 2, (3, 1, 5)).astype(bool)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    a[0, :3] = [np.inf, np.nan, -0.0]
+    b = np.array([-np.inf], np.float32)
+    cases = []
+    for label, feeds in (("float broadcast", {"c": c, "a": a, "b": b}),
+                         ("int64", {"c": c[0], "a": rng.integers(-9, 9, (1, 5)), "b": rng.integers(-9, 9, (2, 1, 5))}),
+                         ("uint8", {"c": c, "a": rng.integers(0, 255, (4, 5)).astype(np.uint8), "b": np.array(7, np.uint8)})):
+        node = helper.make_node("Where", ["c", "a", "b"], ["y"])
+        cases.append((label, _model(node, 9, feeds, out_type=NP2ONNX[feeds["a"].dtype]), feeds))
+    problems = _check(cases, (7, 8))
+    assert not problems, "\n".join(problems)
