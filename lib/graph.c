@@ -35,27 +35,44 @@ const char *olg__strdup(olg_model *m, const char *s) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Name map: FNV-1a with a final mix (the low bits index), linear probing, load <= 1/2. */
+/* Name map: FNV-1a with a final mix (the low bits index), linear probing, load <= 1/2. A slot
+ * holds key, hash and id together: a probe of a large map costs one cache line. */
 
-static uint32_t hash_str(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+static uint32_t hash_mix(uint32_t h) {
   h ^= h >> 16;
   h *= 0x85ebca6bu;
   h ^= h >> 13;
   return h;
 }
 
+uint32_t olg__name_hash(const char *p, size_t *n) {
+  uint32_t h = 2166136261u;
+  size_t i = 0;
+  for (; i < *n && p[i]; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
+  *n = i;
+  return hash_mix(h);
+}
+
+static uint32_t hash_str(const char *s) { return olg__name_hash(s, &(size_t){SIZE_MAX}); }
+
 _Thread_local uint64_t olg__probes;
 
-int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
+/* key: n bytes without NUL, h: their olg__name_hash. */
+int32_t olg__g_namemap_get_h(const olg_namemap *nm, const char *key, size_t n, uint32_t h) {
   if (!nm->cap) return -1;
-  uint32_t mask = nm->cap - 1, h = hash_str(key);
+  uint32_t mask = nm->cap - 1;
   for (uint32_t i = h & mask;; i = (i + 1) & mask) {
     olg__count_probe();
-    if (!nm->keys[i]) return -1;
-    if (nm->hashes[i] == h && strcmp(nm->keys[i], key) == 0) return nm->ids[i];
+    const olg_name_slot *e = &nm->slots[i];
+    if (!e->key) return -1;
+    if (e->hash == h && memcmp(e->key, key, n) == 0 && !e->key[n]) return e->id;
   }
+}
+
+int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(key, &n);
+  return olg__g_namemap_get_h(nm, key, n, h);
 }
 
 /* Room for n names at load 1/2 (a lowering knows about how many it will add). */
@@ -64,67 +81,57 @@ olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint3
   uint32_t nc = nm->cap ? nm->cap : 64;
   while (nc < 2 * n) nc *= 2;
   if (nc == nm->cap) return OLG_OK;
-  const char **keys = olg__calloc(a, nc, sizeof *keys);
-  int32_t *ids = keys ? olg__malloc(a, (size_t)nc * sizeof *ids) : NULL;
-  uint32_t *hashes = ids ? olg__malloc(a, (size_t)nc * sizeof *hashes) : NULL;
-  if (!hashes) {
-    olg__free(a, keys, (size_t)nc * sizeof *keys);
-    olg__free(a, ids, (size_t)nc * sizeof *ids);
-    return OLG_ERR_NOMEM;
-  }
+  olg_name_slot *slots = olg__calloc(a, nc, sizeof *slots);
+  if (!slots) return OLG_ERR_NOMEM;
   for (uint32_t j = 0; j < nm->cap; j++) {
-    if (!nm->keys[j]) continue;
-    uint32_t i = nm->hashes[j] & (nc - 1);
-    while (keys[i]) i = (i + 1) & (nc - 1);
-    keys[i] = nm->keys[j];
-    ids[i] = nm->ids[j];
-    hashes[i] = nm->hashes[j];
+    if (!nm->slots[j].key) continue;
+    uint32_t i = nm->slots[j].hash & (nc - 1);
+    while (slots[i].key) i = (i + 1) & (nc - 1);
+    slots[i] = nm->slots[j];
   }
-  olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
-  olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
-  olg__free(a, nm->hashes, (size_t)nm->cap * sizeof *nm->hashes);
-  nm->keys = keys;
-  nm->ids = ids;
-  nm->hashes = hashes;
+  olg__free(a, nm->slots, (size_t)nm->cap * sizeof *nm->slots);
+  nm->slots = slots;
   nm->cap = nc;
   return OLG_OK;
 }
 
-olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key, int32_t id) {
+static olg_status namemap_put_h(const olg_allocator *a, olg_namemap *nm, const char *key,
+                                int32_t id, uint32_t h) {
   if ((nm->n + 1) * 2 > nm->cap) {
     if (nm->cap >= (1u << 31)) return olg__err(OLG_ERR_LIMIT, "too many names");
     olg_status s = olg__g_namemap_reserve(a, nm, nm->cap ? nm->cap : 32);
     if (s) return s;
   }
-  uint32_t mask = nm->cap - 1, h = hash_str(key), i = h & mask;
-  while (nm->keys[i]) i = (i + 1) & mask;
-  nm->keys[i] = key;
-  nm->ids[i] = id;
-  nm->hashes[i] = h;
+  uint32_t mask = nm->cap - 1, i = h & mask;
+  while (nm->slots[i].key) i = (i + 1) & mask;
+  nm->slots[i] = (olg_name_slot){key, h, id};
   nm->n++;
   return OLG_OK;
+}
+
+olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key, int32_t id) {
+  return namemap_put_h(a, nm, key, id, hash_str(key));
 }
 
 /* Removes key (backward-shift deletion keeps every probe chain intact). */
 static void namemap_del(olg_namemap *nm, const char *key) {
   if (!nm->cap) return;
   uint32_t mask = nm->cap - 1, h = hash_str(key), i = h & mask;
-  while (nm->keys[i] && (nm->hashes[i] != h || strcmp(nm->keys[i], key) != 0)) i = (i + 1) & mask;
-  if (!nm->keys[i]) return;
+  olg_name_slot *e = nm->slots;
+  while (e[i].key && (e[i].hash != h || strcmp(e[i].key, key) != 0)) i = (i + 1) & mask;
+  if (!e[i].key) return;
   nm->n--;
   for (uint32_t j = i;;) {
-    nm->keys[i] = NULL;
+    e[i].key = NULL;
     for (;;) {
       j = (j + 1) & mask;
-      if (!nm->keys[j]) return;
-      uint32_t k = nm->hashes[j] & mask;
+      if (!e[j].key) return;
+      uint32_t k = e[j].hash & mask;
       /* the entry at j may move to i unless its home k lies cyclically in (i, j] */
       if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) continue;
       break;
     }
-    nm->keys[i] = nm->keys[j];
-    nm->ids[i] = nm->ids[j];
-    nm->hashes[i] = nm->hashes[j];
+    e[i] = e[j];
     i = j;
   }
 }
@@ -137,9 +144,7 @@ void olg__g_graph_pop_value(olg_graph *g) {
 }
 
 void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
-  olg__free(a, nm->keys, (size_t)nm->cap * sizeof *nm->keys);
-  olg__free(a, nm->ids, (size_t)nm->cap * sizeof *nm->ids);
-  olg__free(a, nm->hashes, (size_t)nm->cap * sizeof *nm->hashes);
+  olg__free(a, nm->slots, (size_t)nm->cap * sizeof *nm->slots);
   memset(nm, 0, sizeof *nm);
 }
 
@@ -420,6 +425,10 @@ olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
   return olg__g_namemap_get(&g->names, name);
 }
 
+olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h) {
+  return olg__g_namemap_get_h(&g->names, p, n, h);
+}
+
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
   olg_value_rec *r = olg__value(g, v);
   if (!r) return OLG_ERR_INVALID_ARG;
@@ -506,6 +515,34 @@ bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *
          (f == OLG_VF_INITIALIZER && s == OLG_VF_INPUT);
 }
 
+static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out) {
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
+                           sizeof *g->values);
+  if (s) return s;
+  olg_value_rec *r = &g->values[g->n_values];
+  memset(r, 0, sizeof *r);
+  r->name = nm;
+  r->producer = -1;
+  r->init = -1;
+  r->type.rank = OLG_RANK_UNKNOWN;
+  r->flags = dup ? OLG_VF_DUPLICATE : 0;
+  *out = (olg_value)g->n_values++;
+  return OLG_OK;
+}
+
+olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint32_t h,
+                                    olg_value *out) {
+  olg_model *m = g->model;
+  const char *nm = olg__strndup(m, p, n);
+  if (!nm) return OLG_ERR_NOMEM;
+  /* the record first: the map then never names a value that is not there */
+  olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
+                           sizeof *g->values);
+  if (!s && n) s = namemap_put_h(&m->alloc, &g->names, nm, (int32_t)g->n_values, h);
+  return s ? s : value_append(g, nm, false, out);
+}
+
 olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
                                 olg_value *out) {
   olg_model *m = g->model;
@@ -522,23 +559,9 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
                            sizeof *g->values);
   if (s) return s;
   olg_value id = (olg_value)g->n_values;
-  if (*nm && !dup) {
-    s = olg__g_namemap_put(&m->alloc, &g->names, nm, id);
-    if (s) return s;
-  }
-  if (dup) {
-    s = olg__idvec_push(m, &g->dups, id);
-    if (s) return s;
-  }
-  olg_value_rec *r = &g->values[g->n_values++];
-  memset(r, 0, sizeof *r);
-  r->name = nm;
-  r->producer = -1;
-  r->init = -1;
-  r->type.rank = OLG_RANK_UNKNOWN;
-  r->flags = dup ? OLG_VF_DUPLICATE : 0;
-  *out = id;
-  return OLG_OK;
+  if (*nm && !dup && (s = olg__g_namemap_put(&m->alloc, &g->names, nm, id))) return s;
+  if (dup && (s = olg__idvec_push(m, &g->dups, id))) return s;
+  return value_append(g, nm, dup, out);
 }
 
 static olg_status set_tensor_type(olg_graph *g, olg_value_rec *r, olg_dtype dtype, int32_t rank,

@@ -7,6 +7,7 @@
 
 /* graph.c */
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key);
+int32_t olg__g_namemap_get_h(const olg_namemap *nm, const char *key, size_t n, uint32_t h);
 olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key,
                               int32_t id);
 olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n);

@@ -265,10 +265,13 @@ typedef struct olg_idvec {
 } olg_idvec;
 
 /* A string -> id map (open addressing; keys are arena strings). */
+typedef struct olg_name_slot {
+  const char *key; /* NULL: free */
+  uint32_t hash;   /* of key: a probe compares strings only on an equal hash, a growth none */
+  int32_t id;
+} olg_name_slot;
 typedef struct olg_namemap {
-  const char **keys;
-  int32_t *ids;
-  uint32_t *hashes; /* of keys: a probe compares strings only on an equal hash, a growth none */
+  olg_name_slot *slots;
   uint32_t cap, n; /* cap is 0 or a power of two */
 } olg_namemap;
 
@@ -390,6 +393,19 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n);
  * keeps the first, the value is flagged OLG_VF_DUPLICATE and listed in g->dups). */
 olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
                                 olg_value *out);
+/* Adds a value named by the n bytes at p (no NUL among them) that g does not have yet, h being
+ * their olg__name_hash: a reader's one lookup and one insertion per new name. */
+olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint32_t h,
+                                    olg_value *out);
+/* Clips *n at the first NUL of p (where the C string of the name ends) and hashes those bytes
+ * as the name maps do. */
+uint32_t olg__name_hash(const char *p, size_t *n);
+/* Asks the cache for the name map's slot of hash h ahead of a lookup (a large map misses). */
+static inline void olg__graph_prefetch_name(const olg_graph *g, uint32_t h) {
+  if (g->names.cap) __builtin_prefetch(&g->names.slots[h & (g->names.cap - 1)]);
+}
+/* Looks up in g only the n bytes at p hashed h (olg__name_hash); -1 when absent. */
+olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h);
 /* A second definition of a name (see g->dups) that is the default of a graph input: the one
  * input and the one initializer of that name, neither produced by a node. olg_check and
  * olg_legalize exempt exactly these, so that what one refuses the other refuses. */

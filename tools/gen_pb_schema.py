@@ -204,6 +204,8 @@ def generate(proto_text, proto_rel):
         c.append('const olg_pb_msg olg__pbm_%s = {"%s", %d, %s};\n'
                  % (c_name(m), m.name, n, "fields_" + c_name(m) if n else "NULL"))
     c.append("\nconst olg_pb_field *olg__pb_field(const olg_pb_msg *m, uint32_t no) {\n"
+             "  /* most messages number their first fields 1, 2, 3...: one look for those */\n"
+             "  if (no - 1 < m->n_fields && m->fields[no - 1].no == no) return &m->fields[no - 1];\n"
              "  uint32_t lo = 0, hi = m->n_fields;\n"
              "  while (lo < hi) {\n"
              "    uint32_t mid = lo + (hi - lo) / 2;\n"

@@ -43,6 +43,10 @@ typedef struct rd {
   int graphs; /* GraphProtos open: the subgraph depth is one less */
   char *scratch; /* NUL-terminated copy of a name, for lookups */
   size_t scratch_cap;
+  /* op types and domains read so far, by a hash of their bytes: a million nodes of a few ops
+   * share a few arena strings */
+  const char *interned[64];
+  uint32_t interned_n[64];
   rpos at;
 } rd;
 
@@ -87,6 +91,7 @@ olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdes
 void *olg__pbr_aalloc(rd *r, size_t count, size_t size);
 const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy);
 const char *olg__pbr_cname(rd *r, const uint8_t *p, size_t n);
+const char *olg__pbr_intern(rd *r, const pbf *f);
 olg_pbx *olg__pbr_pbx(rd *r, const void **slot);
 olg_status olg__pbr_set_flag(rd *r, const void **slot, uint32_t flag);
 olg_status olg__pbr_push_raw(rd *r, olg_pb_raw **arr, uint32_t *n, const pbf *f);

@@ -236,8 +236,8 @@ typedef struct gstate {
   uint32_t cap;
 } gstate;
 
-static olg_status gs_fit(rd *r, gstate *gs) {
-  uint32_t need = gs->g->n_values;
+/* Room for need values in gs. */
+static olg_status gs_reserve(rd *r, gstate *gs, uint32_t need) {
   if (need <= gs->cap) return OLG_OK;
   uint32_t cap = gs->cap ? gs->cap : 64;
   while (cap < need) cap *= 2;
@@ -260,6 +260,8 @@ static olg_status gs_fit(rd *r, gstate *gs) {
   return OLG_OK;
 }
 
+static olg_status gs_fit(rd *r, gstate *gs) { return gs_reserve(r, gs, gs->g->n_values); }
+
 static void gs_free(rd *r, gstate *gs) {
   olg__free(&r->m->alloc, gs->vi, (size_t)gs->cap * sizeof *gs->vi);
   olg__free(&r->m->alloc, gs->kind, gs->cap);
@@ -269,6 +271,19 @@ static olg_status new_value(rd *r, gstate *gs, const char *name, olg_value *v, u
   olg_status s = olg__graph_add_value(gs->g, name, true, v);
   if (s) return s;
   if ((s = gs_fit(r, gs))) return s;
+  gs->kind[*v] = kind;
+  return OLG_OK;
+}
+
+/* The value a node names by the bytes of field f: the graph's, or a new one of kind `kind`
+ * (one hash, one probe of the name map for a name not seen yet). */
+static olg_status node_value(rd *r, gstate *gs, const pbf *f, olg_value *v, uint8_t kind) {
+  size_t n = f->n;
+  uint32_t h = olg__name_hash((const char *)f->p, &n);
+  *v = olg__graph_lookup_h(gs->g, (const char *)f->p, n, h);
+  if (*v >= 0) return OLG_OK;
+  olg_status s = olg__graph_add_value_new(gs->g, (const char *)f->p, n, h, v);
+  if (s || (s = gs_fit(r, gs))) return s;
   gs->kind[*v] = kind;
   return OLG_OK;
 }
@@ -619,21 +634,33 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   const void *extra = NULL;
   const char *name = "", *op = "", *domain = "", *doc = NULL, *overload = NULL;
   bool has_op = false;
+  /* where the inputs (1), outputs (2) and attributes (5) lie: the later passes walk only those
+   * fields (all checked by this pass) */
+  const uint8_t *from[6] = {0}, *to[6] = {0};
   pbf f;
   while (p < end) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if (f.no == 1 || f.no == 2 || f.no == 5) {
+      if (!from[f.no]) from[f.no] = f.start;
+      to[f.no] = f.end;
+    }
     switch (f.no) {
     case 1: n_in++; break;
-    case 2: n_out++; break;
+    case 2: {
+      size_t k = f.n; /* a new name's slot is not cached: fetched while the rest is read */
+      olg__graph_prefetch_name(g, olg__name_hash((const char *)f.p, &k));
+      n_out++;
+      break;
+    }
     case 3:
       if (!(name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_NAME_EMPTY))) return s;
       break;
-    case 4: if (!(op = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; has_op = true; break;
+    case 4: if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM; has_op = true; break;
     case 5: n_attr++; break;
     case 6: if (!(doc = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 7:
-      if (!(domain = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      if (!(domain = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_DOMAIN_EMPTY))) return s;
       break;
     case 8: if (!(overload = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
@@ -669,7 +696,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   olg_value *outs = n_out ? olg__pbr_aalloc(r, n_out, sizeof *outs) : NULL;
   if ((n_in && !args) || (n_attr && !attrs) || (n_out && !outs)) return OLG_ERR_NOMEM;
   size_t ki = 0;
-  for (p = fn->p; p < end;) {
+  for (p = from[1]; p && p < to[1];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no != 1) continue;
     olg_arg *a = &args[ki++];
@@ -677,10 +704,8 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
       a->kind = OLG_ARG_NONE;
       continue;
     }
-    const char *nm = olg__pbr_cname(r, f.p, f.n);
-    if (!nm) return OLG_ERR_NOMEM;
-    olg_value v = olg__graph_lookup(g, nm);
-    if (v < 0 && (s = new_value(r, gs, nm, &v, VK_FORWARD))) return s;
+    olg_value v;
+    if ((s = node_value(r, gs, &f, &v, VK_FORWARD))) return s;
     a->kind = OLG_ARG_VALUE;
     a->u.v = v;
   }
@@ -689,7 +714,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   nd->n_args = nd->cap_args = (uint32_t)n_in;
   size_t ka = 0;
   if (n_attr) {
-    for (p = fn->p; p < end;) {
+    for (p = from[5]; p < to[5];) {
       if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
       if (f.no == 5 && (s = rd_attr(r, gs, &f, &attrs[ka++]))) return s;
     }
@@ -698,7 +723,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   nd->attrs = attrs;
   nd->n_attrs = nd->cap_attrs = (uint32_t)n_attr;
   size_t ko = 0;
-  for (p = fn->p; p < end;) {
+  for (p = from[2]; p && p < to[2];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no != 2) continue;
     olg_value *o = &outs[ko++];
@@ -706,12 +731,15 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
       *o = OLG_NO_VALUE;
       continue;
     }
-    const char *nm = olg__pbr_cname(r, f.p, f.n);
-    if (!nm) return OLG_ERR_NOMEM;
-    olg_value v = olg__graph_lookup(g, nm);
-    const olg_value_rec *vr = v >= 0 ? &g->values[v] : NULL;
-    bool claim = vr && gs->kind[v] == VK_FORWARD && vr->producer < 0 &&
-                 !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER));
+    uint32_t n_values = g->n_values;
+    olg_value v;
+    if ((s = node_value(r, gs, &f, &v, VK_NORMAL))) return s;
+    const olg_value_rec *vr = &g->values[v];
+    /* a name seen before is this output only where an earlier input named it ahead */
+    bool claim = (uint32_t)v >= n_values || (gs->kind[v] == VK_FORWARD && vr->producer < 0 &&
+                                             !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)));
+    const char *nm = claim ? NULL : olg__pbr_cname(r, f.p, f.n);
+    if (!claim && !nm) return OLG_ERR_NOMEM;
     if (!claim && (s = new_value(r, gs, nm, &v, VK_NORMAL))) return s;
     gs->kind[v] = VK_NORMAL;
     g->values[v].producer = id;
@@ -784,11 +812,18 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   olg_model *m = r->m;
   const uint8_t *p = fg->p, *end = p + fg->n;
   size_t n[17] = {0};
+  /* where each field lies (from its first occurrence to the end of its last), for the passes
+   * below to walk only that stretch: in a file written in field order, only the field */
+  const uint8_t *from[17] = {0}, *to[17] = {0};
   olg_status s;
   pbf f;
   while (p < end) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-    if (f.no <= 16) n[f.no]++;
+    if (f.no <= 16) {
+      n[f.no]++;
+      if (!from[f.no]) from[f.no] = f.start;
+      to[f.no] = f.end;
+    }
     switch (f.no) {
     case 1: case 5: case 11: case 12: case 13: case 16: break;
     case 2:
@@ -807,18 +842,22 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   gs->list_n[L_INPUT] = (uint32_t)n[11];
   gs->list_n[L_OUTPUT] = (uint32_t)n[12];
   gs->list_n[L_VALUE_INFO] = (uint32_t)n[13];
-  /* room up front: the vectors then grow without copying */
+  /* room up front, values counted as a node's one output each: the vectors and the name map
+   * then grow without copying */
+  size_t n_values = g->n_values + n[11] + n[5] + n[15] + n[1];
   if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, n[1], sizeof *g->nodes)) ||
-      (s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)))
+      (s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)) ||
+      (n_values > 64 && n_values <= UINT32_MAX / 2 && ((s = olg__graph_reserve(g, (uint32_t)n_values, 0)) ||
+                         (s = gs_reserve(r, gs, (uint32_t)n_values)))))
     return s;
 
   /* inputs, then initializers (which may be inputs too), sparse initializers, nodes in order,
    * then outputs and value_info, which describe values defined by then */
-  for (p = fg->p; n[11] && p < end;) {
+  for (p = from[11]; n[11] && p < to[11];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 11 && (s = rd_value_info(r, gs, &f, L_INPUT))) return s;
   }
-  for (p = fg->p; n[5] && p < end;) {
+  for (p = from[5]; n[5] && p < to[5];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no != 5) continue;
     olg_tensor *t;
@@ -839,19 +878,19 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
       if ((s = gs_fit(r, gs))) return s;
     }
   }
-  for (p = fg->p; n[15] && p < end;) {
+  for (p = from[15]; n[15] && p < to[15];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 15 && (s = sparse_init_value(r, gs, &f))) return s;
   }
-  for (p = fg->p; n[1] && p < end;) {
+  for (p = from[1]; n[1] && p < to[1];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 1 && (s = rd_node(r, gs, &f))) return s;
   }
-  for (p = fg->p; n[12] && p < end;) {
+  for (p = from[12]; n[12] && p < to[12];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 12 && (s = rd_value_info(r, gs, &f, L_OUTPUT))) return s;
   }
-  for (p = fg->p; n[13] && p < end;) {
+  for (p = from[13]; n[13] && p < to[13];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 13 && (s = rd_value_info(r, gs, &f, L_VALUE_INFO))) return s;
   }

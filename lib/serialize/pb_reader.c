@@ -333,6 +333,19 @@ const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy) {
   return olg__strndup(r->m, (const char *)f->p, f->n);
 }
 
+/* Like olg__pbr_sdup, but the same bytes as a recent call give the same string. */
+const char *olg__pbr_intern(rd *r, const pbf *f) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < f->n; i++) h = (h ^ f->p[i]) * 16777619u;
+  h = (h ^ (h >> 15) ^ (h >> 26)) & 63;
+  const char *q = r->interned[h];
+  if (q && r->interned_n[h] == f->n && memcmp(q, f->p, f->n) == 0) return q;
+  if (f->n > UINT32_MAX || !(q = olg__strndup(r->m, (const char *)f->p, f->n))) return q;
+  r->interned[h] = q;
+  r->interned_n[h] = (uint32_t)f->n;
+  return q;
+}
+
 /* A NUL-terminated copy in the scratch buffer (valid until the next call). */
 const char *olg__pbr_cname(rd *r, const uint8_t *p, size_t n) {
   if (n + 1 > r->scratch_cap) {

@@ -225,6 +225,8 @@ const olg_pb_msg olg__pbm_operator_set_id_proto = {"OperatorSetIdProto", 2, fiel
 const olg_pb_msg olg__pbm_function_proto = {"FunctionProto", 12, fields_function_proto};
 
 const olg_pb_field *olg__pb_field(const olg_pb_msg *m, uint32_t no) {
+  /* most messages number their first fields 1, 2, 3...: one look for those */
+  if (no - 1 < m->n_fields && m->fields[no - 1].no == no) return &m->fields[no - 1];
   uint32_t lo = 0, hi = m->n_fields;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
