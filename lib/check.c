@@ -79,14 +79,6 @@ static int64_t ir_for_onnx_opset(int64_t v) {
   return 13;
 }
 
-int64_t olg__ir_for_ml_opset(int64_t v) {
-  if (v <= 1) return 3;
-  if (v == 2) return 6;
-  if (v == 3) return 8;
-  if (v == 4) return 9;
-  return 10;
-}
-
 static void check_model_header(ck *c) {
   const olg_model *m = c->m;
   int64_t ir = m->ir_version;

@@ -5,6 +5,7 @@
 
 #include "graph_impl.h"
 #include "lower.h"
+#include "onnxlegal/config.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Arena strings */
@@ -179,7 +180,9 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
   olg__g_namemap_free(a, &g->names);
   olg__g_namemap_free(a, &g->node_names);
+#ifndef OLG_CONFIG_NO_LEGALIZE /* onnxlegal/config.h: no lowering, no constants */
   olg__lower_consts_free(g); /* a lowering that stopped half-way */
+#endif
   olg__free(a, g, sizeof *g);
 }
 
@@ -249,6 +252,16 @@ olg_status olg__model_add_mapping(olg_model *m, void *addr, size_t len) {
 
 OLG_API olg_graph *olg_model_graph(olg_model *m) { return m ? m->graph : NULL; }
 OLG_API const olg_graph *olg_model_graph_const(const olg_model *m) { return m ? m->graph : NULL; }
+
+/* The IR version released with opset v of ai.onnx.ml: here, beside the model's header, so that
+ * a configuration without the checker (onnxlegal/config.h) keeps it. */
+int64_t olg__ir_for_ml_opset(int64_t v) {
+  if (v <= 1) return 3;
+  if (v == 2) return 6;
+  if (v == 3) return 8;
+  if (v == 4) return 9;
+  return 10;
+}
 
 OLG_API olg_status olg_model_set_ir_version(olg_model *m, int64_t v) {
   if (!m || v < 1) return olg__err(OLG_ERR_INVALID_ARG, "olg_model_set_ir_version: bad argument");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph_impl.h"
+#include "onnxlegal/config.h"
 #include "schema.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -69,9 +70,22 @@ olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
 /* Literal and list arguments are for source-framework nodes (aten, a caller's domain): a node of
  * a domain ONNX defines (the default domain, ai.onnx.ml) takes values only, so the writer, check
  * and legalize would each refuse it later; refused here, when the caller can still see where. */
+#ifdef OLG_CONFIG_NO_CHECK
+/* Built without the schema tables (onnxlegal/config.h): the domains they hold, by name. */
+static bool onnx_domain(const char *d) {
+  static const char *const known[] = {"", "ai.onnx", "ai.onnx.ml", "ai.onnx.preview",
+                                      "ai.onnx.preview.training"};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (strcmp(d, known[i]) == 0) return true;
+  return false;
+}
+#else
+#define onnx_domain(d) (olg_schema_domain_find(d) != NULL)
+#endif
+
 static olg_status onnx_takes_values_only(olg_graph *g, olg_node_id n, const char *what) {
   const olg_node *nd = g ? olg__node(g, n) : NULL;
-  if (!nd || !olg_schema_domain_find(nd->domain)) return OLG_OK; /* the add says what is wrong */
+  if (!nd || !onnx_domain(nd->domain)) return OLG_OK; /* the add says what is wrong */
   return olg__err(OLG_ERR_TYPE,
                   "node '%s' (%s%s%s): an ONNX node takes values only, not %s (a list of values "
                   "is one argument per value; a literal is an attribute)",

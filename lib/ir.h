@@ -376,7 +376,7 @@ typedef struct olg_model {
 extern _Thread_local uint64_t olg__probes;
 static inline void olg__count_probe(void) { olg__probes++; }
 
-/* The IR version released with opset v of ai.onnx.ml (lib/check.c). */
+/* The IR version released with opset v of ai.onnx.ml (lib/graph.c). */
 int64_t olg__ir_for_ml_opset(int64_t v);
 
 /* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */

@@ -21,12 +21,17 @@ How the files are put together:
 - The nanopb writer (lib/serialize/nanopb_writer.c) is inside `#ifdef OLG_WITH_NANOPB`: built
   only when asked (-DOLG_WITH_NANOPB and nanopb's headers on the include path), with its
   public header onnxlegal/nanopb.h beside the others.
+- The configurations of onnxlegal/config.h (OLG_CONFIG_NO_READER, ...): each source file of a
+  part (PARTS) is inside `#ifndef` its macro, and each public function it defines has a stub
+  in `#ifdef` that macro at the end, generated from the definition's own signature, which
+  returns OLG_ERR_UNSUPPORTED naming the function and the macro (the symbol set stays whole).
 
 Usage (from the repository root): python3 tools/amalgamate.py [-o build/amalgamation]
 Standard library only; deterministic.
 """
 
 import argparse
+import fnmatch
 import glob
 import os
 import re
@@ -37,6 +42,63 @@ ROOT = os.path.relpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 NANOPB_SRC = "lib/serialize/nanopb_writer.c"
 INCLUDE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]')
 FEATURES = ["_DEFAULT_SOURCE", "_FILE_OFFSET_BITS 64"]
+
+
+# The parts a configuration leaves out (onnxlegal/config.h): the macro, then its source files.
+PARTS = [
+    ("OLG_CONFIG_NO_READER", ["lib/serialize/pb_read*.c", "lib/serialize/pb_schema.c"]),
+    ("OLG_CONFIG_NO_PROTOBUF_WRITER", ["lib/serialize/pb_writer.c", "lib/write_options.c"]),
+    ("OLG_CONFIG_NO_LEGALIZE", ["lib/legalize*.c", "lib/lower*.c", "lib/registry.c",
+                                "lib/profile*.c", "lib/function_keep.c", "lib/passes/*.c",
+                                "symbolics/*.c", "opsets/*.c", "profiles/*.c"]),
+    ("OLG_CONFIG_NO_CHECK", ["lib/check*.c", "lib/infer*.c", "lib/schema*.c", "lib/namestack.c",
+                             "lib/function_inline.c"]),
+    ("OLG_CONFIG_NO_PRINTERS", ["lib/text.c", "lib/dot.c"]),
+    # files, external data: for the reader and the default writer, not the nanopb writer
+    ("OLG_CONFIG_NO_READER) && defined(OLG_CONFIG_NO_PROTOBUF_WRITER",
+     ["lib/serialize/pb_open.c", "lib/extref.c"]),
+]
+API_DEF = re.compile(r"^OLG_API\s+([^(]*?)\b(olg_\w+)\s*\(([^{;]*?)\)\s*\{", re.M | re.S)
+
+
+def part_of(rel):
+    for macro, pats in PARTS:
+        if any(fnmatch.fnmatch(rel, p) for p in pats):
+            return macro
+    return None
+
+
+def stubs(bodies):
+    """Stubs of the public functions of the parts left out: the same signature, no work."""
+    out = []
+    for macro, _ in PARTS:
+        fns = []
+        shown = macro.replace(") && defined(", " and ")
+        for rel, lines in bodies:
+            if part_of(rel) != macro:
+                continue
+            text = "\n".join(strip_comments_keep_strings(lines))
+            for m in API_DEF.finditer(text):
+                ret, name, params = " ".join(m.group(1).split()), m.group(2), " ".join(m.group(3).split())
+                if ret == "void":
+                    body = ""
+                elif ret == "olg_status":
+                    body = "return olg__left_out(\"%s\", \"%s\");" % (name, shown)
+                else:
+                    zero = "NULL" if "*" in ret else "OLG_NO_VALUE" if ret == "olg_value" else "0"
+                    body = "olg__left_out(\"%s\", \"%s\"); return %s;" % (name, shown, zero)
+                fns.append("OLG_API %s %s(%s) { %s }" % (ret, name, params, body))
+        if fns:
+            out.append("#if defined(%s)" % macro)
+            out.extend(fns)
+            out.append("#endif /* %s */" % macro)
+    return out
+
+
+def strip_comments_keep_strings(lines):
+    text = "\n".join(lines)
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return text.split("\n")
 
 
 def rp(path):
@@ -225,6 +287,9 @@ def build(out_dir):
         stem = re.sub(r"\W", "_", os.path.splitext(rel)[0])
         mine = [n for n in renamed if n in names]
         w("/* ======== %s ======== */" % rel)
+        part = part_of(rel)
+        if part:
+            w("#if !(defined(%s))" % part)
         if nanopb:
             w("#ifdef OLG_WITH_NANOPB")
             w('#include "onnxlegal/nanopb.h"')
@@ -235,6 +300,19 @@ def build(out_dir):
             w("#undef %s" % n)
         if nanopb:
             w("#endif /* OLG_WITH_NANOPB */")
+        if part:
+            w("#endif /* %s */" % part)
+    # the stubs: unused parameters are the point; olg__left_out only where a stub calls it
+    w("/* ======== the stubs of the parts a configuration leaves out (onnxlegal/config.h) ======== */")
+    w("#if " + " || ".join("defined(%s)" % m for m, _ in PARTS if ")" not in m))
+    w("static olg_status olg__left_out(const char *fn, const char *macro) {")
+    w('  return olg__err(OLG_ERR_UNSUPPORTED, "%s: not in this build of onnxlegal (%s)", fn, macro);')
+    w("}")
+    w("#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
+      "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n#endif")
+    out.extend(stubs(bodies))
+    w("#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif")
+    w("#endif")
 
     os.makedirs(os.path.join(out_dir, "onnxlegal"), exist_ok=True)
     with open(os.path.join(out_dir, "onnxlegal.c"), "w", encoding="utf-8", newline="\n") as f:

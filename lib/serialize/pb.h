@@ -116,7 +116,21 @@ typedef struct olg_pbx {
  * SparseTensorProto payload). */
 
 /* The list (PBX_L_*) an attribute type uses, or -1. */
-int olg__pb_attr_list(int type);
+static inline int olg__pb_attr_list(int type) {
+  switch (type) {
+  case OLG_ATTR_FLOATS: return PBX_L_FLOATS;
+  case OLG_ATTR_INTS: return PBX_L_INTS;
+  case OLG_ATTR_STRINGS: return PBX_L_STRINGS;
+  case OLG_ATTR_TENSORS: return PBX_L_TENSORS;
+  case OLG_ATTR_GRAPHS: return PBX_L_GRAPHS;
+  case OLG_ATTR_SPARSE_TENSORS: return PBX_L_SPARSES;
+  case OLG_ATTR_TYPE_PROTOS: return PBX_L_TPS;
+  default: return -1;
+  }
+}
+
+/* pb_open.c: why a file that is not a regular one is refused. */
+const char *olg__pbr_file_kind(mode_t m);
 
 /* Opens `location` beneath directory `dir` without leaving it: a relative path, no ".." and no
  * empty component, and no symbolic link on the way (each component is opened with O_NOFOLLOW, as

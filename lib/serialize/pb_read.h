@@ -74,7 +74,6 @@ olg_status olg__pbr_rd_function_attr(rd *r, const pbf *fa, olg_graph *body, olg_
 olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn);
 
 /* pb_read_tensor.c */
-const char *olg__pbr_file_kind(mode_t m);
 olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out);
 
 /* pb_reader.c */

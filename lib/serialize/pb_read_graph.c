@@ -396,19 +396,6 @@ static uint8_t infer_attr_type(bool f, bool i, bool s, bool t, bool g, bool tp, 
   return OLG_ATTR_UNDEFINED;
 }
 
-int olg__pb_attr_list(int type) {
-  switch (type) {
-  case OLG_ATTR_FLOATS: return PBX_L_FLOATS;
-  case OLG_ATTR_INTS: return PBX_L_INTS;
-  case OLG_ATTR_STRINGS: return PBX_L_STRINGS;
-  case OLG_ATTR_TENSORS: return PBX_L_TENSORS;
-  case OLG_ATTR_GRAPHS: return PBX_L_GRAPHS;
-  case OLG_ATTR_SPARSE_TENSORS: return PBX_L_SPARSES;
-  case OLG_ATTR_TYPE_PROTOS: return PBX_L_TPS;
-  default: return -1;
-  }
-}
-
 static const char *attr_type_name(int type) {
   static const char *const names[] = {"UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH",
                                       "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
