@@ -13,6 +13,7 @@
 #                     BUILD directory must not be shared with builds without it: no flag tracking)
 #   make test-nanopb  that writer's tests: C unit tests and the testdata corpus, both writers
 #   make amalgamation build/amalgamation/onnxlegal.c and its headers: the library as one C file
+#   make footprint    the code size of each configuration of it (docs/footprint.md)
 #   make test-cross   the C unit tests and a testdata round trip for aarch64, s390x and armhf
 #                     (Debian's cross compilers, run under qemu-user), in build/cross/<arch>
 #   make deps         installs the missing Debian and npm packages (as root), or says how
@@ -333,6 +334,12 @@ AMALG := $(BUILD)/amalgamation
 .PHONY: amalgamation
 amalgamation:
 	$(PYTHON) tools/amalgamate.py -o $(AMALG)
+
+# The code size of each configuration of the amalgamation (onnxlegal/config.h) at -Os for
+# x86-64, aarch64 and armhf: a table, written to docs/footprint.md (tools/footprint.py).
+.PHONY: footprint
+footprint: amalgamation
+	$(PYTHON) tools/footprint.py --amalg $(AMALG) --doc docs/footprint.md
 
 # Cross-architecture tests (issue 24): the library, the C unit tests (TEST_PROTOBUF_C=0: no
 # libprotobuf-c for the targets) and tests/cross/roundtrip.c built with Debian's cross compilers

@@ -1,6 +1,7 @@
 /* onnxlegal — the whole public API. */
 #ifndef ONNXLEGAL_H
 #define ONNXLEGAL_H
+#include "config.h"
 #include "version.h"
 #include "status.h"
 #include "alloc.h"
