@@ -29,6 +29,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Mod", olg__sym_onnx_mod, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
     {"", "Mul", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "Round", olg__sym_round, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)},
+    {"", "Sign", olg__sym_sign, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Sinh", olg__sym_sinh, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)},
     {"", "Sub", olg__sym_onnx_int_arith, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "ThresholdedRelu", olg__sym_onnx_thresholded_relu, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)},
@@ -93,6 +94,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Max", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},  /* types: computed wider */
     {"", "MaxPool", olg__sym_onnx_max_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(10)},     /* pool.c: ceil_mode as padding, dilations gathered */
     {"", "Mean", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
+    {"", "MeanVarianceNormalization", olg__sym_onnx_mvn, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* norm.c */
     {"", "Min", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "Mish", olg__sym_onnx_mish, OLG_LOWERING_DECOMPOSED}, /* native from 18 (activation.c) */
     {"", "NegativeLogLikelihoodLoss", olg__sym_onnx_nll_loss, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
@@ -113,6 +115,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Reshape", olg__sym_onnx_reshape, OLG_LOWERING_NATIVE},
     {"", "Resize", olg__sym_onnx_resize, OLG_LOWERING_NATIVE},
     {"", "Shape", olg__sym_onnx_shape, OLG_LOWERING_NATIVE},
+    {"", "Shrink", olg__sym_onnx_shrink, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* activation.c */
     {"", "Slice", olg__sym_onnx_slice, OLG_LOWERING_NATIVE},
     {"", "Softmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "SoftmaxCrossEntropyLoss", olg__sym_onnx_sce_loss, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)},
@@ -202,6 +205,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "feature_dropout", olg__sym_dropout, OLG_LOWERING_NATIVE},
     {"aten", "gelu", olg__sym_gelu, OLG_LOWERING_DECOMPOSED}, /* 'none' needs Erf-9 */
     {"aten", "glu", olg__sym_glu, OLG_LOWERING_NATIVE},
+    {"aten", "hardshrink", olg__sym_hardshrink, OLG_LOWERING_NATIVE}, /* Shrink, Where picks below 9 */
     {"aten", "hardsigmoid", olg__sym_hardsigmoid, OLG_LOWERING_NATIVE},
     {"aten", "hardswish", olg__sym_hardswish, OLG_LOWERING_DECOMPOSED},
     {"aten", "hardtanh", olg__sym_hardtanh, OLG_LOWERING_NATIVE},
@@ -217,6 +221,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "silu", olg__sym_silu, OLG_LOWERING_NATIVE},
     {"aten", "softmax", olg__sym_softmax, OLG_LOWERING_NATIVE},
     {"aten", "softplus", olg__sym_softplus, OLG_LOWERING_NATIVE},
+    {"aten", "softshrink", olg__sym_softshrink, OLG_LOWERING_NATIVE},
     {"aten", "softsign", olg__sym_softsign, OLG_LOWERING_NATIVE},
     {"aten", "tanh", olg__sym_tanh, OLG_LOWERING_NATIVE},
     {"aten", "threshold", olg__sym_threshold, OLG_LOWERING_NATIVE},

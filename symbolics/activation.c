@@ -8,6 +8,7 @@
 
 #include "emit_act.h"
 #include "emit_math.h"
+#include "emit_src.h"
 #include "symbolics.h"
 
 
@@ -461,6 +462,60 @@ olg_status olg__sym_threshold(olg_lower *cx, olg_node_id src, void *ud) {
 olg_status olg__sym_onnx_thresholded_relu(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return olg__target_has(cx, "Where") ? threshold_where(cx, true) : threshold_below9(cx, true);
+}
+
+/* Shrink's meaning: x < -lambd ? x + bias : x > lambd ? x - bias : 0 (Shrink-9; below it, and
+ * for a dtype the target's Shrink lacks, compares and olg__emit_where's picks). aten hardshrink
+ * is bias 0, softshrink bias lambd. */
+static olg_status shrink(olg_lower *cx, olg_value x, double lambd, double bias, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, x);
+  if (olg__op_takes(cx, "Shrink", 0, t)) {
+    olg_node_id nd;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "Shrink", &nd));
+    OLG_TRY(olg_lower_emit_input(cx, nd, x));
+    if (lambd != 0.5) OLG_TRY(olg_lower_emit_attr_float(cx, nd, "lambd", lambd));
+    if (bias != 0) OLG_TRY(olg_lower_emit_attr_float(cx, nd, "bias", bias));
+    return olg_lower_emit_end(cx, nd, 1, out);
+  }
+  olg_value lo, hi, b, zero, below, above, y;
+  OLG_TRY(olg__const_like(cx, x, -lambd, &lo));
+  OLG_TRY(olg__const_like(cx, x, lambd, &hi));
+  OLG_TRY(olg__const_like(cx, x, bias, &b));
+  OLG_TRY(olg__const_like(cx, x, 0, &zero));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, x, lo, &below));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_GT, x, hi, &above));
+  OLG_TRY(olg__emit_math2(cx, "Sub", x, b, &y));
+  OLG_TRY(olg__emit_where(cx, above, y, zero, &y));
+  OLG_TRY(olg__emit_math2(cx, "Add", x, b, &b));
+  return olg__emit_where(cx, below, b, y, out);
+}
+
+olg_status olg__sym_onnx_shrink(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(shrink(cx, x, olg__src_attr_float(cx, "lambd", 0.5), olg__src_attr_float(cx, "bias", 0), &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::hardshrink(Tensor self, Scalar lambd=0.5), aten::softshrink(Tensor self, Scalar lambd=0.5) */
+static olg_status aten_shrink(olg_lower *cx, bool soft) {
+  olg_value x, y;
+  double lambd;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg__arg_float_or(cx, 1, 0.5, &lambd));
+  OLG_TRY(shrink(cx, x, lambd, soft ? lambd : 0, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+olg_status olg__sym_hardshrink(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return aten_shrink(cx, false);
+}
+
+olg_status olg__sym_softshrink(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  return aten_shrink(cx, true);
 }
 
 /* aten::softmax(self, int dim, ScalarType? dtype=None), log_softmax likewise */

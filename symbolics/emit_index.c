@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emit_index.h"
+#include "emit_math.h"
 
 ix_caps olg__ix_target(const olg_lower *cx) {
   return (ix_caps){olg__target_has(cx, "NonZero"), olg__target_has(cx, "ScatterND"),
@@ -164,8 +165,6 @@ olg_status olg__ix_scatter_rows(olg_lower *cx, ix_caps c, olg_value data, olg_va
     OLG_TRY(olg__const_i64s(cx, map, (size_t)p, &mv));
     return olg__emit_gather(cx, cat, mv, 0, out);
   }
-  if (mode != SCATTER_SET && mode != SCATTER_ADD && !c.where_nonzero)
-    return olg__unsupportedf(cx, 9, "a scatter with reduction '%s' (Where)", olg__ix_reduction[mode]);
   /* which[p, n]: update n writes row p */
   olg_value ar, col, row, which;
   OLG_TRY(row_range(cx, c, data, p, mode == SCATTER_SET ? 9 : 11, &ar));
@@ -224,7 +223,7 @@ olg_status olg__ix_scatter_rows(olg_lower *cx, ix_caps c, olg_value data, olg_va
   OLG_TRY(olg__emit_unsqueeze(cx, upd, (const int64_t[]){0}, 1, &ue));
   if (mode == SCATTER_MUL) OLG_TRY(olg__const_like(cx, data, 1, &ident));
   else OLG_TRY(olg__emit_unsqueeze(cx, data, (const int64_t[]){1}, 1, &ident));
-  OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){wb, ue, ident}, 3, &w));
+  OLG_TRY(olg__emit_where(cx, wb, ue, ident, &w)); /* below 9 a Gather pick of static shapes */
   olg_reduce_kind kind = mode == SCATTER_MUL ? OLG_REDUCE_PROD : mode == SCATTER_MAX ? OLG_REDUCE_MAX
                                                                                      : OLG_REDUCE_MIN;
   OLG_TRY(olg__emit_reduce(cx, kind, w, (const int64_t[]){1}, 1, 0, &red));

@@ -593,6 +593,29 @@ olg_status olg__sym_rms_norm(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* ONNX MeanVarianceNormalization (9) below 9, as its function body: (X - E[X]) /
+ * (sqrt(E[X^2] - E[X]^2) + 1e-9) over axes (default 0, 2, 3) */
+olg_status olg__sym_onnx_mvn(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  static const int64_t dflt[] = {0, 2, 3};
+  const int64_t *axes = dflt;
+  size_t n = 3;
+  olg_value x, m, m2, sq, e2, var, d, e, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg__src_attr_ints(cx, "axes", &axes, &n);
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, x, axes, n, 1, &m));
+  OLG_TRY(olg__emit2(cx, "Mul", m, m, &m2));
+  OLG_TRY(olg__emit2(cx, "Mul", x, x, &sq));
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_MEAN, sq, axes, n, 1, &e2));
+  OLG_TRY(olg__emit2(cx, "Sub", e2, m2, &var));
+  OLG_TRY(olg__emit1(cx, "Sqrt", var, &var));
+  OLG_TRY(olg__const_like(cx, x, 1e-9, &e));
+  OLG_TRY(olg__emit2(cx, "Add", var, e, &var));
+  OLG_TRY(olg__emit2(cx, "Sub", x, m, &d));
+  OLG_TRY(olg__emit2(cx, "Div", d, var, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 /* ONNX RMSNormalization (23): axis, epsilon and stash_type attributes */
 olg_status olg__sym_onnx_rms_norm(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;

@@ -220,6 +220,10 @@ OLG_SYMBOLIC(olg__sym_onnx_int_arith);  /* Add/Sub/Mul/Div of 8-/16-bit integers
 OLG_SYMBOLIC(olg__sym_onnx_compare);    /* Equal of floats < 11, GreaterOrEqual/LessOrEqual < 12 */
 OLG_SYMBOLIC(olg__sym_onnx_isnan);      /* IsNaN below 9 */
 OLG_SYMBOLIC(olg__sym_onnx_where); /* Where below 9: a Gather pick */
+OLG_SYMBOLIC(olg__sym_onnx_shrink); /* Shrink below 9 (activation.c) */
+OLG_SYMBOLIC(olg__sym_hardshrink);
+OLG_SYMBOLIC(olg__sym_softshrink);
+OLG_SYMBOLIC(olg__sym_onnx_mvn); /* MeanVarianceNormalization below 9 (norm.c) */
 OLG_SYMBOLIC(olg__sym_onnx_isinf);      /* IsInf below 10 */
 
 /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */

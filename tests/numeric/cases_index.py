@@ -145,7 +145,7 @@ CASES = [
     Case("scatter", [f32(3, 5), 0, i64(4, 5, lo=0, hi=3), f32(4, 5), "add"],
          lambda x, d, i, s, r: torch.scatter(x, d, i, s, reduce=r)),
     Case("scatter", [f32(3, 4), 1, i64(3, 3, lo=0, hi=4), f32(3, 3), "multiply"],
-         lambda x, d, i, s, r: torch.scatter(x, d, i, s, reduce=r), min_opset=9),
+         lambda x, d, i, s, r: torch.scatter(x, d, i, s, reduce=r)),
     Case("scatter", [Dyn(f32(3, 5), ["N", 5]), 0, perm_rows(3, 2, 5), f32(2, 5)], aten.scatter,
          min_opset=9),
     # scatter_add: ScatterElements reduction 'add' (16), one-hot MatMul below (static shapes)
@@ -155,15 +155,16 @@ CASES = [
     Case("scatter_add", [Dyn(f32(3, 5), ["N", 5]), 0, i64(4, 5, lo=0, hi=3), f32(4, 5)],
          aten.scatter_add, min_opset=16),
     # scatter_reduce: ScatterElements' reductions (sum/prod 16, amax/amin 18), row scatters below
-    # (prod/amax/amin need Where, 9); include_self=False scatters the identity or the src first
+    # (prod/amax/amin pick by Where, a Gather below 9); include_self=False scatters the identity
+    # or the src first
     Case("scatter_reduce", [f32(3, 5), 0, i64(4, 5, lo=0, hi=3), f32(4, 5), "sum"],
          lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r)),
     Case("scatter_reduce", [f32(3, 5), 0, i64(4, 5, lo=0, hi=3), f32(4, 5), "amax", False],
-         lambda x, d, i, s, r, inc: torch.scatter_reduce(x, d, i, s, r, include_self=inc), min_opset=9),
+         lambda x, d, i, s, r, inc: torch.scatter_reduce(x, d, i, s, r, include_self=inc)),
     Case("scatter_reduce", [i64(2, 6), 1, i64(2, 4, lo=0, hi=6), i64(2, 5), "amin"],
-         lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r), min_opset=9),
+         lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r)),
     Case("scatter_reduce", [f32(3, 4), 1, i64(3, 3, lo=0, hi=4), f32(3, 3), "prod", False],
-         lambda x, d, i, s, r, inc: torch.scatter_reduce(x, d, i, s, r, include_self=inc), min_opset=9),
+         lambda x, d, i, s, r, inc: torch.scatter_reduce(x, d, i, s, r, include_self=inc)),
     Case("scatter_reduce", [i64(5), 0, i64(7, lo=0, hi=5), i64(7), "mean"],
          lambda x, d, i, s, r: torch.scatter_reduce(x, d, i, s, r)),
     # nonzero (NonZero-9, transposed)
