@@ -80,6 +80,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "CumProd", olg__sym_onnx_cumprod, OLG_LOWERING_DECOMPOSED}, /* native from 26 (reduce.c) */
     {"", "CumSum", olg__sym_onnx_cumsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* reduce.c */
     {"", "DepthToSpace", olg__sym_onnx_depth_to_space, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* conv.c: CRD */
+    {"", "Det", olg__sym_det, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* linalg.c: Leibniz, n <= 5 */
     {"", "Dropout", olg__sym_onnx_dropout, OLG_LOWERING_NATIVE},
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)}, /* linalg.c */
     {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
@@ -114,6 +115,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "ReduceSumSquare", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "Reshape", olg__sym_onnx_reshape, OLG_LOWERING_NATIVE},
     {"", "Resize", olg__sym_onnx_resize, OLG_LOWERING_NATIVE},
+    {"", "ReverseSequence", olg__sym_onnx_reverse_sequence, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)}, /* arrange.c */
     {"", "Shape", olg__sym_onnx_shape, OLG_LOWERING_NATIVE},
     {"", "Shrink", olg__sym_onnx_shrink, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* activation.c */
     {"", "Slice", olg__sym_onnx_slice, OLG_LOWERING_NATIVE},
@@ -318,7 +320,9 @@ const olg_symbolic_reg olg__opset07[] = {
     {"aten", "addmm", olg__sym_addmm, OLG_LOWERING_NATIVE},
     {"aten", "baddbmm", olg__sym_baddbmm, OLG_LOWERING_NATIVE},
     {"aten", "bmm", olg__sym_matmul, OLG_LOWERING_NATIVE},
+    {"aten", "det", olg__sym_det, OLG_LOWERING_DECOMPOSED}, /* Det-11 */
     {"aten", "einsum", olg__sym_einsum, OLG_LOWERING_DECOMPOSED}, /* MatMul/ReduceSum below 12 */
+    {"aten", "linalg_det", olg__sym_det, OLG_LOWERING_DECOMPOSED},
     {"aten", "linear", olg__sym_linear, OLG_LOWERING_NATIVE},
     {"aten", "matmul", olg__sym_matmul, OLG_LOWERING_NATIVE},
     {"aten", "mm", olg__sym_matmul, OLG_LOWERING_NATIVE},

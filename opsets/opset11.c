@@ -22,7 +22,9 @@ const olg_symbolic_reg olg__opset11[] = {
 
     /* ---- tensor creation (symbolics/creation.c): Range-11 ---- */
 
-    /* ---- linear algebra (symbolics/linalg.c): Gemm-11's C is optional ---- */
+    /* ---- linear algebra (symbolics/linalg.c): Gemm-11's C is optional; Det-11 ---- */
+    {"aten", "det", olg__sym_det, OLG_LOWERING_NATIVE},
+    {"aten", "linalg_det", olg__sym_det, OLG_LOWERING_NATIVE},
 
     /* ---- reductions (symbolics/reduce.c): CumSum-11 ---- */
     {"aten", "cumsum", olg__sym_cumsum, OLG_LOWERING_NATIVE},

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_math.h"
 #include "symbolics.h"
 
 
@@ -173,6 +174,53 @@ static olg_status flip(olg_lower *cx, bool slice_steps) {
 olg_status olg__sym_flip(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   return flip(cx, olg__target_has_input(cx, "Slice", "steps"));
+}
+
+/* ONNX ReverseSequence (10) below 10: the first lens[b] steps of each batch entry reversed. x
+ * flattened to [T * B, rest] rows (time and batch axes 0 and 1, either way round, T and B known),
+ * each output row gathers row src(t, b) of the same batch entry, src = t < len ? len - 1 - t : t
+ * (compares and olg__emit_where; a Gather pick below 9). */
+olg_status olg__sym_onnx_reverse_sequence(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, lens, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &lens));
+  int64_t ta = olg__src_attr_int(cx, "time_axis", 0), ba = olg__src_attr_int(cx, "batch_axis", 1);
+  int32_t rank = olg__rank(cx, x);
+  if (!((ta == 0 && ba == 1) || (ta == 1 && ba == 0)))
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "ReverseSequence: time_axis and batch_axis must be 0 and 1");
+  int64_t t = rank >= 2 ? olg__dim(cx, x, (int32_t)ta) : -1, b = rank >= 2 ? olg__dim(cx, x, (int32_t)ba) : -1;
+  if (t < 0 || b < 0)
+    return olg_lower_unsupported(cx, "ReverseSequence of an input whose time and batch sizes are not known", 10);
+  if (t > (1 << 24) || b > (1 << 24) || t * b > (1 << 24))
+    return olg_lower_error(cx, OLG_ERR_LIMIT, "ReverseSequence: too many steps for the decomposition");
+  OLG_TRY(olg_lower_decompose(cx, "ReverseSequence as a Gather of rows", 10));
+  int64_t *tp = alloc_ints(cx, (size_t)t), *bp = alloc_ints(cx, (size_t)b);
+  if (!tp || !bp) return OLG_ERR_NOMEM;
+  for (int64_t i = 0; i < t; i++) tp[i] = i;
+  for (int64_t i = 0; i < b; i++) bp[i] = i;
+  /* [T, 1] and [1, B] when time is axis 0; [1, T] and [B, 1] otherwise */
+  int64_t tdims[2] = {ta == 0 ? t : 1, ta == 0 ? 1 : t}, bdims[2] = {ta == 0 ? 1 : b, ta == 0 ? b : 1};
+  olg_value tv, bv, len, one, inside, rev, srcv, lin, stride, flat, shape;
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, tdims, tp, (size_t)t * sizeof *tp, &tv));
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, bdims, bp, (size_t)b * sizeof *bp, &bv));
+  OLG_TRY(olg__emit_cast(cx, lens, OLG_INT64, &len));
+  OLG_TRY(olg__emit_reshape_static(cx, len, bdims, 2, &len));
+  OLG_TRY(olg__const_i64(cx, 1, &one));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, tv, len, &inside));
+  OLG_TRY(olg__emit2(cx, "Sub", len, one, &rev));
+  OLG_TRY(olg__emit2(cx, "Sub", rev, tv, &rev));
+  OLG_TRY(olg__emit_where(cx, inside, rev, tv, &srcv));
+  /* the row of (src, b) in the flattened [T*B] or [B*T] order */
+  OLG_TRY(olg__const_i64(cx, ta == 0 ? b : t, &stride));
+  OLG_TRY(olg__emit2(cx, "Mul", ta == 0 ? srcv : bv, stride, &lin));
+  OLG_TRY(olg__emit2(cx, "Add", lin, ta == 0 ? bv : srcv, &lin));
+  OLG_TRY(olg__emit_reshape_static(cx, lin, (const int64_t[]){-1}, 1, &lin));
+  OLG_TRY(olg__emit_reshape_static(cx, x, (const int64_t[]){t * b, -1}, 2, &flat)); /* any dtype */
+  OLG_TRY(olg__emit_gather(cx, flat, lin, 0, &y));
+  OLG_TRY(olg__shape(cx, x, &shape));
+  OLG_TRY(olg__emit_reshape(cx, y, shape, &y));
+  return bind(cx, y);
 }
 
 /* x rolled by `shift` along axis: Concat(the last s elements, the others), s = shift mod size. A

@@ -1,4 +1,4 @@
-/* onnxlegal — linear algebra: matmul, mm, bmm, addmm, baddbmm, linear, einsum, t. Arguments as
+/* onnxlegal — linear algebra: matmul, mm, bmm, addmm, baddbmm, linear, einsum, t, det. Arguments as
  * in PyTorch 1.13's schemas. MatMul takes integers from opset 9 (below: a double carrier for
  * 32-bit and narrower integers, int64 refused); Gemm serves float 2-D products with a bias. */
 #include <string.h>
@@ -492,5 +492,62 @@ olg_status olg__sym_onnx_einsum(olg_lower *cx, olg_node_id src, void *ud) {
   e[k] = 0;
   for (size_t i = 0; i < n; i++) OLG_TRY(olg_lower_arg_value(cx, i, &vals[i]));
   OLG_TRY(einsum_decomposed(cx, e, vals, n, olg__dtype(cx, vals[0]), &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* The determinant of the last two (square, n x n) dims: Det (11); below it, for n known and at
+ * most 5, Leibniz's sum over the n! permutations: one Gather of the n factors of every term
+ * (x flattened to [..., n*n]), ReduceProd over them, times the signs, ReduceSum. Float types. */
+static olg_status det(olg_lower *cx, olg_value x, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, x);
+  if (olg__op_takes(cx, "Det", 0, t)) return olg__emit1(cx, "Det", x, out);
+  int32_t rank = olg__rank(cx, x);
+  int64_t n = rank >= 2 ? olg__dim(cx, x, rank - 1) : -1;
+  if (rank < 2 || n < 1 || olg__dim(cx, x, rank - 2) != n || n > 5)
+    return olg_lower_unsupported(cx, "Det of matrices whose size is not known or above 5 x 5", 11);
+  if (!olg__is_float(t)) return olg__unsupportedf(cx, 11, "Det of %s", olg_dtype_name(t));
+  OLG_TRY(olg_lower_decompose(cx, "Det by Leibniz's formula", 11));
+  int64_t terms = 1;
+  for (int64_t i = 2; i <= n; i++) terms *= i;
+  int64_t *idx = olg__lower_alloc(cx, (size_t)(terms * n) * sizeof *idx);
+  float *sign = olg__lower_alloc(cx, (size_t)terms * sizeof *sign);
+  if (!idx || !sign) return OLG_ERR_NOMEM;
+  int64_t perm[5] = {0, 1, 2, 3, 4};
+  for (int64_t k = 0; k < terms; k++) { /* permutations in lexicographic order */
+    int inversions = 0;
+    for (int64_t i = 0; i < n; i++) {
+      idx[k * n + i] = i * n + perm[i];
+      for (int64_t j = i + 1; j < n; j++) inversions += perm[i] > perm[j];
+    }
+    sign[k] = inversions % 2 ? -1 : 1;
+    int64_t i = n - 2, j = n - 1; /* the next permutation */
+    while (i >= 0 && perm[i] > perm[i + 1]) i--;
+    if (i < 0) break;
+    while (perm[j] < perm[i]) j--;
+    int64_t tmp = perm[i];
+    perm[i] = perm[j], perm[j] = tmp;
+    for (int64_t a = i + 1, b = n - 1; a < b; a++, b--) tmp = perm[a], perm[a] = perm[b], perm[b] = tmp;
+  }
+  int64_t flat_shape[OLG_MAX_RANK];
+  for (int32_t d = 0; d < rank - 2; d++) flat_shape[d] = 0; /* the batch dims as they are */
+  flat_shape[rank - 2] = n * n;
+  olg_value xf, iv, sv, y;
+  OLG_TRY(olg__emit_reshape_static(cx, x, flat_shape, (size_t)rank - 1, &xf));
+  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, (const int64_t[]){terms, n}, idx,
+                                 (size_t)(terms * n) * sizeof *idx, &iv));
+  OLG_TRY(olg__emit_gather(cx, xf, iv, rank - 2, &y)); /* [..., terms, n] */
+  OLG_TRY(olg__emit_reduce(cx, OLG_REDUCE_PROD, y, (const int64_t[]){rank - 1}, 1, 0, &y));
+  OLG_TRY(olg__const_f32s(cx, sign, (size_t)terms, &sv));
+  OLG_TRY(olg__emit_cast(cx, sv, t, &sv));
+  OLG_TRY(olg__emit2(cx, "Mul", y, sv, &y));
+  return olg__emit_reduce(cx, OLG_REDUCE_SUM, y, (const int64_t[]){rank - 2}, 1, 0, out);
+}
+
+/* ONNX Det (11) and aten::linalg_det / det(Tensor self): one meaning */
+olg_status olg__sym_det(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(det(cx, x, &y));
   return olg_lower_bind_output(cx, 0, y);
 }

@@ -224,6 +224,8 @@ OLG_SYMBOLIC(olg__sym_onnx_shrink); /* Shrink below 9 (activation.c) */
 OLG_SYMBOLIC(olg__sym_hardshrink);
 OLG_SYMBOLIC(olg__sym_softshrink);
 OLG_SYMBOLIC(olg__sym_onnx_mvn); /* MeanVarianceNormalization below 9 (norm.c) */
+OLG_SYMBOLIC(olg__sym_det); /* ONNX Det below 11, aten linalg_det/det (linalg.c) */
+OLG_SYMBOLIC(olg__sym_onnx_reverse_sequence); /* ReverseSequence below 10 (arrange.c) */
 OLG_SYMBOLIC(olg__sym_onnx_isinf);      /* IsInf below 10 */
 
 /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */

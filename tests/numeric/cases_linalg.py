@@ -101,6 +101,13 @@ CASES = [
     Case("einsum", ["...ij,...jk", [f32(2, 2, 3, 4), f32(2, 4, 2)], None],
          lambda e, t, p: torch.einsum(e, t)),
     Case("einsum", ["ab,cd->abcd", [f32(2, 3), f32(1, 2)], None], lambda e, t, p: torch.einsum(e, t)),
+    # det / linalg_det: Det (11), Leibniz's formula below (n <= 5)
+    Case("linalg_det", [f32(2, 2)], torch.linalg.det),
+    Case("linalg_det", [f32(3, 3, 3)], torch.linalg.det),
+    Case("linalg_det", [f32(2, 4, 4)], torch.linalg.det),
+    Case("linalg_det", [f32(5, 5)], torch.linalg.det),
+    Case("linalg_det", [f32(6, 6)], torch.linalg.det, min_opset=11),
+    Case("det", [f32(3, 3)], torch.det),
     # t
     Case("t", [f32(3, 4)], torch.t),
     Case("t", [f32(5)], torch.t),

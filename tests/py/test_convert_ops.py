@@ -293,3 +293,24 @@ def test_where_below_9_is_an_exact_pick():
         cases.append((label, _model(node, 9, feeds, out_type=NP2ONNX[feeds["a"].dtype]), feeds))
     problems = _check(cases, (7, 8))
     assert not problems, "\n".join(problems)
+
+
+def test_reverse_sequence_and_det_below_their_opsets():
+    """ReverseSequence-10 at 7-9 (a Gather of rows, rank 3, both axis orders, int and float) and
+    Det-11 at 7-10 (Leibniz's formula up to 5 x 5, batched)."""
+    rng = np.random.default_rng(19)
+    cases = []
+    for ta, ba in ((0, 1), (1, 0)):
+        for dt in (np.float32, np.int64):
+            x = (rng.standard_normal((5, 3, 2)) * 9).astype(dt)
+            lens = np.array([5, 1, 3], np.int64)
+            node = helper.make_node("ReverseSequence", ["x", "lens"], ["y"], time_axis=ta, batch_axis=ba)
+            feeds = {"x": x if ta == 0 else x.transpose(1, 0, 2).copy(), "lens": lens}
+            cases.append(("revseq t%d %s" % (ta, np.dtype(dt).name), _model(node, 10, feeds), feeds))
+    problems = _check(cases, (7, 9))
+    dets = []
+    for shape in ((2, 2), (4, 3, 3), (2, 4, 4), (5, 5)):
+        x = rng.standard_normal(shape).astype(np.float32)
+        dets.append(("det %s" % (shape,), _model(helper.make_node("Det", ["x"], ["y"]), 11, {"x": x}), {"x": x}))
+    problems += _check(dets, (7, 9, 10))
+    assert not problems, "\n".join(problems)
