@@ -54,7 +54,7 @@ def test_torchvision_exports_convert_and_match(tmp_path):
 
 def test_default_valued_attribute_does_not_block(tmp_path):
     """MaxPool-12 with ceil_mode 0, dilations 1 and storage_order 0 goes to opset 9 (MaxPool-8
-    has neither ceil_mode nor dilations); ceil_mode 1 or dilations 2 still need opset 10."""
+    has neither ceil_mode nor dilations); dilations 2 are decomposed there."""
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
     import onnxlegal
@@ -73,5 +73,8 @@ def test_default_valued_attribute_does_not_block(tmp_path):
     assert node["result"] == "re-encoded" and node["ops"] == ["MaxPool"]
     (pool,) = [n for n in out.graph.nodes if n.op == "MaxPool"]
     assert sorted(pool.attr_names) == ["kernel_shape", "storage_order"]
-    with pytest.raises(onnxlegal.UnsupportedError, match="dilations"):
-        onnxlegal.convert(model(dilations=[2, 2]), 9)
+    # dilations below 10: gathered windows (pool.c), no MaxPool left to carry them
+    report = {}
+    out = onnxlegal.convert(model(dilations=[2, 2]), 9, report=report)
+    assert report["nodes"][0]["result"] == "decomposed"
+    assert not [n for n in out.graph.nodes if n.op == "MaxPool"]
