@@ -79,6 +79,14 @@ typedef struct olg_pbx_vi {
   olg_pb_span vi; /* the ValueInfoProto's payload; p NULL: none at this position */
 } olg_pbx_vi;
 
+/* An external data file as the reader found it: the writer copies an unchanged tensor from it to
+ * its own data file in the kernel (issue 23 d), once it has checked it is still the same file. */
+typedef struct olg_ext_src {
+  const char *dir, *location; /* opened as the reader did: location beneath dir */
+  uint64_t dev, ino, size;
+  int64_t mtime_s, mtime_ns;
+} olg_ext_src;
+
 typedef struct olg_pbx {
   /* Raw fields: unknown ones (written at the end, in input order) and known ones the IR does not
    * hold (training_info, functions, configuration, sparse_initializer, quantization_annotation,
@@ -104,6 +112,11 @@ typedef struct olg_pbx {
   olg_pb_raw *data_verbatim;
   uint32_t n_data_verbatim;
   const void *data_snapshot;
+  /* TensorProto with external data: its bytes are at ext_off of ext_src while tensor->data is
+   * still ext_data (the reader's pointer; the bytes it points at never change) */
+  const olg_ext_src *ext_src;
+  uint64_t ext_off;
+  const void *ext_data;
   /* AttributeProto */
   int64_t attr_type;                 /* with PBX_ATTR_TYPE_RAW */
   uint32_t list_n[PBX_L_COUNT];      /* with PBX_ATTR_LISTS */

@@ -21,6 +21,7 @@ typedef struct ext_file {
   const char *location;
   const uint8_t *addr;
   size_t size;
+  olg_ext_src src;
   struct ext_file *next;
 } ext_file;
 

@@ -59,6 +59,13 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
   }
   e->location = loc;
   e->size = (size_t)st.st_size;
+  e->src = (olg_ext_src){olg__strdup(r->m, r->ext_dir), loc, (uint64_t)st.st_dev,
+                         (uint64_t)st.st_ino, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec,
+                         (int64_t)st.st_mtim.tv_nsec};
+  if (!e->src.dir) {
+    close(fd);
+    return OLG_ERR_NOMEM;
+  }
   e->addr = olg__pbr_empty_input;
   if (e->size) {
     void *a = mmap(NULL, e->size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -139,6 +146,13 @@ static olg_status load_external(rd *r, const uint8_t *at, olg_tensor *t, bool ex
   t->encoding = OLG_ENC_RAW;
   t->owner = d == e->addr + o ? OLG_OWNER_MAPPED : OLG_OWNER_BORROWED;
   t->external_loaded = true;
+  if (len) { /* where the bytes are, for a writer that copies them file to file */
+    olg_pbx *x = olg__pbr_pbx(r, &t->extra);
+    if (!x) return OLG_ERR_NOMEM;
+    x->ext_src = &e->src;
+    x->ext_off = o;
+    x->ext_data = d;
+  }
   return OLG_OK;
 }
 

@@ -17,9 +17,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h> /* copy_file_range, where SYS_copy_file_range says the kernel has it */
 
 #include "onnxlegal/io.h"
 #include "pb.h"
@@ -49,7 +51,14 @@ struct enc {
   /* external data */
   int ext_fd;
   uint64_t ext_off;
+  /* the source data file of the last tensor copied file to file (-1: none, or not usable) */
+  const olg_ext_src *src;
+  int src_fd;
+  bool no_copy_range; /* copy_file_range refused (or ONNXLEGAL_NO_COPY_FILE_RANGE): plain copies */
+  uint8_t *cbuf;      /* the plain copies' buffer, COPY_BUF bytes */
 };
+
+#define COPY_BUF (256 * 1024)
 
 static void fail(enc *e, olg_status s) {
   if (!e->com.st) e->com.st = s;
@@ -244,16 +253,88 @@ static bool write_data(int fd, const olg_tensor *t, int64_t at) {
   return true;
 }
 
-/* Reserves the tensor's place in the external data file; in the second run, writes it there. */
+/* The source data file, opened as the reader did, if it is still the file the reader mapped
+ * (same inode, size and time of change): -1 otherwise, and the tensor is written from memory. */
+static int src_open(enc *e, const olg_ext_src *x) {
+  if (e->src == x) return e->src_fd;
+  if (e->src_fd >= 0) close(e->src_fd);
+  e->src = x;
+  const char *why;
+  int fd = olg__pb_open_beneath(x->dir, x->location, O_RDONLY, 0, &why);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != x->dev ||
+                  (uint64_t)st.st_ino != x->ino || (uint64_t)st.st_size != x->size ||
+                  (int64_t)st.st_mtim.tv_sec != x->mtime_s ||
+                  (int64_t)st.st_mtim.tv_nsec != x->mtime_ns)) {
+    close(fd);
+    fd = -1;
+  }
+  return e->src_fd = fd;
+}
+
+/* n bytes at off of in to at of out. copy_file_range keeps them in the kernel (and shares
+ * extents where the file system can); where it cannot (another file system, an old kernel, a
+ * file system without it), a plain copy through a buffer. Short copies loop. */
+static bool copy_range(enc *e, int in, uint64_t off, int out, uint64_t at, uint64_t n) {
+#if defined(__linux__) && defined(SYS_copy_file_range)
+  while (n && !e->no_copy_range) {
+    long long io = (long long)off, oo = (long long)at;
+    size_t chunk = n > (1u << 30) ? (1u << 30) : (size_t)n;
+    long k = syscall(SYS_copy_file_range, in, &io, out, &oo, chunk, 0u);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP &&
+          errno != EPERM)
+        return false;
+      e->no_copy_range = true;
+      break;
+    }
+    if (k == 0) { /* the source ended early: it was cut after it was checked */
+      errno = EIO;
+      return false;
+    }
+    off += (uint64_t)k;
+    at += (uint64_t)k;
+    n -= (uint64_t)k;
+  }
+#endif
+  if (n && !e->cbuf && !(e->cbuf = olg__malloc(e->a, COPY_BUF))) {
+    errno = ENOMEM;
+    return false;
+  }
+  while (n) {
+    size_t chunk = n > COPY_BUF ? COPY_BUF : (size_t)n;
+    ssize_t k = pread(in, e->cbuf, chunk, (off_t)off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) errno = EIO;
+      return false;
+    }
+    if (!write_all(out, e->cbuf, (size_t)k, (int64_t)at)) return false;
+    off += (uint64_t)k;
+    at += (uint64_t)k;
+    n -= (uint64_t)k;
+  }
+  return true;
+}
+
+/* Reserves the tensor's place in the external data file; in the second run, writes it there:
+ * file to file when its bytes are still those the reader found in a data file (their order
+ * there is the file's, little-endian, whatever the host's), else from memory. */
 static bool pbw_ext_place(const pbw *w, const olg_tensor *t, uint64_t *at_out) {
   enc *e = (enc *)w;
   uint64_t align = t->nbytes >= 65536 ? 4096 : 64;
   uint64_t at = (e->ext_off + align - 1) / align * align;
   e->ext_off = at + t->nbytes;
-  if (e->emit && !e->com.st && t->nbytes && !write_data(e->ext_fd, t, (int64_t)at))
+  *at_out = at;
+  if (!e->emit || e->com.st || !t->nbytes) return !e->com.st;
+  const olg_pbx *x = t->extra;
+  int in = x && x->ext_src && x->ext_data == t->data && t->data ? src_open(e, x->ext_src) : -1;
+  bool ok = in >= 0 ? copy_range(e, in, x->ext_off, e->ext_fd, at, t->nbytes)
+                    : write_data(e->ext_fd, t, (int64_t)at);
+  if (!ok)
     fail(e, olg__err(OLG_ERR_IO, "writing external data '%s': %s", e->com.ext_name,
                      strerror(errno)));
-  *at_out = at;
   return !e->com.st;
 }
 
@@ -390,6 +471,9 @@ static olg_status write_model(const olg_model *m, int fd, olg_write_fn fn, void 
   e.fn = fn;
   e.ud = ud;
   e.ext_fd = -1;
+  e.src_fd = -1;
+  /* a test's way to the plain copy that file systems without copy_file_range take */
+  e.no_copy_range = getenv("ONNXLEGAL_NO_COPY_FILE_RANGE") != NULL;
   ext_out xo = {-1, -1, {0}, {0}};
   olg_status s = OLG_OK;
   if (o->external_data) {
@@ -409,6 +493,8 @@ static olg_status write_model(const olg_model *m, int fd, olg_write_fn fn, void 
   }
   olg__free(e.a, e.sizes, e.cap_sizes * sizeof *e.sizes);
   olg__free(e.a, e.buf, STAGE_SIZE);
+  olg__free(e.a, e.cbuf, COPY_BUF);
+  if (e.src_fd >= 0) close(e.src_fd);
   return s;
 }
 
