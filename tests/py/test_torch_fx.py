@@ -2,8 +2,10 @@
 1.13): read from the FX graph itself (onnxlegal._torch_fx), not traced. torchvision's resnet18,
 mobilenet_v3_small and vit_b_16 (weights=None, eval, seeded; the zero-initialized heads given
 random weights so that the logits say something) at opsets 9, 13 and 17 match torch in ONNX
-Runtime; a small conv/bn net with dynamic_axes runs at another batch size; in-place ops are
-exact through identity aliases and refused by FX node name through a view; an op without a
+Runtime, as do swin_t (its shifted-window mask written through slices of a zeros buffer) and
+convnext_tiny (as_strided_); a small conv/bn net with dynamic_axes runs at another batch size;
+in-place ops are exact through identity aliases and through views (functionalized by the
+reader), refused by FX node name through a view it cannot undo; an op without a
 symbolic is refused naming the FX node; a GraphModule of torch functions (symbolic_trace) is
 traced as before."""
 import io
@@ -154,11 +156,44 @@ def test_inplace_through_identity_aliases_is_exact():
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-6)
 
 
-def test_inplace_on_a_view_is_refused_by_node():
+def _writes_through_views(x):
+    y = x * 2
+    y[0].add_(1)                 # select
+    y[:, 1] = 5.0                # slice then select: fill_
+    y[1, ::2] = x[1, ::2] * 3    # a strided slice: copy_
+    z = torch.zeros(4, 6)
+    z[1:3, 2:5].fill_(7)
+    z.t()[3].mul_(-1)            # through a transpose
+    z[2] = y[0, :6]              # y's earlier write seen through another view
+    return y + 0, z + 1, y.t().as_strided((3, 2), (1, 3)) + 0
+
+
+@pytest.mark.parametrize("opset", [9, 13, 17])
+def test_writes_through_views_are_functionalized(opset):
+    from ortrun import run_one
+    x = torch.randn(4, 6)
+    gms = [make_fx(_writes_through_views)(x)]
+    try:  # an already functional graph: slice_scatter, select_scatter, as_strided
+        from functorch import functionalize
+        gms.append(make_fx(functionalize(_writes_through_views))(x))
+        assert any("scatter" in str(n.target) for n in gms[1].graph.nodes)
+    except ImportError:
+        pass
+    want = _writes_through_views(x.clone())
+    for gm in gms:
+        data, _ = _export(gm, (x,), opset)
+        got = run_one(data, {"input_0": x.numpy()})
+        got = list(got.values()) if isinstance(got, dict) else got
+        assert len(got) == 3
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w.numpy())
+
+
+def test_inplace_on_a_view_it_cannot_undo_is_refused_by_node():
     def f(x):
         y = x * 2
-        v = y[0]
-        v.add_(1)      # y (read as the output) sees it in torch
+        a, b = y.split(1)   # a list of views: not made again from y
+        a.add_(1)      # y (read as the output) sees it in torch
         return y
 
     x = torch.randn(2, 3)
@@ -219,8 +254,7 @@ MORE_ZOO = ["alexnet", "squeezenet1_0", "shufflenet_v2_x0_5", "mnasnet0_5", "eff
 
 
 def test_more_zoo_through_make_fx_at_13():
-    """The rest of the classification zoo that make_fx traces without writes through views
-    (swin_t's attention mask and convnext's as_strided_ are left: refused by FX node)."""
+    """The rest of the classification zoo that make_fx traces without writes through views."""
     from ortrun import run_batch
     batch, wants = [], []
     for name in MORE_ZOO:
@@ -243,3 +277,38 @@ def test_more_zoo_through_make_fx_at_13():
         scale = max(1.0, float(np.abs(want).max()))
         assert np.abs(r["y"] - want).max() <= 1e-4 * scale, name
         assert np.abs(want).max() > 1e-3, name
+
+
+VIEW_ZOO = [("swin_t", 112), ("convnext_tiny", 64)]
+
+
+@pytest.fixture(scope="module")
+def view_zoo_results():
+    """swin_t builds its shifted-window mask by fills through slices of a zeros buffer (112:
+    stages 1 and 2 shift); convnext_tiny's head has an as_strided_."""
+    from ortrun import run_batch
+    batch, where = [], []
+    for name, size in VIEW_ZOO:
+        m = _zoo_model(name)
+        x = torch.randn(1, 3, size, size)
+        with torch.no_grad():
+            gm = make_fx(m)(x)
+            want = m(x).numpy()
+        ops = {str(n.target) for n in gm.graph.nodes}
+        assert ("aten.fill_.Tensor" if name == "swin_t" else "aten.as_strided_.default") in ops
+        for opset in OPSETS:
+            data, _ = _export(gm, (x,), opset, source_module=m, input_names=["x"],
+                              output_names=["y"])
+            batch.append((data, {"x": x.numpy()}, {}))
+            where.append((name, opset, want))
+    return {(name, opset): (r, want) for (name, opset, want), r in zip(where, run_batch(batch))}
+
+
+@pytest.mark.parametrize("name,opset", [(n, o) for n, _ in VIEW_ZOO for o in OPSETS])
+def test_writes_through_views_zoo_matches_torch(view_zoo_results, name, opset):
+    r, want = view_zoo_results[(name, opset)]
+    assert not isinstance(r, str), r
+    assert r["y"].shape == want.shape
+    scale = max(1.0, float(np.abs(want).max()))
+    assert np.abs(r["y"] - want).max() <= 1e-4 * scale, np.abs(r["y"] - want).max()
+    assert np.abs(want).max() > 1e-2

@@ -16,11 +16,19 @@ operator.getitem), and one output node. Nothing goes through torch.jit:
   expand/cast for copy_, zeros for zero_): from then on the mutated node, every identity alias of
   it (detach, alias, lift_fresh, the in-place node's own result) reads the new value. A mutation
   where another view of the same storage (a view of the mutated tensor, or the tensor it views)
-  is read after it is refused naming the FX node: never a silently wrong model.
+  is read after it is refused naming the FX node: never a silently wrong model;
+- writes through views are functionalized here (swin_t's attention mask: fills through slices
+  of a zeros buffer): a view made by slice, select, a reshape, permute or transpose of a parent
+  passes the written value back into the parent (slice_scatter / select_scatter / the inverse
+  reshape or permutation), up to the storage; every other view of that storage is made again
+  from it when next read. Graphs already functional (torch.func.functionalize, torch.export)
+  have slice_scatter / select_scatter / as_strided, rewritten here as slice / cat / scatter /
+  reshape / index_select of static shapes, as is the geometry change of as_strided_.
 """
 import operator
 import time
 
+import numpy as np
 import torch
 
 from ._torch_graph import (SValue, Ints, Floats, Bools, Values, SNode, SInit, SInput, SourceGraph,
@@ -56,13 +64,30 @@ def _meta(node):
     return tm.dtype, list(tm.shape)
 
 
+def _schema_of(op):
+    return str(getattr(torch.ops.aten, op).default._schema) if op != "slice" else \
+        str(torch.ops.aten.slice.Tensor._schema)
+
+
 class _Cell:
     """The current value of one tensor: every identity alias of it shares the cell. root: the
-    storage it belongs to (the cell of the tensor a view was made from, transitively)."""
-    __slots__ = ("val", "root", "nodes")
+    storage it belongs to (the cell of the tensor a view was made from, transitively). A view
+    made by one op of parent: replay(parent value) makes it again, unview(node, parent value,
+    view value) writes the view's value into the parent's; ver: root.ver when val was made."""
+    __slots__ = ("val", "root", "nodes", "parent", "replay", "unview", "ver")
 
     def __init__(self, val, root=None):
         self.val, self.root, self.nodes = val, root if root is not None else self, []
+        self.parent = self.replay = self.unview = None
+        self.ver = 0
+
+    def replayable(self):
+        c = self
+        while c.root is not c:
+            if c.parent is None or c.replay is None:
+                return False
+            c = c.parent
+        return True
 
 
 class _FxWalker:
@@ -101,7 +126,7 @@ class _FxWalker:
         if isinstance(a, torch.fx.Node):
             e = self.env[a]
             if isinstance(e, _Cell):
-                return e.val
+                return self.current(e)
             if isinstance(e, list):
                 raise TorchExportError("FX node %r: a tuple result used as an argument" % a.name)
             return e
@@ -169,7 +194,7 @@ class _FxWalker:
                     for x in e:
                         vals.append(x.val)
                 elif isinstance(e, _Cell):
-                    vals.append(e.val)
+                    vals.append(self.current(e))
             elif isinstance(a, (list, tuple)):
                 for x in a:
                     collect(x)
@@ -245,13 +270,22 @@ class _FxWalker:
             return
         base = self.env.get(n.args[0]) if n.args and isinstance(n.args[0], torch.fx.Node) \
             else None
+        if op in _REWRITES:
+            out = getattr(self, "rewrite_" + op)(n, *self.call_args(n, schema))
+            view = rets[0].alias_info is not None and isinstance(base, _Cell)
+            self.env[n] = self.cell(n, out, base if view else None)
+            return
         if op in _IDENTITY_VIEWS and isinstance(base, _Cell):
             base.nodes.append(n)
             self.env[n] = base  # the same tensor: reads the base's current value
             return
         out, = self.emit(n, op, args, 1, str(schema), [_meta(n)])
         if rets[0].alias_info is not None and isinstance(base, _Cell):
-            self.env[n] = self.cell(n, out, base)  # a view of base's storage
+            c = self.env[n] = self.cell(n, out, base)  # a view of base's storage
+            c.parent, c.ver = base, base.root.ver
+            sch, hint = str(schema), [_meta(n)]
+            c.replay = lambda pv: self.emit(n, op, [pv] + args[1:], 1, sch, hint)[0]
+            c.unview = self.unview_for(n, op, args)
         else:
             self.env[n] = self.cell(n, out)
 
@@ -264,7 +298,12 @@ class _FxWalker:
         if not isinstance(c, _Cell):
             raise TorchExportError("FX node %r: aten::%s writes into a value that is not a "
                                    "tensor" % (n.name, op))
-        self.check_views(n, op, c)
+        chain = c
+        while chain.root is not chain and chain.unview is not None and chain.parent is not None:
+            chain = chain.parent
+        written_back = chain.root is chain  # every view up to the storage can be undone
+        if op != "as_strided_":  # a new geometry, no value written
+            self.check_views(n, op, c, written_back)
         args = self.call_args(n, schema)
         target = args[0]
         dt, shape = _meta(target_node)
@@ -282,6 +321,12 @@ class _FxWalker:
                 if sshape != shape or sshape is None:
                     src, = self.emit(n, "expand_as", [src, target], 1, None, hint)
                 new = src
+        elif op == "as_strided_":  # new geometry over the same storage; no value written
+            new = self.rewrite_as_strided(n, *args)
+            if c.replay is not None:  # made again from the storage: with the new geometry
+                old = c.replay
+                c.replay = lambda pv: self.rewrite_as_strided(n, old(pv), *args[1:])
+                c.unview = None
         elif op == "zero_":
             new, = self.emit(n, "zeros_like", [target, None, None, None, None, None], 1, None,
                              hint)
@@ -293,9 +338,149 @@ class _FxWalker:
         c.val = new
         c.nodes.append(n)
         self.env[n] = c  # the result of an in-place op is its first argument
+        if written_back and op != "as_strided_":
+            # functionalized: the storage takes the write, other views re-read it when read
+            while c.root is not c:
+                p = c.parent
+                p.val = c.unview(n, self.current(p), c.val)
+                c = p
+            c.ver += 1
+            c = self.env[n]
+            while True:
+                c.ver = c.root.ver
+                if c.root is c:
+                    break
+                c = c.parent
 
-    def check_views(self, n, op, c):
-        """Refuses a write into c when another view of its storage is read after n."""
+    # -- functional forms of writes through views, as static-shape ops that have symbolics
+    def _hint(self, n):
+        return [_meta(n)]
+
+    def const(self, n, arr):
+        t = torch.from_numpy(np.array(arr, dtype=np.int64))  # a writable copy
+        tt, a = borrow_array(t)
+        v = self.new_value(n.name + "_idx", t.dtype, list(t.shape))
+        self.sg.initializers.append(SInit(v, n.name + "_idx", tt, a, "const"))
+        return v
+
+    def rewrite_slice_scatter(self, n, base, src, dim=0, start=None, end=None, step=1,
+                              shape=None, sshape=None):
+        """base with src written into base[start:end:step] along dim."""
+        shape = shape or _meta(n.args[0])[1]
+        sshape = sshape or _meta(n.args[1])[1]
+        if shape is None or sshape is None:
+            raise TorchExportError("FX node %r: a write into a slice needs static shapes"
+                                   % n.name)
+        dim = dim % len(shape)
+        size = shape[dim]
+        start = 0 if start is None else start
+        start = min(max(start + size if start < 0 else start, 0), size)
+        if step == 1:
+            end = size if end is None else end
+            end = min(max(end + size if end < 0 else end, start), size)
+            parts = []
+            sl = _schema_of("slice")
+            if start > 0:
+                parts += self.emit(n, "slice", [base, dim, 0, start, 1], 1, sl)
+            parts.append(src)
+            if end < size:
+                parts += self.emit(n, "slice", [base, dim, end, size, 1], 1, sl)
+            if len(parts) == 1:
+                return src
+            return self.emit(n, "cat", [Values(parts), dim], 1, _schema_of("cat"),
+                             self._hint(n))[0]
+        pos = start + step * np.arange(sshape[dim], dtype=np.int64)
+        idx = np.broadcast_to(pos.reshape([-1 if k == dim else 1 for k in range(len(sshape))]),
+                              sshape)
+        return self.emit(n, "scatter", [base, dim, self.const(n, idx), src], 1,
+                         str(torch.ops.aten.scatter.src._schema), self._hint(n))[0]
+
+    def rewrite_select_scatter(self, n, base, src, dim, index, shape=None):
+        """base with src written into base.select(dim, index): slice_scatter of src unsqueezed."""
+        shape = shape or _meta(n.args[0])[1]
+        if shape is None:
+            raise TorchExportError("FX node %r: a write into a select needs static shapes"
+                                   % n.name)
+        dim = dim % len(shape)
+        index = index + shape[dim] if index < 0 else index
+        src, = self.emit(n, "unsqueeze", [src, dim], 1, _schema_of("unsqueeze"))
+        sshape = list(shape)
+        sshape[dim] = 1
+        return self.rewrite_slice_scatter(n, base, src, dim, index, index + 1, 1, shape, sshape)
+
+    def rewrite_as_strided(self, n, x, size, stride, storage_offset=None):
+        """The elements of x's storage at storage_offset + sum(i * stride), found from x's
+        own strides (ShapeProp's): a reshape when that is x's order, else one static gather."""
+        xn = n.args[0]
+        tm = xn.meta.get("tensor_meta")
+        if tm is None or not hasattr(tm, "stride"):
+            raise TorchExportError("FX node %r: aten::as_strided of a value of unknown strides"
+                                   % n.name)
+        if storage_offset is not None and _is_view(xn):  # the view's own offset is not known
+            raise TorchExportError("FX node %r: aten::as_strided with a storage offset of a view "
+                                   "is not supported" % n.name)
+        xshape, xstride = list(tm.shape), list(tm.stride)
+        # storage position -> x's flat (row-major) index
+        pos = np.zeros(xshape, dtype=np.int64)
+        for k, (d, s) in enumerate(zip(xshape, xstride)):
+            pos = pos + (np.arange(d, dtype=np.int64) * s).reshape(
+                [-1 if j == k else 1 for j in range(len(xshape))])
+        where = {int(p): i for i, p in enumerate(pos.reshape(-1).tolist())}
+        want = np.full(size, storage_offset or 0, dtype=np.int64) if size else \
+            np.array(storage_offset or 0, dtype=np.int64)
+        for k, (d, s) in enumerate(zip(size, stride)):
+            want = want + (np.arange(d, dtype=np.int64) * s).reshape(
+                [-1 if j == k else 1 for j in range(len(size))])
+        try:
+            idx = np.array([where[int(p)] for p in want.reshape(-1).tolist()], dtype=np.int64)
+        except KeyError:
+            raise TorchExportError("FX node %r: aten::as_strided reads storage outside its "
+                                   "input" % n.name) from None
+        hint = [(tm.dtype, list(size))]
+        view_schema = _schema_of("reshape")
+        if len(idx) == len(where) and (idx == np.arange(len(idx))).all():
+            return self.emit(n, "reshape", [x, Ints(size)], 1, view_schema, hint)[0]
+        flat, = self.emit(n, "reshape", [x, Ints([-1])], 1, view_schema)
+        g, = self.emit(n, "index_select", [flat, 0, self.const(n, idx)], 1,
+                       _schema_of("index_select"))
+        return self.emit(n, "reshape", [g, Ints(size)], 1, view_schema, hint)[0]
+
+    def current(self, c):
+        """c's value after the writes into its storage so far (a view made again)."""
+        if c.root is c or c.ver == c.root.ver or c.replay is None:
+            return c.val
+        c.val = c.replay(self.current(c.parent))
+        c.ver = c.root.ver
+        return c.val
+
+    def unview_for(self, n, op, args):
+        """How a value written into the view n (op of args) goes back into its parent."""
+        _, pshape = _meta(n.args[0])
+        _, vshape = _meta(n)
+        if pshape is None or vshape is None:
+            return None
+        if op == "slice":
+            return lambda w, pv, cv: self.rewrite_slice_scatter(w, pv, cv, *args[1:5],
+                                                                shape=pshape, sshape=vshape)
+        if op == "select":
+            return lambda w, pv, cv: self.rewrite_select_scatter(w, pv, cv, *args[1:3],
+                                                                 shape=pshape)
+        if op in ("view", "_reshape_alias", "reshape", "_unsafe_view", "squeeze", "unsqueeze",
+                  "flatten", "unflatten", "view_as"):
+            return lambda w, pv, cv: self.emit(w, "reshape", [cv, Ints(pshape)], 1,
+                                               _schema_of("reshape"), [(None, pshape)])[0]
+        if op == "permute":
+            inv = Ints(np.argsort([d % len(pshape) for d in args[1]]).tolist())
+            return lambda w, pv, cv: self.emit(w, "permute", [cv, inv], 1,
+                                               _schema_of("permute"))[0]
+        if op in ("transpose", "t"):
+            return lambda w, pv, cv: self.emit(w, op, [cv] + args[1:], 1,
+                                               str(n.target._schema))[0]
+        return None  # expand, as_strided, diagonal, unfold: refused when it matters
+
+    def check_views(self, n, op, c, written_back=False):
+        """Refuses a write into c when another view of its storage is read after n (unless the
+        write goes back into the storage and that view can be made again from it)."""
         here = self.order[n]
         readers = []
         for other in self.by_storage.get(c.root, ()):
@@ -303,7 +488,7 @@ class _FxWalker:
             if isinstance(e, list):  # a list of views (split): each item read by its getitem
                 readers.extend(u for u in other.users if self.env.get(u) is not c and
                                getattr(self.env.get(u), "root", None) is c.root)
-            elif e is not c:
+            elif e is not c and not (written_back and e.replayable()):
                 readers.append(other)
         for other in readers:
             if any(self.order[u] > here for u in other.users):
@@ -312,6 +497,15 @@ class _FxWalker:
                     "(a view) read later; a write through a view is not supported in an FX "
                     "graph (export the nn.Module, or make_fx with functionalization)"
                     % (n.name, op, n.args[0].name, other.name))
+
+
+_REWRITES = {"slice_scatter", "select_scatter", "as_strided"}
+
+
+def _is_view(node):
+    t = node.target if node.op == "call_function" else None
+    return isinstance(t, torch._ops.OpOverload) and bool(t._schema.returns) and \
+        t._schema.returns[0].alias_info is not None
 
 
 def _param_names(source_module):
@@ -324,20 +518,24 @@ def _param_names(source_module):
     return names
 
 
+def _shape_prop(gm, flat_in):
+    from torch.fx.passes.shape_prop import ShapeProp
+    try:
+        with torch.no_grad():
+            return ShapeProp(gm).propagate(*[t.clone() for t in flat_in])
+    except Exception as e:  # the graph's own run failing on args
+        raise TorchExportError("running the FX graph on args failed: %s: %s"
+                               % (type(e).__name__, e)) from e
+
+
 def build_source_graph(gm, args, input_names=None, output_names=None, dynamic_axes=None,
                        extra_outputs=None, source_module=None):
     """The SourceGraph of an ATen GraphModule run on args (torch.onnx.export's convention),
     with every attribute the export reads (as _torch_trace.build_source_graph)."""
-    from torch.fx.passes.shape_prop import ShapeProp
     t0 = time.perf_counter()
     pos, kwargs = _split_args(args)
     flat_in, in_paths = flatten((pos, kwargs))
-    try:
-        with torch.no_grad():
-            result = ShapeProp(gm).propagate(*[t.clone() for t in flat_in])
-    except Exception as e:  # the graph's own run failing on args
-        raise TorchExportError("running the FX graph on args failed: %s: %s"
-                               % (type(e).__name__, e)) from e
+    result = _shape_prop(gm, flat_in)
     example_outputs, out_paths = flatten(result)
     t1 = time.perf_counter()
     names = list(input_names or [])
@@ -348,7 +546,8 @@ def build_source_graph(gm, args, input_names=None, output_names=None, dynamic_ax
         p = in_paths[k]
         names.append("input_" + (p[2:] if p.startswith("0_") else p))
     dyn = normalize_dynamic_axes(dynamic_axes, names)
-    w = _FxWalker(gm, names, dyn, _param_names(source_module))
+    pnames = _param_names(source_module)
+    w = _FxWalker(gm, names, dyn, pnames)
     outs = w.run(flat_in)
     n_out = len(outs)
     onames = list(output_names or [])
