@@ -321,9 +321,46 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* Dropout-12's training mode below 12, as its kernel draws it: keep = U >= ratio for U uniform
+ * in [0, 1) (RandomUniformLike, the seed kept), y = x * keep / (1 - ratio); where training_mode
+ * is false at run time, y = x and the mask all true (Where; a Gather pick below 9). The numbers
+ * drawn are the runtime's, as with Dropout itself; a ratio of 0 keeps everything. */
+static olg_status dropout_training(olg_lower *cx, olg_value x, olg_value ratio, olg_value tm,
+                                   olg_value *outs) {
+  olg_dtype t = olg__dtype(cx, x);
+  if (!olg__is_float(t)) return olg__unsupportedf(cx, 12, "Dropout in training mode of %s", olg_dtype_name(t));
+  OLG_TRY(olg_lower_decompose(cx, "Dropout in training mode by RandomUniformLike", 12));
+  olg_value u, r, one, keep, kf, scale, y, off, all;
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "RandomUniformLike", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  if (olg_lower_src_attr_has(cx, "seed"))
+    OLG_TRY(olg_lower_emit_attr_float(cx, nd, "seed", (double)olg__src_attr_int(cx, "seed", 0)));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &u));
+  if (ratio == OLG_NO_VALUE) OLG_TRY(olg__const_like(cx, x, 0.5, &r));
+  else OLG_TRY(olg__emit_cast_like(cx, ratio, x, &r));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, u, r, &keep));
+  OLG_TRY(olg__emit1(cx, "Not", keep, &keep));
+  OLG_TRY(olg__const_like(cx, x, 1, &one));
+  OLG_TRY(olg__emit2(cx, "Sub", one, r, &scale));
+  OLG_TRY(olg__emit2(cx, "Div", one, scale, &scale));
+  OLG_TRY(olg__emit_cast(cx, keep, t, &kf));
+  OLG_TRY(olg__emit2(cx, "Mul", x, kf, &y));
+  OLG_TRY(olg__emit2(cx, "Mul", y, scale, &y));
+  outs[0] = y, outs[1] = keep;
+  double v;
+  if (olg__known_scalar(cx, tm, &v)) return OLG_OK; /* known true */
+  OLG_TRY(olg__emit_cast(cx, tm, OLG_BOOL, &tm));
+  OLG_TRY(olg__emit_where(cx, tm, y, x, &outs[0]));
+  OLG_TRY(olg__emit1(cx, "Not", tm, &off));
+  OLG_TRY(olg__emit2(cx, "Or", keep, off, &all));
+  outs[1] = all;
+  return OLG_OK;
+}
+
 /* Dropout at every version: in inference the output is the input and the mask all true. A
  * training_mode input that may be true (12+) is kept as a Dropout node when the target has
- * one (training: 12+). */
+ * one (training: 12+), decomposed below. */
 olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   bool training = olg__target_has_input(cx, "Dropout", "training_mode");
@@ -337,7 +374,10 @@ olg_status olg__sym_onnx_dropout(olg_lower *cx, olg_node_id src, void *ud) {
     /* training with a ratio of 0 drops nothing: the identity, all kept (torch writes it) */
     bool keeps_all = ratio != OLG_NO_VALUE && olg__known_scalar(cx, ratio, &r) && r == 0;
     if ((!olg__known_scalar(cx, tm, &v) || v != 0) && !keeps_all) {
-      if (!training) return olg_lower_unsupported(cx, "Dropout in training mode", 12);
+      if (!training) {
+        OLG_TRY(dropout_training(cx, x, ratio, tm, outs));
+        return olg__bind_outputs(cx, outs, olg_lower_output_count(cx) > 1 && olg_lower_output_used(cx, 1) ? 2 : 1);
+      }
       olg_node_id nd;
       OLG_TRY(olg_lower_emit_begin(cx, "", "Dropout", &nd));
       OLG_TRY(olg_lower_emit_input(cx, nd, x));

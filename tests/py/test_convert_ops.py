@@ -314,3 +314,46 @@ def test_reverse_sequence_and_det_below_their_opsets():
         dets.append(("det %s" % (shape,), _model(helper.make_node("Det", ["x"], ["y"]), 11, {"x": x}), {"x": x}))
     problems += _check(dets, (7, 9, 10))
     assert not problems, "\n".join(problems)
+
+
+def test_dropout_training_mode_below_12_draws_as_the_kernel():
+    """Dropout-13 with training_mode and ratio as inputs at 7, 9, 11: RandomUniformLike, keep =
+    U >= ratio, y = x * keep / (1 - ratio); training_mode false gives x and an all-true mask."""
+    x = np.ones((100, 100), np.float32)
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], seed=3)
+    feeds = {"x": x, "r": np.array(0.5, np.float32), "t": np.array(True)}
+    m = _model(node, 13, feeds)
+    m.graph.output[1].type.tensor_type.elem_type = TensorProto.BOOL
+    batch = []
+    for t in (7, 9, 11):
+        out = onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), t).to_bytes()
+        for train in (True, False):
+            for ratio in (0.5, 0.0):
+                batch.append((out, dict(feeds, t=np.array(train), r=np.array(ratio, np.float32))))
+    for i, res in enumerate(run_batch(batch)):
+        assert not isinstance(res, str), res
+        y, mask = res["y"], res["m"]
+        train, ratio = (i // 2) % 2 == 0, (0.5, 0.0)[i % 2]
+        if not train or ratio == 0:
+            assert np.array_equal(y, x) and mask.all()
+        else:
+            assert set(np.unique(y)) <= {0.0, 2.0} and np.array_equal(y == 2.0, mask)
+            assert 0.4 < mask.mean() < 0.6
+
+
+def test_stft_with_a_run_time_frame_step_below_17():
+    """STFT-17 whose frame_step is a graph input, at 9-13: the frames counted and indexed at run
+    time (NonZero/Range), the transform by MatMul; onesided or not. (Real signals: ONNX Runtime
+    1.30's own STFT-17 of a complex signal disagrees with NumPy's FFT, so it cannot be the
+    reference there; the conversion agrees with NumPy to 1e-6.)"""
+    rng = np.random.default_rng(23)
+    cases = []
+    for label, sig, onesided in (("real", rng.standard_normal((2, 64, 1)), 1),
+                                 ("real two-sided", rng.standard_normal((1, 50, 1)), 0)):
+        for step in (5, 16):
+            feeds = {"x": sig.astype(np.float32), "step": np.array(step, np.int64),
+                     "w": np.hanning(16).astype(np.float32)}
+            node = helper.make_node("STFT", ["x", "step", "w"], ["y"], onesided=onesided)
+            cases.append(("%s step %d" % (label, step), _model(node, 17, feeds), feeds))
+    problems = _check(cases, (9, 11, 13))
+    assert not problems, "\n".join(problems)
