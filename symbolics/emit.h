@@ -246,7 +246,8 @@ typedef struct olg_resize_params {
   const int64_t *sizes;
   size_t n;                       /* entries in scales or sizes (= rank of x) */
   /* Or, dynamic: a 1-D float tensor of scales or 1-D int64 tensor of sizes (rank entries). */
-  olg_value scales_v, sizes_v;    /* OLG_NO_VALUE when unused (set both explicitly) */
+  olg_value scales_v, sizes_v;    /* OLG_NO_VALUE when unused (set both explicitly); both set
+                                     only by keep_aspect_ratio_policy below 18 (run-time tables) */
   /* tf_crop_and_resize (11+): roi (1-D float, 2*rank) when has_roi, and the value outside */
   int has_roi;
   olg_value roi_v;

@@ -532,6 +532,11 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
   double cubic_a = p->cubic_coeff_a ? p->cubic_coeff_a : -0.75;
   if (!streq(mode, "nearest") && !streq(mode, "linear") && !streq(mode, "cubic"))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "Resize: unknown mode '%s'", mode);
+  /* keep_aspect_ratio_policy below 18 at run time (emit_interp.c): its scale and its rounded
+   * sizes, which no Resize below 18 takes together: tables computed at run time */
+  if (p->scales_v != OLG_NO_VALUE && p->sizes_v != OLG_NO_VALUE && !p->keep_aspect)
+    return olg__emit_resize_runtime(cx, x, p, "Resize with keep_aspect_ratio_policy and sizes or "
+                                    "input dims known only at run time", out);
   int n_given = (p->scales != NULL) + (p->sizes != NULL) + (p->scales_v != OLG_NO_VALUE) +
                 (p->sizes_v != OLG_NO_VALUE);
   if (n_given != 1)

@@ -445,6 +445,53 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
   return olg__emit_interp_tables(cx, x, t, nt, p->extrapolation_value, (int64_t)1 << 24, 11, out);
 }
 
+/* keep_aspect_ratio_policy below 18 with sizes or resized dims known only at run time: the
+ * model computes the policy's scale and sizes in ONNX Runtime's float steps (sizes[i] / in,
+ * ReduceMin / ReduceMax, round(scale * in) halves up), spread over every axis (scale 1 and the
+ * input's size elsewhere); both go to the run-time tables (emit_encode.c), as a Resize with
+ * these sizes would take out / in as its scale, not the policy's */
+static olg_status keep_aspect_runtime(olg_lower *cx, olg_value x, olg_value sizes,
+                                      const int64_t *axes, size_t na, const char *policy,
+                                      olg_resize_params *p) {
+  int32_t rank = olg__rank(cx, x);
+  if (!axes) na = (size_t)rank;
+  if (na < 1 || na > (size_t)rank)
+    return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: sizes do not match the axes");
+  int64_t ax[OLG_MAX_RANK], zero = 0;
+  float ones[OLG_MAX_RANK];
+  for (size_t i = 0; i < na; i++) {
+    ax[i] = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
+    if (ax[i] < 0) return olg__axes_error(cx, "Resize", axes + i, 1, rank);
+  }
+  for (int32_t i = 0; i < rank; i++) ones[i] = 1;
+  olg_value idx, shp, in, sz, s, t, fl, up, half, base;
+  OLG_TRY(olg__const_i64s(cx, ax, na, &idx));
+  OLG_TRY(olg__shape(cx, x, &shp));
+  OLG_TRY(olg__emit_gather(cx, shp, idx, 0, &in));
+  OLG_TRY(olg__emit_cast(cx, in, OLG_FLOAT, &in));
+  OLG_TRY(olg__emit_cast(cx, sizes, OLG_FLOAT, &sz));
+  OLG_TRY(olg__emit2(cx, "Div", sz, in, &t));
+  OLG_TRY(olg__emit_reduce(cx, strcmp(policy, "not_larger") == 0 ? OLG_REDUCE_MIN : OLG_REDUCE_MAX,
+                           t, &zero, 1, 1, &s));
+  /* round of a positive product, halves up: floor plus (fraction >= 0.5), the fraction exact */
+  OLG_TRY(olg__emit2(cx, "Mul", s, in, &t));
+  OLG_TRY(olg__emit1(cx, "Floor", t, &fl));
+  OLG_TRY(olg__emit2(cx, "Sub", t, fl, &t));
+  OLG_TRY(olg__const_scalar(cx, OLG_FLOAT, 0.5, &half));
+  OLG_TRY(olg__emit2(cx, "Less", t, half, &up));
+  OLG_TRY(olg__emit1(cx, "Not", up, &up));
+  OLG_TRY(olg__emit_cast(cx, up, OLG_FLOAT, &up));
+  OLG_TRY(olg__emit2(cx, "Add", fl, up, &t));
+  OLG_TRY(olg__emit_cast(cx, t, OLG_INT64, &t));
+  OLG_TRY(olg__emit_scatter_elements(cx, shp, idx, t, 0, NULL, &p->sizes_v));
+  OLG_TRY(olg__const_f32s(cx, ones, na, &t));
+  OLG_TRY(olg__emit2(cx, "Mul", s, t, &t));
+  OLG_TRY(olg__const_f32s(cx, ones, (size_t)rank, &base));
+  OLG_TRY(olg__emit_scatter_elements(cx, base, idx, t, 0, NULL, &p->scales_v));
+  p->n = (size_t)rank;
+  return OLG_OK;
+}
+
 /* Resize-18's keep_aspect_ratio_policy (not_larger / not_smaller) over constant sizes and an
  * input whose resized dims are known: one scale for every resized axis, the min (max) of
  * sizes[i] / in[d] in float, and out[d] = round(scale * in[d]) (halves up), as ONNX Runtime
@@ -462,11 +509,12 @@ olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, 
     known = d < 0 || olg__dim(cx, x, (int32_t)d) > 0;
   }
   if (!known) { /* Resize-18 computes it at run time */
-    if (olg__opset(cx) < 18)
+    if (olg__opset(cx) < 18 && (p->has_roi || rank < 1 || rank > OLG_MAX_RANK))
       return olg_lower_unsupported(cx, p->has_roi ? "Resize with keep_aspect_ratio_policy and "
                                                     "tf_crop_and_resize"
-                                                  : "Resize with keep_aspect_ratio_policy and sizes "
-                                                    "or input dims known only at run time", 18);
+                                                  : "Resize with keep_aspect_ratio_policy of an "
+                                                    "input of unknown rank", 18);
+    if (olg__opset(cx) < 18) return keep_aspect_runtime(cx, x, sizes, axes, na, policy, p);
     p->keep_aspect = policy;
     p->axes = axes;
     p->n_axes = axes ? na : 0;

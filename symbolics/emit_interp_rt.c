@@ -3,7 +3,8 @@
  * Where the scales, the sizes, the roi or the size of a resized axis are known only at run time,
  * the tables of emit_interp.c are computed by the model itself, axis after axis, in the same
  * float arithmetic (and order of operations) as there and as ONNX Runtime:
- *   O        sizes[d], or floor(scales[d] * in) (a float product, truncated)
+ *   O        sizes[d], or floor(scales[d] * in) (a float product, truncated); with both
+ *            (keep_aspect_ratio_policy, emit_interp.c) sizes[d] and the coordinates by scales[d]
  *   x        0 .. O-1: the NonZero of O ones (olg__emit_arange_rt: NonZero/ConstantOfShape, 9)
  *   x_orig   the coordinate transform of the mode (emit_interp.c's source_coord), the "out > 1"
  *            alternatives by Where; x itself where out == in at scale 1 (as the conversion-time
@@ -97,6 +98,8 @@ static olg_status axis_sizes(const rt_ctx *r, olg_value x, int32_t d, rt_axis *a
   if (r->sizes != OLG_NO_VALUE) {
     OLG_TRY(olg__emit_gather(cx, r->sizes, idx, 0, &ax->O));
     OLG_TRY(olg__emit_cast(cx, ax->O, OLG_FLOAT, &ax->Of));
+    /* keep_aspect_ratio_policy: its rounded sizes, but coordinates by its scale itself */
+    if (r->scales != OLG_NO_VALUE) return olg__emit_gather(cx, r->scales, idx, 0, &ax->s);
     OLG_TRY(op2(cx, "Div", ax->L, ax->Of, &ax->ratio));
     return op2(cx, "Div", ax->Of, ax->L, &ax->s);
   }
@@ -363,8 +366,9 @@ olg_status olg__emit_resize_runtime(olg_lower *cx, olg_value x, const olg_resize
   }
   if (p->scales) OLG_TRY(olg__const_f32s(cx, p->scales, p->n, &r.scales));
   else if (p->scales_v != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, p->scales_v, OLG_FLOAT, &r.scales));
-  else if (p->sizes) OLG_TRY(olg__const_i64s(cx, p->sizes, p->n, &r.sizes));
-  else OLG_TRY(olg__emit_cast(cx, p->sizes_v, OLG_INT64, &r.sizes));
+  /* both scales_v and sizes_v: keep_aspect_ratio_policy at run time (emit_interp.c) */
+  if (p->sizes) OLG_TRY(olg__const_i64s(cx, p->sizes, p->n, &r.sizes));
+  else if (p->sizes_v != OLG_NO_VALUE) OLG_TRY(olg__emit_cast(cx, p->sizes_v, OLG_INT64, &r.sizes));
   if ((p->scales || p->sizes) && p->n != (size_t)rank)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "Resize: scales or sizes do not match the rank");
   if (crop) {

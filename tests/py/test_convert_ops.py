@@ -357,3 +357,23 @@ def test_stft_with_a_run_time_frame_step_below_17():
             cases.append(("%s step %d" % (label, step), _model(node, 17, feeds), feeds))
     problems = _check(cases, (9, 11, 13))
     assert not problems, "\n".join(problems)
+
+
+def test_resize18_keep_aspect_with_run_time_sizes_below_18():
+    """Resize-18's keep_aspect_ratio_policy with sizes fed at run time, at 9-17: the policy's
+    scale (min / max of sizes / in), round(scale * in) halves up (4 x 6 to 3 x 3 not_smaller:
+    4.5 -> 5), and coordinates by that scale, not out / in; 2 axes, nearest and linear."""
+    rng = np.random.default_rng(23)
+    cases = []
+    for pol in ("not_larger", "not_smaller"):
+        for mode, ctm in (("nearest", "half_pixel"), ("linear", "half_pixel"), ("linear", "asymmetric")):
+            for (h, w), sz in (((4, 6), (7, 7)), ((4, 6), (3, 3)), ((5, 3), (8, 4)), ((6, 5), (2, 9))):
+                x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+                feeds = {"x": x, "sizes": np.array(sz, np.int64)}
+                node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode=mode,
+                                        coordinate_transformation_mode=ctm,
+                                        keep_aspect_ratio_policy=pol, axes=[2, 3])
+                label = "%s %s %s %dx%d->%s" % (pol, mode, ctm, h, w, sz)
+                cases.append((label, _model(node, 18, feeds, out_type=TensorProto.FLOAT), feeds))
+    problems = _check(cases, (9, 11, 13, 17))
+    assert not problems, "\n".join(problems)
