@@ -58,6 +58,16 @@ static olg_status arena_grow(olg_model *m, void **pp, uint32_t *cap, uint32_t n,
   return OLG_OK;
 }
 
+olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count) {
+  olg_node *nd = open_node(g, n);
+  if (!nd) return OLG_ERR_STATE;
+  if (nd->cap_args || !count) return OLG_OK;
+  /* exactly: the first block of arena_grow (4) is twice what most nodes take */
+  if (!(nd->args = olg__arena_alloc(g->model, (size_t)count * sizeof *nd->args))) return OLG_ERR_NOMEM;
+  nd->cap_args = count;
+  return OLG_OK;
+}
+
 olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
   olg_node *nd = open_node(g, n);
   if (!nd) return OLG_ERR_STATE;

@@ -253,6 +253,7 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value *ins = loop ? olg__lower_alloc(cx, (size_t)(n_in > 0 ? n_in : 1) * sizeof *ins) : NULL;
   if (loop && !ins) return OLG_ERR_NOMEM;
   OLG_TRY(olg_node_begin(g, "", nd->op, nd->name, &n));
+  if (n_in > 0) OLG_TRY(olg__node_reserve_args(g, n, (uint32_t)n_in));
   for (int i = 0; i < n_in; i++) {
     olg_value v = OLG_NO_VALUE;
     if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &v));

@@ -149,9 +149,9 @@ static olg_status dce_and_compact(olg_lower *cx) {
   olg_node_id *order = olg__malloc(al, (size_t)n * sizeof *order);
   uint8_t *live_val = olg__calloc(al, g->n_values ? g->n_values : 1, 1);
   int32_t *newid = olg__malloc(al, (size_t)n * sizeof *newid);
-  olg_node *nodes = olg__malloc(al, (size_t)n * sizeof *nodes);
+  olg_node *nodes = NULL; /* only for an order that moves a node up (see below) */
   olg_status s = OLG_OK;
-  if (!order || !live_val || !newid || !nodes) {
+  if (!order || !live_val || !newid) {
     s = OLG_ERR_NOMEM;
     goto done;
   }
@@ -188,14 +188,31 @@ static olg_status dce_and_compact(olg_lower *cx) {
         if ((s = olg__mark_subgraph_refs(cx->reads, g, a->graphs[q], live_val))) goto done;
     }
   }
+  /* live nodes whose order keeps their ids increasing (the usual case: a lowering emits in
+     topological order) move down in place; only another order needs a second node array, which
+     at a million nodes is the peak's largest temporary */
+  bool in_place = true;
+  for (uint32_t k = 0, last = 0, any = 0; k < n_order && in_place; k++) {
+    olg_node_id id = order[k];
+    if (newid[id] < 0) continue;
+    in_place = !any || (uint32_t)id > last;
+    last = (uint32_t)id;
+    any = 1;
+  }
+  if (!in_place && !(nodes = olg__malloc(al, (size_t)n * sizeof *nodes))) {
+    s = OLG_ERR_NOMEM;
+    goto done;
+  }
   uint32_t m = 0;
   for (uint32_t k = 0; k < n_order; k++) {
     olg_node_id id = order[k];
     if (newid[id] < 0) continue;
     newid[id] = (int32_t)m;
-    nodes[m++] = g->nodes[id];
+    if (!in_place) nodes[m] = g->nodes[id];
+    else if ((uint32_t)id != m) g->nodes[m] = g->nodes[id];
+    m++;
   }
-  memcpy(g->nodes, nodes, (size_t)m * sizeof *nodes);
+  if (!in_place) memcpy(g->nodes, nodes, (size_t)m * sizeof *nodes);
   g->n_nodes = m;
   for (uint32_t v = 0; v < g->n_values; v++) {
     olg_value_rec *r = &g->values[v];
