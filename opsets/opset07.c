@@ -85,10 +85,12 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Einsum", olg__sym_onnx_einsum, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(12)}, /* linalg.c */
     {"", "EyeLike", olg__sym_onnx_eye_like, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(9)}, /* creation.c */
     {"", "Flatten", olg__sym_onnx_flatten, OLG_LOWERING_NATIVE},
+    {"", "GRU", olg__sym_onnx_rnn_layout, OLG_LOWERING_NATIVE | OLG_UNTIL(14)}, /* rnn.c: layout 1 transposed */
     {"", "Gelu", olg__sym_onnx_gelu, OLG_LOWERING_DECOMPOSED}, /* native from 20 (activation.c) */
     {"", "GroupNormalization", olg__sym_onnx_group_norm, OLG_LOWERING_DECOMPOSED}, /* 18's scale per group: norm.c */
     {"", "HardSwish", olg__sym_onnx_hardswish, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(14)},
     {"", "Hardmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
+    {"", "LSTM", olg__sym_onnx_rnn_layout, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "LayerNormalization", olg__sym_onnx_layer_norm, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "LogSoftmax", olg__sym_onnx_softmax, OLG_LOWERING_NATIVE},
     {"", "LpPool", olg__sym_onnx_window_pool, OLG_LOWERING_NATIVE | OLG_UNTIL(18)}, /* dilations, ceil_mode (18) decomposed */
@@ -102,6 +104,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "Pad", olg__sym_onnx_pad, OLG_LOWERING_NATIVE},
     {"", "Pow", olg__sym_onnx_cast_around, OLG_LOWERING_NATIVE},
     {"", "RMSNormalization", olg__sym_onnx_rms_norm, OLG_LOWERING_DECOMPOSED}, /* native from 23 (norm.c) */
+    {"", "RNN", olg__sym_onnx_rnn_layout, OLG_LOWERING_NATIVE | OLG_UNTIL(14)},
     {"", "Range", olg__sym_onnx_range, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* NonZero-9 */
     {"", "ReduceL1", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},
     {"", "ReduceL2", olg__sym_onnx_reduce, OLG_LOWERING_NATIVE},

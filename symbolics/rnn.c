@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_src.h"
 #include "symbolics.h"
+#include "../lib/lower.h"
 
 
 typedef enum { CELL_LSTM, CELL_GRU, CELL_RNN_TANH, CELL_RNN_RELU } cell_kind;
@@ -241,3 +243,36 @@ olg_status olg__sym_lstm(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC;
 olg_status olg__sym_gru(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_GRU); }
 olg_status olg__sym_rnn_tanh(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_RNN_TANH); }
 olg_status olg__sym_rnn_relu(olg_lower *cx, olg_node_id src, void *ud) { UNUSED_SRC; return lower_rnn(cx, CELL_RNN_RELU); }
+
+/* ONNX RNN / GRU / LSTM with layout 1 (batch first, 14) below 14: the op as it was before, on
+ * time-first tensors, between Transposes (X, initial_h, initial_c in; Y, Y_h, Y_c out); layout
+ * 0 as it is. */
+olg_status olg__sym_onnx_rnn_layout(olg_lower *cx, olg_node_id src, void *ud) {
+  if (olg__src_attr_int(cx, "layout", 0) == 0) return olg__sym_onnx_passthrough(cx, src, ud);
+  const olg_node *nd = olg__src_node(cx);
+  bool lstm = strcmp(nd->op, "LSTM") == 0;
+  size_t n_in = nd->n_args, n_out = olg_lower_output_count(cx);
+  if (n_in > 8 || n_out > 3) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "too many inputs or outputs");
+  static const int64_t swap01[] = {1, 0, 2}, y_perm[] = {2, 0, 1, 3};
+  olg_value in[8], outs[3];
+  for (size_t i = 0; i < n_in; i++) {
+    in[i] = OLG_NO_VALUE;
+    if (olg_lower_arg_is_none(cx, i)) continue;
+    OLG_TRY(olg_lower_arg_value(cx, i, &in[i]));
+    if (i == 0 || i == 5 || (lstm && i == 6)) /* X [B, T, I]; initial_h/c [B, D, H] */
+      OLG_TRY(olg__emit_transpose(cx, in[i], swap01, 3, &in[i]));
+  }
+  olg_node_id n;
+  OLG_TRY(olg_lower_emit_begin(cx, "", nd->op, &n));
+  for (size_t i = 0; i < n_in; i++) OLG_TRY(olg_lower_emit_input(cx, n, in[i]));
+  for (uint32_t i = 0; i < nd->n_attrs; i++)
+    if (strcmp(nd->attrs[i].name, "layout") != 0)
+      OLG_TRY(olg__node_add_attr(olg_lower_target(cx), n, &nd->attrs[i]));
+  OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
+  for (size_t i = 0; i < n_out; i++) {
+    if (!olg_lower_output_used(cx, i)) continue;
+    if (i == 0) OLG_TRY(olg__emit_transpose(cx, outs[0], y_perm, 4, &outs[0])); /* [T, D, B, H] */
+    else OLG_TRY(olg__emit_transpose(cx, outs[i], swap01, 3, &outs[i]));        /* [D, B, H] */
+  }
+  return olg__bind_outputs(cx, outs, n_out);
+}

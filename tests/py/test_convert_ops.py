@@ -377,3 +377,33 @@ def test_resize18_keep_aspect_with_run_time_sizes_below_18():
                 cases.append((label, _model(node, 18, feeds, out_type=TensorProto.FLOAT), feeds))
     problems = _check(cases, (9, 11, 13, 17))
     assert not problems, "\n".join(problems)
+
+
+def test_batch_first_rnns_below_14_match_the_stored_outputs():
+    """RNN/GRU/LSTM-14 with layout 1 (batch first) at 7, 9, 13: the op on time-first tensors
+    between Transposes. ONNX Runtime 1.30 runs no layout 1 at all, so the reference is the node
+    tests' stored outputs."""
+    from onnx import numpy_helper
+    root = "/usr/share/libonnx-testdata/data/node"
+    if not os.path.isdir(root):
+        pytest.skip("libonnx-testdata is not installed")
+    batch, want = [], []
+    for name in ("test_simple_rnn_batchwise", "test_gru_batchwise", "test_lstm_batchwise"):
+        d = os.path.join(root, name)
+        m = onnx.load(os.path.join(d, "model.onnx"))
+
+        def pb(kind, i):
+            t = onnx.TensorProto()
+            with open(os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, i)), "rb") as f:
+                t.ParseFromString(f.read())
+            return numpy_helper.to_array(t)
+        feeds = {vi.name: pb("input", i) for i, vi in enumerate(m.graph.input)}
+        outs = {vo.name: pb("output", i) for i, vo in enumerate(m.graph.output)}
+        for t in (7, 9, 13):
+            conv = onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), t)
+            batch.append((conv.to_bytes(), feeds))
+            want.append((name, t, outs))
+    for (name, t, outs), got in zip(want, run_batch(batch)):
+        assert not isinstance(got, str), (name, t, got)
+        for k, v in outs.items():
+            np.testing.assert_allclose(got[k], v, rtol=1e-5, atol=1e-6, err_msg="%s ->%d" % (name, t))
