@@ -254,6 +254,13 @@ static olg_status less_greater(olg_lower *cx, const char *op, olg_value a, olg_v
 
 static olg_status equal(olg_lower *cx, olg_value a, olg_value b, olg_value *out) {
   olg_dtype t = olg__dtype(cx, a);
+  if (olg__is_int(t) && !op_takes("Equal", olg__opset(cx), 0, t) &&
+      op_takes("Equal", olg__opset(cx), 0, OLG_INT64)) {
+    /* integers Equal lacks (before 11): as int64, a one-to-one cast (uint64 wraps) */
+    OLG_TRY(olg__emit_cast(cx, a, OLG_INT64, &a));
+    OLG_TRY(olg__emit_cast(cx, b, OLG_INT64, &b));
+    return olg__emit_math2(cx, "Equal", a, b, out);
+  }
   if (!olg__is_float(t) || op_takes("Equal", olg__opset(cx), 0, t))
     return olg__emit_math2(cx, "Equal", a, b, out);
   /* floats below 11: neither less nor greater, and neither is NaN */
