@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emit_nn.h"
 #include "emit_src.h"
 #include "../lib/lower.h"
 #include "../lib/schema.h"
@@ -304,3 +305,14 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   return olg__bind_outputs(cx, outs, n_out);
 }
 
+olg_status olg__src_pool_attrs(olg_lower *cx, olg_src_pool *a) {
+  *a = (olg_src_pool){0};
+  if (!olg__src_attr_ints(cx, "kernel_shape", &a->k, &a->nk) || a->nk < 1 || a->nk > OLG_MAX_SPATIAL)
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape missing or of more than 3 axes");
+  olg__src_attr_ints(cx, "strides", &a->s, &a->ns);
+  olg__src_attr_ints(cx, "pads", &a->p, &a->np);
+  olg__src_attr_ints(cx, "dilations", &a->d, &a->nd);
+  if ((a->ns && a->ns != a->nk) || (a->np && a->np != 2 * a->nk) || (a->nd && a->nd != a->nk))
+    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
+  return OLG_OK;
+}

@@ -48,6 +48,14 @@ bool olg__src_groupnorm_per_group(const olg_lower *cx);
 /* Scan-8: a batch axis first and sequence_lens (gone at 9). */
 bool olg__src_scan_has_batch(const olg_lower *cx);
 
+/* A source pool node's kernel_shape (1 to 3 axes; an error when missing), strides, pads and
+ * dilations (NULL and 0 when absent), their lengths checked against the kernel's. */
+typedef struct olg_src_pool {
+  const int64_t *k, *s, *p, *d;
+  size_t nk, ns, np, nd;
+} olg_src_pool;
+olg_status olg__src_pool_attrs(olg_lower *cx, olg_src_pool *out);
+
 /* The target opset's schema of the ONNX op, or NULL. */
 const olg_schema *olg__target_schema(const olg_lower *cx, const char *op);
 /* Output i of the source node is read only by ONNX nodes of the ops listed: neither a graph

@@ -833,15 +833,10 @@ olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
     return olg__sym_onnx_passthrough(cx, src, ud); /* as it is, or refused naming opset 10 */
   olg_value x, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
-  const int64_t *k, *s = NULL, *p = NULL, *d = NULL;
-  size_t nk, ns = 0, np = 0, nd = 0;
-  if (!olg__src_attr_ints(cx, "kernel_shape", &k, &nk) || nk < 1 || nk > OLG_MAX_SPATIAL)
-    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape missing or of more than 3 axes");
-  olg__src_attr_ints(cx, "strides", &s, &ns);
-  olg__src_attr_ints(cx, "pads", &p, &np);
-  olg__src_attr_ints(cx, "dilations", &d, &nd);
-  if ((ns && ns != nk) || (np && np != 2 * nk) || (nd && nd != nk))
-    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
+  olg_src_pool pa;
+  OLG_TRY(olg__src_pool_attrs(cx, &pa));
+  const int64_t *k = pa.k, *s = pa.s, *p = pa.p;
+  size_t nk = pa.nk, ns = pa.ns, np = pa.np;
   int64_t pads[2 * OLG_MAX_SPATIAL], strides[OLG_MAX_SPATIAL];
   for (size_t j = 0; j < nk; j++) {
     int64_t in = olg__dim(cx, x, (int32_t)j + 2), st = ns ? s[j] : 1;

@@ -261,15 +261,10 @@ static olg_status gather_max_pool(olg_lower *cx, olg_value xb, const pool_args *
  * whole tensor: Indices with dilations are refused naming 10. Needs the spatial sizes. 8-bit
  * integers (MaxPool-12) are pooled in float, which holds them exactly. */
 olg_status olg__sym_onnx_max_pool(olg_lower *cx, olg_node_id src, void *ud) {
-  const int64_t *k, *s = NULL, *p = NULL, *d = NULL;
-  size_t nk, ns = 0, np = 0, nd = 0;
-  if (!olg__src_attr_ints(cx, "kernel_shape", &k, &nk) || nk < 1 || nk > OLG_MAX_SPATIAL)
-    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape missing or of more than 3 axes");
-  olg__src_attr_ints(cx, "strides", &s, &ns);
-  olg__src_attr_ints(cx, "pads", &p, &np);
-  olg__src_attr_ints(cx, "dilations", &d, &nd);
-  if ((ns && ns != nk) || (np && np != 2 * nk) || (nd && nd != nk))
-    return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "strides, pads or dilations of the wrong length");
+  olg_src_pool pa;
+  OLG_TRY(olg__src_pool_attrs(cx, &pa));
+  const int64_t *k = pa.k, *s = pa.s, *p = pa.p, *d = pa.d;
+  size_t nk = pa.nk, ns = pa.ns, np = pa.np, nd = pa.nd;
   bool ceil = olg__src_attr_int(cx, "ceil_mode", 0) != 0, dilated = false;
   for (size_t j = 0; j < nd; j++) dilated = dilated || d[j] != 1;
   olg_value x, outs[2];
