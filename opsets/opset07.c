@@ -37,6 +37,7 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- shape and indexing basics (symbolics/shape.c) ---- */
     {"aten", "_reshape_alias", olg__sym_view, OLG_LOWERING_NATIVE},
+    {"aten", "_to_copy", olg__sym_to_copy, OLG_LOWERING_NATIVE},
     {"aten", "_unsafe_view", olg__sym_view, OLG_LOWERING_NATIVE},
     {"aten", "alias", olg__sym_identity, OLG_LOWERING_NATIVE},
     {"aten", "cat", olg__sym_cat, OLG_LOWERING_NATIVE},

@@ -516,6 +516,22 @@ olg_status olg__sym_to(olg_lower *cx, olg_node_id src, void *ud) {
   return olg_lower_bind_output(cx, 0, y);
 }
 
+/* aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+ * bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None), what
+ * make_fx / torch.export write for .to(dtype) and .clone() across devices: a Cast to dtype, or
+ * the identity */
+olg_status olg__sym_to_copy(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, y;
+  olg_dtype t = OLG_UNDEFINED;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  if (olg_lower_arg_count(cx) > 1 && !olg_lower_arg_is_none(cx, 1))
+    OLG_TRY(olg__arg_scalar_type_or(cx, 1, OLG_UNDEFINED, &t));
+  if (t == OLG_UNDEFINED) return olg_lower_bind_output(cx, 0, x);
+  OLG_TRY(olg__emit_cast(cx, x, t, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
 /* aten::type_as(Tensor self, Tensor other) */
 olg_status olg__sym_type_as(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;

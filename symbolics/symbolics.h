@@ -227,6 +227,7 @@ OLG_SYMBOLIC(olg__sym_onnx_mvn); /* MeanVarianceNormalization below 9 (norm.c) *
 OLG_SYMBOLIC(olg__sym_det); /* ONNX Det below 11, aten linalg_det/det (linalg.c) */
 OLG_SYMBOLIC(olg__sym_onnx_reverse_sequence); /* ReverseSequence below 10 (arrange.c) */
 OLG_SYMBOLIC(olg__sym_onnx_rnn_layout); /* RNN/GRU/LSTM layout 1 below 14 (rnn.c) */
+OLG_SYMBOLIC(olg__sym_to_copy); /* aten _to_copy (shape.c) */
 OLG_SYMBOLIC(olg__sym_onnx_isinf);      /* IsInf below 10 */
 
 /* ---- elementwise math, comparison, logic (symbolics/elementwise.c) ---- */

@@ -97,6 +97,9 @@ CASES = [
     Case("to", [x234, i64(2), False, False, None], lambda x, o, *a: x.to(o)),
     Case("to", [i64(4), "cpu", 7, False, False, None], lambda x, *a: x.to(torch.float64)),
     Case("to", [x234, False, False], lambda x, *a: x),
+    Case("_to_copy", [x234, 3], lambda x, d: x.to(torch.int32)),
+    Case("_to_copy", [i64(3, 3), 11], lambda x, d: x.to(torch.bool)),
+    Case("_to_copy", [x234, None], lambda x, d: x.clone()),
     Case("type_as", [i64(2, 3), f32(1)], aten.type_as),
     Case("type_as", [x234, np.array([1], np.int32)], aten.type_as),
     # _unsafe_view (make_fx's view of a fresh tensor) is view; lift_fresh(_copy) the identity
