@@ -356,6 +356,15 @@ static olg_status expand_body_node(inliner *x, olg_graph *dg, const body_scope *
   return emit_body_node(x, dg, sc, bn, &nd, 0);
 }
 
+/* dg takes sg's name, doc string, metadata and kept fields (borrowed: they outlive both) */
+static void copy_graph_header(const olg_graph *sg, olg_graph *dg) {
+  dg->name = sg->name;
+  dg->doc_string = sg->doc_string;
+  dg->metadata = sg->metadata;
+  dg->n_metadata = sg->n_metadata;
+  dg->extra = sg->extra;
+}
+
 /* dg (empty, of x->dm) becomes sg, a subgraph of a body being expanded at a call: its own names
  * under the call's prefix, what it reads from the body (or from an enclosing subgraph of it)
  * named as the copy names it, attribute references bound, calls expanded. Ids are sg's. */
@@ -371,11 +380,7 @@ static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_gr
   sc.src = sg;
   sc.dst = dg;
   sc.map = NULL;
-  dg->name = sg->name;
-  dg->doc_string = sg->doc_string;
-  dg->metadata = sg->metadata;
-  dg->n_metadata = sg->n_metadata;
-  dg->extra = sg->extra;
+  copy_graph_header(sg, dg);
   for (uint32_t v = 0; v < sg->n_values; v++) {
     const olg_value_rec *r = &sg->values[v];
     const char *name = NULL;
@@ -502,11 +507,7 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
                     OLG_MAX_GRAPH_DEPTH);
   olg_model *m = x->dm;
   olg_status s;
-  dg->name = sg->name;
-  dg->doc_string = sg->doc_string;
-  dg->metadata = sg->metadata;
-  dg->n_metadata = sg->n_metadata;
-  dg->extra = sg->extra;
+  copy_graph_header(sg, dg);
   for (uint32_t v = 0; v < sg->n_values; v++) {
     const olg_value_rec *r = &sg->values[v];
     olg_value nv;

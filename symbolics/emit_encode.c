@@ -429,11 +429,12 @@ olg_status olg__emit_clip(olg_lower *cx, olg_value x, olg_value lo, olg_value hi
   double l = -INFINITY, h = INFINITY;
   bool dyn = (lo != OLG_NO_VALUE && !olg__known_scalar(cx, lo, &l)) ||
              (hi != OLG_NO_VALUE && !olg__known_scalar(cx, hi, &h));
-  if ((!fl || dyn) && (opset >= 9 || dyn)) {
+  bool where = olg__target_has(cx, "Where");
+  if ((!fl || dyn) && (where || dyn)) {
     /* Where(x < lo, lo, x), then the same with hi: exact for every type, and for bounds known
      * only at run time before Clip-11 took them as inputs (NaN stays NaN, as in Clip); below 9
      * Where is a Gather pick and integers compare by their difference (up to 32 bits) */
-    if (opset < 9 && olg__is_int(t) && olg_dtype_bits(t) > 32)
+    if (!where && olg__is_int(t) && olg_dtype_bits(t) > 32)
       return olg__unsupportedf(cx, 9, "Clip of %s with bounds computed at run time", olg_dtype_name(t));
     olg_value y = x, b, c;
     if (lo != OLG_NO_VALUE) {

@@ -508,13 +508,16 @@ olg_status olg__resize_keep_aspect(olg_lower *cx, olg_value x, olg_value sizes, 
     int64_t d = axes ? olg__norm_axis(axes[i], rank) : (int64_t)i;
     known = d < 0 || olg__dim(cx, x, (int32_t)d) > 0;
   }
-  if (!known) { /* Resize-18 computes it at run time */
-    if (olg__opset(cx) < 18 && (p->has_roi || rank < 1 || rank > OLG_MAX_RANK))
+  if (!known && !olg__target_has_attr(cx, "Resize", "keep_aspect_ratio_policy")) {
+    /* before Resize-18 the model computes it (keep_aspect_runtime) */
+    if (p->has_roi || rank < 1 || rank > OLG_MAX_RANK)
       return olg_lower_unsupported(cx, p->has_roi ? "Resize with keep_aspect_ratio_policy and "
                                                     "tf_crop_and_resize"
                                                   : "Resize with keep_aspect_ratio_policy of an "
                                                     "input of unknown rank", 18);
-    if (olg__opset(cx) < 18) return keep_aspect_runtime(cx, x, sizes, axes, na, policy, p);
+    return keep_aspect_runtime(cx, x, sizes, axes, na, policy, p);
+  }
+  if (!known) { /* Resize-18 computes it at run time */
     p->keep_aspect = policy;
     p->axes = axes;
     p->n_axes = axes ? na : 0;
