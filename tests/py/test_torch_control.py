@@ -85,6 +85,37 @@ class Traced(torch.nn.Module):
         return gate(self.conv(x)).sum(1)
 
 
+class RowGate(torch.nn.Module):
+    """Scripted: a loop over as many rows as x has (x.shape read in scripted code), a branch on
+    each row's data, a parameter used in the loop."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        for i in range(int(x.shape[0])):
+            if bool(x[i].sum() > 0):
+                x = self.lin(x)
+            else:
+                x = x * 2
+        return x
+
+
+class TracedWithScriptedChild(torch.nn.Module):
+    """A traced model with a scripted submodule (torch.jit.script(...) as a child): its loop and
+    branch stay run-time Loop and If, its weights are parameters of the export."""
+
+    def __init__(self):
+        super().__init__()
+        self.pre = torch.nn.Linear(4, 4)
+        self.gate = torch.jit.script(RowGate())
+        self.post = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.post(self.gate(torch.relu(self.pre(x)) - 0.3))
+
+
 def _cases():
     torch.manual_seed(0)
     lb = torch.jit.script(LoopBranch()).eval()
@@ -95,6 +126,8 @@ def _cases():
                                                  torch.tensor(0)), None, None),
         ("traced_scripted", tr, lambda n: ((torch.randn(1, 3, n, n) + (0.5 if n > 6 else -0.5)),),
          (5, 8), {"input_0": [2, 3]}),
+        ("traced_scripted_child", TracedWithScriptedChild().eval(),
+         lambda n: (torch.randn(n, 4),), (3, 6), {"input_0": [0]}),
     ]
 
 
@@ -157,7 +190,8 @@ class _Run:
 RUN = _Run()
 
 
-@pytest.mark.parametrize("name", ["loop_branch", "while_count", "traced_scripted"])
+@pytest.mark.parametrize("name", ["loop_branch", "while_count", "traced_scripted",
+                                  "traced_scripted_child"])
 @pytest.mark.parametrize("opset", OPSETS)
 def test_matches_torch(name, opset):
     res = RUN.run().results[(name, opset)]
@@ -284,3 +318,18 @@ def test_detection_matches_torch(name, opset):
 def _all_nodes(nodes):
     from onnxlegal._torch_script import iter_nodes
     return list(iter_nodes(nodes))
+
+
+def test_scripted_child_weights_are_parameters():
+    """The scripted submodule's weights reach the export as the model's named parameters (the
+    trace maps them to its parameter inputs), not as anonymous constants, and the submodule is
+    restored in the model after the export."""
+    onnx = pytest.importorskip("onnx")
+    m = TracedWithScriptedChild().eval()
+    child = m.gate
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        olt.export(m, (torch.randn(3, 4),), path, opset_version=13)
+        names = {t.name for t in onnx.load(path).graph.initializer}
+    assert {"gate.lin.weight", "gate.lin.bias", "pre.weight", "post.weight"} <= names, names
+    assert m.gate is child

@@ -14,6 +14,8 @@
   inside a loop or a branch would need sequences carried through the loop, which the front end
   does not build: they are refused naming the construct and the Python line.
 """
+import contextlib
+
 import torch
 
 from ._torch_graph import (SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
@@ -134,6 +136,56 @@ def trace_script(model, args, extra_outputs=()):
         out_names = [""]
     return dict(graph=graph, inputs=flat_in, input_names=in_names, params=params,
                 outputs=flat_out, output_names=out_names, captured=[], warnings=[])
+
+
+class _ScriptedChild(torch.nn.Module):
+    """Stands in for a ScriptModule inside a traced model while it is traced. Calling a
+    ScriptModule from a trace needs the trace to be of a module that owns it (torch.jit.trace's
+    module path); the front end traces a function over the parameters instead, so the scripted
+    module's forward is called as a ScriptFunction of its frozen graph with its tensors as
+    trailing arguments: the trace records a prim::CallFunction (inlined before the walk) and
+    maps those tensors to the parameters of the trace, which are the same tensors."""
+
+    def __init__(self, scripted):
+        super().__init__()
+        with _eval_mode(scripted):
+            # freezing folds the attributes that are not tensors (self.training, numbers) and
+            # shares the tensors with the original module (they stay traced parameters)
+            frozen = torch._C._freeze_module(scripted._c, preserveParameters=True)
+        graph = frozen._get_method("forward").graph.copy()
+        torch._C._jit_pass_inline(graph)
+        graph, slots = torch._C._jit_pass_lower_graph(graph, frozen)
+        for t in slots:
+            if not isinstance(t, torch.Tensor):
+                raise TorchExportError("a scripted submodule (%s) uses an attribute of type %s as "
+                                       "a value, which is not supported"
+                                       % (scripted.original_name, type(t).__name__))
+        object.__setattr__(self, "_fn", torch._C._create_function_from_graph(
+            "forward_" + scripted.original_name, graph))
+        object.__setattr__(self, "_slots", list(slots))
+
+    def forward(self, *args):
+        return self._fn(*args, *self._slots)
+
+
+@contextlib.contextmanager
+def scripted_children_as_functions(model):
+    """Within the block, every outermost ScriptModule below the (not scripted) model is replaced
+    in its parent by a _ScriptedChild; restored on exit. Yields {stand-in: original}."""
+    swapped = []
+    for parent in model.modules():
+        if isinstance(parent, torch.jit.ScriptModule) or isinstance(parent, _ScriptedChild):
+            continue
+        for name, child in list(parent._modules.items()):
+            if isinstance(child, torch.jit.ScriptModule):
+                swapped.append((parent, name, child, _ScriptedChild(child)))
+    try:
+        for parent, name, child, shim in swapped:
+            parent._modules[name] = shim
+        yield {shim: child for _, _, child, shim in swapped}
+    finally:
+        for parent, name, child, shim in swapped:
+            parent._modules[name] = child
 
 
 def _bind_inputs(graph, schema, args, kwargs):
@@ -574,6 +626,14 @@ def aten_op(w, node, op, ins, outs):
                 w.env[outs[0]] = e.items[i.v]
                 return True
             _refuse("indexing a list with a run-time index", node, 11)
+        if isinstance(e, _Ref) and op in ("len", "__getitem__") and \
+                str(ins[0].type()) in ("int[]", "List[int]"):
+            # an int[] computed at run time (x.shape in scripted code) is a 1-D int64 value
+            s = w.arg(ins[0])
+            v = w.emit("size", [s, 0], kinds=["int"]) if op == "len" else \
+                w.emit("select", [s, 0, w.arg(ins[1])], kinds=["int"])
+            w.env[outs[0]] = _Ref(v, outs[0])
+            return True
         return False
     s = e.val
     if op == "len":

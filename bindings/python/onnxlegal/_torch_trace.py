@@ -155,8 +155,12 @@ def trace(model, args, extra_outputs=()):
         def traced(*tensors):
             result.append(root(*tensors[:n_in]))
             return result[0]
-        with _eval_mode(model), _tracing_shims(), warnings.catch_warnings(record=True) as caught:
+        with _eval_mode(model), _tracing_shims(), warnings.catch_warnings(record=True) as caught, \
+                _torch_script.scripted_children_as_functions(model) as stand_ins:
             warnings.simplefilter("always", torch.jit.TracerWarning)
+            for shim, scripted in stand_ins.items():
+                if scripted in scope_names:
+                    scope_names[shim] = scope_names[scripted]
             graph, _ = torch._C._create_graph_by_tracing(
                 traced, list(flat_in) + [v for _, v in params],
                 torch.jit._trace._create_interpreter_name_lookup_fn(), False, False)
