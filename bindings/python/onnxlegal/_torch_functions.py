@@ -94,7 +94,7 @@ def plan(sg, model, spec):
     root_selected = type(model) in types
     items, cur = [], None
     for n in sg.nodes:
-        owner = None if getattr(n, "blocks", None) else \
+        owner = None if getattr(n, "blocks", None) is not None else \
             _owner(n.scope, modules, types, root_selected)
         if owner is None:
             cur = None

@@ -247,12 +247,14 @@ class _Lit:
 
 
 class _List:
-    """depth: how many blocks of scripted control flow deep it was made (a list made outside a
-    loop cannot grow inside it)."""
-    __slots__ = ("items", "elem", "depth")
+    """depth: how many blocks of scripted control flow deep it was made. seq: once the list grows
+    inside scripted control flow it is held as an ONNX sequence value (items no longer used);
+    seq_dtype, seq_rank: its elements' torch dtype and rank when known."""
+    __slots__ = ("items", "elem", "depth", "seq", "seq_dtype", "seq_rank")
 
     def __init__(self, items, elem, depth=0):
         self.items, self.elem, self.depth = items, elem, depth
+        self.seq = self.seq_dtype = self.seq_rank = None
 
 
 class _Tuple:

@@ -10,15 +10,17 @@
 - Lists in scripted code: a list built in straight-line code is known to the walker item by
   item; a list that an empty list before a loop gets one item appended per iteration (the
   common `out = []; for ...: out.append(x)`) becomes a scan output of the Loop, a tensor
-  stacking the items, on which cat / stack / len / [i] are computed. Other lists that change
-  inside a loop or a branch would need sequences carried through the loop, which the front end
-  does not build: they are refused naming the construct and the Python line.
+  stacking the items, on which cat / stack / len / [i] are computed. Other lists of tensors that
+  grow inside a loop or a branch become ONNX sequences (SequenceConstruct / SequenceEmpty,
+  SequenceInsert, SequenceAt, SequenceLength, ConcatFromSequence) carried through the Loop and
+  If as values, which needs opset 13. What is left (lists of numbers grown in control flow,
+  other list ops) is refused naming the construct and the Python line.
 """
 import contextlib
 
 import torch
 
-from ._torch_graph import (SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
+from ._torch_graph import (OLG_DTYPE, SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
                            _Ref, _Tuple, _source_line, _split_args, _eval_mode, _tensor_info,
                            flatten, iter_nodes, SCALAR_TYPE_NUMBER)
 
@@ -43,11 +45,11 @@ class SBlock:
 class SCtl(SNode):
     """An ONNX If / Loop of the source graph: args are its inputs (SValue or None), blocks its
     subgraphs by attribute name; uses lists every value its blocks read from outside."""
-    __slots__ = ("blocks", "uses", "line")
+    __slots__ = ("blocks", "uses", "line", "attrs")
 
-    def __init__(self, op, args, outputs, scope, blocks, line):
+    def __init__(self, op, args, outputs, scope, blocks, line, attrs=None):
         super().__init__("", op, args, outputs, scope)
-        self.blocks, self.line, self.uses = blocks, line, []
+        self.blocks, self.line, self.uses, self.attrs = blocks, line, [], attrs or {}
 
 
 class _Stacked:
@@ -351,6 +353,138 @@ def _raises(block):
     return any(n.kind() == "prim::RaiseException" for n in block.nodes())
 
 
+# ----------------------------------------------------------------------------------------------
+# Lists that grow inside control flow: ONNX sequences (SequenceInsert ... ConcatFromSequence),
+# carried through Loop and If as values (sequence-typed Loop / If values need opset 13)
+
+def _onnx(w, op, args, attrs=None, out=None):
+    """An ONNX-domain node of the source graph with attributes; out: its output made earlier
+    (a value referred to before its definition is emitted)."""
+    out = out or w.new_value(op, "sequence")
+    n = SCtl(op, args, [out], w.scope, {}, None, attrs)
+    w.sg.nodes.append(n)
+    return out
+
+
+def _appends(blocks, lst=None):
+    """The aten::append nodes inside blocks (at any depth), to lst or to any list."""
+    todo, out = list(blocks), []
+    while todo:
+        for n in todo.pop(0).nodes():
+            if n.kind() == "aten::append" and (lst is None or n.inputsAt(0) == lst):
+                out.append(n)
+            todo.extend(n.blocks())
+    return out
+
+
+def _grown_lists(blocks, owner):
+    """The torch list values that an aten::append inside blocks (at any depth) grows and that
+    are defined outside owner (the If / Loop node)."""
+    found = []
+    for n in _appends(blocks):
+        lst = n.inputsAt(0)
+        if not _inside(lst.node(), owner) and lst not in found:
+            found.append(lst)
+    return found
+
+
+_TORCH_DTYPE = {"Float": torch.float32, "Double": torch.float64, "Half": torch.float16,
+                "BFloat16": torch.bfloat16, "Long": torch.int64, "Int": torch.int32,
+                "Short": torch.int16, "Char": torch.int8, "Byte": torch.uint8, "Bool": torch.bool}
+
+
+def _type_hints(w):
+    """{unique id: (torch dtype, rank or None)} of the graph's tensors by torch's shape analysis
+    on a copy of the graph and the example inputs (scripted code's values are untyped
+    otherwise); {} when the analysis fails. Only lists grown in control flow use it."""
+    hints = getattr(w, "type_hints", None)
+    if hints is None:
+        hints = {}
+        tr = w.tr
+        try:
+            g = tr["graph"].copy()
+            torch._C._jit_pass_complete_shape_analysis(
+                g, tuple(tr["inputs"]) + tuple(t for _, t in tr["params"]), False)
+            # the copy has the same structure; its values are matched to the original's by
+            # position (a copy renumbers values whose names are numbers)
+            todo = [(tr["graph"].block(), g.block())]
+            while todo:
+                a, b = todo.pop()
+                for na, nb in zip(a.nodes(), b.nodes()):
+                    todo.extend(zip(na.blocks(), nb.blocks()))
+                    for oa, ob in zip(na.outputs(), nb.outputs()):
+                        t = ob.type()
+                        if t.kind() == "TensorType" and t.scalarType() in _TORCH_DTYPE:
+                            hints[oa.unique()] = (_TORCH_DTYPE[t.scalarType()], t.dim())
+        except RuntimeError:
+            pass
+        w.type_hints = hints
+    return hints
+
+
+def _item_type(w, tv):
+    """(torch dtype, rank) of tensor tv as far as known (None where not)."""
+    dt, shape = _tensor_info(tv) if tv is not None else (None, None)
+    hint = _type_hints(w).get(tv.unique(), (None, None)) if tv is not None else (None, None)
+    return dt or hint[0], len(shape) if shape is not None else hint[1]
+
+
+def _note_item(e, dtype, rank):
+    e.seq_dtype = e.seq_dtype or dtype
+    e.seq_rank = e.seq_rank if e.seq_rank is not None else rank
+
+
+def _hold_as_sequences(w, lists, node):
+    """Turns each list of lists (torch values) that is not a sequence yet into one: returns the
+    [(list entry, first value, items)] whose definitions _define_sequences emits once the
+    blocks are walked. The element type (and rank) comes from the items or from what the
+    blocks append: an empty sequence and a copy of one need it."""
+    pending = []
+    for lst in lists:
+        e = w.env.get(lst)
+        if not isinstance(e, _List) or "Tensor" not in e.elem or "?" in e.elem:
+            _refuse("a list of %s that grows inside a loop or branch"
+                    % (getattr(e, "elem", None) or "values"), node)
+        if e.seq is not None:
+            continue
+        items = []
+        for it in e.items:
+            if not isinstance(it, _Ref):
+                _refuse("a list holding a value that is not a tensor, grown inside a loop or "
+                        "branch", node)
+            items.append(w.current(it))
+            dt, rank = _item_type(w, it.tval)
+            _note_item(e, dt or items[-1].dtype,
+                       rank if rank is not None or items[-1].shape is None
+                       else len(items[-1].shape))
+        for n in _appends(node.blocks(), lst):
+            _note_item(e, *_item_type(w, n.inputsAt(1)))
+        if e.seq_dtype is None:
+            _refuse("a list grown inside a loop or branch whose element type torch's shape "
+                    "analysis does not give (an empty list whose appended values it cannot "
+                    "type; a first item would give it)", node)
+        e.seq = w.new_value(lst.debugName(), "sequence")
+        pending.append((e, e.seq, items))
+    return pending
+
+
+def _unique_entries(w, lists):
+    out = []
+    for lst in lists:
+        e = w.env[lst]
+        if not any(e is x for x in out):
+            out.append(e)
+    return out
+
+
+def _define_sequences(w, pending, node):
+    for e, first, items in pending:
+        if items:
+            _onnx(w, "SequenceConstruct", items, out=first)
+        else:
+            _onnx(w, "SequenceEmpty", [], {"dtype": OLG_DTYPE[e.seq_dtype]}, out=first)
+
+
 def walk_if(w, node, ins, outs):
     blocks = list(node.blocks())
     raising = [_raises(b) for b in blocks]
@@ -365,9 +499,15 @@ def walk_if(w, node, ins, outs):
             w.env[o] = w.env_item(r)
         return
     cond = _cond(w, ins[0])
+    lists = _grown_lists(node.blocks(), node)
+    pending = _hold_as_sequences(w, lists, node)
+    grown = _unique_entries(w, lists)
+    before = [e.seq for e in grown]
     start = w.next_id
     blocks = []
     for blk in node.blocks():
+        for e, v in zip(grown, before):
+            e.seq = v
         sb = SBlock()
         entries, _ = _walk_block(w, blk, sb)
         saved = w.sg.nodes
@@ -376,17 +516,35 @@ def walk_if(w, node, ins, outs):
         try:
             sb.outputs = [_materialize(w, e, o.type(), start, node, "an output of an if")
                           for e, o in zip(entries, outs)]
+            sb.outputs += [_block_output(w, e, start, sb.outputs) for e in grown]
         finally:
             w.blocks.pop()
             w.sg.nodes = saved
         blocks.append(sb)
+    _define_sequences(w, pending, node)
     svals = [w.new_value(o.debugName(), _KIND.get(o.type().kind(), "tensor")) for o in outs]
-    n = SCtl("If", [cond], svals, w.scope, {"then_branch": blocks[0], "else_branch": blocks[1]},
-             _source_line(node))
+    seq_outs = [w.new_value("seq", "sequence") for _ in grown]
+    n = SCtl("If", [cond], svals + seq_outs, w.scope,
+             {"then_branch": blocks[0], "else_branch": blocks[1]}, _source_line(node))
     n.uses = _uses_outside(blocks, start)
     w.sg.nodes.append(n)
     for o, sv in zip(outs, svals):
         w.env[o] = _Ref(sv, o)
+    for e, sv in zip(grown, seq_outs):
+        e.seq = sv
+
+
+def _block_output(w, e, start, taken):
+    """List e's sequence as an output of the block being walked. A value of an enclosing graph,
+    or one the block already outputs, is copied: Identity takes sequences only from opset 14,
+    so the copy is an insert of a 0-d zero of the element type and the erase of it (opset 11)."""
+    v = e.seq
+    if v.id >= start and v not in taken:
+        return v
+    # of the element's rank, so that the sequence's element shape keeps its rank in inference
+    zero = w.initializer(torch.zeros([1] * (e.seq_rank or 0), dtype=e.seq_dtype),
+                         "seq_copy_item", "literal")
+    return _onnx(w, "SequenceErase", [_onnx(w, "SequenceInsert", [v, zero])])
 
 
 def walk_loop(w, node, ins, outs):
@@ -419,6 +577,10 @@ def walk_loop(w, node, ins, outs):
         if len(inner) != 1:
             continue
         scans.append(lst)
+    lists = [lst for lst in _grown_lists([body], node) if lst not in scans]
+    pending = _hold_as_sequences(w, lists, node)
+    grown = _unique_entries(w, lists)
+    seq_inits = [e.seq for e in grown]
     start = w.next_id
     sb = SBlock()
     it = w.new_value("iter", "int")
@@ -433,6 +595,9 @@ def walk_loop(w, node, ins, outs):
         sb.inputs.append((sv, code or 0, [] if code else None))
         w.env[tv] = _Ref(sv, tv)
         carried.append(sv)
+    for e in grown:  # typed by legalize from the initial sequence, like any carried value
+        e.seq = w.new_value("seq", "sequence")
+        sb.inputs.append((e.seq, 0, None))
     saved_lists = {lst: w.env[lst] for lst in scans}
     w.scan_targets = getattr(w, "scan_targets", {})
     for lst in scans:
@@ -449,6 +614,8 @@ def walk_loop(w, node, ins, outs):
         cond_out = _materialize(w, entries[0], bouts[0].type(), start, node, "a loop condition")
         vals = [_materialize(w, e, o.type(), start, node, "a value carried by a loop")
                 for e, o in zip(entries[1:], bouts[1:])]
+        for e in grown:
+            vals.append(_block_output(w, e, start, vals))
         scan_vals = []
         for lst, sv in zip(scans, scanned):
             if sv is None:
@@ -459,13 +626,18 @@ def walk_loop(w, node, ins, outs):
         w.blocks.pop()
         w.sg.nodes = saved
     sb.outputs = [cond_out] + vals + scan_vals
+    _define_sequences(w, pending, node)
     svals = [w.new_value(o.debugName(), _KIND.get(o.type().kind(), "tensor")) for o in outs]
+    seq_outs = [w.new_value("seq", "sequence") for _ in grown]
     svals_scan = [w.new_value(lst.debugName(), "tensor") for lst in scans]
-    n = SCtl("Loop", [m, cond0] + inits, svals + svals_scan, w.scope, {"body": sb}, me)
+    n = SCtl("Loop", [m, cond0] + inits + seq_inits, svals + seq_outs + svals_scan, w.scope,
+             {"body": sb}, me)
     n.uses = _uses_outside([sb], start)
     w.sg.nodes.append(n)
     for o, sv in zip(outs, svals):
         w.env[o] = _Ref(sv, o)
+    for e, sv in zip(grown, seq_outs):
+        e.seq = sv
     for lst, sv in zip(scans, svals_scan):
         w.env[lst] = _Stacked(sv, me)
     del saved_lists
@@ -600,6 +772,8 @@ def aten_op(w, node, op, ins, outs):
         w.env[outs[0]] = _Lit(same if op == "__is__" else not same)
         return True
     e = w.env.get(ins[0]) if ins else None
+    if isinstance(e, _List) and e.seq is not None:
+        return _sequence_op(w, node, op, e, ins, outs)
     if op == "append":
         if isinstance(e, _List):
             scans = getattr(w, "scan_targets", {})
@@ -657,6 +831,33 @@ def aten_op(w, node, op, ins, outs):
     return True
 
 
+def _sequence_op(w, node, op, e, ins, outs):
+    """A list op on a list held as an ONNX sequence."""
+    if op == "append":
+        x = w.arg(ins[1])
+        _note_item(e, *_item_type(w, ins[1]))
+        e.seq = _onnx(w, "SequenceInsert", [e.seq, x])
+        w.env[outs[0]] = e
+    elif op == "len":
+        w.env[outs[0]] = _Ref(_onnx(w, "SequenceLength", [e.seq]), outs[0])
+    elif op == "__getitem__":
+        i = w.env_item(ins[1])
+        pos = w.const_scalar(int(i.v), torch.int64) if isinstance(i, _Lit) else \
+            w.emit("to", [w.arg(ins[1]), SCALAR_TYPE_NUMBER[torch.int64], False, False, None],
+                   kinds=["int"])
+        w.env[outs[0]] = _Ref(_onnx(w, "SequenceAt", [e.seq, pos]), outs[0])
+    elif op in ("cat", "stack"):
+        d = w.arg(ins[1]) if len(ins) > 1 else 0
+        if not isinstance(d, int):
+            _refuse("aten::%s of a list grown in a loop or branch along a run-time dim" % op,
+                    node)
+        attrs = {"axis": d, "new_axis": 1 if op == "stack" else 0}
+        w.env[outs[0]] = _Ref(_onnx(w, "ConcatFromSequence", [e.seq], attrs), outs[0])
+    else:
+        _refuse("aten::%s of a list grown in a loop or branch" % op, node)
+    return True
+
+
 # ----------------------------------------------------------------------------------------------
 # Source graph helpers (recursive over blocks)
 
@@ -672,7 +873,7 @@ def _untyped_input(g, name):
 
 def add_control(m, g, n, conv, vals):
     """Adds SCtl n (and its blocks, recursively) to graph g of model m; returns its outputs."""
-    attrs = {}
+    attrs = dict(n.attrs)
     for attr, sb in n.blocks.items():
         sub = m.subgraph("%s_%s" % ((n.name or n.op).replace("/", "_"), attr))
         for k, (sv, code, shape) in enumerate(sb.inputs):

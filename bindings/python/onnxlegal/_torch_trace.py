@@ -313,6 +313,11 @@ class _Walker:
                                % (tv.debugName(), self.scope or "the top level"))
 
     def list_arg(self, lst):
+        if lst.seq is not None:
+            raise TorchExportError(
+                "a list that grows inside scripted control flow (held as an ONNX sequence) is "
+                "read by an op that takes a list; only len(), [i], torch.cat and torch.stack "
+                "read such a list (at %s)" % (self.scope or "the top level"))
         items = lst.items
         elem = lst.elem
         if all(isinstance(i, _Lit) for i in items):

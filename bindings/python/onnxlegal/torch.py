@@ -105,7 +105,7 @@ def to_source_model(sg):
         from . import _torch_functions
         items = _torch_functions.add_items(m, g, items, conv, vals, out_name, olg_dtype)
     for n in (items or sg.nodes):
-        if getattr(n, "blocks", None):  # a scripted If / Loop (onnxlegal._torch_script)
+        if getattr(n, "blocks", None) is not None:  # If / Loop / sequence op of scripted code
             from ._torch_script import add_control
             outs = add_control(m, g, n, conv, vals)
         else:
@@ -682,6 +682,7 @@ def export_traced(sg, f, *, opset_version=None, profile=None, custom_symbolics=N
                                           _unsupported_from_diags(errors), diags, rep)
             raise ExportError("legalize failed at opset %d:\n%s" % (opset, text), diags,
                               rep) from _torch_compat.cause(registry)
+        _rank_from_example(out, sg)
         _name_output_dims(out, sg)
         for d in diags:
             key = "%s::%s" % (d.get("domain") or "", d.get("op") or "")
@@ -776,6 +777,17 @@ def _diagnostics_text(errors, sg, registry):
                      "shape function, so its outputs' types are unknown to the ops after it: "
                      "give one with custom_shape_fns={%r: fn}" % (key, key))
     return "\n".join(lines) or "  (no diagnostic)"
+
+
+def _rank_from_example(out, sg):
+    """An output whose rank inference does not give (a tensor read out of an ONNX sequence that
+    started empty) gets the rank of the example run's output, its dims unknown: a graph output
+    without a rank is not a valid model."""
+    examples = getattr(sg, "example_outputs", None) or []
+    for v, t in zip(out.graph.outputs, examples):
+        if v.shape is None and isinstance(t, torch.Tensor) and not t.is_complex() and \
+                v.dtype_code == olg_dtype(t.dtype):
+            v.set_type(v.dtype_code, [None] * t.dim())
 
 
 def _name_output_dims(out, sg):
