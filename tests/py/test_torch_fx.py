@@ -347,3 +347,82 @@ def test_seed_cases_through_make_fx_at_9_13_17():
         assert len(got) == len(want), name
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, atol=c.atol, rtol=c.rtol, err_msg=name)
+
+
+# ----------------------------------------------------------------------------------------------
+# Symbolic shapes: make_fx(tracing_mode="symbolic") (torch.export's form in torch 2) keeps sizes
+# as SymInts: aten.sym_size / sym_numel and Python operators on them, placeholders whose dims
+# are symbols. Each symbol becomes a named dynamic axis; the sizes are computed at run time.
+
+def _sym_reshape(x, w):
+    return torch.relu(x @ w.t()).reshape(x.shape[0], -1, 2).sum(1) * (x.shape[1] // 2)
+
+
+@pytest.mark.parametrize("opset", OPSETS)
+def test_symbolic_make_fx_sizes_and_named_dims(opset):
+    from ortrun import run_one
+    import onnx
+    torch.manual_seed(2)
+    w = torch.randn(8, 4)
+    gm = make_fx(_sym_reshape, tracing_mode="symbolic")(torch.randn(3, 4), w)
+    targets = {str(n.target) for n in gm.graph.nodes if n.op == "call_function"}
+    assert "aten.sym_size" in targets and "<built-in function floordiv>" in targets, targets
+    data, _ = _export(gm, (torch.randn(3, 4), w), opset, input_names=["x", "w"])
+    mp = onnx.load_from_string(data)
+    dims = {i.name: [d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim]
+            for i in mp.graph.input}
+    # w's dim 1 is x's dim 1 (the matmul made them one symbol): one name
+    assert dims == {"x": ["x_dim0", "x_dim1"], "w": ["w_dim0", "x_dim1"]}, dims
+    for n, k, rows in ((3, 4, 8), (5, 6, 10), (1, 2, 4)):
+        x, w2 = torch.randn(n, k), torch.randn(rows, k)
+        got = run_one(data, {"x": x.numpy(), "w": w2.numpy()})
+        got = list(got.values())[0] if isinstance(got, dict) else got
+        assert not isinstance(got, str), got
+        np.testing.assert_allclose(got, _sym_reshape(x, w2).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_symbolic_make_fx_conv_net_at_other_sizes():
+    """A conv / batch-norm / linear net through functional_call (make_fx's symbolic mode in
+    torch 1.13 takes the weights as inputs): every input dim is a named axis; it runs at
+    another batch and image size."""
+    from ortrun import run_one
+    from torch.nn.utils.stateless import functional_call
+    torch.manual_seed(3)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8),
+                              torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                              torch.nn.Linear(8, 5)).eval()
+    with torch.no_grad():
+        net[1].running_mean.normal_()
+        net[1].running_var.uniform_(0.5, 2)
+    state = dict(net.named_parameters())
+    state.update(net.named_buffers())
+    keys = list(state)
+    tensors = [t.detach() for t in state.values()]
+
+    def f(x, *ts):
+        return torch.softmax(functional_call(net, dict(zip(keys, ts)), (x,)), -1)
+    x = torch.randn(2, 3, 10, 12)
+    gm = make_fx(f, tracing_mode="symbolic")(x, *tensors)
+    data, _ = _export(gm, (x, *tensors), 13)
+    x3 = torch.randn(3, 3, 7, 9)
+    feeds = {"input_0": x3.numpy()}
+    feeds.update({"input_%d" % (k + 1): t.numpy() for k, t in enumerate(tensors)})
+    got = run_one(data, feeds)
+    got = list(got.values())[0] if isinstance(got, dict) else got
+    assert not isinstance(got, str), got
+    with torch.no_grad():
+        np.testing.assert_allclose(got, f(x3, *tensors).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_symbolic_stride_is_refused_by_node():
+    def f(x):
+        return x.as_strided((x.shape[0], 2), (x.stride(0), 1))
+    try:
+        gm = make_fx(f, tracing_mode="symbolic")(torch.randn(4, 3))
+    except Exception:
+        pytest.skip("make_fx cannot trace a stride symbolically here")
+    if not any("sym_stride" in str(n.target) for n in gm.graph.nodes):
+        pytest.skip("the trace has no sym_stride node")
+    with pytest.raises(olt.ExportError) as e:
+        _export(gm, (torch.randn(4, 3),), 13)
+    assert "sym_stride" in str(e.value) and "FX node" in str(e.value)

@@ -23,7 +23,11 @@ operator.getitem), and one output node. Nothing goes through torch.jit:
   reshape or permutation), up to the storage; every other view of that storage is made again
   from it when next read. Graphs already functional (torch.func.functionalize, torch.export)
   have slice_scatter / select_scatter / as_strided, rewritten here as slice / cat / scatter /
-  reshape / index_select of static shapes, as is the geometry change of as_strided_.
+  reshape / index_select of static shapes, as is the geometry change of as_strided_;
+- symbolic shapes (make_fx(tracing_mode="symbolic"), torch.export): aten.sym_size / sym_numel
+  become aten::size / numel and Python operators on SymInts int64 arithmetic, so the sizes are
+  computed at run time; each symbolic dim of an input becomes a named dynamic axis (one name per
+  symbol) unless dynamic_axes names that input's axes.
 """
 import operator
 import time
@@ -52,8 +56,28 @@ def is_aten_graph(model):
     targets = [n.target for n in model.graph.nodes if n.op == "call_function"]
     aten = [t for t in targets if isinstance(t, torch._ops.OpOverload)]
     return bool(aten) and all(t is operator.getitem or isinstance(t, torch._ops.OpOverload)
-                              for t in targets) and \
+                              or _sym_op(t) for t in targets) and \
         not any(n.op in ("call_module", "call_method") for n in model.graph.nodes)
+
+
+# Symbolic shapes (make_fx(tracing_mode="symbolic"), torch.export): sizes read by aten.sym_*
+# and computed with Python operators on SymInts. Each is an aten op on int64 scalars.
+_SYM_SIZE_OPS = {"sym_size": "size", "sym_numel": "numel"}
+_SYM_OPERATORS = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+                  operator.floordiv: "floor_divide", operator.mod: "remainder",
+                  operator.truediv: "div", operator.neg: "neg", operator.eq: "eq",
+                  operator.ne: "ne", operator.lt: "lt", operator.le: "le", operator.gt: "gt",
+                  operator.ge: "ge"}
+
+
+def _sym_op(target):
+    """The aten op a symbolic-shape node computes, or None."""
+    if target in _SYM_OPERATORS:
+        return _SYM_OPERATORS[target]
+    name = getattr(target, "__name__", None) if isinstance(
+        target, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)) else None
+    name = name.split(".")[0] if name else None
+    return _SYM_SIZE_OPS.get(name) or ("sym_stride" if name == "sym_stride" else None)
 
 
 def _meta(node):
@@ -100,6 +124,7 @@ class _FxWalker:
         self.by_storage = {}  # root cell -> [fx nodes whose value is a view of that storage]
         self.inits = {}
         self.emitted = {}  # fx node name -> how many source nodes it became
+        self.int_consts = {}
 
     def new_value(self, hint, dtype=None, shape=None):
         v = SValue(self.next_id, hint, "tensor", dtype, shape)
@@ -136,8 +161,10 @@ class _FxWalker:
             return None
         if isinstance(a, (list, tuple)):
             items = [self.arg(x) for x in a]
-            if any(isinstance(x, SValue) for x in items) or "Tensor" in str(atype or ""):
+            if "Tensor" in str(atype or ""):
                 return Values(items)
+            if any(isinstance(x, SValue) for x in items):  # sizes, some computed (SymInt[])
+                return Values(x if isinstance(x, SValue) else self.const_int(x) for x in items)
             if all(type(x) is bool for x in items) and items:
                 return Bools(items)
             if all(type(x) is int for x in items):
@@ -223,7 +250,31 @@ class _FxWalker:
             self.inits[id(t)] = init
         self.env[n] = self.cell(n, init.value)
 
+    def sym_call(self, n, op):
+        """A size of a symbolic-shape graph: aten::size / numel of the tensor, or int64 scalar
+        arithmetic on sizes (a literal operand first becomes a constant)."""
+        if op == "sym_stride":
+            raise TorchExportError("FX node %r: aten.sym_stride (a stride; ONNX tensors have "
+                                   "none) is not supported" % n.name)
+        args = [self.arg(a) for a in n.args]
+        if op in _SYM_SIZE_OPS.values():
+            v, = self.emit(n, op, args, 1, hints=[(torch.int64, [])])
+        else:
+            if len(args) == 2 and not isinstance(args[0], SValue):
+                if op in ("add", "mul"):
+                    args.reverse()
+                elif type(args[0]) is int:
+                    args[0] = self.const(n, args[0])
+                else:
+                    raise TorchExportError("FX node %r: %s of a float and a size is not "
+                                           "supported" % (n.name, op))
+            v, = self.emit(n, op, args, 1, hints=[(None, [])])
+        self.env[n] = self.cell(n, v)
+
     def call(self, n):
+        sym = _sym_op(n.target)
+        if sym is not None:
+            return self.sym_call(n, sym)
         if n.target is operator.getitem:
             src, i = n.args
             e = self.env[src]
@@ -355,6 +406,15 @@ class _FxWalker:
     # -- functional forms of writes through views, as static-shape ops that have symbolics
     def _hint(self, n):
         return [_meta(n)]
+
+    def const_int(self, x):
+        """A 0-d int64 initializer for a literal element of a list of computed sizes."""
+        v = self.int_consts.get(x)
+        if v is None:
+            tt, a = borrow_array(torch.tensor(int(x), dtype=torch.int64))
+            v = self.int_consts[x] = self.new_value("size_%d" % x, torch.int64, [])
+            self.sg.initializers.append(SInit(v, "size_%d" % x, tt, a, "const"))
+        return v
 
     def const(self, n, arr):
         t = torch.from_numpy(np.array(arr, dtype=np.int64))  # a writable copy
@@ -528,6 +588,28 @@ def _shape_prop(gm, flat_in):
                                % (type(e).__name__, e)) from e
 
 
+def _name_symbolic_dims(gm, names, dyn):
+    """A symbolic dim of an input (make_fx(tracing_mode="symbolic") or torch.export keep the
+    placeholder's FakeTensor with SymInt sizes in meta["val"]) becomes a dynamic axis, for the
+    inputs dynamic_axes does not name. Dims with the same symbol get the same name: the first
+    input dim that has it ("x_dim0"), so that the model says they are equal."""
+    by_symbol = {}
+    phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for name, ph in zip(names, phs):
+        val = ph.meta.get("val")
+        shape = getattr(val, "shape", None)
+        if shape is None or name in dyn:
+            continue
+        dims = {}
+        for d, size in enumerate(shape):
+            if isinstance(size, int):
+                continue
+            key = str(size)
+            dims[d] = by_symbol.setdefault(key, "%s_dim%d" % (name, d))
+        if dims:
+            dyn[name] = dims
+
+
 def build_source_graph(gm, args, input_names=None, output_names=None, dynamic_axes=None,
                        extra_outputs=None, source_module=None):
     """The SourceGraph of an ATen GraphModule run on args (torch.onnx.export's convention),
@@ -546,6 +628,7 @@ def build_source_graph(gm, args, input_names=None, output_names=None, dynamic_ax
         p = in_paths[k]
         names.append("input_" + (p[2:] if p.startswith("0_") else p))
     dyn = normalize_dynamic_axes(dynamic_axes, names)
+    _name_symbolic_dims(gm, names, dyn)
     pnames = _param_names(source_module)
     w = _FxWalker(gm, names, dyn, pnames)
     outs = w.run(flat_in)
