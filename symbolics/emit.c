@@ -551,6 +551,28 @@ olg_status olg__emit_reshape_allowzero(olg_lower *cx, olg_value x, olg_value sha
   return olg_lower_emit_end(cx, nd, 1, out);
 }
 
+/* A 0 in an allowzero shape is a size of 0, so a valid input then has no elements; Reshape
+ * before 14 copies the input's dim for a 0 instead. So the input is first tiled to
+ * [e_0 .. e_r-1, N] (e_i 0 where the shape's entry is 0, else 1; N its element count): the dims
+ * a 0 copies are then 0, and without a 0 the N elements are the input's, in order. */
+olg_status olg__emit_reshape_zero_exact(olg_lower *cx, olg_value x, olg_value shape, olg_value *out) {
+  olg_value zero, one, e, ones, flat, reps, v, u;
+  OLG_TRY(olg__emit_cast(cx, shape, OLG_INT64, &shape));
+  OLG_TRY(olg__const_i64(cx, 0, &zero));
+  OLG_TRY(olg__emit2(cx, "Equal", shape, zero, &e));
+  OLG_TRY(olg__emit1(cx, "Not", e, &e));
+  OLG_TRY(olg__emit_cast(cx, e, OLG_INT64, &e));
+  OLG_TRY(olg__emit2(cx, "Equal", shape, shape, &ones)); /* the shape's length, at run time */
+  OLG_TRY(olg__emit_cast(cx, ones, OLG_INT64, &ones));
+  OLG_TRY(olg__const_i64s(cx, (const int64_t[]){-1}, 1, &flat));
+  OLG_TRY(olg__const_i64s(cx, (const int64_t[]){1}, 1, &one));
+  OLG_TRY(olg__emit_concat(cx, (const olg_value[]){ones, flat}, 2, 0, &v));
+  OLG_TRY(olg__emit2(cx, "Reshape", x, v, &v)); /* [1 .. 1, N] */
+  OLG_TRY(olg__emit_concat(cx, (const olg_value[]){e, one}, 2, 0, &reps));
+  OLG_TRY(olg__emit2(cx, "Tile", v, reps, &u));
+  return olg__emit2(cx, "Reshape", u, shape, out);
+}
+
 olg_status olg__emit_reshape_static(olg_lower *cx, olg_value x, const int64_t *dims, size_t n,
                                     olg_value *out) {
   int64_t xd[OLG_MAX_RANK];

@@ -359,6 +359,9 @@ olg_status olg__emit_reshape(olg_lower *cx, olg_value x, olg_value shape, olg_va
 typedef enum olg_zero_size { OLG_ZERO_QUIET, OLG_ZERO_WARN, OLG_ZERO_KNOWN } olg_zero_size;
 olg_status olg__emit_reshape_allowzero(olg_lower *cx, olg_value x, olg_value shape,
                                       olg_zero_size zero, olg_value *out);
+/* Reshape with allowzero=1 by a Reshape without it (any opset): exact for a shape known only
+ * at run time, 0 entries included. */
+olg_status olg__emit_reshape_zero_exact(olg_lower *cx, olg_value x, olg_value shape, olg_value *out);
 olg_status olg__emit_reshape_static(olg_lower *cx, olg_value x, const int64_t *dims, size_t n,
                                     olg_value *out);
 olg_status olg__emit_transpose(olg_lower *cx, olg_value x, const int64_t *perm, size_t n,

@@ -481,7 +481,8 @@ olg_status olg__sym_onnx_shape(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 /* Reshape: allowzero (14+) matters only when the shape holds a 0; where the target has no
- * allowzero it is folded away when the shape is known to hold none, else refused naming 14. */
+ * allowzero it is folded away when the shape is known to hold none, else the input is tiled
+ * so that the dims a 0 copies are 0 (olg__emit_reshape_zero_exact). */
 olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   bool has_allowzero = olg__target_has_attr(cx, "Reshape", "allowzero");
@@ -492,10 +493,12 @@ olg_status olg__sym_onnx_reshape(olg_lower *cx, olg_node_id src, void *ud) {
   if (allowzero && !has_allowzero) {
     const int64_t *d;
     size_t n;
-    if (!olg__known_ints(cx, shape, &d, &n))
-      return olg_lower_unsupported(cx, "Reshape with allowzero and a run-time shape", 14);
-    for (size_t i = 0; i < n; i++)
-      if (d[i] == 0) return olg_lower_unsupported(cx, "Reshape to a size of 0 (allowzero)", 14);
+    bool zero = !olg__known_ints(cx, shape, &d, &n);
+    for (size_t i = 0; !zero && i < n; i++) zero = d[i] == 0;
+    if (zero) {
+      OLG_TRY(olg__emit_reshape_zero_exact(cx, x, shape, &y));
+      return olg_lower_bind_output(cx, 0, y);
+    }
     allowzero = 0;
   }
   olg_node_id nd;

@@ -407,3 +407,27 @@ def test_batch_first_rnns_below_14_match_the_stored_outputs():
         assert not isinstance(got, str), (name, t, got)
         for k, v in outs.items():
             np.testing.assert_allclose(got[k], v, rtol=1e-5, atol=1e-6, err_msg="%s ->%d" % (name, t))
+
+
+def test_reshape14_allowzero_with_a_run_time_shape_below_14():
+    """Reshape-14 allowzero=1 whose shape is a graph input, at 7, 9, 13: the input tiled so that
+    the dims a 0 copies are 0 (an empty result exactly where the shape holds a 0), and the
+    plain reshape, -1 included, where it holds none."""
+    rng = np.random.default_rng(25)
+    cases = []
+    for xs, shape in (((2, 3, 4), (4, 0, 3)), ((0, 3), (3, 0)), ((0, 3), (0, 7, 2)),
+                      ((2, 3, 4), (6, -1)), ((2, 3, 4), (4, 3, 2)), ((0, 4), (2, -1, 4)),
+                      ((3, 0, 2), (0,)), ((2, 3, 4), (24,))):
+        if 0 in shape and np.prod(xs) != 0:
+            continue  # allowzero with a 0 needs an empty input
+        feeds = {"x": rng.standard_normal(xs).astype(np.float32), "s": np.array(shape, np.int64)}
+        node = helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1)
+        cases.append(("%s to %s" % (xs, shape), _model(node, 14, feeds, out_type=TensorProto.FLOAT), feeds))
+    # a known shape holding a 0 (was refused naming 14)
+    from onnx import numpy_helper
+    feeds = {"x": np.zeros((0, 3, 4), np.float32)}
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1)
+    inits = [numpy_helper.from_array(np.array([3, 4, 0], np.int64), "s")]
+    cases.append(("known 3,4,0", _model(node, 14, feeds, inits=inits), feeds))
+    problems = _check(cases, (7, 9, 13))
+    assert not problems, "\n".join(problems)
