@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "emit_axes.h"
 #include "emit_dft.h"
 
 /* The largest length transformed by MatMul. */
@@ -36,6 +37,52 @@ static olg_status dft_matrix(olg_lower *cx, olg_dtype t, int64_t rows, int64_t c
   }
   int64_t dims[2] = {rows, cols};
   return olg__const_tensor_kept(cx, t, 2, dims, buf, cnt * es, out);
+}
+
+/* The cosine and sine matrices [rows, cols] of a length known only at run time (lv, int64),
+ * computed in the graph as dft_matrix computes them: the angle 2 pi ((j k) mod L) / L in t,
+ * cols L (L/2 + 1 onesided), rows the first min(n, L) of the signal (nv its size). */
+static olg_status dft_matrices_rt(olg_lower *cx, olg_dtype t, olg_value lv, olg_value nv, bool onesided,
+                                  double scale, bool inverse, olg_value *rows_v, olg_value *c, olg_value *s) {
+  olg_value two, cols, j, k, jk, q, lt, ang, f, less;
+  OLG_TRY(olg__emit_cast(cx, lv, OLG_INT64, &lv));
+  OLG_TRY(olg__emit_reshape_static(cx, lv, NULL, 0, &lv));
+  OLG_TRY(olg__emit_reshape_static(cx, nv, NULL, 0, &nv));
+  OLG_TRY(olg__emit2(cx, "Less", nv, lv, &less));
+  OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){less, nv, lv}, 3, rows_v));
+  cols = lv;
+  if (onesided) {
+    olg_value one;
+    OLG_TRY(olg__const_i64(cx, 2, &two));
+    OLG_TRY(olg__const_i64(cx, 1, &one));
+    OLG_TRY(olg__emit2(cx, "Div", lv, two, &cols));
+    OLG_TRY(olg__emit2(cx, "Add", cols, one, &cols));
+  }
+  OLG_TRY(olg__emit_arange_rt(cx, *rows_v, &j));
+  OLG_TRY(olg__emit_arange_rt(cx, cols, &k));
+  OLG_TRY(olg__emit_unsqueeze(cx, j, (const int64_t[]){1}, 1, &j));
+  OLG_TRY(olg__emit_unsqueeze(cx, k, (const int64_t[]){0}, 1, &k));
+  OLG_TRY(olg__emit2(cx, "Mul", j, k, &jk));
+  OLG_TRY(olg__emit2(cx, "Div", jk, lv, &q)); /* (j k) mod L, both >= 0 (Mod is 10+) */
+  OLG_TRY(olg__emit2(cx, "Mul", q, lv, &q));
+  OLG_TRY(olg__emit2(cx, "Sub", jk, q, &jk));
+  OLG_TRY(olg__emit_cast(cx, jk, t, &ang));
+  OLG_TRY(olg__emit_cast(cx, lv, t, &lt));
+  OLG_TRY(olg__const_scalar(cx, t, 6.283185307179586476925286766559, &two));
+  OLG_TRY(olg__emit2(cx, "Mul", ang, two, &ang));
+  OLG_TRY(olg__emit2(cx, "Div", ang, lt, &ang));
+  OLG_TRY(olg__emit1(cx, "Cos", ang, c));
+  OLG_TRY(olg__emit1(cx, "Sin", ang, s));
+  if (scale != 1.0) {
+    OLG_TRY(olg__const_scalar(cx, t, scale, &f));
+    OLG_TRY(olg__emit2(cx, "Mul", *c, f, c));
+    OLG_TRY(olg__emit2(cx, "Mul", *s, f, s));
+  }
+  if (inverse) {
+    OLG_TRY(olg__emit2(cx, "Div", *c, lt, c));
+    OLG_TRY(olg__emit2(cx, "Div", *s, lt, s));
+  }
+  return OLG_OK;
 }
 
 static olg_status emit_native(olg_lower *cx, const olg_dft *p, olg_value x, olg_value *out) {
@@ -91,39 +138,46 @@ olg_status olg__emit_dft(olg_lower *cx, const olg_dft *p, olg_value x, olg_value
   if (comps != 1 && comps != 2)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "DFT: the last dim must be 1 (real) or 2 (complex)");
   if (c2r && comps != 2) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "a complex-to-real DFT of a real signal");
-  if (n < 1) return olg__unsupportedf(cx, need, "DFT along a dim whose size is not known at conversion time");
   if (t != OLG_FLOAT && t != OLG_DOUBLE) return olg__unsupportedf(cx, need, "DFT of %s", olg_dtype_name(t));
+  double l;
+  bool rt = p->length != OLG_NO_VALUE && !olg__known_scalar(cx, p->length, &l);
+  if (rt && c2r) return olg__unsupportedf(cx, need, "a complex-to-real DFT of a length not known at conversion time");
+  if (n < 1 && !rt) return olg__unsupportedf(cx, need, "DFT along a dim whose size is not known at conversion time");
   int64_t len = c2r ? 2 * (n - 1) : n;
-  if (p->length != OLG_NO_VALUE) {
-    double l;
-    if (!olg__known_scalar(cx, p->length, &l))
-      return olg__unsupportedf(cx, need, "DFT with a dft_length not known at conversion time");
-    len = (int64_t)l;
-  }
-  if (len < 1) return olg__errf(cx, OLG_ERR_INVALID_ARG, "DFT: length %lld is not positive", (long long)len);
+  if (p->length != OLG_NO_VALUE && !rt) len = (int64_t)l;
+  if (!rt && len < 1) return olg__errf(cx, OLG_ERR_INVALID_ARG, "DFT: length %lld is not positive", (long long)len);
   /* rows: what of the input meets the matrices; cols: the output's length along the axis */
   int64_t rows = c2r ? len / 2 + 1 : len, cols = c2r ? len : p->onesided ? len / 2 + 1 : len;
   if (rows > n) rows = n;
-  if (len > DFT_MATMUL_MAX || n > DFT_MATMUL_MAX)
+  if (!rt && (len > DFT_MATMUL_MAX || n > DFT_MATMUL_MAX))
     return olg__unsupportedf(cx, need, "DFT of length %lld by MatMul (over %d)", (long long)len, DFT_MATMUL_MAX);
   double scale = p->scale * (p->inverse ? 1.0 / (double)len : 1.0);
   int64_t perm[OLG_MAX_RANK];
   for (int32_t i = 0; i < rank - 1; i++) perm[i] = i;
   perm[ax] = rank - 2;
   perm[rank - 2] = ax;
-  olg_value part[2], c, s, ac, as, bc, bs, re, im, outs[2], y;
+  olg_value part[2], c, s, ac, as, bc, bs, re, im, outs[2], y, rows_v = OLG_NO_VALUE, nv;
+  if (rt) { /* the matrices computed at run time; the signal cut to min(n, L) by a Gather */
+    OLG_TRY(olg__dim_tensor(cx, x, ax, &nv));
+    OLG_TRY(dft_matrices_rt(cx, t, p->length, nv, p->onesided, p->scale, p->inverse, &rows_v, &c, &s));
+    OLG_TRY(olg__emit_arange_rt(cx, rows_v, &rows_v));
+  }
   for (int64_t q = 0; q < comps; q++) {
     int64_t b0 = q, e0 = q + 1, a0 = rank - 1;
     OLG_TRY(olg__emit_slice(cx, x, &b0, &e0, &a0, NULL, 1, &part[q]));
     OLG_TRY(olg__emit_squeeze(cx, part[q], &a0, 1, &part[q]));
-    if (rows < n) {
+    if (rt) {
+      OLG_TRY(olg__emit_gather(cx, part[q], rows_v, ax, &part[q]));
+    } else if (rows < n) {
       int64_t z = 0;
       OLG_TRY(olg__emit_slice(cx, part[q], &z, &rows, &ax, NULL, 1, &part[q]));
     }
     OLG_TRY(olg__emit_transpose(cx, part[q], perm, (size_t)rank - 1, &part[q]));
   }
-  OLG_TRY(dft_matrix(cx, t, rows, cols, len, false, c2r, scale, &c));
-  OLG_TRY(dft_matrix(cx, t, rows, cols, len, true, c2r, scale, &s));
+  if (!rt) {
+    OLG_TRY(dft_matrix(cx, t, rows, cols, len, false, c2r, scale, &c));
+    OLG_TRY(dft_matrix(cx, t, rows, cols, len, true, c2r, scale, &s));
+  }
   OLG_TRY(olg__emit2(cx, "MatMul", part[0], c, &ac));
   if (c2r) {
     OLG_TRY(olg__emit2(cx, "MatMul", part[1], s, &bs));

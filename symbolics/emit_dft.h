@@ -27,7 +27,9 @@ typedef struct olg_dft {
 /* The transform of x: the DFT op where the target has it (the axis as an attribute or an input,
  * as its version takes it) and the kind is C2C, else (below 17, or C2R) an exact decomposition
  * for a length and axis known at conversion time: MatMuls by constant cosine and sine matrices
- * computed in double and stored in x's float type (float or double); else a refusal saying why. */
+ * computed in double and stored in x's float type (float or double); a C2C length known only
+ * at run time computes them in the graph in x's type (Range, Cos, Sin: from 9); else a refusal
+ * saying why. */
 olg_status olg__emit_dft(olg_lower *cx, const olg_dft *p, olg_value x, olg_value *out);
 
 #endif

@@ -260,40 +260,55 @@ olg_status olg__sym_fft_irfft2(olg_lower *cx, olg_node_id src, void *ud) {
  * The one emitter of ONNX STFT and aten stft: the frames by one Gather of a constant index
  * table, the transform by olg__emit_dft (the DFT op from 17, MatMuls below). */
 /* The frame index table [nf, flen] of a frame step known only at run time (stepv, 0-D):
- * f * step + t for f < (len - flen) / step + 1, the frames counted by olg__emit_arange_rt (9). */
+ * f * step + t for f < (len - flen) / step + 1, the frames counted by olg__emit_arange_rt (9).
+ * flv: a frame length known only at run time (then t too is a run-time range), or OLG_NO_VALUE. */
 static olg_status frame_table_rt(olg_lower *cx, olg_value stepv, int64_t len, int64_t flen,
-                                 olg_value *out) {
-  int64_t *tp = olg__lower_alloc(cx, (size_t)flen * sizeof *tp);
-  if (!tp) return OLG_ERR_NOMEM;
-  for (int64_t t = 0; t < flen; t++) tp[t] = t;
+                                 olg_value flv, olg_value *out) {
   olg_value sv, num, one, nf, f, tv;
   OLG_TRY(olg__emit_cast(cx, stepv, OLG_INT64, &sv));
   OLG_TRY(olg__emit_reshape_static(cx, sv, NULL, 0, &sv));
-  OLG_TRY(olg__const_i64(cx, len - flen, &num));
   OLG_TRY(olg__const_i64(cx, 1, &one));
+  if (flv != OLG_NO_VALUE) {
+    OLG_TRY(olg__const_i64(cx, len, &num));
+    OLG_TRY(olg__emit2(cx, "Sub", num, flv, &num));
+    OLG_TRY(olg__emit_arange_rt(cx, flv, &tv));
+    OLG_TRY(olg__emit_unsqueeze(cx, tv, (const int64_t[]){0}, 1, &tv));
+  } else {
+    int64_t *tp = olg__lower_alloc(cx, (size_t)flen * sizeof *tp);
+    if (!tp) return OLG_ERR_NOMEM;
+    for (int64_t t = 0; t < flen; t++) tp[t] = t;
+    OLG_TRY(olg__const_i64(cx, len - flen, &num));
+    OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, (const int64_t[]){1, flen}, tp,
+                                   (size_t)flen * sizeof *tp, &tv));
+  }
   OLG_TRY(olg__emit2(cx, "Div", num, sv, &nf)); /* both >= 0: truncation floors */
   OLG_TRY(olg__emit2(cx, "Add", nf, one, &nf));
   OLG_TRY(olg__emit_arange_rt(cx, nf, &f));
   OLG_TRY(olg__emit_unsqueeze(cx, f, (const int64_t[]){1}, 1, &f));
   OLG_TRY(olg__emit2(cx, "Mul", f, sv, &f));
-  OLG_TRY(olg__const_tensor_kept(cx, OLG_INT64, 2, (const int64_t[]){1, flen}, tp,
-                                 (size_t)flen * sizeof *tp, &tv));
   return olg__emit2(cx, "Add", f, tv, out);
 }
 
-/* step < 0: the step is stepv, known only at run time (frames counted at run time, from 9). */
+/* step < 0: the step is stepv, known only at run time (frames counted at run time, from 9).
+ * flv: the frame length known only at run time (flen then unused): the frames and the DFT's
+ * matrices computed at run time (9). */
 static olg_status emit_stft(olg_lower *cx, olg_value x, int64_t step, olg_value stepv, int64_t flen,
-                            olg_value win, bool onesided, double scale, olg_value *out) {
+                            olg_value flv, olg_value win, bool onesided, double scale, olg_value *out) {
   int64_t len = olg__dim(cx, x, 1);
   if (len < 0)
     return olg__unsupportedf(cx, 17, "STFT of a signal whose length is not known at conversion "
                                      "time (the frames are gathered by a constant table)");
-  if ((step < 1 && stepv == OLG_NO_VALUE) || flen < 1 || flen > len)
+  if ((step < 1 && stepv == OLG_NO_VALUE) || (flv == OLG_NO_VALUE && (flen < 1 || flen > len)))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "STFT: frame step %lld and frame length %lld for a "
                      "signal of %lld", (long long)step, (long long)flen, (long long)len);
   olg_value iv, frames;
-  if (step < 1) {
-    OLG_TRY(frame_table_rt(cx, stepv, len, flen, &iv));
+  if (flv != OLG_NO_VALUE) {
+    OLG_TRY(olg__emit_cast(cx, flv, OLG_INT64, &flv));
+    OLG_TRY(olg__emit_reshape_static(cx, flv, NULL, 0, &flv));
+    if (step >= 1) OLG_TRY(olg__const_i64(cx, step, &stepv));
+  }
+  if (step < 1 || flv != OLG_NO_VALUE) {
+    OLG_TRY(frame_table_rt(cx, stepv, len, flen, flv, &iv));
   } else {
     int64_t nf = (len - flen) / step + 1;
     if (nf > (1 << 20) / flen)
@@ -308,16 +323,18 @@ static olg_status emit_stft(olg_lower *cx, olg_value x, int64_t step, olg_value 
   OLG_TRY(olg__emit_gather(cx, x, iv, 1, &frames)); /* [B, nf, flen, c] */
   if (win != OLG_NO_VALUE) {
     OLG_TRY(olg__emit_cast_like(cx, win, frames, &win));
-    OLG_TRY(olg__emit_reshape_static(cx, win, (const int64_t[]){1, 1, flen, 1}, 4, &win));
+    OLG_TRY(olg__emit_reshape_static(cx, win, (const int64_t[]){1, 1, flv != OLG_NO_VALUE ? -1 : flen, 1},
+                                     4, &win));
     OLG_TRY(olg__emit2(cx, "Mul", frames, win, &frames));
   }
-  olg_dft p = {OLG_DFT_C2C, 2, OLG_NO_VALUE, false, onesided, OLG_NO_VALUE, scale};
+  olg_dft p = {OLG_DFT_C2C, 2, OLG_NO_VALUE, false, onesided, flv, scale};
   return olg__emit_dft(cx, &p, frames, out);
 }
 
 /* ONNX STFT(signal [B, L, 1|2], frame_step, window?, frame_length?; onesided), registered below
- * 17: the frame length (frame_length, or the window's size) known; a frame step known only at
- * run time counts the frames at run time (9). */
+ * 17: a frame step known only at run time counts the frames at run time (9); a frame length
+ * (frame_length, or the window's size) known only at run time also computes the frames' index
+ * table and the DFT's matrices at run time (9). */
 olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, stepv, win, flv, y;
@@ -326,16 +343,22 @@ olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 1, &stepv));
   OLG_TRY(olg__arg_value_or_none(cx, 2, &win));
   OLG_TRY(olg__arg_value_or_none(cx, 3, &flv));
-  if (flv != OLG_NO_VALUE && !olg__known_scalar(cx, flv, &fl))
-    return olg_lower_unsupported(cx, "STFT with a frame length known only at run time", 17);
   if (!olg__known_scalar(cx, stepv, &step)) step = -1; /* the frames counted at run time */
   int64_t wl = win != OLG_NO_VALUE ? olg__dim(cx, win, 0) : -1;
-  if (fl < 0) fl = (double)wl;
-  if (fl < 1 || (wl >= 0 && wl != (int64_t)fl))
-    return olg_lower_unsupported(cx, "STFT whose frame length is not known at conversion time "
-                                     "(or differs from the window's)", 17);
+  olg_value flrt = OLG_NO_VALUE; /* the frame length, known only at run time */
+  if (flv != OLG_NO_VALUE && !olg__known_scalar(cx, flv, &fl)) {
+    if (wl >= 1) fl = (double)wl; /* the window's length is the frame length */
+    else flrt = flv;
+  }
+  if (fl < 0 && flrt == OLG_NO_VALUE) fl = (double)wl;
+  if (fl < 1 && flrt == OLG_NO_VALUE && win != OLG_NO_VALUE) { /* the window's size, at run time */
+    OLG_TRY(olg__dim_tensor(cx, win, 0, &flrt));
+  } else if (flrt == OLG_NO_VALUE && (fl < 1 || (wl >= 0 && wl != (int64_t)fl))) {
+    return olg_lower_unsupported(cx, "STFT without a frame length or a window, or whose frame "
+                                     "length differs from the window's", 17);
+  }
   bool onesided = olg__src_attr_int(cx, "onesided", 1) != 0;
-  OLG_TRY(emit_stft(cx, x, (int64_t)step, step < 1 ? stepv : OLG_NO_VALUE, (int64_t)fl, win,
+  OLG_TRY(emit_stft(cx, x, (int64_t)step, step < 1 ? stepv : OLG_NO_VALUE, (int64_t)fl, flrt, win,
                     onesided, 1.0, &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -378,7 +401,7 @@ olg_status olg__sym_stft(olg_lower *cx, olg_node_id src, void *ud) {
   }
   if (rank == 1) OLG_TRY(olg__emit_unsqueeze(cx, x, (const int64_t[]){0}, 1, &x));
   OLG_TRY(olg__emit_unsqueeze(cx, x, (const int64_t[]){2}, 1, &x)); /* [B, L, 1] */
-  OLG_TRY(emit_stft(cx, x, hop, OLG_NO_VALUE, n_fft, win, onesided != 0,
+  OLG_TRY(emit_stft(cx, x, hop, OLG_NO_VALUE, n_fft, OLG_NO_VALUE, win, onesided != 0,
                     normalized ? 1.0 / sqrt((double)n_fft) : 1.0, &y));
   OLG_TRY(olg__emit_transpose(cx, y, (const int64_t[]){0, 2, 1, 3}, 4, &y)); /* [B, bins, nf, 2] */
   if (rank == 1) OLG_TRY(olg__emit_squeeze(cx, y, (const int64_t[]){0}, 1, &y));

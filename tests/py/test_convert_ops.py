@@ -431,3 +431,83 @@ def test_reshape14_allowzero_with_a_run_time_shape_below_14():
     cases.append(("known 3,4,0", _model(node, 14, feeds, inits=inits), feeds))
     problems = _check(cases, (7, 9, 13))
     assert not problems, "\n".join(problems)
+
+
+def test_stft_with_a_run_time_frame_length_below_17():
+    """STFT-17 whose frame_length is a graph input (no window, or a window whose length is known
+    only at run time), at 9, 11, 13: the frame index table and the DFT's cosine and sine
+    matrices computed in the graph (Range, Cos, Sin); step known or at run time, onesided or
+    not, lengths a power of 2 and not. Checked against ONNX Runtime on the source at 17 (to
+    1e-4, as the known-length STFT test: ORT's own float DFT of a length not a power of 2 is
+    off NumPy's by 2e-5) and against NumPy's FFT in double (to 5e-6)."""
+    from onnx import numpy_helper
+    rng = np.random.default_rng(25)
+    batch, meta = [], []
+    for flen, step, onesided in ((16, 8, 1), (12, 5, 0), (7, 3, 1), (16, 16, 0)):
+        sig = rng.standard_normal((2, 50, 1)).astype(np.float32)
+        nf = (50 - flen) // step + 1
+        frames = np.stack([sig[:, f * step:f * step + flen, 0].astype(np.float64) for f in range(nf)], 1)
+        models = []
+        for rt_step in (False, True):
+            feeds = {"x": sig, "flen": np.array(flen, np.int64)}
+            inits = []
+            if rt_step:
+                feeds["step"] = np.array(step, np.int64)
+            else:
+                inits = [numpy_helper.from_array(np.array(step, np.int64), "step")]
+            node = helper.make_node("STFT", ["x", "step", "", "flen"], ["y"], onesided=onesided)
+            models.append((_model(node, 17, feeds, inits=inits), feeds, np.ones(flen)))
+        # a window of a length known only at run time, no frame_length
+        win = np.hanning(flen).astype(np.float32)
+        feeds = {"x": sig, "step": np.array(step, np.int64), "w": win}
+        node = helper.make_node("STFT", ["x", "step", "w"], ["y"], onesided=onesided)
+        m = _model(node, 17, feeds)
+        m.graph.input[2].type.tensor_type.shape.dim[0].dim_param = "wl"
+        models.append((m, feeds, win.astype(np.float64)))
+        for k, (m, feeds, w) in enumerate(models):
+            spec = np.fft.fft(frames * w, axis=-1)
+            if onesided:
+                spec = spec[..., :flen // 2 + 1]
+            want = np.stack([spec.real, spec.imag], -1)
+            label = "flen %d step %d onesided %d model %d" % (flen, step, onesided, k)
+            batch.append((m.SerializeToString(), feeds))
+            meta.append((label, None, want))
+            for t in (9, 11, 13):
+                batch.append((onnxlegal.convert(m.SerializeToString(), t), feeds))
+                meta.append((label, t, want))
+    ref = None
+    for (label, t, want), r in zip(meta, run_batch(batch)):
+        assert not isinstance(r, str), (label, t, r)
+        if t is None:
+            ref = r["y"]
+            continue
+        assert r["y"].shape == ref.shape, (label, t)
+        np.testing.assert_allclose(r["y"], ref, rtol=1e-4, atol=1e-4, err_msg="%s ->%d vs ORT" % (label, t))
+        np.testing.assert_allclose(r["y"], want, rtol=0, atol=5e-6, err_msg="%s ->%d vs NumPy" % (label, t))
+
+
+def test_dft_with_a_run_time_dft_length_below_17():
+    """DFT-17 whose dft_length is a graph input, at 9 and 13 (the run-time matrices of the STFT
+    above): shorter than the signal (cut), longer (zero-padded), real and complex, forward,
+    inverse and onesided, along axis 1."""
+    rng = np.random.default_rng(5)
+    batch, meta = [], []
+    for comps in (1, 2):
+        for n in (5, 8, 13):
+            for inv, onesided in ((0, 0), (1, 0)) + (((0, 1),) if comps == 1 else ()):
+                x = rng.standard_normal((2, 8, comps)).astype(np.float32)
+                feeds = {"x": x, "n": np.array(n, np.int64)}
+                node = helper.make_node("DFT", ["x", "n"], ["y"], axis=1, inverse=inv, onesided=onesided)
+                m = _model(node, 17, feeds).SerializeToString()
+                label = "comps %d n %d inverse %d onesided %d" % (comps, n, inv, onesided)
+                for t in (None, 9, 13):
+                    batch.append((m if t is None else onnxlegal.convert(m, t), feeds))
+                    meta.append((label, t))
+    ref = None
+    for (label, t), r in zip(meta, run_batch(batch)):
+        assert not isinstance(r, str), (label, t, r)
+        if t is None:
+            ref = r["y"]
+            continue
+        assert r["y"].shape == ref.shape, (label, t)
+        np.testing.assert_allclose(r["y"], ref, rtol=1e-5, atol=1e-5, err_msg="%s ->%d" % (label, t))
