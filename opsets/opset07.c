@@ -406,6 +406,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "DFT", olg__sym_onnx_dft, OLG_LOWERING_DECOMPOSED},
     {"", "HammingWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "HannWindow", olg__sym_onnx_window, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
+    {"", "MelWeightMatrix", olg__sym_onnx_mel_weight_matrix, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
     {"", "STFT", olg__sym_onnx_stft, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(17)},
 
     /* ---- torch.fft (symbolics/signal.c): MatMuls, the DFT op from 17 (irfft: MatMuls) ---- */

@@ -1,4 +1,4 @@
-/* onnxlegal — signal processing: the window functions
+/* onnxlegal — signal processing: MelWeightMatrix, STFT, torch.fft and the window functions
  * HannWindow, HammingWindow, BlackmanWindow (17). Each is the generalized cosine window
  *   w[n] = a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N),  n = 0 .. size-1,
  * N = size (periodic, the default) or size - 1 (symmetric), computed in float as the ops'
@@ -109,6 +109,108 @@ olg_status olg__sym_window(olg_lower *cx, olg_node_id src, void *ud) {
   return window(cx, true);
 }
 
+
+/* MelWeightMatrix(num_mel_bins M, dft_length N, sample_rate, lower_edge_hertz, upper_edge_hertz;
+ * output_datatype) below 17, computed in the graph (from 9: Range, Where) as ONNX Runtime's
+ * kernel computes it, its inputs known or not. The M + 2 triangle edges, in double:
+ *   mel(f) = 2595 log10(1 + f / 700), step = (mel(hi) - mel(lo)) / (M + 2) (M + 2, not M + 1,
+ *   as the kernel divides), b[i] = floor((N + 1) * 700 (10^((mel(lo) + i step) / 2595) - 1) / sr)
+ * and column i of the [N / 2 + 1, M] matrix, l, c, h = b[i], b[i + 1], b[i + 2]:
+ *   1 at row c, (j - l) / (c - l) for l <= j < c, (h - j) / (h - c) for c < j < h, else 0,
+ * divided in float (double for a double output) and cast, as the kernel's T divides: an integer
+ * output is 1 at row c only. */
+olg_status olg__sym_onnx_mel_weight_matrix(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value a[5];
+  for (size_t i = 0; i < 5; i++) {
+    OLG_TRY(olg_lower_arg_value(cx, i, &a[i]));
+    OLG_TRY(olg__emit_cast(cx, a[i], i < 3 ? OLG_INT64 : OLG_DOUBLE, &a[i]));
+    OLG_TRY(olg__emit_reshape_static(cx, a[i], NULL, 0, &a[i]));
+  }
+  olg_dtype to = (olg_dtype)olg__src_attr_int(cx, "output_datatype", OLG_FLOAT);
+  olg_dtype ct = to == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT;
+  olg_value one, two, k, m2, lm, hm, step, i, e, b, idx, l, c, h, nb, j, up, dn, v, w, y;
+  olg_value mel[2];
+  const double ln10 = 2.302585092994045684017991454684;
+  for (int q = 0; q < 2; q++) { /* mel(lo), mel(hi) */
+    OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 700, &k));
+    OLG_TRY(olg__emit2(cx, "Div", a[3 + q], k, &v));
+    OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 1, &k));
+    OLG_TRY(olg__emit2(cx, "Add", v, k, &v));
+    OLG_TRY(olg__emit1(cx, "Log", v, &v));
+    OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, ln10, &k));
+    OLG_TRY(olg__emit2(cx, "Div", v, k, &v));
+    OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 2595, &k));
+    OLG_TRY(olg__emit2(cx, "Mul", v, k, &mel[q]));
+  }
+  lm = mel[0];
+  hm = mel[1];
+  OLG_TRY(olg__const_i64(cx, 1, &one));
+  OLG_TRY(olg__const_i64(cx, 2, &two));
+  OLG_TRY(olg__emit2(cx, "Add", a[0], two, &m2));
+  OLG_TRY(olg__emit2(cx, "Sub", hm, lm, &step));
+  OLG_TRY(olg__emit_cast(cx, m2, OLG_DOUBLE, &v));
+  OLG_TRY(olg__emit2(cx, "Div", step, v, &step));
+  OLG_TRY(olg__emit_arange_rt(cx, m2, &i));
+  OLG_TRY(olg__emit_cast(cx, i, OLG_DOUBLE, &i));
+  OLG_TRY(olg__emit2(cx, "Mul", step, i, &v));
+  OLG_TRY(olg__emit2(cx, "Add", lm, v, &v));
+  OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 2595, &k));
+  OLG_TRY(olg__emit2(cx, "Div", v, k, &e));
+  OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 10, &k));
+  OLG_TRY(olg__emit2(cx, "Pow", k, e, &v));
+  OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 1, &k));
+  OLG_TRY(olg__emit2(cx, "Sub", v, k, &v));
+  OLG_TRY(olg__const_scalar(cx, OLG_DOUBLE, 700, &k));
+  OLG_TRY(olg__emit2(cx, "Mul", k, v, &v)); /* the edges in hertz */
+  OLG_TRY(olg__emit2(cx, "Add", a[1], one, &w));
+  OLG_TRY(olg__emit_cast(cx, w, OLG_DOUBLE, &w));
+  OLG_TRY(olg__emit2(cx, "Mul", w, v, &v));
+  OLG_TRY(olg__emit_cast(cx, a[2], OLG_DOUBLE, &w));
+  OLG_TRY(olg__emit2(cx, "Div", v, w, &v));
+  OLG_TRY(olg__emit1(cx, "Floor", v, &v));
+  OLG_TRY(olg__emit_cast(cx, v, OLG_INT64, &b));
+  OLG_TRY(olg__emit_arange_rt(cx, a[0], &idx));
+  OLG_TRY(olg__emit_gather(cx, b, idx, 0, &l));
+  OLG_TRY(olg__emit2(cx, "Add", idx, one, &idx));
+  OLG_TRY(olg__emit_gather(cx, b, idx, 0, &c));
+  OLG_TRY(olg__emit2(cx, "Add", idx, one, &idx));
+  OLG_TRY(olg__emit_gather(cx, b, idx, 0, &h));
+  OLG_TRY(olg__emit_unsqueeze(cx, l, (const int64_t[]){0}, 1, &l)); /* [1, M] */
+  OLG_TRY(olg__emit_unsqueeze(cx, c, (const int64_t[]){0}, 1, &c));
+  OLG_TRY(olg__emit_unsqueeze(cx, h, (const int64_t[]){0}, 1, &h));
+  OLG_TRY(olg__emit2(cx, "Div", a[1], two, &nb));
+  OLG_TRY(olg__emit2(cx, "Add", nb, one, &nb));
+  OLG_TRY(olg__emit_arange_rt(cx, nb, &j));
+  OLG_TRY(olg__emit_unsqueeze(cx, j, (const int64_t[]){1}, 1, &j)); /* [N / 2 + 1, 1] */
+  /* the rising edge (j - l) / (c - l) and the falling one (h - j) / (h - c) */
+  olg_value d1, d2, m1, m2b, zero, onef;
+  OLG_TRY(olg__emit2(cx, "Sub", j, l, &d1));
+  OLG_TRY(olg__emit2(cx, "Sub", c, l, &d2));
+  OLG_TRY(olg__emit_cast(cx, d1, ct, &d1));
+  OLG_TRY(olg__emit_cast(cx, d2, ct, &d2));
+  OLG_TRY(olg__emit2(cx, "Div", d1, d2, &up));
+  OLG_TRY(olg__emit2(cx, "Sub", h, j, &d1));
+  OLG_TRY(olg__emit2(cx, "Sub", h, c, &d2));
+  OLG_TRY(olg__emit_cast(cx, d1, ct, &d1));
+  OLG_TRY(olg__emit_cast(cx, d2, ct, &d2));
+  OLG_TRY(olg__emit2(cx, "Div", d1, d2, &dn));
+  OLG_TRY(olg__const_scalar(cx, ct, 0, &zero));
+  OLG_TRY(olg__const_scalar(cx, ct, 1, &onef));
+  OLG_TRY(olg__emit2(cx, "Greater", j, c, &m1)); /* c < j < h */
+  OLG_TRY(olg__emit2(cx, "Less", j, h, &m2b));
+  OLG_TRY(olg__emit2(cx, "And", m1, m2b, &m1));
+  OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){m1, dn, zero}, 3, &y));
+  OLG_TRY(olg__emit2(cx, "Less", j, l, &m1)); /* l <= j < c */
+  OLG_TRY(olg__emit1(cx, "Not", m1, &m1));
+  OLG_TRY(olg__emit2(cx, "Less", j, c, &m2b));
+  OLG_TRY(olg__emit2(cx, "And", m1, m2b, &m1));
+  OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){m1, up, y}, 3, &y));
+  OLG_TRY(olg__emit2(cx, "Equal", j, c, &m1));
+  OLG_TRY(olg__emit(cx, "Where", (const olg_value[]){m1, onef, y}, 3, &y));
+  OLG_TRY(olg__emit_cast(cx, y, to, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* torch.fft: aten::fft_fft/ifft/rfft/irfft (Tensor self, int? n, int dim=-1, str? norm) and the

@@ -271,6 +271,7 @@ OLG_SYMBOLIC(olg__sym_asinh);
 OLG_SYMBOLIC(olg__sym_bitshift);
 OLG_SYMBOLIC(olg__sym_onnx_depth_to_space); /* conv.c: mode CRD below 11 */
 OLG_SYMBOLIC(olg__sym_onnx_stft);           /* signal.c: below 17 */
+OLG_SYMBOLIC(olg__sym_onnx_mel_weight_matrix); /* signal.c: below 17, computed in the graph */
 OLG_SYMBOLIC(olg__sym_stft);                /* signal.c: aten stft */
 OLG_SYMBOLIC(olg__sym_window); /* signal.c: aten hann_window, blackman_window */
 OLG_SYMBOLIC(olg__sym_onnx_gather_nd);      /* index.c: below 11, batch_dims below 12 */ /* aten's shifts and ONNX BitShift (below 11) */

@@ -511,3 +511,24 @@ def test_dft_with_a_run_time_dft_length_below_17():
             continue
         assert r["y"].shape == ref.shape, (label, t)
         np.testing.assert_allclose(r["y"], ref, rtol=1e-5, atol=1e-5, err_msg="%s ->%d" % (label, t))
+
+
+def test_mel_weight_matrix_below_17():
+    """MelWeightMatrix-17 whose inputs are graph inputs (int32 and int64 counts), at 9, 11, 13:
+    the triangle edges computed in double as ONNX Runtime's kernel computes them (the mel step
+    over num_mel_bins + 2), the matrix by Where; float, double and integer output_datatype;
+    coarse and fine banks, edges above 0, an odd dft_length."""
+    cases = []
+    for k, (m, n, sr, lo, hi) in enumerate(((8, 16, 8192, 0.0, 4096.0), (10, 64, 16000, 20.0, 8000.0),
+                                            (40, 1024, 16000, 125.0, 7600.0), (13, 31, 1000, 0.0, 480.0),
+                                            (64, 512, 22050, 300.5, 11025.0), (3, 8, 100, 10.0, 40.0))):
+        for it, dt in ((np.int32, TensorProto.FLOAT), (np.int64, TensorProto.DOUBLE),
+                       (np.int64, TensorProto.INT32), (np.int32, TensorProto.UINT8)):
+            if dt == TensorProto.UINT8 and k % 2:
+                continue
+            feeds = {"m": np.array(m, it), "n": np.array(n, it), "sr": np.array(sr, it),
+                     "lo": np.array(lo, np.float32), "hi": np.array(hi, np.float32)}
+            node = helper.make_node("MelWeightMatrix", ["m", "n", "sr", "lo", "hi"], ["y"], output_datatype=dt)
+            cases.append(("%s %s %s" % ((m, n, sr, lo, hi), it.__name__, dt), _model(node, 17, feeds, out_type=dt), feeds))
+    problems = _check(cases, (9, 11, 13))
+    assert not problems, "\n".join(problems)
