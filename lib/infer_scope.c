@@ -30,6 +30,19 @@ void olg__iscopes_free(olg_iscopes *sc) {
   olg__free(al, sc, sizeof *sc);
 }
 
+/* Whether a node of g holds a subgraph: only a subgraph reads g's entries in the map (g's own
+ * lookups skip them), so a graph without one pushes none (a 1M-node chain hashed every name
+ * once more for nothing). A model of one graph has none without looking at its nodes. */
+static bool holds_subgraphs(const olg_graph *g) {
+  if (g->model && g->model->n_graphs <= 1) return false;
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    for (uint32_t a = 0; a < g->nodes[i].n_attrs; a++) {
+      uint8_t t = g->nodes[i].attrs[a].type;
+      if (t == OLG_ATTR_GRAPH || t == OLG_ATTR_GRAPHS) return true;
+    }
+  return false;
+}
+
 /* Pushes g's definitions: the records the walk of olg__resolve stops at (the record its name
  * map gives, when that is not itself a reference further out). */
 olg_status olg__iscopes_push(olg_iscopes *sc, const olg_graph *g) {
@@ -43,7 +56,8 @@ olg_status olg__iscopes_push(olg_iscopes *sc, const olg_graph *g) {
   const struct ilevel *up = sc->n_lv ? &sc->lv[sc->n_lv - 1] : NULL;
   bool ok = up ? up->ok && g->parent == up->g : !g->parent;
   sc->lv[sc->n_lv++] = (struct ilevel){g, sc->ns.n, ok, -1};
-  if (!ok) return OLG_OK; /* the walk answers for this graph and those inside it */
+  if (!ok || !holds_subgraphs(g)) return OLG_OK; /* the walk answers for this graph and those
+                                                    inside it; no subgraph reads its entries */
   for (uint32_t v = 0; v < g->n_values; v++) {
     const olg_value_rec *r = &g->values[v];
     if (!r->name || !*r->name || olg__is_outer_ref(g, r) ||
