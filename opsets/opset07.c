@@ -399,6 +399,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "AffineGrid", olg__sym_onnx_affine_grid_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(20)},
     {"", "Attention", olg__sym_onnx_attention_decomposed, OLG_LOWERING_DECOMPOSED},
     {"", "GridSample", olg__sym_onnx_grid_sample, OLG_LOWERING_DECOMPOSED},
+    {"", "RoiAlign", olg__sym_onnx_roi_align, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(16)},
     {"", "RotaryEmbedding", olg__sym_onnx_rotary_embedding_decomposed, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(23)},
 
     /* ---- window functions (symbolics/signal.c), DFT (olg__emit_dft) ---- */

@@ -7,11 +7,18 @@
  * roi_align(input, rois [K,5] (batch index, x1, y1, x2, y2), spatial_scale, pooled_height,
  * pooled_width, sampling_ratio, aligned): RoiAlign with mode avg; sampling_ratio < 1 is torchvision's
  * adaptive count, RoiAlign's 0. aligned=False is RoiAlign's output_half_pixel (its behaviour at
- * 10, named from 16 where the default became half_pixel); aligned=True is half_pixel, from 16
- * only (output_half_pixel keeps a roi at least 1 wide, which a shift of the boxes cannot undo). */
+ * 10, named from 16 where the default became half_pixel); aligned=True is half_pixel, native from
+ * 16 (output_half_pixel keeps a roi at least 1 wide, which a shift of the boxes cannot undo),
+ * below by gathers (olg__emit_roi_align) when the sampling ratio is fixed.
+ *
+ * The ONNX RoiAlign where the target's cannot say it (none below 10, no half_pixel below 16): by
+ * gathers for a fixed sampling_ratio; 0 (a grid sized per roi at run time) stays refused. */
 #include <stdint.h>
+#include <string.h>
 
 #include "emit.h"
+#include "emit_roi.h"
+#include "emit_src.h"
 #include "symbolics.h"
 
 olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud) {
@@ -48,13 +55,20 @@ static olg_status roi_align(olg_lower *cx, bool name_mode) {
   OLG_TRY(olg__arg_int_or(cx, 4, 1, &pw));
   OLG_TRY(olg__arg_int_or(cx, 5, -1, &sr));
   OLG_TRY(olg__arg_bool_or(cx, 6, 0, &aligned));
-  if (aligned && !name_mode)
-    return olg_lower_unsupported(cx, "torchvision::roi_align with aligned=True (RoiAlign's half_pixel mode)", 16);
+  if (aligned && !name_mode && sr <= 0)
+    return olg_lower_unsupported(cx, "torchvision::roi_align with aligned=True (RoiAlign's "
+                                     "half_pixel mode) and an adaptive sampling ratio (a grid "
+                                     "sized per roi at run time)", 16);
   static const int64_t s1 = 1, e5 = 5, ax1 = 1;
   OLG_TRY(olg__const_i64(cx, 0, &col));
   OLG_TRY(olg__emit_gather(cx, rois, col, 1, &bidx));
   OLG_TRY(olg__emit_cast(cx, bidx, OLG_INT64, &bidx));
   OLG_TRY(olg__emit_slice(cx, rois, &s1, &e5, &ax1, NULL, 1, &boxes));
+  if (aligned && !name_mode) {
+    const olg_roi_align p = {ph, pw, sr, scale, true, false};
+    OLG_TRY(olg__emit_roi_align(cx, x, boxes, bidx, &p, &out));
+    return olg_lower_bind_output(cx, 0, out);
+  }
   olg_node_id n;
   OLG_TRY(olg_lower_emit_begin(cx, "", "RoiAlign", &n));
   OLG_TRY(olg_lower_emit_input(cx, n, x));
@@ -78,3 +92,32 @@ olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud) {
   return roi_align(cx, olg__target_has_attr(cx, "RoiAlign", "coordinate_transformation_mode"));
 }
 
+
+olg_status olg__sym_onnx_roi_align(olg_lower *cx, olg_node_id src, void *ud) {
+  const char *coords = olg__src_roialign_coordinates(cx);
+  const char *mode = olg__src_attr_string(cx, "mode", "avg");
+  bool half = strcmp(coords, "half_pixel") == 0, max_mode = strcmp(mode, "max") == 0;
+  if (!half && strcmp(coords, "output_half_pixel") != 0)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "RoiAlign: coordinate_transformation_mode '%s' is "
+                     "not half_pixel or output_half_pixel", coords);
+  if (!max_mode && strcmp(mode, "avg") != 0)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "RoiAlign: mode '%s' is not avg or max", mode);
+  if (olg__target_has(cx, "RoiAlign") &&
+      (!half || olg__target_has_attr(cx, "RoiAlign", "coordinate_transformation_mode")))
+    return olg__sym_onnx_passthrough(cx, src, ud);
+  olg_roi_align p = {olg__src_attr_int(cx, "output_height", 1),
+                     olg__src_attr_int(cx, "output_width", 1),
+                     olg__src_attr_int(cx, "sampling_ratio", 0),
+                     olg__src_attr_float(cx, "spatial_scale", 1.0), half, max_mode};
+  if (p.sampling <= 0)
+    return olg_lower_unsupported(cx, half ? "RoiAlign in half_pixel mode with sampling_ratio 0 (a "
+                                            "grid sized per roi at run time)"
+                                          : "RoiAlign with sampling_ratio 0 (a grid sized per roi "
+                                            "at run time)", half ? 16 : 10);
+  olg_value x, rois, bidx, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  OLG_TRY(olg_lower_arg_value(cx, 1, &rois));
+  OLG_TRY(olg_lower_arg_value(cx, 2, &bidx));
+  OLG_TRY(olg__emit_roi_align(cx, x, rois, bidx, &p, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}

@@ -47,6 +47,11 @@ bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present) {
 bool olg__src_scan_has_batch(const olg_lower *cx) { return src_opset(cx) < 9; }
 bool olg__src_groupnorm_per_group(const olg_lower *cx) { return src_opset(cx) < 21; }
 
+const char *olg__src_roialign_coordinates(olg_lower *cx) {
+  return olg__src_attr_string(cx, "coordinate_transformation_mode",
+                              src_opset(cx) >= 16 ? "half_pixel" : "output_half_pixel");
+}
+
 const olg_schema *olg__target_schema(const olg_lower *cx, const char *op) {
   return olg_schema_find("", op, olg__opset(cx));
 }

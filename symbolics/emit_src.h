@@ -45,6 +45,9 @@ bool olg__src_dft_axis_attr(const olg_lower *cx);
 bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present);
 /* GroupNormalization below 21: scale and bias per group ([num_groups]; per channel from 21). */
 bool olg__src_groupnorm_per_group(const olg_lower *cx);
+/* RoiAlign's coordinate_transformation_mode: the attribute, else its default at the source
+ * opset (half_pixel from 16; the versions before work as output_half_pixel). */
+const char *olg__src_roialign_coordinates(olg_lower *cx);
 /* Scan-8: a batch axis first and sequence_lens (gone at 9). */
 bool olg__src_scan_has_batch(const olg_lower *cx);
 

@@ -82,6 +82,7 @@ OLG_SYMBOLIC(olg__sym_argsort);
 /* ---- torchvision's detection ops (symbolics/detection.c) ---- */
 olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud);
 olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud);
+olg_status olg__sym_onnx_roi_align(olg_lower *cx, olg_node_id src, void *ud); /* RoiAlign where the target's cannot say it: by gathers */
 
 /* ---- ONNX domain: pass-through and re-encoding (symbolics/onnx.c) ---- */
 OLG_SYMBOLIC(olg__sym_onnx_passthrough); /* the fallback for every ONNX op without a row (emit_src.c) */

@@ -532,3 +532,62 @@ def test_mel_weight_matrix_below_17():
             cases.append(("%s %s %s" % ((m, n, sr, lo, hi), it.__name__, dt), _model(node, 17, feeds, out_type=dt), feeds))
     problems = _check(cases, (9, 11, 13))
     assert not problems, "\n".join(problems)
+
+
+def _roi_align_case(rng, label, opset, attrs, n=2, c=3, h=9, w=11, k=6, dynamic=False):
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    # rois inside, across the border, outside, a point, reversed (malformed)
+    rois = np.concatenate([rng.uniform(-3, max(h, w) + 3, (k, 2)), rng.uniform(0, 8, (k, 2))], 1)
+    rois[:, 2:] += rois[:, :2]
+    rois[0] = [1, 1, 1, 1]
+    rois[1] = [6, 5, 2, 1]
+    rois = rois.astype(np.float32)
+    bidx = rng.integers(0, n, k).astype(np.int64)
+    node = helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], **attrs)
+    dims = ["N", c, "H", "W"] if dynamic else [n, c, h, w]
+    g = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, dims),
+         helper.make_tensor_value_info("rois", TensorProto.FLOAT, ["K", 4]),
+         helper.make_tensor_value_info("batch_indices", TensorProto.INT64, ["K"])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7 if opset < 15 else 8
+    return (label, m, {"X": x, "rois": rois, "batch_indices": bidx})
+
+
+def test_roi_align_by_gathers_below_its_opsets():
+    """RoiAlign-16 half_pixel below 16 and RoiAlign (either mode) below 10, with a fixed
+    sampling ratio: by gathers, equal to ONNX Runtime's kernel (avg and max, scales, rois outside
+    the map, a point, a reversed roi, several sampling ratios), a map of static or run-time
+    size."""
+    rng = np.random.default_rng(16)
+    cases, dyn_cases = [], []
+    for mode in ("avg", "max"):
+        for sr, scale, oh, ow in ((2, 1.0, 5, 5), (1, 0.5, 3, 4), (3, 0.25, 2, 3)):
+            base = dict(mode=mode, sampling_ratio=sr, spatial_scale=scale, output_height=oh,
+                        output_width=ow)
+            lbl = "%s sr%d s%g" % (mode, sr, scale)
+            cases.append(_roi_align_case(rng, "half " + lbl, 16,
+                                         dict(base, coordinate_transformation_mode="half_pixel")))
+            cases.append(_roi_align_case(rng, "out_half " + lbl, 10, base))
+            dyn_cases.append(_roi_align_case(
+                rng, "half dyn " + lbl, 16, dict(base, coordinate_transformation_mode="half_pixel"),
+                dynamic=True))
+    assert not _check(cases, [7, 9, 13, 15])
+    assert not _check(dyn_cases, [9, 11, 13])
+
+
+def test_roi_align_adaptive_sampling_stays_refused_naming_why():
+    rng = np.random.default_rng(17)
+    _, m, _ = _roi_align_case(rng, "adaptive", 16, dict(coordinate_transformation_mode="half_pixel",
+                                                         sampling_ratio=0))
+    with pytest.raises(onnxlegal.Error) as e:
+        onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 13)
+    assert "sampling_ratio 0" in str(e.value) and "16" in str(e.value)
+    # a map of run-time size at 7: clamping to it needs Where (9)
+    _, m, _ = _roi_align_case(rng, "dyn", 16, dict(coordinate_transformation_mode="half_pixel",
+                                                    sampling_ratio=2), dynamic=True)
+    with pytest.raises(onnxlegal.Error) as e:
+        onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 7)
+    assert "opset >= 9" in str(e.value)

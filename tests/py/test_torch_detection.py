@@ -230,3 +230,32 @@ def test_ssdlite_tied_scores_follow_onnx_tie_order():
             out = got[(opset, k)]
             assert not isinstance(out, str), out
             _match(onnx_order[k], out, "ssdlite tied, opset %d image %d" % (opset, k))
+
+
+class _RoiAlignAligned(torch.nn.Module):
+    def forward(self, x, boxes):
+        return torchvision.ops.roi_align(x, boxes, (3, 4), spatial_scale=0.5, sampling_ratio=2,
+                                         aligned=True)
+
+
+@pytest.mark.parametrize("opset", (11, 13, 16))
+def test_roi_align_aligned_matches_torch(opset):
+    """torchvision's roi_align(aligned=True) (RoiAlign's half_pixel): native from 16, by gathers
+    below (one emitter with the ONNX op), on feature maps of run-time size."""
+    from ortrun import run_batch
+    torch.manual_seed(5)
+    m = _RoiAlignAligned().eval()
+
+    def boxes(k, hw):
+        b = torch.rand(k, 4) * hw * 2 - 4
+        b[:, 2:] += b[:, :2].abs()
+        return torch.cat([torch.randint(0, 2, (k, 1)).float(), b], 1)
+    args = [(torch.randn(2, 3, 10, 12), boxes(5, 12)), (torch.randn(2, 3, 7, 9), boxes(8, 9))]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "ra.onnx")
+        olt.export(m, args[0], path, opset_version=opset, input_names=["x", "boxes"],
+                   dynamic_axes={"x": [2, 3], "boxes": [0]})
+        outs = run_batch([(path, {"x": x.numpy(), "boxes": b.numpy()}) for x, b in args])
+    for (x, b), out in zip(args, outs):
+        assert not isinstance(out, str), out
+        np.testing.assert_allclose(list(out.values())[0], m(x, b).numpy(), rtol=1e-5, atol=1e-5)
