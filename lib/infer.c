@@ -525,11 +525,20 @@ olg_type *olg__type_tensor(olg_icx *cx, olg_dtype dt, const olg_ishape *s) {
   return t;
 }
 
+/* t and the types nested in it, in the arena. A value's type lives in its graph's value array,
+ * which moves when the graph grows (a lowering emitting into it): a sequence or optional type
+ * made of an input's type must not point there (it did, and a later write read freed memory). */
+static olg_type *arena_type(olg_icx *cx, const olg_type *t) {
+  olg_type *c = olg__arena_dup(cx->m, t, sizeof *t);
+  if (c && t->inner && !(c->inner = arena_type(cx, t->inner))) return NULL;
+  return c;
+}
+
 olg_type *olg__type_wrap(olg_icx *cx, olg_type_kind kind, const olg_type *inner) {
   olg_type *t = olg__type_new(cx);
   if (!t) return NULL;
   t->kind = (uint8_t)kind;
-  t->inner = (olg_type *)inner;
+  if (inner && !(t->inner = arena_type(cx, inner))) return NULL;
   return t;
 }
 

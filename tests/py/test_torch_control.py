@@ -260,8 +260,42 @@ class EmptyListInBranchOfLoop(torch.nn.Module):
         return torch.stack(out, 0)
 
 
+class NestedLoopsAndIteration(torch.nn.Module):
+    """A list grown in a branch of a loop inside a loop, then iterated by a third loop (len and
+    [i] of the sequence at run time). Its inference once left a sequence type pointing into a
+    value array that later moved (a crash when writing)."""
+
+    def forward(self, x):
+        out: List[torch.Tensor] = [x[0]]
+        for i in range(x.size(0)):
+            for j in range(2):
+                if bool(x[i, j] > 0):
+                    out.append(x[i] * float(j + 1))
+        acc = torch.zeros_like(x[0])
+        for t in out:
+            acc = acc + t
+        return acc, torch.stack(out, 0).sum(0)
+
+
 SEQ_CASES = {"branch": OuterListInBranch, "loop": ListThroughLoop,
-             "empty": EmptyListInBranchOfLoop}
+             "empty": EmptyListInBranchOfLoop, "nested": NestedLoopsAndIteration}
+
+
+class ReturnsGrownList(torch.nn.Module):
+    def forward(self, x):
+        out: List[torch.Tensor] = [x[0]]
+        for i in range(x.size(0)):
+            out.append(x[i] + 1)
+        return out
+
+
+def test_returning_a_grown_list_is_refused():
+    """Its length is known only at run time: refused, never a model returning its first items."""
+    m = torch.jit.script(ReturnsGrownList())
+    with tempfile.TemporaryDirectory() as d:
+        with pytest.raises(olt.ExportError) as e:
+            olt.export(m, (torch.randn(3, 2),), os.path.join(d, "m.onnx"), opset_version=13)
+    assert "grows inside scripted control flow is returned" in str(e.value)
 
 
 @pytest.mark.parametrize("name", sorted(SEQ_CASES))

@@ -464,6 +464,7 @@ def _hold_as_sequences(w, lists, node):
                     "analysis does not give (an empty list whose appended values it cannot "
                     "type; a first item would give it)", node)
         e.seq = w.new_value(lst.debugName(), "sequence")
+        e.items = None  # the sequence holds them from now on: a stale read fails loudly
         pending.append((e, e.seq, items))
     return pending
 
@@ -571,7 +572,7 @@ def walk_loop(w, node, ins, outs):
             continue
         lst = n2.inputsAt(0)
         e = w.env.get(lst)
-        if not isinstance(e, _List) or e.items or "Tensor" not in e.elem:
+        if not isinstance(e, _List) or e.seq is not None or e.items or "Tensor" not in e.elem:
             continue
         inner = [u for u in lst.uses() if _inside(u.user, node)]
         if len(inner) != 1:
@@ -689,7 +690,8 @@ def _split_runtime(w, node, ins, outs):
     level by sizes computed from shapes): one slice per size, at the running sum of the sizes
     before it. The number of pieces is the list's length, known to the walker."""
     e = w.env.get(ins[1])
-    if not isinstance(e, _List) or all(isinstance(i, _Lit) for i in e.items) or \
+    if not isinstance(e, _List) or e.seq is not None or \
+            all(isinstance(i, _Lit) for i in e.items) or \
             len(outs) != 1 or outs[0].type().kind() != "ListType":
         return False
     x = w.arg(ins[0])

@@ -382,6 +382,10 @@ class _Walker:
             e = e.ref(self)
         if isinstance(e, _Ref):
             return [self.current(e)]
+        if isinstance(e, _List) and e.seq is not None:
+            raise TorchExportError(
+                "a list that grows inside scripted control flow is returned (its length is known "
+                "only at run time): return torch.stack or torch.cat of it")
         if isinstance(e, (_Tuple, _List)):
             res = []
             for i in e.items:
@@ -476,7 +480,7 @@ class _Walker:
                 size = shape[d]
                 return max(1, -(-size // lit(1)))
             if op in ("split_with_sizes", "unsafe_split_with_sizes", "split") and \
-                    isinstance(self.env.get(ins[1]), _List):
+                    isinstance(self.env.get(ins[1]), _List) and self.env[ins[1]].seq is None:
                 return len(self.env[ins[1]].items)
             if op in ("chunk", "unsafe_chunk") and isinstance(lit(1), int):
                 d = lit(2)
@@ -485,7 +489,8 @@ class _Walker:
                 return -(-size // each) if size else lit(1)
             if op == "unbind":
                 return shape[lit(1) if lit(1) is not None else 0]
-        if op == "meshgrid" and isinstance(self.env.get(ins[0]), _List):
+        if op == "meshgrid" and isinstance(self.env.get(ins[0]), _List) and \
+                self.env[ins[0]].seq is None:
             return len(self.env[ins[0]].items)
         raise TorchExportError("the number of tensors that aten::%s returns is not known from the "
                                "trace (at %s)" % (op, self.scope or "the top level"))
@@ -738,6 +743,11 @@ class _Walker:
             self.env[outs[0]] = _List([self.env_item(tv) for tv in ins], elem, len(self.blocks))
         elif op == "TupleConstruct":
             self.env[outs[0]] = _Tuple([self.env_item(tv) for tv in ins])
+        elif op in ("ListUnpack", "TupleUnpack", "TupleIndex", "ListIndex") and \
+                isinstance(self.env.get(ins[0]), _List) and self.env[ins[0]].seq is not None:
+            raise TorchExportError("prim::%s of a list that grows inside scripted control flow "
+                                   "(its length is known only at run time) (at %s)"
+                                   % (op, self.scope or "the top level"))
         elif op in ("ListUnpack", "TupleUnpack"):
             e = self.env.get(ins[0])
             if not isinstance(e, (_List, _Tuple)) or len(e.items) != len(outs):
