@@ -382,4 +382,26 @@ olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, doubl
 /* Identity (when a node is needed to carry a name; usually bind the input instead). */
 olg_status olg__emit_identity(olg_lower *cx, olg_value x, olg_value *out);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Loop bodies a symbolic builds (emit_loop.c): emit into &b.sub with the helpers above. */
+
+typedef struct olg_loop_body {
+  olg_lower sub;    /* the body's lowering context (its target graph is the body) */
+  olg_lower *outer; /* the context the Loop is emitted into */
+  olg_graph *g;     /* the body */
+  olg_value dummy_init, dummy_in; /* Loop-1 carries one value at least: a 0 when none */
+} olg_loop_body;
+/* A body with inputs iteration (int64 0-D), condition (bool 0-D) and one carried value per
+ * init[k], typed as init[k] (dtype and rank). iter/cond may be NULL. */
+olg_status olg__loop_body_begin(olg_lower *cx, olg_loop_body *b, const olg_value *init, size_t n,
+                                olg_value *iter, olg_value *cond, olg_value *carried);
+/* Outer value v (of b->outer's graph) as the body reads it, by name. */
+olg_status olg__loop_outer(olg_loop_body *b, olg_value v, olg_value *out);
+/* Closes the body with outputs body_outs (the condition, n_carried carried values, then scan
+ * outputs) and emits the Loop (trip / cond OLG_NO_VALUE: omitted) into b->outer; outs gets the
+ * n_carried final values, then the scan outputs. */
+olg_status olg__loop_emit(olg_loop_body *b, olg_value trip, olg_value cond, const olg_value *init,
+                          size_t n_carried, const olg_value *body_outs, size_t n_body_outs,
+                          olg_value *outs);
+
 #endif
