@@ -10,6 +10,7 @@ const olg_symbolic_reg olg__opset09[] = {
     /* ---- rearranging (symbolics/arrange.c): a static mask with Where-9 ---- */
 
     /* ---- ONNX domain ---- */
+    {"", "NonMaxSuppression", olg__sym_onnx_nms, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(10)}, /* Loops (nms.c) */
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
     {"", "ScatterND", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED}, /* a row scatter (index.c) */

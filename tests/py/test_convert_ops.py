@@ -591,3 +591,58 @@ def test_roi_align_adaptive_sampling_stays_refused_naming_why():
     with pytest.raises(onnxlegal.Error) as e:
         onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 7)
     assert "opset >= 9" in str(e.value)
+
+
+def _nms_case(label, boxes, scores, center=0, max_out=None, iou=None, score=None, as_feeds=False):
+    feeds = {"boxes": boxes, "scores": scores}
+    extra = [("max_output_boxes_per_class", max_out, np.int64), ("iou_threshold", iou, np.float32),
+             ("score_threshold", score, np.float32)]
+    inputs, inits = ["boxes", "scores"], []
+    for name, v, t in extra:
+        if v is None:
+            inputs.append("")
+            continue
+        inputs.append(name)
+        arr = np.array([v], dtype=t)
+        if as_feeds:
+            feeds[name] = arr
+        else:
+            inits.append(onnx.numpy_helper.from_array(arr, name))
+    while inputs[-1] == "":
+        inputs.pop()
+    node = helper.make_node("NonMaxSuppression", inputs, ["y"], center_point_box=center)
+    return (label, _model(node, 10, feeds, TensorProto.INT64, inits), feeds)
+
+
+def test_nonmaxsuppression_below_10_as_loops_matches_the_kernel():
+    """NonMaxSuppression-10 at 9: Loops that take the boxes as the kernel's priority queue does
+    (score, then the lower index among ties), with its IoU test (strict: exactly at the
+    threshold is kept) and its output order; max_output 0, negative or absent selects none."""
+    import onnx.numpy_helper  # noqa: F401
+    rng = np.random.default_rng(25)
+    cases = []
+    for k in range(6):
+        b, c, n = [(1, 1, 6), (2, 3, 8), (3, 2, 10), (1, 2, 12), (2, 1, 1), (2, 2, 7)][k]
+        xy = rng.uniform(0, 4, (b, n, 2)).astype(np.float32)
+        wh = rng.uniform(0.5, 3, (b, n, 2)).astype(np.float32)
+        corners = np.concatenate([xy, xy + wh], axis=2)
+        corners = np.where(rng.random((b, n, 4)) < 0.2, corners[..., [2, 3, 0, 1]], corners)
+        center = np.concatenate([xy, wh], axis=2)
+        # coarse scores: many ties, in the heap's order
+        sc = np.round(rng.uniform(0, 1, (b, c, n)) * 4).astype(np.float32) / 4
+        cases.append(_nms_case("nms%d" % k, corners, sc, 0, 3 + k, 0.3, 0.2))
+        cases.append(_nms_case("nms%d_center" % k, center, sc, 1, 100, 0.4, None))
+        cases.append(_nms_case("nms%d_feeds" % k, corners, sc, 0, 2, 0.1, 0.5, as_feeds=True))
+        cases.append(_nms_case("nms%d_noiou" % k, corners, sc, 0, 4))
+        tie = np.full((b, c, n), 0.5, np.float32)
+        cases.append(_nms_case("nms%d_alltie" % k, corners, tie, 0, n, 0.0))
+    sq = np.array([[[0, 0, 1, 1], [0, 0, 1, 0.5], [0, 0.5, 1, 1], [0, 0, 0.5, 1], [2, 2, 3, 3],
+                    [0, 0, 1, 1], [0, 0, 2, 1]]], np.float32)
+    sqs = np.array([[[0.9, 0.9, 0.8, 0.9, 0.9, 0.7, 0.9]]], np.float32)
+    cases.append(_nms_case("iou_at_threshold", sq, sqs, 0, 10, 0.5, 0.0))  # IoU 0.5 is kept
+    cases.append(_nms_case("iou_below", sq, sqs, 0, 10, 0.49, None))
+    cases.append(_nms_case("max_zero", sq, sqs, 0, 0, 0.5, None))
+    cases.append(_nms_case("max_negative", sq, sqs, 0, -3, 0.5, None, as_feeds=True))
+    cases.append(_nms_case("max_absent", sq, sqs))
+    cases.append(_nms_case("all_filtered", sq, sqs, 0, 5, 0.5, 0.95))
+    assert _check(cases, [9]) == []
