@@ -403,5 +403,8 @@ olg_status olg__loop_outer(olg_loop_body *b, olg_value v, olg_value *out);
 olg_status olg__loop_emit(olg_loop_body *b, olg_value trip, olg_value cond, const olg_value *init,
                           size_t n_carried, const olg_value *body_outs, size_t n_body_outs,
                           olg_value *outs);
+/* 0 .. dim(x, axis) - 1 as a 1-D int64: a constant when the dim is known, else (Range is 11) a
+ * Loop's iteration numbers. */
+olg_status olg__emit_arange_dim(olg_lower *cx, olg_value x, int64_t axis, olg_value *out);
 
 #endif

@@ -107,3 +107,22 @@ olg_status olg__loop_emit(olg_loop_body *b, olg_value trip, olg_value cond, cons
   for (size_t k = 1; k < n_body_outs; k++) outs[k - 1] = all[k];
   return OLG_OK;
 }
+
+olg_status olg__emit_arange_dim(olg_lower *cx, olg_value x, int64_t axis, olg_value *out) {
+  int64_t d = olg__dim(cx, x, (int32_t)axis);
+  if (d >= 0 && d <= 65536) {
+    int64_t *v = olg__lower_alloc(cx, (size_t)(d ? d : 1) * sizeof *v);
+    if (!v) return OLG_ERR_NOMEM;
+    for (int64_t i = 0; i < d; i++) v[i] = i;
+    return olg__const_i64s(cx, v, (size_t)d, out);
+  }
+  /* Range is 11: below it, a Loop's iteration numbers as its scan output */
+  olg_value n;
+  OLG_TRY(olg__dim_tensor(cx, x, axis, &n));
+  OLG_TRY(olg__emit_reshape_static(cx, n, NULL, 0, &n));
+  olg_loop_body b;
+  olg_value it, cd;
+  OLG_TRY(olg__loop_body_begin(cx, &b, NULL, 0, &it, &cd, NULL));
+  const olg_value outs[2] = {cd, it};
+  return olg__loop_emit(&b, n, OLG_NO_VALUE, NULL, 0, outs, 2, out);
+}

@@ -235,14 +235,7 @@ olg_status olg__sym_onnx_nms(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(dim0d(cx, boxes, 1, &o.nbox));
   o.ncls = nc;
   OLG_TRY(op2(cx, "Mul", nb, nc, &trip));
-  { /* 0..N-1 (Range is 11): a Loop's iteration numbers */
-    olg_loop_body rb;
-    olg_value it, cd, r;
-    OLG_TRY(olg__loop_body_begin(cx, &rb, NULL, 0, &it, &cd, NULL));
-    const olg_value outs[2] = {cd, it};
-    OLG_TRY(olg__loop_emit(&rb, o.nbox, OLG_NO_VALUE, NULL, 0, outs, 2, &r));
-    o.ar = r;
-  }
+  OLG_TRY(olg__emit_arange_dim(cx, boxes, 1, &o.ar));
   olg_value res[4];
   OLG_TRY(per_class(cx, &o, trip, res));
   /* rows [batch, class, box] of every (batch, class), kept ones only, in order */

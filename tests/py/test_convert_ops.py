@@ -645,4 +645,10 @@ def test_nonmaxsuppression_below_10_as_loops_matches_the_kernel():
     cases.append(_nms_case("max_negative", sq, sqs, 0, -3, 0.5, None, as_feeds=True))
     cases.append(_nms_case("max_absent", sq, sqs))
     cases.append(_nms_case("all_filtered", sq, sqs, 0, 5, 0.5, 0.95))
+    label, m, feeds = _nms_case("dynamic_sizes", corners, sc, 0, 3, 0.3, 0.1)
+    for v in m.graph.input:
+        for d, p in zip(v.type.tensor_type.shape.dim, ["b", "n"] if v.name == "boxes" else ["b", "c", "n"]):
+            d.dim_param = p
+    cases.append((label, m, feeds))
     assert _check(cases, [9]) == []
+
