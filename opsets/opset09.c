@@ -14,6 +14,7 @@ const olg_symbolic_reg olg__opset09[] = {
     {"", "Scatter", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE},        /* Scatter-9 */
     {"", "ScatterElements", olg__sym_onnx_scatter, OLG_LOWERING_NATIVE}, /* as Scatter below 11 */
     {"", "ScatterND", olg__sym_onnx_scatter, OLG_LOWERING_DECOMPOSED}, /* a row scatter (index.c) */
+    {"", "Unique", olg__sym_onnx_unique, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(11)}, /* unique.c */
 
     /* ---- activations (symbolics/activation.c): Where-9 ---- */
 

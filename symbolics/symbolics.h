@@ -83,6 +83,8 @@ OLG_SYMBOLIC(olg__sym_argsort);
 olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud);
 /* NonMaxSuppression-10 below 10, as Loops (symbolics/nms.c) */
 olg_status olg__sym_onnx_nms(olg_lower *cx, olg_node_id src, void *ud);
+/* Unique-11 below 11 by pairwise comparison (symbolics/unique.c) */
+olg_status olg__sym_onnx_unique(olg_lower *cx, olg_node_id src, void *ud);
 olg_status olg__sym_tv_roi_align(olg_lower *cx, olg_node_id src, void *ud);
 olg_status olg__sym_onnx_roi_align(olg_lower *cx, olg_node_id src, void *ud); /* RoiAlign where the target's cannot say it: by gathers */
 

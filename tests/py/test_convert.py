@@ -39,12 +39,13 @@ def _vi(name, elem, shape):
 
 @pytest.fixture
 def two_refusals(tmp_path):
-    """Two Unique nodes (a data-dependent output shape: nothing expresses it below 11)."""
+    """Two Unique nodes of strings (below 11 Unique is computed by comparisons, which strings do
+    not have)."""
     nodes = [helper.make_node("Unique", ["x"], ["u1"], name="first_unique", sorted=1),
-             helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Identity", ["x"], ["r"], name="ident"),
              helper.make_node("Unique", ["r"], ["u2"], name="second_unique", sorted=1)]
-    m = _model(nodes, 11, [_vi("x", TensorProto.FLOAT, [6])],
-               [_vi("u1", TensorProto.FLOAT, None), _vi("u2", TensorProto.FLOAT, None)])
+    m = _model(nodes, 11, [_vi("x", TensorProto.STRING, [6])],
+               [_vi("u1", TensorProto.STRING, None), _vi("u2", TensorProto.STRING, None)])
     p = tmp_path / "unique.onnx"
     onnx.save(m, str(p))
     return p
@@ -79,7 +80,7 @@ def test_every_refusal_on_stderr_and_in_the_report(two_refusals, tmp_path):
     for x in refused.values():
         assert x["op"] == "Unique" and x["target_opset"] == 9 and x["lowest_opset"] == 11
     assert report["counts"]["refused"] == 2
-    assert [n["node"] for n in report["nodes"]] == ["relu"]  # lowered, then the others refused
+    assert [n["node"] for n in report["nodes"]] == ["ident"]  # lowered, then the others refused
 
 
 def test_python_exception_lists_every_refusal(two_refusals):

@@ -652,3 +652,35 @@ def test_nonmaxsuppression_below_10_as_loops_matches_the_kernel():
     cases.append((label, m, feeds))
     assert _check(cases, [9]) == []
 
+
+def test_unique_below_11_by_pairwise_comparison():
+    """Unique-11 at 9 and 10: sorted and not, flattened and along an axis (lexicographic
+    slices), int64, int8 (compared as int64), float, double (signed zeros); every output matches
+    ONNX Runtime exactly (its Unique has no int32, uint8 or bool kernel to compare with)."""
+    rng = np.random.default_rng(11)
+    cases = []
+    xs = {
+        "f32": rng.integers(-3, 4, (4, 5)).astype(np.float32) / 2,
+        "i64": rng.integers(-2, 3, (3, 4, 2)).astype(np.int64),
+        "f64": np.array([[0.0, -0.0, 1.5], [1.5, 0.0, -2.0], [0.0, -0.0, 1.5]], np.float64),
+        "i8": np.array([[1, 1], [0, 1], [1, 1], [1, 0], [0, 1]], np.int8),
+    }
+    outs = ["y", "indices", "inverse_indices", "counts"]
+    for name, x in xs.items():
+        for s in (0, 1):
+            for axis in [None] + list(range(-x.ndim, x.ndim)):
+                kw = {"sorted": s} if (s == 0 or axis is not None) else {}
+                if axis is not None:
+                    kw["axis"] = axis
+                node = helper.make_node("Unique", ["x"], outs, **kw)
+                m = _model(node, 11, {"x": x})
+                for o, t in zip(m.graph.output, [NP2ONNX[x.dtype]] + [TensorProto.INT64] * 3):
+                    o.type.tensor_type.elem_type = t
+                cases.append(("unique_%s_s%d_a%s" % (name, s, axis), m, {"x": x}))
+                if name == "f32":  # sizes known at run time only (the index ranges by Loops)
+                    m2 = onnx.ModelProto()
+                    m2.CopyFrom(m)
+                    for d, p in zip(m2.graph.input[0].type.tensor_type.shape.dim, "ab"):
+                        d.dim_param = p
+                    cases.append(("unique_dyn_s%d_a%s" % (s, axis), m2, {"x": x}))
+    assert _check(cases, [9, 10]) == []
