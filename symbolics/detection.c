@@ -1,5 +1,6 @@
 /* onnxlegal — torchvision's detection ops (domain "torchvision", as torch.ops.torchvision.* appear
- * in a trace): nms as NonMaxSuppression, roi_align as RoiAlign (both from opset 10).
+ * in a trace): nms as NonMaxSuppression (from 10; at 9 as its conversion, Loops), roi_align as
+ * RoiAlign (from opset 10).
  *
  * nms(boxes [N,4] x1y1x2y2, scores [N], iou_threshold) -> kept indices [K], by decreasing score:
  * NonMaxSuppression over one batch and one class, every box allowed (max_output_boxes_per_class
@@ -37,7 +38,14 @@ olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__const_i64s(cx, &all, 1, &max_out));
   OLG_TRY(olg__const_f32s(cx, &thr, 1, &iou_v));
   const olg_value in[4] = {b3, s3, max_out, iou_v};
-  OLG_TRY(olg__emit(cx, "NonMaxSuppression", in, 4, &sel));
+  if (olg__target_has(cx, "NonMaxSuppression")) {
+    OLG_TRY(olg__emit(cx, "NonMaxSuppression", in, 4, &sel));
+  } else { /* below 10: NonMaxSuppression-10 as its conversion writes it (Loops, nms.c) */
+    olg_node_id n;
+    OLG_TRY(olg_lower_emit_begin(cx, "", "NonMaxSuppression", &n));
+    for (int k = 0; k < 4; k++) OLG_TRY(olg_lower_emit_input(cx, n, in[k]));
+    OLG_TRY(olg_lower_emit_end_at(cx, n, 10, 1, &sel));
+  }
   OLG_TRY(olg__const_i64(cx, 2, &col));
   OLG_TRY(olg__emit_gather(cx, sel, col, 1, &keep));
   return olg_lower_bind_output(cx, 0, keep);

@@ -259,3 +259,26 @@ def test_roi_align_aligned_matches_torch(opset):
     for (x, b), out in zip(args, outs):
         assert not isinstance(out, str), out
         np.testing.assert_allclose(list(out.values())[0], m(x, b).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_torchvision_nms_at_9_by_the_loops():
+    """torchvision::nms below 10, where NonMaxSuppression does not exist: the op's conversion to 9
+    (Loops), run in ONNX Runtime, keeps the boxes torch keeps, in its order (distinct scores;
+    IoU at 0.5, suppressed or not)."""
+    from ortrun import run_batch
+
+    class M(torch.nn.Module):
+        def forward(self, boxes, scores):
+            return torchvision.ops.nms(boxes, scores, 0.5)
+
+    torch.manual_seed(3)
+    xy = torch.rand(40, 2) * 4
+    boxes = torch.cat([xy, xy + 0.5 + torch.rand(40, 2) * 2], dim=1)
+    scores = torch.randperm(40).float() / 40
+    want = M()(boxes, scores).numpy()
+    with tempfile.TemporaryDirectory(prefix="olg-tv-nms-") as d:
+        path = os.path.join(d, "m.onnx")
+        olt.export(M(), (boxes, scores), path, opset_version=9)
+        got = run_batch([(path, {"input_0": boxes.numpy(), "input_1": scores.numpy()})])[0]
+    assert not isinstance(got, str), got
+    np.testing.assert_array_equal(next(iter(got.values())), want)
