@@ -684,3 +684,30 @@ def test_unique_below_11_by_pairwise_comparison():
                         d.dim_param = p
                     cases.append(("unique_dyn_s%d_a%s" % (s, axis), m2, {"x": x}))
     assert _check(cases, [9, 10]) == []
+
+
+def test_unique_below_11_of_types_ort_has_no_kernel_for_matches_numpy():
+    """Unique of int32, uint8 and bool (compared as int64) at 9: ONNX Runtime has no Unique
+    kernel for them to compare with, so NumPy's unique is the reference (sorted, flattened or
+    along axis 0: the same lexicographic order)."""
+    rng = np.random.default_rng(12)
+    xs = {"i32": rng.integers(-3, 3, (6, 3)).astype(np.int32),
+          "u8": rng.integers(0, 3, (5, 2)).astype(np.uint8),
+          "bool": rng.random((5, 2)) < 0.5}
+    outs = ["y", "indices", "inverse_indices", "counts"]
+    batch, wants = [], []
+    for name, x in xs.items():
+        for axis in (None, 0):
+            kw = {} if axis is None else {"axis": axis}
+            m = _model(helper.make_node("Unique", ["x"], outs, **kw), 11, {"x": x})
+            for o, t in zip(m.graph.output, [NP2ONNX[x.dtype]] + [TensorProto.INT64] * 3):
+                o.type.tensor_type.elem_type = t
+            out = onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 9)
+            batch.append((out.to_bytes(), {"x": x}))
+            y, i, inv, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                                     axis=axis)
+            wants.append((name, axis, [y, i, inv.reshape(-1), c]))
+    for (name, axis, want), got in zip(wants, run_batch(batch)):
+        assert not isinstance(got, str), (name, axis, got)
+        for k, w in zip(outs, want):
+            assert np.array_equal(got[k], w) and got[k].dtype == w.dtype, (name, axis, k, got[k], w)
