@@ -149,7 +149,6 @@ static olg_status dce_and_compact(olg_lower *cx) {
   olg_node_id *order = olg__malloc(al, (size_t)n * sizeof *order);
   uint8_t *live_val = olg__calloc(al, g->n_values ? g->n_values : 1, 1);
   int32_t *newid = olg__malloc(al, (size_t)n * sizeof *newid);
-  olg_node *nodes = NULL; /* only for an order that moves a node up (see below) */
   olg_status s = OLG_OK;
   if (!order || !live_val || !newid) {
     s = OLG_ERR_NOMEM;
@@ -188,31 +187,36 @@ static olg_status dce_and_compact(olg_lower *cx) {
         if ((s = olg__mark_subgraph_refs(cx->reads, g, a->graphs[q], live_val))) goto done;
     }
   }
-  /* live nodes whose order keeps their ids increasing (the usual case: a lowering emits in
-     topological order) move down in place; only another order needs a second node array, which
-     at a million nodes is the peak's largest temporary */
-  bool in_place = true;
-  for (uint32_t k = 0, last = 0, any = 0; k < n_order && in_place; k++) {
-    olg_node_id id = order[k];
-    if (newid[id] < 0) continue;
-    in_place = !any || (uint32_t)id > last;
-    last = (uint32_t)id;
-    any = 1;
-  }
-  if (!in_place && !(nodes = olg__malloc(al, (size_t)n * sizeof *nodes))) {
-    s = OLG_ERR_NOMEM;
-    goto done;
-  }
+  /* the live nodes move to their place in the order within g->nodes, following the cycles of
+     the permutation (dead nodes take the places past the live ones): a second node array would
+     be the peak's largest temporary at a million nodes, and a lowering that interns a Constant
+     puts it ahead of earlier ids (Kahn's queue starts with every node without inputs) */
   uint32_t m = 0;
-  for (uint32_t k = 0; k < n_order; k++) {
-    olg_node_id id = order[k];
-    if (newid[id] < 0) continue;
-    newid[id] = (int32_t)m;
-    if (!in_place) nodes[m] = g->nodes[id];
-    else if ((uint32_t)id != m) g->nodes[m] = g->nodes[id];
-    m++;
+  for (uint32_t k = 0; k < n_order; k++)
+    if (newid[order[k]] >= 0) newid[order[k]] = (int32_t)m++;
+  for (uint32_t i = 0, d = m; i < n; i++)
+    if (newid[i] < 0) newid[i] = (int32_t)d++;
+  for (uint32_t i = 0; i < n; i++) {
+    /* newid[j] < 0 after this loop: node j already moved (~newid[j] keeps its new id) */
+    if (newid[i] < 0 || (uint32_t)newid[i] == i) {
+      if (newid[i] >= 0) newid[i] = ~newid[i];
+      continue;
+    }
+    olg_node carry = g->nodes[i];
+    uint32_t j = i;
+    while (newid[j] >= 0) {
+      uint32_t to = (uint32_t)newid[j];
+      newid[j] = ~newid[j];
+      olg_node t = g->nodes[to];
+      g->nodes[to] = carry;
+      carry = t;
+      j = to;
+    }
   }
-  if (!in_place) memcpy(g->nodes, nodes, (size_t)m * sizeof *nodes);
+  for (uint32_t i = 0; i < n; i++) {
+    newid[i] = ~newid[i];
+    if ((uint32_t)newid[i] >= m) newid[i] = -1;
+  }
   g->n_nodes = m;
   for (uint32_t v = 0; v < g->n_values; v++) {
     olg_value_rec *r = &g->values[v];
@@ -242,7 +246,6 @@ done:
   olg__free(al, order, (size_t)n * sizeof *order);
   olg__free(al, live_val, g->n_values ? g->n_values : 1);
   olg__free(al, newid, (size_t)n * sizeof *newid);
-  olg__free(al, nodes, (size_t)n * sizeof *nodes);
   return s;
 }
 
