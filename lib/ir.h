@@ -51,8 +51,8 @@ typedef struct olg_type {
   bool has_elem;   /* elem_type field present (it may be 0 in a partial type) */
   olg_dtype elem;
   int32_t rank;    /* OLG_RANK_UNKNOWN when !has_shape */
+  olg_dtype key;   /* here, not after dims: no padding (two per value, two graphs at a time) */
   olg_dim *dims;
-  olg_dtype key;
   struct olg_type *inner;
   const char *denotation;
   const char *opaque_domain, *opaque_name;
@@ -252,9 +252,9 @@ typedef struct olg_value_rec {
    * Lives in the model's arena. */
   const olg_dim *sym;
   int32_t n_sym;
+  uint32_t n_metadata;    /* of metadata below; beside n_sym so that neither pads */
   const char *doc_string; /* from ValueInfoProto, or NULL */
   olg_kv *metadata;       /* ValueInfoProto.metadata_props */
-  uint32_t n_metadata;
   const void *extra;      /* serializer's */
 } olg_value_rec;
 
