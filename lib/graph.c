@@ -36,120 +36,6 @@ const char *olg__strdup(olg_model *m, const char *s) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Name map: FNV-1a with a final mix (the low bits index), linear probing, load <= 1/2. A slot
- * holds key, hash and id together: a probe of a large map costs one cache line. */
-
-static uint32_t hash_mix(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  return h;
-}
-
-uint32_t olg__name_hash(const char *p, size_t *n) {
-  uint32_t h = 2166136261u;
-  size_t i = 0;
-  for (; i < *n && p[i]; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
-  *n = i;
-  return hash_mix(h);
-}
-
-static uint32_t hash_str(const char *s) { return olg__name_hash(s, &(size_t){SIZE_MAX}); }
-
-_Thread_local uint64_t olg__probes;
-
-/* key: n bytes without NUL, h: their olg__name_hash. */
-int32_t olg__g_namemap_get_h(const olg_namemap *nm, const char *key, size_t n, uint32_t h) {
-  if (!nm->cap) return -1;
-  uint32_t mask = nm->cap - 1;
-  for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-    olg__count_probe();
-    const olg_name_slot *e = &nm->slots[i];
-    if (!e->key) return -1;
-    if (e->hash == h && memcmp(e->key, key, n) == 0 && !e->key[n]) return e->id;
-  }
-}
-
-int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
-  size_t n = SIZE_MAX;
-  uint32_t h = olg__name_hash(key, &n);
-  return olg__g_namemap_get_h(nm, key, n, h);
-}
-
-/* Room for n names at load 1/2 (a lowering knows about how many it will add). */
-olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n) {
-  if (n > (1u << 30)) return olg__err(OLG_ERR_LIMIT, "too many names");
-  uint32_t nc = nm->cap ? nm->cap : 64;
-  while (nc < 2 * n) nc *= 2;
-  if (nc == nm->cap) return OLG_OK;
-  olg_name_slot *slots = olg__calloc(a, nc, sizeof *slots);
-  if (!slots) return OLG_ERR_NOMEM;
-  for (uint32_t j = 0; j < nm->cap; j++) {
-    if (!nm->slots[j].key) continue;
-    uint32_t i = nm->slots[j].hash & (nc - 1);
-    while (slots[i].key) i = (i + 1) & (nc - 1);
-    slots[i] = nm->slots[j];
-  }
-  olg__free(a, nm->slots, (size_t)nm->cap * sizeof *nm->slots);
-  nm->slots = slots;
-  nm->cap = nc;
-  return OLG_OK;
-}
-
-static olg_status namemap_put_h(const olg_allocator *a, olg_namemap *nm, const char *key,
-                                int32_t id, uint32_t h) {
-  if ((nm->n + 1) * 2 > nm->cap) {
-    if (nm->cap >= (1u << 31)) return olg__err(OLG_ERR_LIMIT, "too many names");
-    olg_status s = olg__g_namemap_reserve(a, nm, nm->cap ? nm->cap : 32);
-    if (s) return s;
-  }
-  uint32_t mask = nm->cap - 1, i = h & mask;
-  while (nm->slots[i].key) i = (i + 1) & mask;
-  nm->slots[i] = (olg_name_slot){key, h, id};
-  nm->n++;
-  return OLG_OK;
-}
-
-olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key, int32_t id) {
-  return namemap_put_h(a, nm, key, id, hash_str(key));
-}
-
-/* Removes key (backward-shift deletion keeps every probe chain intact). */
-static void namemap_del(olg_namemap *nm, const char *key) {
-  if (!nm->cap) return;
-  uint32_t mask = nm->cap - 1, h = hash_str(key), i = h & mask;
-  olg_name_slot *e = nm->slots;
-  while (e[i].key && (e[i].hash != h || strcmp(e[i].key, key) != 0)) i = (i + 1) & mask;
-  if (!e[i].key) return;
-  nm->n--;
-  for (uint32_t j = i;;) {
-    e[i].key = NULL;
-    for (;;) {
-      j = (j + 1) & mask;
-      if (!e[j].key) return;
-      uint32_t k = e[j].hash & mask;
-      /* the entry at j may move to i unless its home k lies cyclically in (i, j] */
-      if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) continue;
-      break;
-    }
-    e[i] = e[j];
-    i = j;
-  }
-}
-
-/* Drops the most recently added value (rollback of a failed multi-step add). */
-void olg__g_graph_pop_value(olg_graph *g) {
-  olg_value_rec *r = &g->values[g->n_values - 1];
-  if (!(r->flags & OLG_VF_DUPLICATE)) namemap_del(&g->names, r->name);
-  g->n_values--;
-}
-
-void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
-  olg__free(a, nm->slots, (size_t)nm->cap * sizeof *nm->slots);
-  memset(nm, 0, sizeof *nm);
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Models */
 
 OLG_API void olg_model_options_init(olg_model_options *o) {
@@ -454,7 +340,7 @@ olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
   olg_status s = olg__g_namemap_put(&g->model->alloc, &g->names, nm, v);
   if (s) return s;
   if (*r->name && !(r->flags & OLG_VF_DUPLICATE) && olg__g_namemap_get(&g->names, r->name) == v)
-    namemap_del(&g->names, r->name);
+    olg__g_namemap_del(&g->names, r->name);
   r->name = nm;
   return OLG_OK;
 }
@@ -483,38 +369,37 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes)
   return s;
 }
 
-const char *olg__graph_unique_name(olg_graph *g, const char *base) {
-  char buf[64];
-  for (;;) {
-    const char *b = base && *base ? base : "v";
-    size_t bl = strlen(b);
-    olg_sbuf sb = {buf, 0, sizeof buf}; /* "_%llu" */
-    olg__sb_mem(&sb, "_", 1);
-    olg__sb_u64(&sb, g->next_auto++);
-    int k = (int)sb.n;
-    char *p = olg__arena_alloc(g->model, bl + (size_t)k + 1);
-    if (!p) return NULL;
-    memcpy(p, b, bl);
-    memcpy(p + bl, buf, (size_t)k + 1);
-    if (olg__g_namemap_get(&g->names, p) < 0) return p;
-  }
+static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out);
+
+/* "<base>_<k>" in the arena for the next k (next_auto), its length and hash. */
+static char *auto_name(olg_graph *g, const char *base, size_t bl, size_t *n, uint32_t *h) {
+  char buf[32];
+  olg_sbuf sb = {buf, 0, sizeof buf}; /* "_%llu" */
+  olg__sb_mem(&sb, "_", 1);
+  olg__sb_u64(&sb, g->next_auto++);
+  char *p = olg__arena_alloc(g->model, bl + sb.n + 1);
+  if (!p) return NULL;
+  memcpy(p, base, bl);
+  memcpy(p + bl, buf, sb.n + 1);
+  *n = bl + sb.n;
+  *h = olg__name_hash(p, &(size_t){*n});
+  return p;
 }
 
-const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
-  if (!want) want = "";
-  if (*want && olg__g_namemap_get(&g->node_names, want) < 0) return olg__strdup(g->model, want);
-  size_t wl = strlen(want);
-  for (uint64_t k = 2;; k++) {
-    char suffix[32];
-    olg_sbuf sb = {suffix, 0, sizeof suffix}; /* "#%llu" */
-    olg__sb_mem(&sb, "#", 1);
-    olg__sb_u64(&sb, k);
-    int sl = (int)sb.n;
-    char *p = olg__arena_alloc(g->model, wl + (size_t)sl + 1);
-    if (!p) return NULL;
-    memcpy(p, want, wl);
-    memcpy(p + wl, suffix, (size_t)sl + 1);
-    if (olg__g_namemap_get(&g->node_names, p) < 0) return p;
+olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *out) {
+  olg_model *m = g->model;
+  if (!base || !*base) base = "v";
+  size_t bl = strlen(base);
+  olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
+                           sizeof *g->values);
+  if (s) return s;
+  for (;;) {
+    size_t n;
+    uint32_t h;
+    char *p = auto_name(g, base, bl, &n, &h);
+    if (!p) return OLG_ERR_NOMEM;
+    if (olg__g_namemap_get_or_put(&m->alloc, &g->names, p, n, h, (int32_t)g->n_values, &s) < 0)
+      return s ? s : value_append(g, p, false, out);
   }
 }
 
@@ -552,7 +437,7 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
   /* the record first: the map then never names a value that is not there */
   olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
                            sizeof *g->values);
-  if (!s && n) s = namemap_put_h(&m->alloc, &g->names, nm, (int32_t)g->n_values, h);
+  if (!s && n) s = olg__g_namemap_put_h(&m->alloc, &g->names, nm, (int32_t)g->n_values, h);
   return s ? s : value_append(g, nm, false, out);
 }
 

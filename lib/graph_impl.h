@@ -1,17 +1,26 @@
 /* onnxlegal — the IR building API's internal interface, shared by its parts (internal):
- * graph.c (arena strings, the name map, models, graphs, values, topological order) and
- * graph_node.c (nodes). */
+ * graph.c (arena strings, models, graphs, values, topological order), graph_names.c (the name
+ * maps, made-up names) and graph_node.c (nodes). */
 #ifndef OLG_GRAPH_IMPL_H
 #define OLG_GRAPH_IMPL_H
 #include "ir.h"
 
-/* graph.c */
+/* graph_names.c */
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key);
 int32_t olg__g_namemap_get_h(const olg_namemap *nm, const char *key, size_t n, uint32_t h);
+/* The id of key (n bytes without NUL, hashed h by olg__name_hash), or -1 once it is put with
+ * id (*st says whether that failed); key must live as long as the map. */
+int32_t olg__g_namemap_get_or_put(const olg_allocator *a, olg_namemap *nm, const char *key,
+                                  size_t n, uint32_t h, int32_t id, olg_status *st);
 olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key,
                               int32_t id);
 olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n);
 void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm);
+/* Puts key hashed h (olg__name_hash), which is not in the map yet. */
+olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const char *key,
+                                int32_t id, uint32_t h);
+/* Removes key, if there (backward-shift deletion). */
+void olg__g_namemap_del(olg_namemap *nm, const char *key);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);
 

@@ -10,6 +10,22 @@
 /* ---------------------------------------------------------------------------------------- */
 /* Nodes */
 
+/* The node's fields once its name nm (in the arena, or "") is g's: node_names done. */
+static olg_node_id node_push(olg_graph *g, const char *d, const char *o, const char *nm) {
+  olg_node *nd = &g->nodes[g->n_nodes];
+  memset(nd, 0, sizeof *nd);
+  nd->domain = d;
+  nd->op = o;
+  nd->name = nm;
+  nd->state = OLG_NODE_OPEN;
+  return (olg_node_id)g->n_nodes++;
+}
+
+/* The default domain is the literal "", not a copy per node. */
+static const char *domain_dup(olg_model *m, const char *domain) {
+  return !domain || !*domain ? "" : olg__strdup(m, domain);
+}
+
 OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *op,
                                   const char *name, olg_node_id *out) {
   if (!g || !op || !*op || !out)
@@ -18,21 +34,33 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
   olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
                            sizeof *g->nodes);
   if (s) return s;
-  const char *d = olg__strdup(m, domain ? domain : "");
+  const char *d = domain_dup(m, domain);
   const char *o = olg__strdup(m, op);
   const char *nm = olg__strdup(m, name ? name : "");
   if (!d || !o || !nm) return OLG_ERR_NOMEM;
-  if (*nm && olg__g_namemap_get(&g->node_names, nm) < 0) {
-    s = olg__g_namemap_put(&m->alloc, &g->node_names, nm, (int32_t)g->n_nodes);
+  size_t nl = SIZE_MAX;
+  uint32_t h = olg__name_hash(nm, &nl);
+  if (*nm) { /* a name another node has already stays that node's */
+    olg__g_namemap_get_or_put(&m->alloc, &g->node_names, nm, nl, h, (int32_t)g->n_nodes, &s);
     if (s) return s;
   }
-  olg_node *nd = &g->nodes[g->n_nodes];
-  memset(nd, 0, sizeof *nd);
-  nd->domain = d;
-  nd->op = o;
-  nd->name = nm;
-  nd->state = OLG_NODE_OPEN;
-  *out = (olg_node_id)g->n_nodes++;
+  *out = node_push(g, d, o, nm);
+  return OLG_OK;
+}
+
+olg_status olg__node_begin_fresh(olg_graph *g, const char *domain, const char *op,
+                                 const char *want, olg_node_id *out) {
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                           sizeof *g->nodes);
+  if (s) return s;
+  const char *d = domain_dup(m, domain);
+  const char *o = olg__strdup(m, op);
+  if (!d || !o) return OLG_ERR_NOMEM;
+  /* last: nothing can fail once the name is the next node's */
+  const char *nm = NULL;
+  if ((s = olg__graph_claim_node_name(g, want, &nm))) return s;
+  *out = node_push(g, d, o, nm);
   return OLG_OK;
 }
 
@@ -373,8 +401,7 @@ static olg_status node_close(olg_graph *g, olg_node_id n, olg_node *nd, size_t n
       if (nm) {
         s = olg__graph_add_value(g, nm, false, &o[i]);
       } else {
-        const char *gen = olg__graph_unique_name(g, *nd->name ? nd->name : nd->op);
-        s = gen ? olg__graph_add_value(g, gen, false, &o[i]) : OLG_ERR_NOMEM;
+        s = olg__graph_add_value_auto(g, *nd->name ? nd->name : nd->op, &o[i]);
       }
       if (s) {
         while (g->n_values > first) olg__g_graph_pop_value(g);

@@ -417,6 +417,14 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base);
 olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
+/* Adds a value named as olg__graph_unique_name(g, base) names it, looking the name up once. */
+olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *out);
+/* As olg__graph_fresh_node_name, and the name is g's node g->n_nodes's from now on (one probe
+ * sequence for the lookup and the insertion): for a node about to be added. */
+olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char **out);
+/* A node that takes the name olg__graph_fresh_node_name(g, want) gives, claimed at once. */
+olg_status olg__node_begin_fresh(olg_graph *g, const char *domain, const char *op,
+                                 const char *want, olg_node_id *out);
 /* want, or want#2, want#3 ... : a node name no node of g has yet (ONNX Runtime refuses a graph
  * whose node names repeat). NULL when memory fails. */
 const char *olg__graph_fresh_node_name(olg_graph *g, const char *want);

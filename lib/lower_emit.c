@@ -47,9 +47,7 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
     olg__sb_u64(&sb, base ? k : cx->dst->n_nodes + cx->dst->n_interned);
   }
   /* two source nodes may share a name (a module called twice): keep emitted names unique */
-  const char *name = olg__graph_fresh_node_name(cx->dst, buf);
-  if (!name) return OLG_ERR_NOMEM;
-  return olg_node_begin(cx->dst, domain ? domain : "", op, name, out);
+  return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, buf, out);
 }
 
 OLG_API olg_status olg_lower_emit_input(olg_lower *cx, olg_node_id n, olg_value v) {
