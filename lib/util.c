@@ -175,6 +175,16 @@ void *olg_arena_alloc(olg_arena *ar, size_t n) {
   return p;
 }
 
+void *olg_arena_extend(olg_arena *ar, void *p, size_t old_n, size_t new_n) {
+  size_t o = (old_n + 15) & ~(size_t)15, need = (new_n + 15) & ~(size_t)15;
+  if (!p || need < new_n || new_n < old_n || (char *)p + o != ar->cur ||
+      (size_t)(ar->end - (char *)p) < need)
+    return NULL;
+  ar->cur = (char *)p + need;
+  memset((char *)p + old_n, 0, new_n - old_n);
+  return p;
+}
+
 void olg_arena_free(olg_arena *ar) {
   olg_arena_chunk *c = ar->head;
   while (c) {
