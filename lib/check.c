@@ -665,6 +665,13 @@ typedef struct snapshot {
   olg_arena arena;
 } snapshot;
 
+/* Inference's memo of the dims it made (olg_model.dims_memo) names the arena in use: forgotten
+ * when the arena is swapped. */
+static void dims_memo_clear(olg_model *m) {
+  memset(m->dims_memo, 0, sizeof m->dims_memo);
+  memset(m->dims_memo_rank, 0, sizeof m->dims_memo_rank);
+}
+
 static olg_status snapshot_take(olg_model *m, snapshot *sn) {
   memset(sn, 0, sizeof *sn);
   size_t need = 0;
@@ -689,6 +696,7 @@ static olg_status snapshot_take(olg_model *m, snapshot *sn) {
   /* inference allocates in the model's arena: give it a scratch arena, freed afterwards */
   sn->arena = m->arena;
   olg_arena_init(&m->arena, &m->alloc);
+  dims_memo_clear(m); /* what it names lives in the other arena */
   return OLG_OK;
 }
 
@@ -714,6 +722,7 @@ static void snapshot_restore(olg_model *m, snapshot *sn) {
   }
   olg_arena_free(&m->arena);
   m->arena = sn->arena;
+  dims_memo_clear(m); /* it named the scratch arena's dims */
   olg__free(&m->alloc, sn->p, sn->cap * sizeof *sn->p);
 }
 

@@ -506,8 +506,16 @@ olg_type *olg__type_new(olg_icx *cx) {
 
 olg_dim *olg__infer_dims_dup(olg_model *m, const olg_dim *d, int32_t rank) {
   if (rank <= 0) return NULL;
-  olg_dim *p = olg__arena_alloc(m, (size_t)rank * sizeof *p);
-  if (p) memcpy(p, d, (size_t)rank * sizeof *p);
+  size_t nb = (size_t)rank * sizeof *d;
+  for (int k = 0; k < 4; k++) /* byte-equal: the same numbers, names and denotations */
+    if (m->dims_memo_rank[k] == rank && memcmp(m->dims_memo[k], d, nb) == 0)
+      return (olg_dim *)m->dims_memo[k];
+  olg_dim *p = olg__arena_alloc(m, nb);
+  if (!p) return NULL;
+  memcpy(p, d, nb);
+  uint32_t k = m->dims_memo_next++ & 3;
+  m->dims_memo[k] = p;
+  m->dims_memo_rank[k] = rank;
   return p;
 }
 

@@ -361,6 +361,11 @@ typedef struct olg_model {
   /* a model whose arena this one borrows from (an inlined copy of the source that a converted
    * model's nodes may point into): freed with this one */
   struct olg_model *keep;
+  /* the dims arrays inference made last (lib/infer.c, olg__infer_dims_dup): an equal one is
+     shared, not copied again (dims are never changed in place); a chain makes the same few */
+  const olg_dim *dims_memo[4];
+  int32_t dims_memo_rank[4];
+  uint32_t dims_memo_next;
   const void *extra; /* serializer's: training_info, configuration, unknown fields */
 } olg_model;
 
