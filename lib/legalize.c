@@ -588,12 +588,17 @@ static olg_status scopes_push(olg_lower *cx) {
   return OLG_OK;
 }
 
+olg_status olg__scopes_ensure(olg_lower *cx) { /* first the flag: a failed push is popped too */
+  return cx->scopes_pushed || !cx->scopes ? OLG_OK : (cx->scopes_pushed = true, scopes_push(cx));
+}
+
 /* Pops what cx pushed (its entries are the newest). */
 static void scopes_pop(olg_lower *cx) {
   olg_namestack *ns = &cx->scopes->ns;
   uint32_t n = ns->n;
   while (n && ns->e[n - 1].p == cx) n--;
   olg__ns_pop_to(ns, n);
+  cx->scopes_pushed = false;
 }
 
 /* The innermost enclosing level (not cx itself) whose source graph holds name, or NULL. */
@@ -690,7 +695,6 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   const olg_allocator *al = &cx->dst_model->alloc;
   size_t nv = sg->n_values ? sg->n_values : 1, nn = sg->n_nodes ? sg->n_nodes : 1;
   olg_status s = OLG_OK;
-  bool pushed = false;
   *n_failed = 0;
   cx->map = olg__malloc(al, nv * sizeof *cx->map);
   cx->uses = olg__calloc(al, nv, sizeof *cx->uses);
@@ -728,8 +732,8 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     goto done;
   }
   if ((s = carry_inputs(cx))) goto done;
-  if ((s = scopes_push(cx))) goto done;
-  pushed = true;
+  /* a level's names are pushed when its first subgraph starts: only subgraphs look them up */
+  if (cx->parent && (s = olg__scopes_ensure(cx->parent))) goto done;
   if (cx->parent) /* the names a subgraph reads from enclosing graphs */
     for (uint32_t v = 0; v < sg->n_values; v++)
       if (cx->uses[v] && cx->map[v] == OLG_NO_VALUE && olg__reads_by_name(&sg->values[v]) &&
@@ -764,7 +768,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     for (uint32_t v = 0; v < cx->dst->n_values; v++)
       cx->dst->values[v].flags &= ~(uint32_t)OLG_VF_RESOLVED;
 done:
-  if (pushed) scopes_pop(cx);
+  if (cx->scopes_pushed) scopes_pop(cx);
   olg__lower_consts_free(cx->dst);
   olg__free(al, cx->map, nv * sizeof *cx->map);
   olg__free(al, cx->uses, nv * sizeof *cx->uses);
@@ -798,6 +802,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   /* every graph must be named (olg_check): an unnamed source body is named by its place */
   OLG_TRY(olg_graph_set_name(g, src_sub->name && *src_sub->name ? src_sub->name : scope));
   olg_lower sub = *cx; /* the setting; the per-graph state is reset */
+  sub.scopes_pushed = false;
   sub.src = src_sub;
   sub.dst = g;
   sub.parent = cx;

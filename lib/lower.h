@@ -155,6 +155,7 @@ struct olg_lower {
   int depth;                /* subgraphs deep: 0 for the main graph */
   olg_reads_memo *reads;    /* shared by every level of one olg_legalize (passes/walk.c) */
   olg_scopes *scopes;       /* the same: which enclosing graph defines a name (legalize.c) */
+  bool scopes_pushed;       /* this level's source names are in scopes (once a subgraph asks) */
   struct olg_keep *keep;    /* keep_functions: the kept calls and their bodies (function_keep.c) */
 };
 
@@ -215,5 +216,8 @@ olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, ol
                            const char *message);
 olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code,
                                olg_status status, const char *message, int min_opset);
+
+/* Pushes cx's source names for the scope lookups of its subgraphs, once (legalize.c). */
+olg_status olg__scopes_ensure(olg_lower *cx);
 
 #endif

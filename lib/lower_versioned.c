@@ -67,6 +67,9 @@ OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int versi
    * what the lowering emits copies its strings and borrows only the target's arena) */
   olg_model_options mo = OLG_MODEL_OPTIONS_INIT;
   mo.allocator = &cx->dst_model->alloc;
+  /* sub's subgraphs resolve enclosing names through cx's source graph, not sub's stand-in
+     one: cx's names are pushed, sub's never (it pops nothing) */
+  OLG_TRY(olg__scopes_ensure(cx));
   olg_model *sm;
   OLG_TRY(olg_model_new(&sm, &mo));
   const olg_allocator *al = &cx->dst_model->alloc;
