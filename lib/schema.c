@@ -2,7 +2,8 @@
  *
  * The ops are sorted by (domain, name) and grouped by domain, so a lookup finds the
  * domain among a handful of rows, binary-searches the op names of that domain, then
- * walks back over the op's few versions. No allocation, no state. */
+ * walks back over the op's few versions. No allocation; the one state is a small per-thread
+ * memo of the ops found last (see find_op). */
 #include "schema.h"
 
 #include <string.h>
@@ -29,17 +30,29 @@ int olg_schema_domain_max_opset(const char *domain) {
   return d ? d->max_released : -1;
 }
 
+/* Ops found, by a hash of their name: a lowering asks for the same few ops again and again
+ * (several times per node), and the binary search's strcmps were a tenth of converting a
+ * million-node chain. Per thread: no lock, no race; entries point into the static tables. */
+static _Thread_local const olg_schema_op *op_memo[64];
+
 static const olg_schema_op *find_op(const char *domain, const char *op) {
   const olg_schema_domain *d;
   int lo, hi;
 
   if (op == NULL || (d = olg_schema_domain_find(domain)) == NULL) return NULL;
+  uint32_t h = 2166136261u;
+  for (const char *c = op; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+  const olg_schema_op **slot = &op_memo[(h ^ (uint32_t)(d - T->domains) * 0x9e3779b9u) >> 26];
+  const olg_schema_op *m = *slot;
+  if (m && m >= T->ops + d->first_op && m < T->ops + d->first_op + d->n_ops &&
+      strcmp(m->name, op) == 0)
+    return m;
   lo = d->first_op;
   hi = d->first_op + d->n_ops; /* [lo, hi) */
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     int c = strcmp(T->ops[mid].name, op);
-    if (c == 0) return &T->ops[mid];
+    if (c == 0) return *slot = &T->ops[mid];
     if (c < 0)
       lo = mid + 1;
     else
