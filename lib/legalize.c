@@ -763,6 +763,9 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   olg__lower_consts_free(cx->dst); /* every node is lowered */
   if (*n_failed || cx->n_errors) goto done;
   if ((s = compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
+  olg__free(al, cx->uses, nv * sizeof *cx->uses); /* done with: not kept for the cleanup's peak */
+  olg__free(al, cx->pinned, nv), olg__free(al, order, nn * sizeof *order);
+  cx->uses = NULL, cx->pinned = NULL, order = NULL;
   s = olg__cleanup(cx);
   if (!s && cx->parent) /* the copies served this graph's lowering: later, resolve by walking */
     for (uint32_t v = 0; v < cx->dst->n_values; v++)
@@ -774,9 +777,7 @@ done:
   olg__free(al, cx->uses, nv * sizeof *cx->uses);
   olg__free(al, cx->pinned, nv);
   olg__free(al, order, nn * sizeof *order);
-  cx->map = NULL;
-  cx->uses = NULL;
-  cx->pinned = NULL;
+  cx->map = NULL, cx->uses = NULL, cx->pinned = NULL;
   return s;
 }
 
