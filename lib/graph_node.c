@@ -26,6 +26,17 @@ static const char *domain_dup(olg_model *m, const char *domain) {
   return !domain || !*domain ? "" : olg__strdup(m, domain);
 }
 
+/* An ONNX op's name is the schema tables' static copy, not a copy per node. */
+static const char *op_dup(olg_model *m, const char *domain, const char *op) {
+#ifndef OLG_CONFIG_NO_CHECK
+  const char *k = olg__schema_op_static(domain ? domain : "", op);
+  if (k) return k;
+#else
+  (void)domain;
+#endif
+  return olg__strdup(m, op);
+}
+
 OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *op,
                                   const char *name, olg_node_id *out) {
   if (!g || !op || !*op || !out)
@@ -35,7 +46,7 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
                            sizeof *g->nodes);
   if (s) return s;
   const char *d = domain_dup(m, domain);
-  const char *o = olg__strdup(m, op);
+  const char *o = op_dup(m, domain, op);
   const char *nm = olg__strdup(m, name ? name : "");
   if (!d || !o || !nm) return OLG_ERR_NOMEM;
   size_t nl = SIZE_MAX;
@@ -55,7 +66,7 @@ olg_status olg__node_begin_fresh(olg_graph *g, const char *domain, const char *o
                            sizeof *g->nodes);
   if (s) return s;
   const char *d = domain_dup(m, domain);
-  const char *o = olg__strdup(m, op);
+  const char *o = op_dup(m, domain, op);
   if (!d || !o) return OLG_ERR_NOMEM;
   /* last: nothing can fail once the name is the next node's */
   const char *nm = NULL;

@@ -75,6 +75,11 @@ const olg_schema *olg_schema_versions(const char *domain, const char *op, size_t
   return o ? &T->schemas[o->first] : NULL;
 }
 
+const char *olg__schema_op_static(const char *domain, const char *op) {
+  const olg_schema_op *o = find_op(domain, op);
+  return o ? o->name : NULL;
+}
+
 size_t olg_schema_count(void) {
   return (size_t)T->n_schemas;
 }

@@ -136,6 +136,8 @@ const olg_schema *olg_schema_find(const char *domain, const char *op, int opset)
 /* All versions of (domain, op), oldest first; *n gets their number. NULL (and *n = 0)
  * for an unknown op. */
 const olg_schema *olg_schema_versions(const char *domain, const char *op, size_t *n);
+/* The tables' own (static) copy of the name of op, an ONNX op of domain; NULL if it is none. */
+const char *olg__schema_op_static(const char *domain, const char *op);
 
 /* Every row, for iteration (tools and tests). */
 size_t olg_schema_count(void);
