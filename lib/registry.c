@@ -66,16 +66,41 @@ static int key_cmp(const char *d1, const char *o1, const char *d2, const char *o
   return c ? c : strcmp(o1, o2);
 }
 
+/* The rows found last, per thread, by a hash of the op name: a lowering dispatches the same few
+ * ops, and asks for some that are not there (the binary search's strcmps were 3% of a chain's
+ * conversion). A row is taken only when it still holds the key (keys are unique), a miss only
+ * when the key still falls between the rows around it: a registry changed or freed since is
+ * harmless. */
+static _Thread_local struct { const olg_registry *r; long i; } reg_op_memo[32];
+
 /* Index of (domain, op), or -(insertion point) - 1. */
 static long find_op(const olg_registry *r, const char *domain, const char *op) {
+  uint32_t h = 2166136261u;
+  for (const char *c = op; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+  h >>= 27;
+  long mi = reg_op_memo[h].i, n = (long)r->n_ops;
+  if (reg_op_memo[h].r == r && mi >= 0 && mi < n &&
+      key_cmp(r->ops[mi].domain, r->ops[mi].op, domain, op) == 0)
+    return mi;
+  long at = -mi - 1; /* a miss remembered: still one when the key falls between its neighbours */
+  if (reg_op_memo[h].r == r && mi < 0 && at <= n &&
+      (at == 0 || key_cmp(r->ops[at - 1].domain, r->ops[at - 1].op, domain, op) < 0) &&
+      (at == n || key_cmp(r->ops[at].domain, r->ops[at].op, domain, op) > 0))
+    return mi;
   long lo = 0, hi = (long)r->n_ops - 1;
   while (lo <= hi) {
     long mid = (lo + hi) / 2;
     int c = key_cmp(r->ops[mid].domain, r->ops[mid].op, domain, op);
-    if (c == 0) return mid;
+    if (c == 0) {
+      reg_op_memo[h].r = r;
+      reg_op_memo[h].i = mid;
+      return mid;
+    }
     if (c < 0) lo = mid + 1;
     else hi = mid - 1;
   }
+  reg_op_memo[h].r = r;
+  reg_op_memo[h].i = -lo - 1;
   return -lo - 1;
 }
 
