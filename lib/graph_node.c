@@ -37,18 +37,28 @@ static const char *op_dup(olg_model *m, const char *domain, const char *op) {
   return olg__strdup(m, op);
 }
 
+/* Room for one more node, and its domain and op as the graph keeps them. */
+static olg_status node_room(olg_graph *g, const char *domain, const char *op, const char **d,
+                            const char **o) {
+  olg_model *m = g->model;
+  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                           sizeof *g->nodes);
+  if (s) return s;
+  *d = domain_dup(m, domain);
+  *o = op_dup(m, domain, op);
+  return *d && *o ? OLG_OK : OLG_ERR_NOMEM;
+}
+
 OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *op,
                                   const char *name, olg_node_id *out) {
   if (!g || !op || !*op || !out)
     return olg__err(OLG_ERR_INVALID_ARG, "olg_node_begin: a graph, an op name and out are required");
   olg_model *m = g->model;
-  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
-                           sizeof *g->nodes);
+  const char *d, *o;
+  olg_status s = node_room(g, domain, op, &d, &o);
   if (s) return s;
-  const char *d = domain_dup(m, domain);
-  const char *o = op_dup(m, domain, op);
   const char *nm = olg__strdup(m, name ? name : "");
-  if (!d || !o || !nm) return OLG_ERR_NOMEM;
+  if (!nm) return OLG_ERR_NOMEM;
   size_t nl = SIZE_MAX;
   uint32_t h = olg__name_hash(nm, &nl);
   if (*nm) { /* a name another node has already stays that node's */
@@ -61,13 +71,9 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
 
 olg_status olg__node_begin_fresh(olg_graph *g, const char *domain, const char *op,
                                  const char *want, olg_node_id *out) {
-  olg_model *m = g->model;
-  olg_status s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
-                           sizeof *g->nodes);
+  const char *d, *o;
+  olg_status s = node_room(g, domain, op, &d, &o);
   if (s) return s;
-  const char *d = domain_dup(m, domain);
-  const char *o = op_dup(m, domain, op);
-  if (!d || !o) return OLG_ERR_NOMEM;
   /* last: nothing can fail once the name is the next node's */
   const char *nm = NULL;
   if ((s = olg__graph_claim_node_name(g, want, &nm))) return s;
