@@ -435,7 +435,7 @@ def _note_item(e, dtype, rank):
 
 
 def _hold_as_sequences(w, lists, node):
-    """Turns each list of lists (torch values) that is not a sequence yet into one: returns the
+    """Turns each of `lists` (torch list values) that is not a sequence yet into one: returns the
     [(list entry, first value, items)] whose definitions _define_sequences emits once the
     blocks are walked. The element type (and rank) comes from the items or from what the
     blocks append: an empty sequence and a copy of one need it."""
@@ -538,7 +538,7 @@ def walk_if(w, node, ins, outs):
 def _block_output(w, e, start, taken):
     """List e's sequence as an output of the block being walked. A value of an enclosing graph,
     or one the block already outputs, is copied: Identity takes sequences only from opset 14,
-    so the copy is an insert of a 0-d zero of the element type and the erase of it (opset 11)."""
+    so the copy is the insert of a zero of the element type and the erase of it (opset 11)."""
     v = e.seq
     if v.id >= start and v not in taken:
         return v
