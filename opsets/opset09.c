@@ -37,6 +37,6 @@ const olg_symbolic_reg olg__opset09[] = {
     {"aten", "scatter", olg__sym_scatter, OLG_LOWERING_NATIVE},
 
     /* ---- torchvision (symbolics/detection.c): nms as NonMaxSuppression-10's conversion ---- */
-    {"torchvision", "nms", olg__sym_tv_nms, OLG_LOWERING_DECOMPOSED}, /* opset10.c: native from 10 */
+    {"torchvision", "nms", olg__sym_tv_nms_loops, OLG_LOWERING_DECOMPOSED}, /* opset10.c: native from 10 */
 
     {NULL, NULL, NULL, 0}};

@@ -22,9 +22,9 @@
 #include "emit_src.h"
 #include "symbolics.h"
 
-olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud) {
-  (void)src;
-  (void)ud;
+/* loops: below 10, NonMaxSuppression-10 emitted at its version, which its conversion (nms.c)
+ * writes as Loops. */
+static olg_status tv_nms(olg_lower *cx, bool loops) {
   olg_value boxes, scores, b3, s3, max_out, iou_v, sel, col, keep;
   double iou;
   OLG_TRY(olg_lower_arg_value(cx, 0, &boxes));
@@ -38,9 +38,9 @@ olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__const_i64s(cx, &all, 1, &max_out));
   OLG_TRY(olg__const_f32s(cx, &thr, 1, &iou_v));
   const olg_value in[4] = {b3, s3, max_out, iou_v};
-  if (olg__target_has(cx, "NonMaxSuppression")) {
+  if (!loops) {
     OLG_TRY(olg__emit(cx, "NonMaxSuppression", in, 4, &sel));
-  } else { /* below 10: NonMaxSuppression-10 as its conversion writes it (Loops, nms.c) */
+  } else {
     olg_node_id n;
     OLG_TRY(olg_lower_emit_begin(cx, "", "NonMaxSuppression", &n));
     for (int k = 0; k < 4; k++) OLG_TRY(olg_lower_emit_input(cx, n, in[k]));
@@ -49,6 +49,18 @@ olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__const_i64(cx, 2, &col));
   OLG_TRY(olg__emit_gather(cx, sel, col, 1, &keep));
   return olg_lower_bind_output(cx, 0, keep);
+}
+
+olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud) {
+  (void)src;
+  (void)ud;
+  return tv_nms(cx, false);
+}
+
+olg_status olg__sym_tv_nms_loops(olg_lower *cx, olg_node_id src, void *ud) {
+  (void)src;
+  (void)ud;
+  return tv_nms(cx, true);
 }
 
 static olg_status roi_align(olg_lower *cx, bool name_mode) {

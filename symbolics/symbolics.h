@@ -81,6 +81,7 @@ OLG_SYMBOLIC(olg__sym_argsort);
 
 /* ---- torchvision's detection ops (symbolics/detection.c) ---- */
 olg_status olg__sym_tv_nms(olg_lower *cx, olg_node_id src, void *ud);
+olg_status olg__sym_tv_nms_loops(olg_lower *cx, olg_node_id src, void *ud); /* at 9 */
 /* NonMaxSuppression-10 below 10, as Loops (symbolics/nms.c) */
 olg_status olg__sym_onnx_nms(olg_lower *cx, olg_node_id src, void *ud);
 /* Unique-11 below 11 by pairwise comparison (symbolics/unique.c) */

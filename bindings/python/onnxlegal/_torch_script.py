@@ -20,9 +20,9 @@ import contextlib
 
 import torch
 
-from ._torch_graph import (OLG_DTYPE, SNode, SValue, TorchExportError, Values, _Lazy, _List, _Lit,
-                           _Ref, _Tuple, _source_line, _split_args, _eval_mode, _tensor_info,
-                           flatten, iter_nodes, SCALAR_TYPE_NUMBER)
+from ._torch_graph import (OLG_DTYPE, _SCALAR_TYPE, SNode, SValue, TorchExportError, Values,
+                           _Lazy, _List, _Lit, _Ref, _Tuple, _source_line, _split_args,
+                           _eval_mode, _tensor_info, flatten, iter_nodes, SCALAR_TYPE_NUMBER)
 
 INT64_MAX = 9223372036854775807
 
@@ -388,11 +388,6 @@ def _grown_lists(blocks, owner):
     return found
 
 
-_TORCH_DTYPE = {"Float": torch.float32, "Double": torch.float64, "Half": torch.float16,
-                "BFloat16": torch.bfloat16, "Long": torch.int64, "Int": torch.int32,
-                "Short": torch.int16, "Char": torch.int8, "Byte": torch.uint8, "Bool": torch.bool}
-
-
 def _type_hints(w):
     """{unique id: (torch dtype, rank or None)} of the graph's tensors by torch's shape analysis
     on a copy of the graph and the example inputs (scripted code's values are untyped
@@ -414,8 +409,10 @@ def _type_hints(w):
                     todo.extend(zip(na.blocks(), nb.blocks()))
                     for oa, ob in zip(na.outputs(), nb.outputs()):
                         t = ob.type()
-                        if t.kind() == "TensorType" and t.scalarType() in _TORCH_DTYPE:
-                            hints[oa.unique()] = (_TORCH_DTYPE[t.scalarType()], t.dim())
+                        dt = _SCALAR_TYPE.get(t.scalarType()) \
+                            if t.kind() == "TensorType" else None
+                        if dt is not None and not dt.is_complex:
+                            hints[oa.unique()] = (dt, t.dim())
         except RuntimeError:
             pass
         w.type_hints = hints
