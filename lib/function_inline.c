@@ -398,7 +398,7 @@ static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_gr
     name = d->name;
     *d = *r;
     d->name = name;
-    d->flags = (r->flags & ~(uint32_t)OLG_VF_DUPLICATE) | dup;
+    d->flags = (r->flags & ~(uint32_t)(OLG_VF_DUPLICATE | OLG_VF_AUTO_NAME)) | dup; /* named by add_value */
     d->producer = -1;
     d->slot = 0;
   }
@@ -519,7 +519,7 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
     const char *name = d->name;
     *d = *r;
     d->name = name;
-    d->flags = (r->flags & ~(uint32_t)OLG_VF_DUPLICATE) | dup;
+    d->flags = (r->flags & ~(uint32_t)(OLG_VF_DUPLICATE | OLG_VF_AUTO_NAME)) | dup; /* named by add_value */
     d->producer = -1;
     d->slot = 0;
   }

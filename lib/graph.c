@@ -65,6 +65,7 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->dups.p, (size_t)g->dups.cap * sizeof(int32_t));
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
   olg__g_namemap_free(a, &g->names);
+  olg__free(a, g->auto_names.p, (size_t)g->auto_names.cap * sizeof(int32_t));
   olg__g_namemap_free(a, &g->node_names);
 #ifndef OLG_CONFIG_NO_LEGALIZE /* onnxlegal/config.h: no lowering, no constants */
   olg__lower_consts_free(g); /* a lowering that stopped half-way */
@@ -320,12 +321,45 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n) {
   return &g->nodes[n];
 }
 
+/* The value whose olg__graph_add_value_auto name is the n bytes at p, or -1: the number after
+ * the last '_' indexes g->auto_names, and the name there must be p's. */
+static olg_value auto_lookup(const olg_graph *g, const char *p, size_t n) {
+  size_t i = n;
+  uint64_t k = 0, scale = 1;
+  while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9' && n - i < 10) {
+    k += (uint64_t)(p[i - 1] - '0') * scale;
+    scale *= 10;
+    i--;
+  }
+  if (i == n || i == 0 || p[i - 1] != '_' || k >= g->auto_names.n) return -1;
+  olg_value v = g->auto_names.p[k];
+  if (v < 0) return -1;
+  const char *nm = g->values[v].name;
+  return memcmp(nm, p, n) == 0 && !nm[n] ? v : -1;
+}
+
 olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
-  return olg__g_namemap_get(&g->names, name);
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(name, &n);
+  return olg__graph_lookup_h(g, name, n, h);
 }
 
 olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h) {
-  return olg__g_namemap_get_h(&g->names, p, n, h);
+  olg_value v = olg__g_namemap_get_h(&g->names, p, n, h);
+  return v >= 0 ? v : auto_lookup(g, p, n);
+}
+
+/* The number an olg__graph_add_value_auto name ends in. */
+static uint32_t auto_number(const char *name) {
+  const char *u = strrchr(name, '_');
+  uint32_t k = 0;
+  for (const char *q = u + 1; *q; q++) k = k * 10 + (uint32_t)(*q - '0');
+  return k;
+}
+
+void olg__g_forget_auto_name(olg_graph *g, olg_value_rec *r) {
+  g->auto_names.p[auto_number(r->name)] = -1;
+  r->flags &= ~(uint32_t)OLG_VF_AUTO_NAME;
 }
 
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
@@ -333,19 +367,21 @@ olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
   if (!r) return OLG_ERR_INVALID_ARG;
   if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
   if (strcmp(r->name, name) == 0) return OLG_OK;
-  if (olg__g_namemap_get(&g->names, name) >= 0)
+  if (olg__graph_lookup(g, name) >= 0)
     return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
   const char *nm = olg__strdup(g->model, name);
   if (!nm) return OLG_ERR_NOMEM;
   olg_status s = olg__g_namemap_put(&g->model->alloc, &g->names, nm, v);
   if (s) return s;
-  if (*r->name && !(r->flags & OLG_VF_DUPLICATE) && olg__g_namemap_get(&g->names, r->name) == v)
+  if (r->flags & OLG_VF_AUTO_NAME)
+    olg__g_forget_auto_name(g, r);
+  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE) && olg__g_namemap_get(&g->names, r->name) == v)
     olg__g_namemap_del(&g->names, r->name);
   r->name = nm;
   return OLG_OK;
 }
 
-olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes) {
+olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes) {
   const olg_allocator *a = &g->model->alloc;
   if (n_values > UINT32_MAX / 2 || n_nodes > UINT32_MAX / 2)
     return olg__err(OLG_ERR_LIMIT, "too many elements");
@@ -364,8 +400,8 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes)
     g->nodes = p;
     g->cap_nodes = n_nodes;
   }
-  s = olg__g_namemap_reserve(a, &g->names, n_values);
-  if (!s) s = olg__g_namemap_reserve(a, &g->node_names, n_nodes);
+  if (n_named) s = olg__g_namemap_reserve(a, &g->names, n_named);
+  if (!s && n_nodes) s = olg__g_namemap_reserve(a, &g->node_names, n_nodes);
   return s;
 }
 
@@ -396,10 +432,20 @@ olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *
   for (;;) {
     size_t n;
     uint32_t h;
+    uint64_t k = g->next_auto;
     char *p = auto_name(g, base, bl, &n, &h);
     if (!p) return OLG_ERR_NOMEM;
-    if (olg__g_namemap_get_or_put(&m->alloc, &g->names, p, n, h, (int32_t)g->n_values, &s) < 0)
-      return s ? s : value_append(g, p, false, out);
+    if (olg__g_namemap_get_h(&g->names, p, n, h) >= 0) continue; /* a name given elsewhere */
+    if (k >= INT32_MAX) return olg__err(OLG_ERR_LIMIT, "too many generated names");
+    while (g->auto_names.n < k)
+      if ((s = olg__idvec_push(m, &g->auto_names, -1))) return s;
+    if ((s = olg__idvec_push(m, &g->auto_names, (int32_t)g->n_values))) return s;
+    if ((s = value_append(g, p, false, out))) {
+      g->auto_names.n--;
+      return s;
+    }
+    g->values[*out].flags |= OLG_VF_AUTO_NAME;
+    return OLG_OK;
   }
 }
 
@@ -447,7 +493,7 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
   const char *nm = name ? olg__strdup(m, name) : olg__graph_unique_name(g, NULL);
   if (!nm) return OLG_ERR_NOMEM;
   bool dup = false;
-  if (*nm && olg__g_namemap_get(&g->names, nm) >= 0) {
+  if (*nm && olg__graph_lookup(g, nm) >= 0) {
     if (!allow_duplicate)
       return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", nm,
                       g->name);

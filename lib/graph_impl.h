@@ -24,4 +24,8 @@ void olg__g_namemap_del(olg_namemap *nm, const char *key);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);
 
+/* graph.c */
+/* r's name, made by olg__graph_add_value_auto, leaves g->auto_names (renamed or dropped). */
+void olg__g_forget_auto_name(olg_graph *g, olg_value_rec *r);
+
 #endif

@@ -130,7 +130,8 @@ void olg__g_namemap_del(olg_namemap *nm, const char *key) {
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g) {
   olg_value_rec *r = &g->values[g->n_values - 1];
-  if (!(r->flags & OLG_VF_DUPLICATE)) olg__g_namemap_del(&g->names, r->name);
+  if (r->flags & OLG_VF_AUTO_NAME) olg__g_forget_auto_name(g, r);
+  else if (!(r->flags & OLG_VF_DUPLICATE)) olg__g_namemap_del(&g->names, r->name);
   g->n_values--;
 }
 
@@ -155,7 +156,7 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
     if (!p) return NULL;
     memcpy(p, b, bl);
     memcpy(p + bl, buf, (size_t)k + 1);
-    if (olg__g_namemap_get(&g->names, p) < 0) return p;
+    if (olg__graph_lookup(g, p) < 0) return p;
   }
 }
 

@@ -230,7 +230,10 @@ enum {
   /* a target subgraph's copy of the enclosing value it names (type, contents), made by the
    * lowering for the inference of the subgraph's nodes while it is lowered: they resolve it
    * without walking the enclosing graphs (linear in nesting depth); cleared when it is done */
-  OLG_VF_RESOLVED = 1u << 6
+  OLG_VF_RESOLVED = 1u << 6,
+  /* the name is "<base>_<k>" made by olg__graph_add_value_auto with its own k of next_auto: it
+   * is found through g->auto_names[k], not in g->names (see there) */
+  OLG_VF_AUTO_NAME = 1u << 7
 };
 
 #define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_rec.sym that is not known */
@@ -288,7 +291,13 @@ typedef struct olg_graph {
   /* initializers in file order: value id and tensor */
   struct olg_init { olg_value v; olg_tensor *t; } *inits;
   uint32_t n_inits, cap_inits;
+  /* Values by name: every named value but those named by olg__graph_add_value_auto, which
+   * auto_names finds by the number its name ends in (k -> value, -1: none). Their names cannot
+   * repeat among themselves (each ends in its own "_<k>", k having no '_'), so a new one is
+   * checked against this map alone, which stays small in a lowering's target graph: a probe of
+   * a million-entry map was a cache miss per emitted value. */
   olg_namemap names;
+  olg_idvec auto_names;
   olg_namemap node_names; /* non-empty node names, first node of each (names may repeat) */
   uint64_t next_auto; /* counter for generated names */
   /* while a lowering emits into this graph: its Constants by contents (lib/lower_emit.c), and
@@ -417,9 +426,10 @@ olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint3
 bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *second);
 /* A fresh unique name "<base>_<n>" (base may be NULL). */
 const char *olg__graph_unique_name(olg_graph *g, const char *base);
-/* Room for n_values values and n_nodes nodes and their names, at once rather than by doubling
- * (a lowering sizes its target graph from the source's counts). */
-olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_nodes);
+/* Room for n_values values (n_named of them named other than by olg__graph_add_value_auto) and
+ * n_nodes nodes and their names, at once rather than by doubling (a reader sizes a graph from
+ * its message, a lowering its target graph from the source's counts). */
+olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
 /* Adds a value named as olg__graph_unique_name(g, base) names it, looking the name up once. */

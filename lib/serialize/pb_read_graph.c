@@ -834,8 +834,9 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   size_t n_values = g->n_values + n[11] + n[5] + n[15] + n[1];
   if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, n[1], sizeof *g->nodes)) ||
       (s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)) ||
-      (n_values > 64 && n_values <= UINT32_MAX / 2 && ((s = olg__graph_reserve(g, (uint32_t)n_values, 0)) ||
-                         (s = gs_reserve(r, gs, (uint32_t)n_values)))))
+      (n_values > 64 && n_values <= UINT32_MAX / 2 &&
+       ((s = olg__graph_reserve(g, (uint32_t)n_values, (uint32_t)n_values, 0)) ||
+        (s = gs_reserve(r, gs, (uint32_t)n_values)))))
     return s;
 
   /* inputs, then initializers (which may be inputs too), sparse initializers, nodes in order,

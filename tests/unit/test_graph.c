@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "../harness.h"
+#include "graph_impl.h"
 
 TEST(version_agrees) {
   CHECK_EQ(olg_version(), OLG_VERSION_NUMBER);
@@ -91,6 +92,52 @@ TEST(duplicate_names_refused) {
   /* the failed close rolled "fresh" back: it can be used again */
   CHECK_OK(olg_graph_add_value(g, "fresh", &v));
   CHECK(strstr(olg_last_error(), "") != NULL);
+  olg_model_free(m);
+}
+
+/* Generated output names ("<node>_<k>") are found through their number, not the name map: each
+ * is still found by name, refused as a second definition, skipped when a given name has it, and
+ * forgotten when renamed or rolled back. */
+TEST(generated_names_found_and_unique) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  CHECK_OK(olg_model_set_opset(m, "", 17));
+  olg_value x, given, out[3], v;
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 0, NULL, NULL, &x));
+  CHECK_OK(olg_graph_add_value(g, "t_1", &given));
+  olg_node_id n;
+  CHECK_OK(olg_node_begin(g, "", "Split", "t", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_end(g, n, 3, NULL, out));
+  CHECK_STR(olg_value_name(g, out[0]), "t_0");
+  CHECK_STR(olg_value_name(g, out[1]), "t_2"); /* t_1 is taken */
+  CHECK_STR(olg_value_name(g, out[2]), "t_3");
+  CHECK_OK(olg_graph_find_value(g, "t_0", &v));
+  CHECK_EQ(v, out[0]);
+  CHECK_OK(olg_graph_find_value(g, "t_1", &v));
+  CHECK_EQ(v, given);
+  CHECK_OK(olg_graph_find_value(g, "t_3", &v));
+  CHECK_EQ(v, out[2]);
+  const char *absent[] = {"t_4", "t_", "_0", "0", "t_00", "t_03", "u_0", "t_99999999999999999999", ""};
+  for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+    CHECK(olg_graph_find_value(g, absent[i], &v) != OLG_OK);
+  CHECK_STATUS(olg_graph_add_value(g, "t_2", &v), OLG_ERR_DUPLICATE);
+  CHECK_STATUS(olg__value_rename(g, given, "t_3"), OLG_ERR_DUPLICATE);
+  /* renamed: the old name is free, the new one found */
+  CHECK_OK(olg__value_rename(g, out[0], "first"));
+  CHECK(olg_graph_find_value(g, "t_0", &v) != OLG_OK);
+  CHECK_OK(olg_graph_find_value(g, "first", &v));
+  CHECK_EQ(v, out[0]);
+  CHECK_OK(olg_graph_add_value(g, "t_0", &v));
+  /* rolled back: the last generated value's name is free again */
+  olg__g_graph_pop_value(g); /* the "t_0" just added */
+  CHECK_OK(olg__graph_add_value_auto(g, "w", &v));
+  CHECK_STR(olg_value_name(g, v), "w_4");
+  CHECK_OK(olg_graph_find_value(g, "w_4", &v));
+  olg__g_graph_pop_value(g);
+  CHECK(olg_graph_find_value(g, "w_4", &v) != OLG_OK);
+  CHECK_OK(olg_graph_add_value(g, "w_4", &v));
   olg_model_free(m);
 }
 
