@@ -16,6 +16,12 @@ void *olg__arena_alloc(olg_model *m, size_t n) {
   return p;
 }
 
+char *olg__arena_alloc_str(olg_model *m, size_t n) {
+  char *p = olg_arena_alloc_str(&m->arena, n);
+  if (!p) olg__err(OLG_ERR_NOMEM, "out of memory (%zu bytes)", n);
+  return p;
+}
+
 void *olg__arena_dup(olg_model *m, const void *p, size_t n) {
   void *q = olg__arena_alloc(m, n);
   if (q && n) memcpy(q, p, n);
@@ -23,8 +29,8 @@ void *olg__arena_dup(olg_model *m, const void *p, size_t n) {
 }
 
 const char *olg__strndup(olg_model *m, const char *s, size_t n) {
-  if (!s) return NULL;
-  char *p = olg__arena_alloc(m, n + 1);
+  if (!s || n == SIZE_MAX) return NULL;
+  char *p = olg__arena_alloc_str(m, n + 1);
   if (!p) return NULL;
   memcpy(p, s, n);
   p[n] = 0;
@@ -413,7 +419,7 @@ static char *auto_name(olg_graph *g, const char *base, size_t bl, size_t *n, uin
   olg_sbuf sb = {buf, 0, sizeof buf}; /* "_%llu" */
   olg__sb_mem(&sb, "_", 1);
   olg__sb_u64(&sb, g->next_auto++);
-  char *p = olg__arena_alloc(g->model, bl + sb.n + 1);
+  char *p = olg__arena_alloc_str(g->model, bl + sb.n + 1);
   if (!p) return NULL;
   memcpy(p, base, bl);
   memcpy(p + bl, buf, sb.n + 1);

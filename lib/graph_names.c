@@ -152,7 +152,7 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
     olg__sb_mem(&sb, "_", 1);
     olg__sb_u64(&sb, g->next_auto++);
     int k = (int)sb.n;
-    char *p = olg__arena_alloc(g->model, bl + (size_t)k + 1);
+    char *p = olg__arena_alloc_str(g->model, bl + (size_t)k + 1);
     if (!p) return NULL;
     memcpy(p, b, bl);
     memcpy(p + bl, buf, (size_t)k + 1);
@@ -178,7 +178,7 @@ olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char
     olg_sbuf sb = {suffix, 0, sizeof suffix}; /* "#%llu" */
     olg__sb_mem(&sb, "#", 1);
     olg__sb_u64(&sb, k);
-    char *p = olg__arena_alloc(g->model, wl + sb.n + 1);
+    char *p = olg__arena_alloc_str(g->model, wl + sb.n + 1);
     if (!p) return OLG_ERR_NOMEM;
     memcpy(p, want, wl);
     memcpy(p + wl, suffix, sb.n + 1);
@@ -201,7 +201,7 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
     olg__sb_mem(&sb, "#", 1);
     olg__sb_u64(&sb, k);
     int sl = (int)sb.n;
-    char *p = olg__arena_alloc(g->model, wl + (size_t)sl + 1);
+    char *p = olg__arena_alloc_str(g->model, wl + (size_t)sl + 1);
     if (!p) return NULL;
     memcpy(p, want, wl);
     memcpy(p + wl, suffix, (size_t)sl + 1);

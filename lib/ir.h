@@ -396,7 +396,8 @@ int64_t olg__ir_for_ml_opset(int64_t v);
 /* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */
 const char *olg__strdup(olg_model *m, const char *s);
 const char *olg__strndup(olg_model *m, const char *s, size_t n);
-void *olg__arena_alloc(olg_model *m, size_t n);    /* zeroed, 16-aligned; error set on failure */
+void *olg__arena_alloc(olg_model *m, size_t n);    /* zeroed, 8-aligned; error set on failure */
+char *olg__arena_alloc_str(olg_model *m, size_t n); /* for n chars with NUL: not zeroed */
 void *olg__arena_dup(olg_model *m, const void *p, size_t n);
 
 /* The value record for an id, or NULL (error set) when out of range. */

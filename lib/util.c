@@ -138,6 +138,7 @@ struct olg_arena_chunk {
 };
 
 #define ARENA_CHUNK (64 * 1024)
+#define ARENA_ALIGN 8
 #define ARENA_HDR ((sizeof(olg_arena_chunk) + 15) & ~(size_t)15)
 
 void olg_arena_init(olg_arena *ar, const olg_allocator *a) {
@@ -145,13 +146,17 @@ void olg_arena_init(olg_arena *ar, const olg_allocator *a) {
   ar->alloc = a;
 }
 
-void *olg_arena_alloc(olg_arena *ar, size_t n) {
-  size_t need = (n + 15) & ~(size_t)15;
+/* n bytes at the next multiple of align (1 or 8) in the current chunk, or in a new one; not
+ * zeroed. Chunk ends are multiples of 8 from their start, so an aligned cur never passes end. */
+static void *arena_bump(olg_arena *ar, size_t n, size_t align) {
+  size_t need = (n + align - 1) & ~(align - 1);
   if (need < n) { ar->failures++; return NULL; }
-  if ((size_t)(ar->end - ar->cur) < need || !ar->cur) {
+  char *p = ar->cur ? (char *)(((uintptr_t)ar->cur + align - 1) & ~(uintptr_t)(align - 1)) : NULL;
+  if (!p || p > ar->end || (size_t)(ar->end - p) < need) {
     /* Large requests get a chunk of their own, so the current chunk's free space is kept. */
     size_t size = need > ARENA_CHUNK / 4 ? need + ARENA_HDR : ARENA_CHUNK;
     if (size < need) { ar->failures++; return NULL; }
+    size = (size + 7) & ~(size_t)7;
     olg_arena_chunk *c = ar->alloc->alloc(ar->alloc->ud, size);
     if (!c) { ar->failures++; return NULL; }
     c->size = size;
@@ -160,23 +165,31 @@ void *olg_arena_alloc(olg_arena *ar, size_t n) {
       /* keep bumping in the current chunk: link the big one behind the head */
       c->next = ar->head->next;
       ar->head->next = c;
-      void *p = (char *)c + ARENA_HDR;
-      memset(p, 0, n);
-      return p;
+      return (char *)c + ARENA_HDR;
     }
     c->next = ar->head;
     ar->head = c;
-    ar->cur = (char *)c + ARENA_HDR;
+    p = (char *)c + ARENA_HDR;
     ar->end = (char *)c + size;
   }
-  void *p = ar->cur;
-  ar->cur += need;
-  memset(p, 0, n);
+  ar->cur = p + need;
   return p;
 }
 
+/* 8-aligned (nothing the IR keeps needs more), not 16: a node's one output id, a short array,
+ * took 16 bytes. */
+void *olg_arena_alloc(olg_arena *ar, size_t n) {
+  void *p = arena_bump(ar, n, ARENA_ALIGN);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
+/* Strings are most of a large graph's arena blocks (a name per value and node): packed. */
+char *olg_arena_alloc_str(olg_arena *ar, size_t n) { return arena_bump(ar, n, 1); }
+
 void *olg_arena_extend(olg_arena *ar, void *p, size_t old_n, size_t new_n) {
-  size_t o = (old_n + 15) & ~(size_t)15, need = (new_n + 15) & ~(size_t)15;
+  size_t o = (old_n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1),
+         need = (new_n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (!p || need < new_n || new_n < old_n || (char *)p + o != ar->cur ||
       (size_t)(ar->end - (char *)p) < need)
     return NULL;

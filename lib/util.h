@@ -56,7 +56,9 @@ typedef struct olg_arena {
                         for "unknown" (inference rules, whose helpers return NULL for both) */
 } olg_arena;
 void olg_arena_init(olg_arena *ar, const olg_allocator *a);
-void *olg_arena_alloc(olg_arena *ar, size_t n); /* zeroed, 16-aligned, NULL on failure */
+void *olg_arena_alloc(olg_arena *ar, size_t n); /* zeroed, 8-aligned, NULL on failure */
+/* n bytes for a string's characters and NUL: not zeroed, not aligned; NULL on failure. */
+char *olg_arena_alloc_str(olg_arena *ar, size_t n);
 /* p (old_n bytes, the arena's latest block) grown to new_n in place, zeroed past old_n; NULL
  * when p is not the latest block or the chunk has no room (then allocate and copy). */
 void *olg_arena_extend(olg_arena *ar, void *p, size_t old_n, size_t new_n);

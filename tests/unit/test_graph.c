@@ -349,3 +349,38 @@ TEST(ir_version_follows_opset_unless_set) {
   CHECK_EQ(olg_model_ir_version(m), 7);
   olg_model_free(m);
 }
+
+/* The arena packs strings and keeps every other block 8-aligned, zeroed, extendable in place
+ * while it is the latest; large blocks get chunks of their own. */
+TEST(arena_packs_strings_and_aligns_blocks) {
+  olg_allocator a;
+  CHECK_OK(olg__alloc_init(&a, NULL));
+  olg_arena ar;
+  olg_arena_init(&ar, &a);
+  size_t packed = 0;
+  for (size_t i = 1; i < 5000; i++) {
+    size_t n1 = i % 13 + 1, n2 = i % 5 + 1, nb = (i % 5) * 8 + 4;
+    char *s1 = olg_arena_alloc_str(&ar, n1), *s2 = olg_arena_alloc_str(&ar, n2);
+    CHECK(s1 != NULL && s2 != NULL);
+    memset(s1, 'x', n1);
+    memset(s2, 'x', n2);
+    packed += s2 == s1 + n1; /* unless s2 opened a new chunk */
+    uint8_t *b = olg_arena_alloc(&ar, nb);
+    CHECK(b != NULL);
+    CHECK_EQ((uintptr_t)b % 8, 0);
+    for (size_t k = 0; k < nb; k++) CHECK_EQ(b[k], 0);
+    memset(b, 0xff, nb);
+    if (i % 7 == 0) {
+      CHECK(olg_arena_extend(&ar, b, nb, nb + 16) == b);
+      for (size_t k = nb; k < nb + 16; k++) CHECK_EQ(b[k], 0);
+    }
+  }
+  CHECK(packed >= 4990);
+  char *big = olg_arena_alloc_str(&ar, 100000);
+  CHECK(big != NULL);
+  memset(big, 'y', 100000);
+  uint64_t *after = olg_arena_alloc(&ar, 8);
+  CHECK(after != NULL && (uintptr_t)after % 8 == 0 && *after == 0);
+  CHECK_EQ(ar.failures, 0);
+  olg_arena_free(&ar);
+}
