@@ -67,11 +67,12 @@ static olg_status inliner_init(inliner *x, const olg_model *fm, olg_model *dm) {
 static const olg_function *callee(const inliner *x, const olg_node *nd) {
   if (!x->fm->n_functions) return NULL;
   char key[1024];
-  if (!call_key(key, sizeof key, nd->domain, nd->op, nd->overload))
-    return olg__find_function(x->fm, nd->domain, nd->op, nd->overload);
+  if (!call_key(key, sizeof key, nd->domain, nd->op, olg__node_overload(nd)))
+    return olg__find_function(x->fm, nd->domain, nd->op, olg__node_overload(nd));
   int32_t i = olg__g_namemap_get(&x->by_key, key);
   if (i >= 0) return &x->fm->functions[i];
-  return x->long_keys ? olg__find_function(x->fm, nd->domain, nd->op, nd->overload) : NULL;
+  return x->long_keys ? olg__find_function(x->fm, nd->domain, nd->op, olg__node_overload(nd))
+                      : NULL;
 }
 
 static const char *join(olg_model *m, const char *a, const char *b) {
@@ -314,7 +315,8 @@ static olg_status expand_body_node(inliner *x, olg_graph *dg, const body_scope *
   const olg_graph *body = fn->body;
   olg_model *m = x->dm;
   olg_node nd = *bn;
-  nd.extra = NULL;
+  olg_status ds = olg__node_drop_extra(m, &nd);
+  if (ds) return ds;
   nd.args = bn->n_args ? olg__arena_alloc(m, bn->n_args * sizeof *nd.args) : NULL;
   nd.outputs = bn->n_outputs ? olg__arena_alloc(m, bn->n_outputs * sizeof *nd.outputs) : NULL;
   if ((bn->n_args && !nd.args) || (bn->n_outputs && !nd.outputs)) return OLG_ERR_NOMEM;
@@ -423,7 +425,7 @@ static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_gr
       return olg__err(OLG_ERR_STATE, "node '%s' (%s) in graph '%s' is still open", bn->name,
                       bn->op, sg->name);
     olg_node nd = *bn;
-    nd.extra = NULL;
+    if ((s = olg__node_drop_extra(x->dm, &nd))) return s;
     if ((s = emit_body_node(x, dg, &sc, bn, &nd, depth))) return s;
   }
   return OLG_OK;

@@ -93,7 +93,8 @@ static bool same_signature(const keep_sig *k, const olg_function *fn, const olg_
 /* Whether node nd of the main graph is a call that can be kept: its signature told. */
 static const olg_function *keepable(const olg_keep *k, const olg_node *nd) {
   if (nd->state != OLG_NODE_DONE) return NULL;
-  const olg_function *fn = olg__find_function(k->src, nd->domain, nd->op, nd->overload);
+  const olg_function *fn =
+      olg__find_function(k->src, nd->domain, nd->op, olg__node_overload(nd));
   if (!fn || nd->n_args > fn->body->inputs.n) return NULL;
   for (uint32_t i = 0; i < nd->n_args; i++)
     if (!arg_type(k->inl, nd, i)) return NULL;
@@ -168,7 +169,9 @@ static olg_status convert_body(keep_sig *sig, const olg_model *src, const olg_re
   olg_value *outs = NULL;
   if (!s && !(outs = olg__arena_alloc(w, (n_out ? n_out : 1) * sizeof *outs))) s = OLG_ERR_NOMEM;
   if (!s) s = olg_node_end(g, n, n_out, names, outs);
-  if (!s) g->nodes[n].overload = fn->overload;
+  olg_node_more *more = s ? NULL : olg__node_more_own(w, &g->nodes[n]);
+  if (more) more->overload = fn->overload;
+  else if (!s) s = OLG_ERR_NOMEM;
   for (size_t i = 0; i < n_out && !s; i++) s = olg_graph_add_output(g, outs[i]);
   if (s) {
     olg_model_free(w);

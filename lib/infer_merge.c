@@ -159,8 +159,7 @@ olg_status olg__set_out(olg_icx *cx, int i, olg_dtype dt, const olg_ishape *s) {
       olg_dim *same = input_dims_like(cx, s->d, s->rank);
       if (same) {
         t.dims = same;
-        t.denotation = r->type.denotation; /* what a reader kept stays */
-        t.extra = r->type.extra;
+        t.more = r->type.more; /* what a reader kept stays (denotation, extra) */
         r->type = t;
         return OLG_OK;
       }

@@ -42,9 +42,19 @@ typedef enum olg_type_kind {
   OLG_TYPE_OPAQUE = 6
 } olg_type_kind;
 
+/* The rarely set parts of a type, apart so that every value's type stays small (40 bytes, was
+ * 64). Immutable once a type points to it (types are copied by value and share it): change it
+ * through olg__type_more_own / olg__type_set_more, which give the type a new one. The same holds
+ * for olg_node_more and olg_value_more (nodes are copied by value too). */
+typedef struct olg_type_more {
+  const char *denotation;
+  const char *opaque_domain, *opaque_name;
+  const void *extra; /* serializer's: unknown fields of TypeProto and its parts */
+} olg_type_more;
+
 /* A TypeProto. For TENSOR and SPARSE_TENSOR: elem, rank, dims. SEQUENCE / OPTIONAL: inner is the
  * element type. MAP: key is the key dtype, inner the value type. OPAQUE: domain/name in
- * opaque_domain/opaque_name. */
+ * more->opaque_domain/opaque_name. */
 typedef struct olg_type {
   uint8_t kind;
   bool has_shape;  /* false: rank unknown (no shape field); true: rank == dims count */
@@ -54,9 +64,7 @@ typedef struct olg_type {
   olg_dtype key;   /* here, not after dims: no padding (two per value, two graphs at a time) */
   olg_dim *dims;
   struct olg_type *inner;
-  const char *denotation;
-  const char *opaque_domain, *opaque_name;
-  const void *extra; /* serializer's: unknown fields of TypeProto and its parts */
+  const olg_type_more *more; /* or NULL: denotation, opaque names and extra all NULL */
 } olg_type;
 
 /* Which TensorProto field the data came from (and goes back to on write). Native data is always
@@ -202,21 +210,27 @@ typedef struct olg_attr {
 
 typedef enum olg_node_state { OLG_NODE_OPEN = 0, OLG_NODE_DONE = 1, OLG_NODE_DEAD = 2 } olg_node_state;
 
+/* The rarely set parts of a node (in the model's arena), apart so that olg_node stays small (80
+ * bytes, was 112: two graphs' nodes at a time). */
+typedef struct olg_node_more {
+  const char *doc_string, *overload; /* or NULL; overload: torch front end's aten nodes */
+  olg_kv *metadata;
+  uint32_t n_metadata;
+  const void *extra;  /* serializer's: device_configurations, unknown fields */
+} olg_node_more;
+
 typedef struct olg_node {
   const char *domain; /* "" for the default ONNX domain */
   const char *op;
   const char *name;   /* may be "" */
-  const char *doc_string, *overload; /* or NULL */
   olg_arg *args;      /* positional arguments; for ONNX nodes the inputs */
-  uint32_t n_args, cap_args;
   olg_value *outputs; /* OLG_NO_VALUE for an omitted optional output */
-  uint32_t n_outputs;
   olg_attr *attrs;
+  const olg_node_more *more; /* or NULL: all of it NULL / 0 */
+  uint32_t n_args, cap_args;
+  uint32_t n_outputs;
   uint32_t n_attrs, cap_attrs;
-  olg_kv *metadata;
-  uint32_t n_metadata;
   uint8_t state;      /* olg_node_state */
-  const void *extra;  /* serializer's: device_configurations, unknown fields */
 } olg_node;
 
 /* Value flags */
@@ -238,6 +252,15 @@ enum {
 
 #define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_rec.sym that is not known */
 
+/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (96
+ * bytes with its type, was 136). */
+typedef struct olg_value_more {
+  const char *doc_string; /* from ValueInfoProto, or NULL */
+  olg_kv *metadata;       /* ValueInfoProto.metadata_props */
+  uint32_t n_metadata;
+  const void *extra;      /* serializer's */
+} olg_value_more;
+
 typedef struct olg_value_rec {
   const char *name;
   olg_type type;
@@ -245,6 +268,7 @@ typedef struct olg_value_rec {
   int32_t slot;
   int32_t init;         /* index into g->inits, or -1 */
   uint32_t flags;
+  int32_t n_sym;        /* of sym below; here, with the other 4-byte fields, so nothing pads */
   /* The value's contents when known: its initializer, a Constant's tensor, or a small value
    * that inference propagated (shape computations). NULL otherwise. */
   const olg_tensor *known;
@@ -254,11 +278,7 @@ typedef struct olg_value_rec {
    * other value, negative ones included). NULL when nothing is known or when known is set.
    * Lives in the model's arena. */
   const olg_dim *sym;
-  int32_t n_sym;
-  uint32_t n_metadata;    /* of metadata below; beside n_sym so that neither pads */
-  const char *doc_string; /* from ValueInfoProto, or NULL */
-  olg_kv *metadata;       /* ValueInfoProto.metadata_props */
-  const void *extra;      /* serializer's */
+  const olg_value_more *more; /* or NULL: doc_string, metadata and extra all NULL */
 } olg_value_rec;
 
 /* A growable vector of int32 ids. */
@@ -392,6 +412,61 @@ static inline void olg__count_probe(void) { olg__probes++; }
 
 /* The IR version released with opset v of ai.onnx.ml (lib/graph.c). */
 int64_t olg__ir_for_ml_opset(int64_t v);
+
+/* The side records of types, nodes and values (lib/ir_more.c): what they hold, or NULL / 0. */
+static inline const char *olg__type_denotation(const olg_type *t) {
+  return t->more ? t->more->denotation : NULL;
+}
+static inline const char *olg__type_opaque_domain(const olg_type *t) {
+  return t->more ? t->more->opaque_domain : NULL;
+}
+static inline const char *olg__type_opaque_name(const olg_type *t) {
+  return t->more ? t->more->opaque_name : NULL;
+}
+static inline const void *olg__type_extra(const olg_type *t) {
+  return t->more ? t->more->extra : NULL;
+}
+static inline const char *olg__node_doc(const olg_node *n) {
+  return n->more ? n->more->doc_string : NULL;
+}
+static inline const char *olg__node_overload(const olg_node *n) {
+  return n->more ? n->more->overload : NULL;
+}
+static inline const olg_kv *olg__node_metadata(const olg_node *n) {
+  return n->more ? n->more->metadata : NULL;
+}
+static inline uint32_t olg__node_n_metadata(const olg_node *n) {
+  return n->more ? n->more->n_metadata : 0;
+}
+static inline const void *olg__node_extra(const olg_node *n) {
+  return n->more ? n->more->extra : NULL;
+}
+static inline const char *olg__value_doc(const olg_value_rec *r) {
+  return r->more ? r->more->doc_string : NULL;
+}
+static inline const olg_kv *olg__value_metadata(const olg_value_rec *r) {
+  return r->more ? r->more->metadata : NULL;
+}
+static inline uint32_t olg__value_n_metadata(const olg_value_rec *r) {
+  return r->more ? r->more->n_metadata : 0;
+}
+static inline const void *olg__value_extra(const olg_value_rec *r) {
+  return r->more ? r->more->extra : NULL;
+}
+/* Copy on write: a new side record in m's arena, a copy of the current one (zeroed when there is
+ * none), made the record's; the caller fills it before the record is copied anywhere. A record
+ * that shares its side record with copies (types) so never changes theirs. NULL: no memory. */
+olg_type_more *olg__type_more_own(olg_model *m, olg_type *t);
+olg_node_more *olg__node_more_own(olg_model *m, olg_node *n);
+olg_value_more *olg__value_more_own(olg_model *m, olg_value_rec *r);
+/* The record's side record becomes *tm's contents: NULL when they are all NULL, else a copy in
+ * m's arena. */
+olg_status olg__type_set_more(olg_model *m, olg_type *t, const olg_type_more *tm);
+olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm);
+olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_more *vm);
+/* t (n) without the serializer's extra (a copy into another model), its other side fields kept. */
+olg_status olg__type_drop_extra(olg_model *m, olg_type *t);
+olg_status olg__node_drop_extra(olg_model *m, olg_node *n);
 
 /* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */
 const char *olg__strdup(olg_model *m, const char *s);

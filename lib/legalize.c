@@ -26,7 +26,7 @@
 
 static olg_status copy_type(olg_model *m, olg_type *to, const olg_type *from) {
   *to = *from;
-  to->extra = NULL;
+  if (olg__type_drop_extra(m, to)) return OLG_ERR_NOMEM;
   if (from->kind == OLG_TYPE_TENSOR && from->has_shape && from->rank > 0) {
     to->dims = olg__arena_dup(m, from->dims, (size_t)from->rank * sizeof *from->dims);
     if (!to->dims) return OLG_ERR_NOMEM;

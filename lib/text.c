@@ -199,11 +199,11 @@ static void put_type(olg_out *o, const olg_type *t) {
       break;
     case OLG_TYPE_OPAQUE:
       olg__out_str(o, "opaque(");
-      if (t->opaque_domain && *t->opaque_domain) {
-        olg__out_str(o, t->opaque_domain);
+      if (olg__type_opaque_domain(t) && *olg__type_opaque_domain(t)) {
+        olg__out_str(o, olg__type_opaque_domain(t));
         olg__out_str(o, ", ");
       }
-      if (t->opaque_name) olg__out_str(o, t->opaque_name);
+      if (olg__type_opaque_name(t)) olg__out_str(o, olg__type_opaque_name(t));
       olg__out_char(o, ')');
       break;
     default:
@@ -615,9 +615,9 @@ static olg_status put_node(text_cx *cx, const olg_graph *g, const olg_node *nd, 
     olg__out_char(o, '.');
   }
   olg__out_str(o, nd->op);
-  if (nd->overload && *nd->overload) {
+  if (olg__node_overload(nd) && *olg__node_overload(nd)) {
     olg__out_char(o, ':');
-    olg__out_str(o, nd->overload);
+    olg__out_str(o, olg__node_overload(nd));
   }
   uint32_t shown = 0;
   for (uint32_t i = 0; i < nd->n_attrs && !s; i++) {

@@ -107,7 +107,8 @@ static olg_status rd_inner(rd *r, const pbf *f, olg_type **inner, bool *irr) {
   return rd_type(r, f->p, f->n, t, irr);
 }
 
-static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *ty, bool *irr) {
+static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *ty,
+                                  olg_type_more *tm, bool *irr) {
   olg_status s = olg__pbr_enter(r, fw->p, md);
   if (s) return s;
   const uint8_t *p = fw->p, *end = p + fw->n;
@@ -126,9 +127,9 @@ static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *t
       }
     } else if (md == DESC(type_proto__opaque)) {
       if (f.no == 1) {
-        if (!(ty->opaque_domain = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+        if (!(tm->opaque_domain = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
       } else if (f.no == 2) {
-        if (!(ty->opaque_name = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+        if (!(tm->opaque_name = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
       } else {
         *irr = true;
       }
@@ -153,11 +154,12 @@ static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool 
   int members = 0;
   memset(ty, 0, sizeof *ty);
   ty->rank = OLG_RANK_UNKNOWN;
+  olg_type_more tm = {0}; /* ty's side record, made at the end if anything is in it */
   pbf f;
   while (p < end) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 6) {
-      if (!(ty->denotation = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
+      if (!(tm.denotation = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
       continue;
     }
     if (!f.fd) {
@@ -166,9 +168,8 @@ static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool 
     }
     members++;
     /* oneof: the last member wins; its contents start afresh */
-    const char *den = ty->denotation;
     memset(ty, 0, sizeof *ty);
-    ty->denotation = den;
+    tm.opaque_domain = tm.opaque_name = NULL; /* the denotation is not a member: it stays */
     ty->rank = OLG_RANK_UNKNOWN;
     switch (f.no) {
     case 1:
@@ -181,19 +182,19 @@ static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool 
       break;
     case 4:
       ty->kind = OLG_TYPE_SEQUENCE;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__sequence), ty, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__sequence), ty, &tm, irr);
       break;
     case 9:
       ty->kind = OLG_TYPE_OPTIONAL;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__optional), ty, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__optional), ty, &tm, irr);
       break;
     case 5:
       ty->kind = OLG_TYPE_MAP;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__map), ty, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__map), ty, &tm, irr);
       break;
     case 7:
       ty->kind = OLG_TYPE_OPAQUE;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__opaque), ty, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__opaque), ty, &tm, irr);
       break;
     default:
       *irr = true;
@@ -201,6 +202,7 @@ static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool 
     if (s) return s;
   }
   if (members > 1) *irr = true;
+  if ((s = olg__type_set_more(r->m, ty, &tm))) return s;
   r->depth--;
   return OLG_OK;
 }
@@ -212,12 +214,13 @@ static olg_status rd_type_top(rd *r, const pbf *f, olg_type *ty, bool keep_empty
   olg_status s = rd_type(r, f->p, f->n, ty, &irr);
   if (s) return s;
   if (irr || (keep_empty && ty->kind == OLG_TYPE_NONE)) {
-    olg_pbx *x = olg__pbr_pbx(r, &ty->extra);
+    olg_type was = *ty; /* the snapshot: ty as read, without the extra made now */
+    olg_type_more *tm = olg__type_more_own(r->m, ty);
+    olg_pbx *x = tm ? olg__pbr_pbx(r, &tm->extra) : NULL;
     if (!x) return OLG_ERR_NOMEM;
     x->has_type_verbatim = true;
     x->type_verbatim = (olg_pb_span){f->p, f->n};
-    x->type_snapshot = *ty;
-    x->type_snapshot.extra = NULL;
+    x->type_snapshot = was;
   }
   return OLG_OK;
 }
@@ -331,31 +334,34 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
   rec->flags |= list_flag[list];
   if (!gs->vi[v].p) {
     gs->vi[v] = (olg_pb_span){fv->p, fv->n};
+    /* rec's side record, filled here and made (if anything is in it) at the end */
+    olg_value_more vm = rec->more ? *rec->more : (olg_value_more){0};
     if (has_type) {
       olg_type ty;
       if ((s = rd_type_top(r, &type, &ty, true))) return s;
       rec->type = ty;
     } else if (rec->type.kind != OLG_TYPE_NONE) {
-      olg_pbx *x = olg__pbr_pbx(r, &rec->extra);
+      olg_pbx *x = olg__pbr_pbx(r, &vm.extra);
       if (!x) return OLG_ERR_NOMEM;
       x->flags |= PBX_VI_NO_TYPE;
       x->type_snapshot = rec->type;
     }
-    if (!has_name && (s = olg__pbr_set_flag(r, &rec->extra, PBX_NO_NAME))) return s;
-    if (has_doc && !(rec->doc_string = olg__pbr_sdup(r, &doc, NULL))) return OLG_ERR_NOMEM;
+    if (!has_name && (s = olg__pbr_set_flag(r, &vm.extra, PBX_NO_NAME))) return s;
+    if (has_doc && !(vm.doc_string = olg__pbr_sdup(r, &doc, NULL))) return OLG_ERR_NOMEM;
     if (n_meta) {
       olg_kv *kv = olg__pbr_aalloc(r, n_meta, sizeof *kv);
       if (!kv) return OLG_ERR_NOMEM;
-      if ((s = olg__pbr_rd_kvs(r, fv->p, end, md, 4, n_meta, kv, &rec->extra))) return s;
-      rec->metadata = kv;
-      rec->n_metadata = (uint32_t)n_meta;
+      if ((s = olg__pbr_rd_kvs(r, fv->p, end, md, 4, n_meta, kv, &vm.extra))) return s;
+      vm.metadata = kv;
+      vm.n_metadata = (uint32_t)n_meta;
     }
     if (has_unknown) {
       for (p = fv->p; p < end;) {
         if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-        if (!f.fd && (s = olg__pbr_keep_raw(r, &rec->extra, &f))) return s;
+        if (!f.fd && (s = olg__pbr_keep_raw(r, &vm.extra, &f))) return s;
       }
     }
+    if ((s = olg__value_set_more(r->m, rec, &vm))) return s;
   } else if (gs->vi[v].n != fv->n || (fv->n && memcmp(gs->vi[v].p, fv->p, fv->n) != 0)) {
     /* another description of the same value: written back as it was */
     if (has_type) {
@@ -672,10 +678,9 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   nd->name = name;
   nd->op = op;
   nd->domain = domain;
-  nd->doc_string = doc;
-  nd->overload = overload;
+  olg_node_more nm = {.doc_string = doc, .overload = overload, .extra = extra};
+  if ((s = olg__node_set_more(m, nd, &nm))) return s;
   nd->state = OLG_NODE_OPEN;
-  nd->extra = extra;
   /* inputs: names seen before are this graph's values; others are made now, to be produced
    * later in the graph or captured from an enclosing one */
   olg_arg *args = n_in ? olg__pbr_aalloc(r, n_in, sizeof *args) : NULL;
@@ -739,9 +744,10 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   if (n_meta) {
     olg_kv *kv = olg__pbr_aalloc(r, n_meta, sizeof *kv);
     if (!kv) return OLG_ERR_NOMEM;
-    if ((s = olg__pbr_rd_kvs(r, fn->p, end, md, 9, n_meta, kv, &nd->extra))) return s;
-    nd->metadata = kv;
-    nd->n_metadata = (uint32_t)n_meta;
+    nm.metadata = kv;
+    nm.n_metadata = (uint32_t)n_meta;
+    if ((s = olg__pbr_rd_kvs(r, fn->p, end, md, 9, n_meta, kv, &nm.extra))) return s;
+    if ((s = olg__node_set_more(m, &g->nodes[id], &nm))) return s;
   }
   nd->state = OLG_NODE_DONE;
   r->at.node = r->at.op = NULL;
@@ -832,8 +838,15 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   /* room up front, values counted as a node's one output each: the vectors and the name map
    * then grow without copying */
   size_t n_values = g->n_values + n[11] + n[5] + n[15] + n[1];
-  if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, n[1], sizeof *g->nodes)) ||
-      (s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)) ||
+  if (n[1] > g->cap_nodes && n[1] <= UINT32_MAX / 2) {
+    /* exactly: olg__grow's power of two may leave half of it unused */
+    void *q = olg__realloc(&m->alloc, g->nodes, (size_t)g->cap_nodes * sizeof *g->nodes,
+                           n[1] * sizeof *g->nodes);
+    if (!q) return OLG_ERR_NOMEM;
+    g->nodes = q;
+    g->cap_nodes = (uint32_t)n[1];
+  }
+  if ((s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)) ||
       (n_values > 64 && n_values <= UINT32_MAX / 2 &&
        ((s = olg__graph_reserve(g, (uint32_t)n_values, (uint32_t)n_values, 0)) ||
         (s = gs_reserve(r, gs, (uint32_t)n_values)))))

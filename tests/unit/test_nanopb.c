@@ -149,7 +149,9 @@ static olg_status build_everything(olg_model *m) {
       (s = olg_graph_add_input(g, "cond", OLG_BOOL, 0, NULL, NULL, &cond)) ||
       (s = olg_graph_add_input(g, "trip", OLG_INT64, 0, NULL, NULL, &trip)))
     return s;
-  g->values[x].doc_string = "the input";
+  olg_value_more *xm = olg__value_more_own(m, &g->values[x]);
+  if (!xm) return OLG_ERR_NOMEM;
+  xm->doc_string = "the input";
   /* every dtype, raw */
   for (int dt = 1; dt <= OLG_DTYPE_MAX; dt++) {
     if (dt == OLG_STRING || !olg_dtype_name(dt)) continue;
@@ -224,15 +226,16 @@ static olg_status build_everything(olg_model *m) {
       (s = olg_node_arg_value(g, n, w)) || (s = olg_node_end(g, n, 1, (const char *[]){"y"}, &y)) ||
       (s = olg_value_set_type(g, y, OLG_FLOAT, 2, xd, xp)) || (s = olg_graph_add_value_info(g, y)))
     return s;
-  g->nodes[n].doc_string = "adds";
   olg_kv *meta = olg__arena_alloc(m, 2 * sizeof *meta);
   if (!meta) return OLG_ERR_NOMEM;
   meta[0] = (olg_kv){"k1", "v1"};
   meta[1] = (olg_kv){"k2", ""};
-  g->nodes[n].metadata = meta;
-  g->nodes[n].n_metadata = 2;
-  g->values[y].metadata = meta;
-  g->values[y].n_metadata = 1;
+  if ((s = olg__node_set_more(m, &g->nodes[n], &(olg_node_more){.doc_string = "adds",
+                                                                 .metadata = meta,
+                                                                 .n_metadata = 2})) ||
+      (s = olg__value_set_more(m, &g->values[y], &(olg_value_more){.metadata = meta,
+                                                                    .n_metadata = 1})))
+    return s;
   g->metadata = meta;
   g->n_metadata = 2;
 
@@ -281,12 +284,12 @@ static olg_status build_everything(olg_model *m) {
            *unranked = tensor_type(m, OLG_INT64, -1, NULL);
   if (!tt || !seq || !map || !opt || !opq || !sp || !unranked) return OLG_ERR_NOMEM;
   sp->kind = OLG_TYPE_SPARSE_TENSOR;
+  static const olg_type_more seq_more = {.denotation = "seq"}, opq_more = {NULL, "d", "n", NULL};
   *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .inner = tt,
-                    .denotation = "seq"};
+                    .more = &seq_more};
   *map = (olg_type){.kind = OLG_TYPE_MAP, .rank = OLG_RANK_UNKNOWN, .key = OLG_INT64, .inner = seq};
   *opt = (olg_type){.kind = OLG_TYPE_OPTIONAL, .rank = OLG_RANK_UNKNOWN, .inner = map};
-  *opq = (olg_type){.kind = OLG_TYPE_OPAQUE, .rank = OLG_RANK_UNKNOWN, .opaque_domain = "d",
-                    .opaque_name = "n"};
+  *opq = (olg_type){.kind = OLG_TYPE_OPAQUE, .rank = OLG_RANK_UNKNOWN, .more = &opq_more};
   a = (olg_attr){.name = "tp", .type = OLG_ATTR_TYPE_PROTO, .tp = opt};
   if ((s = olg__node_add_attr(g, n, &a))) return s;
   olg_type **tps = olg__arena_alloc(m, 4 * sizeof *tps);
@@ -321,7 +324,9 @@ static olg_status build_everything(olg_model *m) {
   if ((s = olg__node_add_attr(g, n, &a))) return s;
   olg_value outs[2];
   if ((s = olg_node_end(g, n, 2, (const char *[]){"all_out", ""}, outs))) return s;
-  g->nodes[n].overload = "v2";
+  olg_node_more *nm = olg__node_more_own(m, &g->nodes[n]);
+  if (!nm) return OLG_ERR_NOMEM;
+  nm->overload = "v2";
 
   /* If with both branches; Loop whose body holds an If whose branch holds a Loop */
   olg_graph *then_g, *else_g, *body, *inner_then, *inner_else, *innermost, *innermost2;
@@ -670,13 +675,13 @@ TEST(nanopb_kept_fields_same_bytes) {
   CHECK_OK(olg_model_read_memory(&m, in.p, in.n, &ro));
   olg_graph *g = olg_model_graph(m);
   olg_value x = olg__graph_lookup(g, "x");
-  CHECK(x >= 0 && g->values[x].type.extra);
-  const void *kept = g->values[x].type.extra;
+  CHECK(x >= 0 && olg__type_extra(&g->values[x].type));
+  const olg_type_more *kept = g->values[x].type.more; /* no denotation: only the extra */
   CHECK_OK(olg_value_set_type(g, x, OLG_FLOAT16, 2, (const int64_t[]){5, 4}, NULL));
-  g->values[x].type.extra = kept;
+  g->values[x].type.more = kept;
   CHECK_OK(olg_model_set_opset(m, "com.x", 4));
-  CHECK(g->nodes[0].n_metadata == 1);
-  g->nodes[0].metadata[0].value = "now set";
+  CHECK(olg__node_n_metadata(&g->nodes[0]) == 1);
+  g->nodes[0].more->metadata[0].value = "now set";
   static const float other[2] = {9, 8};
   g->inits[5].t->data = other; /* "w": its kept raw_data is stale now */
   CHECK_AGREE(m, NULL);

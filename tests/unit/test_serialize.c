@@ -52,8 +52,9 @@ static bool same_type(const olg_type *a, const olg_type *b, const char *where) {
   if (!a || !b) return a == b ? true : differ("%s: one type is missing", where);
   if (a->kind != b->kind || a->has_elem != b->has_elem || a->elem != b->elem ||
       a->has_shape != b->has_shape || a->rank != b->rank || a->key != b->key ||
-      !same_str(a->denotation, b->denotation) || !same_str(a->opaque_domain, b->opaque_domain) ||
-      !same_str(a->opaque_name, b->opaque_name))
+      !same_str(olg__type_denotation(a), olg__type_denotation(b)) ||
+      !same_str(olg__type_opaque_domain(a), olg__type_opaque_domain(b)) ||
+      !same_str(olg__type_opaque_name(a), olg__type_opaque_name(b)))
     return differ("%s: types differ (kind %d/%d elem %d/%d rank %d/%d)", where, a->kind, b->kind,
                   a->elem, b->elem, a->rank, b->rank);
   for (int32_t i = 0; a->has_shape && i < a->rank; i++)
@@ -147,8 +148,10 @@ static bool same_list(const olg_graph *a, const olg_idvec *la, const olg_graph *
   for (uint32_t i = 0; i < la->n; i++) {
     const olg_value_rec *x = &a->values[la->p[i]], *y = &b->values[lb->p[i]];
     if (strcmp(x->name, y->name) != 0) return differ("graph %s: %s %u: %s/%s", a->name, what, i, x->name, y->name);
-    if (!same_type(&x->type, &y->type, x->name) || !same_str(x->doc_string, y->doc_string) ||
-        !same_kvs(x->metadata, x->n_metadata, y->metadata, y->n_metadata, x->name))
+    if (!same_type(&x->type, &y->type, x->name) ||
+        !same_str(olg__value_doc(x), olg__value_doc(y)) ||
+        !same_kvs(olg__value_metadata(x), olg__value_n_metadata(x), olg__value_metadata(y),
+                  olg__value_n_metadata(y), x->name))
       return false;
   }
   return true;
@@ -174,7 +177,8 @@ static bool same_graph(const olg_graph *a, const olg_graph *b) {
     if (j >= b->n_nodes) return differ("graph %s: fewer nodes", a->name);
     const olg_node *y = &b->nodes[j++];
     if (strcmp(x->op, y->op) || strcmp(x->domain, y->domain) || strcmp(x->name, y->name) ||
-        !same_str(x->doc_string, y->doc_string) || !same_str(x->overload, y->overload))
+        !same_str(olg__node_doc(x), olg__node_doc(y)) ||
+        !same_str(olg__node_overload(x), olg__node_overload(y)))
       return differ("graph %s: node %u: %s::%s '%s' vs %s::%s '%s'", a->name, i, x->domain, x->op,
                     x->name, y->domain, y->op, y->name);
     if (x->n_args != y->n_args || x->n_outputs != y->n_outputs || x->n_attrs != y->n_attrs)
@@ -189,7 +193,9 @@ static bool same_graph(const olg_graph *a, const olg_graph *b) {
         return differ("node %s: output %u", x->name, k);
     for (uint32_t k = 0; k < x->n_attrs; k++)
       if (!same_attr(&x->attrs[k], &y->attrs[k], x->name)) return false;
-    if (!same_kvs(x->metadata, x->n_metadata, y->metadata, y->n_metadata, x->name)) return false;
+    if (!same_kvs(olg__node_metadata(x), olg__node_n_metadata(x), olg__node_metadata(y),
+                  olg__node_n_metadata(y), x->name))
+      return false;
   }
   if (j != b->n_nodes) return differ("graph %s: more nodes", a->name);
   return true;
@@ -291,7 +297,9 @@ static olg_status build_rich(olg_model *m) {
       (s = olg_graph_add_input(g, "cond", OLG_BOOL, 0, NULL, NULL, &cond)) ||
       (s = olg_graph_add_input(g, "trip", OLG_INT64, 0, NULL, NULL, &trip)))
     return s;
-  g->values[x].doc_string = "the input";
+  olg_value_more *xm = olg__value_more_own(m, &g->values[x]);
+  if (!xm) return OLG_ERR_NOMEM;
+  xm->doc_string = "the input";
   /* an initializer of every dtype */
   for (int dt = 1; dt <= OLG_DTYPE_MAX; dt++) {
     if (dt == OLG_STRING) continue;
@@ -323,15 +331,16 @@ static olg_status build_rich(olg_model *m) {
   const char *yn[1] = {"y"};
   if ((s = olg_node_end(g, n, 1, yn, &y)) || (s = olg_graph_add_value_info(g, y))) return s;
   if ((s = olg_value_set_type(g, y, OLG_FLOAT, 2, xd, xp))) return s;
-  g->nodes[n].doc_string = "adds";
   olg_kv *meta = olg__arena_alloc(m, 2 * sizeof *meta);
   if (!meta) return OLG_ERR_NOMEM;
   meta[0] = (olg_kv){"k1", "v1"};
   meta[1] = (olg_kv){"k2", ""};
-  g->nodes[n].metadata = meta;
-  g->nodes[n].n_metadata = 2;
-  g->values[y].metadata = meta;
-  g->values[y].n_metadata = 1;
+  if ((s = olg__node_set_more(m, &g->nodes[n], &(olg_node_more){.doc_string = "adds",
+                                                                 .metadata = meta,
+                                                                 .n_metadata = 2})) ||
+      (s = olg__value_set_more(m, &g->values[y], &(olg_value_more){.metadata = meta,
+                                                                    .n_metadata = 1})))
+    return s;
 
   /* every attribute type, on a custom-domain node */
   if ((s = olg_node_begin(g, "com.example", "AllAttrs", "all", &n)) ||
@@ -382,10 +391,12 @@ static olg_status build_rich(olg_model *m) {
            *sp = new_tensor_type(m, OLG_FLOAT, 1, (const int64_t[]){5}, NULL);
   if (!tt || !seq || !map || !opt || !opq || !sp) return OLG_ERR_NOMEM;
   sp->kind = OLG_TYPE_SPARSE_TENSOR;
-  *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .inner = tt, .denotation = "seq"};
+  static const olg_type_more seq_more = {.denotation = "seq"}, opq_more = {NULL, "d", "n", NULL};
+  *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .inner = tt,
+                    .more = &seq_more};
   *map = (olg_type){.kind = OLG_TYPE_MAP, .rank = OLG_RANK_UNKNOWN, .key = OLG_INT64, .inner = seq};
   *opt = (olg_type){.kind = OLG_TYPE_OPTIONAL, .rank = OLG_RANK_UNKNOWN, .inner = map};
-  *opq = (olg_type){.kind = OLG_TYPE_OPAQUE, .rank = OLG_RANK_UNKNOWN, .opaque_domain = "d", .opaque_name = "n"};
+  *opq = (olg_type){.kind = OLG_TYPE_OPAQUE, .rank = OLG_RANK_UNKNOWN, .more = &opq_more};
   memset(&a, 0, sizeof a);
   a.name = "tp";
   a.type = OLG_ATTR_TYPE_PROTO;
@@ -434,7 +445,9 @@ static olg_status build_rich(olg_model *m) {
   const char *an[2] = {"all_out", ""};
   olg_value outs[2];
   if ((s = olg_node_end(g, n, 2, an, outs))) return s;
-  g->nodes[n].overload = "v2";
+  olg_node_more *nm = olg__node_more_own(m, &g->nodes[n]);
+  if (!nm) return OLG_ERR_NOMEM;
+  nm->overload = "v2";
 
   /* If with then/else, Loop with a body */
   olg_graph *then_g, *else_g, *body;
@@ -914,10 +927,10 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   /* x's TypeProto (dim -1) is kept as it was; an edit of the type wins over it, even when the
    * editor carries the extra along (as inference does) */
   olg_value x = olg__graph_lookup(gr, "x");
-  CHECK(gr->values[x].type.extra != NULL);
-  const void *kept = gr->values[x].type.extra;
+  CHECK(olg__type_extra(&gr->values[x].type) != NULL);
+  const olg_type_more *kept = gr->values[x].type.more; /* no denotation: only the extra */
   CHECK_OK(olg_value_set_type(gr, x, OLG_FLOAT16, 2, (const int64_t[]){5, 4}, NULL));
-  gr->values[x].type.extra = kept;
+  gr->values[x].type.more = kept;
   pbuf out;
   CHECK_OK(write_mem(m, &out));
 #ifndef OLG_TEST_NO_PROTOBUF_C

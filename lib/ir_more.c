@@ -1,0 +1,56 @@
+/* onnxlegal — the side records of types, nodes and values (lib/ir.h): the fields few records
+ * set, kept out of the records themselves so that a large graph's values and nodes stay small. */
+#include "ir.h"
+
+#define MORE_OWN(T, rec, m)                                                    \
+  do {                                                                         \
+    T *c = olg__arena_alloc((m), sizeof *c);                                   \
+    if (!c) return NULL;                                                       \
+    if ((rec)->more) *c = *(rec)->more;                                        \
+    (rec)->more = c;                                                           \
+    return c;                                                                  \
+  } while (0)
+
+olg_type_more *olg__type_more_own(olg_model *m, olg_type *t) { MORE_OWN(olg_type_more, t, m); }
+olg_node_more *olg__node_more_own(olg_model *m, olg_node *n) { MORE_OWN(olg_node_more, n, m); }
+olg_value_more *olg__value_more_own(olg_model *m, olg_value_rec *r) {
+  MORE_OWN(olg_value_more, r, m);
+}
+
+olg_status olg__type_set_more(olg_model *m, olg_type *t, const olg_type_more *tm) {
+  if (!tm->denotation && !tm->opaque_domain && !tm->opaque_name && !tm->extra) {
+    t->more = NULL;
+    return OLG_OK;
+  }
+  return (t->more = olg__arena_dup(m, tm, sizeof *tm)) ? OLG_OK : OLG_ERR_NOMEM;
+}
+
+olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm) {
+  if (!nm->doc_string && !nm->overload && !nm->metadata && !nm->n_metadata && !nm->extra) {
+    n->more = NULL;
+    return OLG_OK;
+  }
+  return (n->more = olg__arena_dup(m, nm, sizeof *nm)) ? OLG_OK : OLG_ERR_NOMEM;
+}
+
+olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_more *vm) {
+  if (!vm->doc_string && !vm->metadata && !vm->n_metadata && !vm->extra) {
+    r->more = NULL;
+    return OLG_OK;
+  }
+  return (r->more = olg__arena_dup(m, vm, sizeof *vm)) ? OLG_OK : OLG_ERR_NOMEM;
+}
+
+olg_status olg__type_drop_extra(olg_model *m, olg_type *t) {
+  if (!t->more || !t->more->extra) return OLG_OK;
+  olg_type_more tm = *t->more;
+  tm.extra = NULL;
+  return olg__type_set_more(m, t, &tm);
+}
+
+olg_status olg__node_drop_extra(olg_model *m, olg_node *n) {
+  if (!n->more || !n->more->extra) return OLG_OK;
+  olg_node_more nm = *n->more;
+  nm.extra = NULL;
+  return olg__node_set_more(m, n, &nm);
+}
