@@ -92,9 +92,13 @@ static olg_status push_node(olg_graph *g, const olg_node *proto, olg_node_id *ou
                            sizeof *g->nodes);
   if (s) return s;
   olg_node_id id = (olg_node_id)g->n_nodes;
-  if (proto->name && *proto->name && olg__g_namemap_get(&g->node_names, proto->name) < 0 &&
-      (s = olg__g_namemap_put(&m->alloc, &g->node_names, proto->name, id)))
-    return s;
+  if (proto->name && *proto->name) {
+    size_t n = SIZE_MAX;
+    uint32_t h = olg__name_hash(proto->name, &n);
+    if (!olg__g_node_name_taken(g, proto->name, n, h) &&
+        (s = olg__g_node_name_put(g, proto->name, n, h)))
+      return s;
+  }
   g->nodes[g->n_nodes++] = *proto;
   for (uint32_t i = 0; i < proto->n_outputs; i++) {
     olg_value v = proto->outputs[i];

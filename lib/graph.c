@@ -73,6 +73,7 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__g_namemap_free(a, &g->names);
   olg__free(a, g->auto_names.p, (size_t)g->auto_names.cap * sizeof(int32_t));
   olg__g_namemap_free(a, &g->node_names);
+  olg__free(a, g->numbered_node_names, (size_t)g->cap_numbered_node_names * sizeof(char *));
 #ifndef OLG_CONFIG_NO_LEGALIZE /* onnxlegal/config.h: no lowering, no constants */
   olg__lower_consts_free(g); /* a lowering that stopped half-way */
 #endif
@@ -387,7 +388,8 @@ olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
   return OLG_OK;
 }
 
-olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes) {
+olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes,
+                              uint32_t n_named_nodes) {
   const olg_allocator *a = &g->model->alloc;
   if (n_values > UINT32_MAX / 2 || n_nodes > UINT32_MAX / 2)
     return olg__err(OLG_ERR_LIMIT, "too many elements");
@@ -407,8 +409,14 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
     g->cap_nodes = n_nodes;
   }
   if (n_named) s = olg__g_namemap_reserve(a, &g->names, n_named);
-  if (!s && n_nodes) s = olg__g_namemap_reserve(a, &g->node_names, n_nodes);
+  if (!s && n_named_nodes) s = olg__g_namemap_reserve(a, &g->node_names, n_named_nodes);
   return s;
+}
+
+olg_status olg__graph_reserve_like(olg_graph *g, const olg_graph *src) {
+  if (src->n_values > UINT32_MAX / 2 || src->n_nodes > UINT32_MAX / 2)
+    return olg__err(OLG_ERR_LIMIT, "too many elements");
+  return olg__graph_reserve(g, src->n_values + 64, 0, src->n_nodes + 64, src->node_names.n);
 }
 
 static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out);

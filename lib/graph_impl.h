@@ -23,6 +23,10 @@ olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const c
 void olg__g_namemap_del(olg_namemap *nm, const char *key);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);
+/* Whether a node of g is named by the n bytes at p (hashed h by olg__name_hash). */
+bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h);
+/* Puts the name at p (n bytes hashed h, not taken, living as long as g) among g's node names. */
+olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t h);
 
 /* graph.c */
 /* r's name, made by olg__graph_add_value_auto, leaves g->auto_names (renamed or dropped). */

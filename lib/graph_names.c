@@ -160,17 +160,57 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
   }
 }
 
-olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char **out) {
+/* The number k of a name "<x>_<k>" (up to 9 digits) when the numbered store may hold it: below
+ * four times the node count and some (a lowering's "<Op>_<k>" counts nodes and Constants). */
+static bool name_number(const olg_graph *g, const char *p, size_t n, uint32_t *k) {
+  size_t i = n;
+  uint32_t v = 0, scale = 1;
+  while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9' && n - i < 9) {
+    v += (uint32_t)(p[i - 1] - '0') * scale;
+    scale *= 10;
+    i--;
+  }
+  if (i == n || i == 0 || p[i - 1] != '_' || v >= 4 * ((uint64_t)g->n_nodes + 1024)) return false;
+  *k = v;
+  return true;
+}
+
+bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h) {
+  if (olg__g_namemap_get_h(&g->node_names, p, n, h) >= 0) return true;
+  uint32_t k;
+  if (!name_number(g, p, n, &k) || k >= g->n_numbered_node_names) return false;
+  const char *q = g->numbered_node_names[k];
+  return q && memcmp(q, p, n) == 0 && !q[n];
+}
+
+olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t h) {
   const olg_allocator *a = &g->model->alloc;
-  olg_status s;
+  uint32_t k;
+  if (name_number(g, p, n, &k) && (k >= g->n_numbered_node_names || !g->numbered_node_names[k])) {
+    if (k >= g->n_numbered_node_names) {
+      olg_status s = olg__grow(a, (void **)&g->numbered_node_names, &g->cap_numbered_node_names,
+                               (size_t)k + 1, sizeof *g->numbered_node_names);
+      if (s) return s;
+      memset(g->numbered_node_names + g->n_numbered_node_names, 0,
+             (k + 1 - g->n_numbered_node_names) * sizeof *g->numbered_node_names);
+      g->n_numbered_node_names = k + 1;
+    }
+    g->numbered_node_names[k] = p;
+    return OLG_OK;
+  }
+  return olg__g_namemap_put_h(a, &g->node_names, p, (int32_t)g->n_nodes, h);
+}
+
+/* want, or want#2, want#3, ...: the first that no node has, taken for the next node. */
+olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char **out) {
   size_t wl = strlen(want);
   if (wl) {
-    char *p = (char *)olg__strndup(g->model, want, wl);
-    if (!p) return OLG_ERR_NOMEM;
-    uint32_t h = olg__name_hash(p, &(size_t){wl});
-    if (olg__g_namemap_get_or_put(a, &g->node_names, p, wl, h, (int32_t)g->n_nodes, &s) < 0) {
+    uint32_t h = olg__name_hash(want, &(size_t){wl});
+    if (!olg__g_node_name_taken(g, want, wl, h)) {
+      const char *p = olg__strndup(g->model, want, wl);
+      if (!p) return OLG_ERR_NOMEM;
       *out = p;
-      return s;
+      return olg__g_node_name_put(g, p, wl, h);
     }
   }
   for (uint64_t k = 2;; k++) {
@@ -184,16 +224,22 @@ olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char
     memcpy(p + wl, suffix, sb.n + 1);
     size_t n = wl + sb.n;
     uint32_t h = olg__name_hash(p, &(size_t){n});
-    if (olg__g_namemap_get_or_put(a, &g->node_names, p, n, h, (int32_t)g->n_nodes, &s) < 0) {
+    if (!olg__g_node_name_taken(g, p, n, h)) {
       *out = p;
-      return s;
+      return olg__g_node_name_put(g, p, n, h);
     }
   }
 }
 
+static bool node_name_free(const olg_graph *g, const char *p) {
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(p, &n);
+  return !olg__g_node_name_taken(g, p, n, h);
+}
+
 const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
   if (!want) want = "";
-  if (*want && olg__g_namemap_get(&g->node_names, want) < 0) return olg__strdup(g->model, want);
+  if (*want && node_name_free(g, want)) return olg__strdup(g->model, want);
   size_t wl = strlen(want);
   for (uint64_t k = 2;; k++) {
     char suffix[32];
@@ -205,6 +251,6 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
     if (!p) return NULL;
     memcpy(p, want, wl);
     memcpy(p + wl, suffix, (size_t)sl + 1);
-    if (olg__g_namemap_get(&g->node_names, p) < 0) return p;
+    if (node_name_free(g, p)) return p;
   }
 }

@@ -61,10 +61,9 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
   if (!nm) return OLG_ERR_NOMEM;
   size_t nl = SIZE_MAX;
   uint32_t h = olg__name_hash(nm, &nl);
-  if (*nm) { /* a name another node has already stays that node's */
-    olg__g_namemap_get_or_put(&m->alloc, &g->node_names, nm, nl, h, (int32_t)g->n_nodes, &s);
-    if (s) return s;
-  }
+  /* a name another node has already stays that node's (names may repeat) */
+  if (*nm && !olg__g_node_name_taken(g, nm, nl, h) && (s = olg__g_node_name_put(g, nm, nl, h)))
+    return s;
   *out = node_push(g, d, o, nm);
   return OLG_OK;
 }

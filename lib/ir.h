@@ -318,7 +318,13 @@ typedef struct olg_graph {
    * a million-entry map was a cache miss per emitted value. */
   olg_namemap names;
   olg_idvec auto_names;
-  olg_namemap node_names; /* non-empty node names, first node of each (names may repeat) */
+  /* The node names in use (a set: only uniqueness is asked of it). A name "<x>_<k>" (k a number
+   * below a few times the node count) is kept at numbered_node_names[k] when that is free,
+   * others in node_names: a lowering's "<Op>_<k>" names, one per emitted node, then take a
+   * sequential store instead of a probe of a large map each (a cache miss). */
+  olg_namemap node_names;
+  const char **numbered_node_names;
+  uint32_t n_numbered_node_names, cap_numbered_node_names;
   uint64_t next_auto; /* counter for generated names */
   /* while a lowering emits into this graph: its Constants by contents (lib/lower_emit.c), and
      how many emissions that table answered (they keep their number in generated node names) */
@@ -503,9 +509,13 @@ bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *
 /* A fresh unique name "<base>_<n>" (base may be NULL). */
 const char *olg__graph_unique_name(olg_graph *g, const char *base);
 /* Room for n_values values (n_named of them named other than by olg__graph_add_value_auto) and
- * n_nodes nodes and their names, at once rather than by doubling (a reader sizes a graph from
+ * n_nodes nodes (n_named_nodes of their names in node_names), at once rather than by doubling (a reader sizes a graph from
  * its message, a lowering its target graph from the source's counts). */
-olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes);
+olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes,
+                              uint32_t n_named_nodes);
+/* Room in g, a lowering's target, for about what src holds: its values and nodes, and names for
+ * the node names src keeps in its map (a lowering names its values olg__graph_add_value_auto). */
+olg_status olg__graph_reserve_like(olg_graph *g, const olg_graph *src);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
 /* Adds a value named as olg__graph_unique_name(g, base) names it, looking the name up once. */

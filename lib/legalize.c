@@ -706,7 +706,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   }
   for (size_t i = 0; i < nv; i++) cx->map[i] = OLG_NO_VALUE;
   /* most nodes lower to about one node: a large graph gets the source's counts at once */
-  if (sg->n_nodes >= 4096 && (s = olg__graph_reserve(cx->dst, sg->n_values + 64, 0, sg->n_nodes + 64)))
+  if (sg->n_nodes >= 4096 && (s = olg__graph_reserve_like(cx->dst, sg)))
     goto done;
   for (uint32_t i = 0; i < sg->n_nodes; i++) {
     const olg_node *nd = &sg->nodes[i];

@@ -102,4 +102,11 @@ olg_status olg__pbr_rd_opset(rd *r, const pbf *fe, olg_opset *os, bool *exact);
 olg_status olg__pbr_rd_kvs(rd *r, const uint8_t *p, const uint8_t *end, msgdesc *md, uint32_t no,
                            size_t count, olg_kv *kv, const void **slot);
 
+#define OLG_PBR_PREFETCH_NODES 4 /* how many nodes ahead of the one read */
+/* From p (a GraphProto field at or before the next NodeProto, end the end of the node fields):
+ * prefetches the name-map slots of that node's output names and returns where the field after
+ * it starts, or NULL when the bytes do not look as expected (the real parse reports them). */
+const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t *p,
+                                               const uint8_t *end);
+
 #endif

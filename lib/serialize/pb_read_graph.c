@@ -616,61 +616,6 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
   return OLG_OK;
 }
 
-/* A varint at *pp before end, without the checks of the real parse (a lookahead that only
- * prefetches: on anything odd it stops). false at the end or past 10 bytes. */
-static bool peek_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v) {
-  uint64_t x = 0;
-  const uint8_t *p = *pp;
-  for (int sh = 0; p < end && sh < 70; sh += 7) {
-    uint8_t b = *p++;
-    x |= (uint64_t)(b & 0x7f) << sh;
-    if (!(b & 0x80)) {
-      *pp = p;
-      *v = x;
-      return true;
-    }
-  }
-  return false;
-}
-
-#define PREFETCH_NODES 4
-
-/* From p (a GraphProto field at or before the next NodeProto, end the end of the node fields):
- * prefetches the name-map slots of that node's output names and returns where the field after
- * it starts, or NULL when the bytes do not look as expected (the real parse reports them). */
-static const uint8_t *prefetch_node_outputs(const olg_graph *g, const uint8_t *p,
-                                            const uint8_t *end) {
-  uint64_t tag, len;
-  while (p < end) {
-    if (!peek_varint(&p, end, &tag) || (tag & 7) != 2 || !peek_varint(&p, end, &len) ||
-        len > (uint64_t)(end - p))
-      return NULL;
-    const uint8_t *q = p, *qe = p + len;
-    p = qe;
-    if (tag >> 3 != 1) continue; /* not a node */
-    while (q < qe) {
-      uint64_t t, n;
-      if (!peek_varint(&q, qe, &t)) return NULL;
-      switch (t & 7) {
-      case 0: if (!peek_varint(&q, qe, &n)) return NULL; break;
-      case 1: q += 8; break;
-      case 5: q += 4; break;
-      case 2:
-        if (!peek_varint(&q, qe, &n) || n > (uint64_t)(qe - q)) return NULL;
-        if (t >> 3 == 2) {
-          size_t k = (size_t)n;
-          olg__graph_prefetch_name(g, olg__name_hash((const char *)q, &k));
-        }
-        q += n;
-        break;
-      default: return NULL;
-      }
-    }
-    return p;
-  }
-  return NULL;
-}
-
 static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   msgdesc *md = DESC(node_proto);
   olg_status s = olg__pbr_enter(r, fn->p, md);
@@ -898,7 +843,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   }
   if ((s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)) ||
       (n_values > 64 && n_values <= UINT32_MAX / 2 &&
-       ((s = olg__graph_reserve(g, (uint32_t)n_values, (uint32_t)n_values, 0)) ||
+       ((s = olg__graph_reserve(g, (uint32_t)n_values, (uint32_t)n_values, 0, 0)) ||
         (s = gs_reserve(r, gs, (uint32_t)n_values)))))
     return s;
 
@@ -936,11 +881,12 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   /* a new output name's slot in a large name map is not cached: the lookahead asks for those of
      the nodes a few ahead while this one is read */
   const uint8_t *ahead = from[1];
-  for (int k = 0; k < PREFETCH_NODES && ahead; k++) ahead = prefetch_node_outputs(g, ahead, to[1]);
+  for (int k = 0; k < OLG_PBR_PREFETCH_NODES && ahead; k++)
+    ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1]);
   for (p = from[1]; n[1] && p < to[1];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no != 1) continue;
-    if (ahead) ahead = prefetch_node_outputs(g, ahead, to[1]);
+    if (ahead) ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1]);
     if ((s = rd_node(r, gs, &f))) return s;
   }
   for (p = from[12]; n[12] && p < to[12];) {

@@ -747,3 +747,53 @@ OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
   *out = m;
   return OLG_OK;
 }
+
+/* A varint at *pp before end, without the checks of the real parse (a lookahead that only
+ * prefetches: on anything odd it stops). false at the end or past 10 bytes. */
+static bool peek_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v) {
+  uint64_t x = 0;
+  const uint8_t *p = *pp;
+  for (int sh = 0; p < end && sh < 70; sh += 7) {
+    uint8_t b = *p++;
+    x |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) {
+      *pp = p;
+      *v = x;
+      return true;
+    }
+  }
+  return false;
+}
+
+const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t *p,
+                                               const uint8_t *end) {
+  uint64_t tag, len;
+  while (p < end) {
+    if (!peek_varint(&p, end, &tag) || (tag & 7) != 2 || !peek_varint(&p, end, &len) ||
+        len > (uint64_t)(end - p))
+      return NULL;
+    const uint8_t *q = p, *qe = p + len;
+    p = qe;
+    if (tag >> 3 != 1) continue; /* not a node */
+    while (q < qe) {
+      uint64_t t, n;
+      if (!peek_varint(&q, qe, &t)) return NULL;
+      switch (t & 7) {
+      case 0: if (!peek_varint(&q, qe, &n)) return NULL; break;
+      case 1: q += 8; break;
+      case 5: q += 4; break;
+      case 2:
+        if (!peek_varint(&q, qe, &n) || n > (uint64_t)(qe - q)) return NULL;
+        if (t >> 3 == 2) {
+          size_t k = (size_t)n;
+          olg__graph_prefetch_name(g, olg__name_hash((const char *)q, &k));
+        }
+        q += n;
+        break;
+      default: return NULL;
+      }
+    }
+    return p;
+  }
+  return NULL;
+}

@@ -1,4 +1,5 @@
 /* The graph IR and its building API. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../harness.h"
@@ -347,6 +348,38 @@ TEST(ir_version_follows_opset_unless_set) {
   CHECK_OK(olg_model_new(&m, &o));
   CHECK_OK(olg_model_set_opset(m, "", 17));
   CHECK_EQ(olg_model_ir_version(m), 7);
+  olg_model_free(m);
+}
+
+/* Node names in use: "<x>_<k>" names are kept by their number k (one per k), every other name
+ * and a second name of the same k in the map; either way a name is taken once, and a fresh name
+ * for a taken one gets "#2", "#3"... */
+TEST(node_names_unique_numbered_or_not) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_node_id n;
+  const char *nm;
+  const char *given[] = {"Add_5", "Mul_5", "Add_05", "conv", "x_", "_7", "Big_999999999"};
+  for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
+    CHECK_OK(olg_node_begin(g, "", "Relu", given[i], &n));
+    CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  }
+  for (size_t i = 0; i < sizeof given / sizeof *given; i++) {
+    CHECK_OK(olg__node_begin_fresh(g, "", "Relu", given[i], &n));
+    char want[64];
+    snprintf(want, sizeof want, "%s#2", given[i]);
+    CHECK_STR(olg_node_name(g, n), want);
+    CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  }
+  const char *free_names[] = {"Add_6", "Sub_5", "Add_5#3", "Add_005", "_8", "Big_999999998"};
+  for (size_t i = 0; i < sizeof free_names / sizeof *free_names; i++) {
+    CHECK(nm = olg__graph_fresh_node_name(g, free_names[i]));
+    CHECK_STR(nm, free_names[i]);
+  }
+  CHECK_OK(olg__node_begin_fresh(g, "", "Relu", "Add_5", &n));
+  CHECK_STR(olg_node_name(g, n), "Add_5#3");
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
   olg_model_free(m);
 }
 
