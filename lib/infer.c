@@ -704,12 +704,22 @@ static const rule training_rules[] = {
   {"Momentum", olg__inf_adagrad},
 };
 
+/* The rows found last, per thread, by a hash of the op name: every emitted node asks for its
+ * rule, mostly the same few ops (the binary search's strcmps were 1% of a chain's conversion).
+ * A row is taken only when it belongs to this table and holds the op. */
+static _Thread_local const rule *rule_memo[64];
+
 static const rule *find_in(const rule *t, size_t n, const char *op) {
+  uint32_t h = 2166136261u;
+  for (const char *c = op; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+  const rule **slot = &rule_memo[h >> 26];
+  const rule *m = *slot;
+  if (m && m >= t && m < t + n && (m->op == op || strcmp(m->op, op) == 0)) return m->fn ? m : NULL;
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     int c = strcmp(t[mid].op, op);
-    if (c == 0) return t[mid].fn ? &t[mid] : NULL;
+    if (c == 0) return *slot = &t[mid], t[mid].fn ? &t[mid] : NULL;
     if (c < 0) lo = mid + 1;
     else hi = mid;
   }

@@ -375,7 +375,7 @@ olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   const olg_node *nd = &cx->src->nodes[id];
   cx->cur = id;
   cx->cur_node = nd;
-  cx->cur_src_opset = olg_model_opset(cx->src_model, nd->domain);
+  cx->cur_src_opset = olg__src_opset_of(cx, nd->domain);
   cx->name_base = *nd->name ? nd->name : NULL;
   if (!cx->name_base && cx->scope) { /* unnamed, in a subgraph: "<scope>/<index>", unique */
     char buf[512];

@@ -80,6 +80,8 @@ olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, con
                                olg_value *out);
 /* Sets cx->intern_off for source node nd, about to be lowered. */
 void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
+/* olg_model_opset(cx->src_model, domain), remembered for the last (model, domain pointer). */
+int64_t olg__src_opset_of(olg_lower *cx, const char *domain);
 /* Drops the table of g's interned Constants, once its nodes are lowered (NULL is fine). */
 void olg__lower_consts_free(olg_graph *g);
 
@@ -113,6 +115,10 @@ struct olg_lower {
   olg_node_id cur;
   const olg_node *cur_node;
   int64_t cur_src_opset;
+  /* the source opset of the domain asked last (olg__src_opset_of): mostly the same per node */
+  const olg_model *opset_memo_model;
+  const char *opset_memo_domain;
+  int64_t opset_memo_version;
   const char *name_base;  /* emitted nodes are named "<name_base>/<Op>" */
   uint32_t n_emitted;     /* nodes emitted for the current source node */
   struct olg_op_use { char op[48]; uint32_t n; } op_uses[16]; /* for "<base>/<Op>_<k>" */

@@ -117,6 +117,19 @@ static olg_status dtype_refused(olg_lower *cx, const olg_node *nd, const olg_sch
                    input ? "input" : "output", pos, name, olg_dtype_name(t), cx->opset);
 }
 
+/* The dtype of formal f's literal type "tensor(<dtype>)", OLG_UNDEFINED for a constraint's name.
+ * Asked for every emitted input: a literal allows exactly one dtype, so a formal allowing several
+ * is a constraint without parsing; the last answer is remembered (the formals are the generated
+ * tables', static, so their strings can be told apart by address). */
+static olg_dtype literal_dtype(const olg_formal *f) {
+  static _Thread_local const char *last;
+  static _Thread_local olg_dtype last_t;
+  uint32_t m = f->tensor_dtypes;
+  if (m & (m - 1)) return OLG_UNDEFINED;
+  if (f->type_str != last) last_t = olg_schema_tensor_type_dtype(f->type_str), last = f->type_str;
+  return last_t;
+}
+
 static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_schema **found) {
   const olg_schema *s = olg_schema_find("", nd->op, cx->opset);
   *found = s;
@@ -187,7 +200,7 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
     if (!olg_schema_formal_allows_dtype(f, t))
       return dtype_refused(cx, nd, s, true, i, f->name, t);
-    if (!f->homogeneous || olg_schema_tensor_type_dtype(f->type_str) != OLG_UNDEFINED) continue;
+    if (!f->homogeneous || literal_dtype(f) != OLG_UNDEFINED) continue;
     int k = 0;
     while (k < n_seen && strcmp(seen[k].c, f->type_str) != 0) k++;
     if (k < n_seen && seen[k].t != t)
@@ -222,7 +235,9 @@ static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema
                              int pos, olg_value v) {
   const char *pre = kind_prefix(cx->dst->values[v].type.kind);
   const olg_formal *f = input ? olg_schema_input_formal(s, pos) : olg_schema_output_formal(s, pos);
-  if (input && f && cx->dst->values[v].type.kind == OLG_TYPE_TENSOR && !formal_takes(s, f, "tensor("))
+  /* a formal with tensor dtypes takes tensors (tensor_dtypes: the "tensor(...)" of its types) */
+  if (input && f && cx->dst->values[v].type.kind == OLG_TYPE_TENSOR && !f->tensor_dtypes &&
+      !formal_takes(s, f, "tensor("))
     /* a tensor where only sequences (or maps, optionals) go: a source model that is not valid */
     return olg__errf(cx, OLG_ERR_INVALID_MODEL, "%s-%d with a tensor as %s %d ('%s'), which "
                      "takes no tensor", nd->op, s->since_version, input ? "input" : "output", pos,
@@ -444,4 +459,16 @@ OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v) {
   olg_value sv = cx->cur_node->outputs[i];
   if (sv != OLG_NO_VALUE) cx->map[sv] = v;
   return OLG_OK;
+}
+
+/* Every source node asks for its domain's opset, and the nodes share the domain strings (the
+ * default domain is one literal): the source model does not change during a lowering. */
+int64_t olg__src_opset_of(olg_lower *cx, const char *domain) {
+  if (cx->opset_memo_model == cx->src_model && cx->opset_memo_domain == domain && domain)
+    return cx->opset_memo_version;
+  int64_t v = olg_model_opset(cx->src_model, domain);
+  cx->opset_memo_model = cx->src_model;
+  cx->opset_memo_domain = domain;
+  cx->opset_memo_version = v;
+  return v;
 }

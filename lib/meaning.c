@@ -45,7 +45,7 @@ const olg_meaning_change *olg_meaning_changes(size_t *n) {
 const olg_meaning_change *olg_meaning_crossed(const char *op, int from, int to) {
   if (!op) return NULL;
   for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
-    if (strcmp(changes[i].op, op) == 0 && (from < changes[i].after) != (to < changes[i].after))
+    if (changes[i].op[0] == op[0] && strcmp(changes[i].op, op) == 0 && (from < changes[i].after) != (to < changes[i].after))
       return &changes[i];
   return NULL;
 }

@@ -57,13 +57,13 @@ struct olg_registry {
 };
 
 static const char *norm_domain(const char *d) {
-  if (!d || strcmp(d, "ai.onnx") == 0) return "";
+  if (!d || (*d && strcmp(d, "ai.onnx") == 0)) return "";
   return d;
 }
 
 static int key_cmp(const char *d1, const char *o1, const char *d2, const char *o2) {
-  int c = strcmp(d1, d2);
-  return c ? c : strcmp(o1, o2);
+  int c = d1 == d2 || (!*d1 && !*d2) ? 0 : strcmp(d1, d2); /* mostly both "" */
+  return c ? c : o1 == o2 ? 0 : strcmp(o1, o2);
 }
 
 /* The rows found last, per thread, by a hash of the op name: a lowering dispatches the same few

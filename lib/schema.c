@@ -20,6 +20,7 @@ static int is_default_domain(const char *domain) {
 
 const olg_schema_domain *olg_schema_domain_find(const char *domain) {
   if (is_default_domain(domain)) domain = "";
+  if (!*domain && T->n_domains && !*T->domains[0].domain) return &T->domains[0]; /* the usual */
   for (int i = 0; i < T->n_domains; i++)
     if (strcmp(T->domains[i].domain, domain) == 0) return &T->domains[i];
   return NULL;
@@ -45,7 +46,7 @@ static const olg_schema_op *find_op(const char *domain, const char *op) {
   const olg_schema_op **slot = &op_memo[(h ^ (uint32_t)(d - T->domains) * 0x9e3779b9u) >> 26];
   const olg_schema_op *m = *slot;
   if (m && m >= T->ops + d->first_op && m < T->ops + d->first_op + d->n_ops &&
-      strcmp(m->name, op) == 0)
+      (m->name == op || strcmp(m->name, op) == 0)) /* nodes mostly hold the table's copy */
     return m;
   lo = d->first_op;
   hi = d->first_op + d->n_ops; /* [lo, hi) */

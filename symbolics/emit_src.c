@@ -133,7 +133,8 @@ static int attr_since(const char *op, const char *attr, olg_attr_type type) {
 static olg_status default_changes_meaning(olg_lower *cx, const olg_node *nd, const olg_schema *ts,
                                           int so) {
   for (size_t k = 0; k < sizeof older / sizeof older[0]; k++) {
-    if (strcmp(nd->op, older[k].op) != 0 || olg_schema_attr(ts, older[k].attr)) continue;
+    if (nd->op[0] != older[k].op[0] || strcmp(nd->op, older[k].op) != 0 || olg_schema_attr(ts, older[k].attr))
+      continue; /* (the first letter: asked for every node, it rules out most rows) */
     bool given = false;
     for (uint32_t i = 0; i < nd->n_attrs; i++) given |= strcmp(nd->attrs[i].name, older[k].attr) == 0;
     const olg_schema *ss = olg_schema_find("", nd->op, so);

@@ -26,67 +26,65 @@ static void apply_subst(olg_graph *g, const olg_value *subst) {
   }
 }
 
-/* Folds single-output nodes whose output inference made known (and small) into Constants, in
- * place (the node keeps its id and output). */
-static olg_status fold_constants(olg_lower *cx) {
+/* Folds node i if it has a single output that inference made known (and small) into a
+ * Constant, in place (the node keeps its id and output). */
+static olg_status fold_one(olg_lower *cx, uint32_t i) {
   olg_graph *g = cx->dst;
-  for (uint32_t i = 0; i < g->n_nodes; i++) {
-    olg_node *nd = &g->nodes[i];
-    if (nd->state != OLG_NODE_DONE || *nd->domain || nd->n_outputs != 1 ||
-        strcmp(nd->op, "Constant") == 0 || olg__has_subgraph(nd))
-      continue;
-    olg_value out = nd->outputs[0];
-    if (out == OLG_NO_VALUE) continue;
-    const olg_tensor *t = olg__known(cx, out);
-    if (!t || t->dtype == OLG_STRING || t->nbytes > 4096 * 8) continue;
-    if (cx->opset < 9 && t->dtype != OLG_FLOAT && t->dtype != OLG_DOUBLE && t->dtype != OLG_FLOAT16) {
-      /* Constant-1 takes float types only: the folded value becomes an initializer, which
-       * takes over the output's value (and name) */
-      if (g->values[out].flags & OLG_VF_OUTPUT) continue;
-      if (cx->parent) continue; /* a subgraph's initializer must be its input too (IR 3) */
-      olg_tensor *it = olg__arena_dup(cx->dst_model, t, sizeof *it);
-      if (!it) return OLG_ERR_NOMEM;
-      it->owner = OLG_OWNER_BORROWED; /* the bytes live in this model's arena or source */
-      it->name = g->values[out].name;
-      olg_value_rec *r = &g->values[out];
-      OLG_TRY(olg__grow(&cx->dst_model->alloc, (void **)&g->inits, &g->cap_inits,
-                        (size_t)g->n_inits + 1, sizeof *g->inits));
-      r = &g->values[out];
-      r->producer = -1;
-      r->flags |= OLG_VF_INITIALIZER;
-      r->known = it;
-      r->init = (int32_t)g->n_inits;
-      g->inits[g->n_inits++] = (struct olg_init){out, it};
-      nd = &g->nodes[i];
-      nd->state = OLG_NODE_DEAD;
-      continue;
-    }
-    olg_attr a = {0};
-    a.name = "value";
-    a.type = OLG_ATTR_TENSOR;
-    a.t = (olg_tensor *)t;
-    olg_attr *attrs = olg__arena_dup(cx->dst_model, &a, sizeof a);
-    if (!attrs) return OLG_ERR_NOMEM;
-    nd->op = "Constant";
-    nd->args = NULL;
-    nd->n_args = nd->cap_args = 0;
-    nd->attrs = attrs;
-    nd->n_attrs = nd->cap_attrs = 1;
+  olg_node *nd = &g->nodes[i];
+  if (nd->state != OLG_NODE_DONE || *nd->domain || nd->n_outputs != 1 ||
+      strcmp(nd->op, "Constant") == 0 || olg__has_subgraph(nd))
+    return OLG_OK;
+  olg_value out = nd->outputs[0];
+  if (out == OLG_NO_VALUE) return OLG_OK;
+  const olg_tensor *t = olg__known(cx, out);
+  if (!t || t->dtype == OLG_STRING || t->nbytes > 4096 * 8) return OLG_OK;
+  if (cx->opset < 9 && t->dtype != OLG_FLOAT && t->dtype != OLG_DOUBLE && t->dtype != OLG_FLOAT16) {
+    /* Constant-1 takes float types only: the folded value becomes an initializer, which
+     * takes over the output's value (and name) */
+    if (g->values[out].flags & OLG_VF_OUTPUT) return OLG_OK;
+    if (cx->parent) return OLG_OK; /* a subgraph's initializer must be its input too (IR 3) */
+    olg_tensor *it = olg__arena_dup(cx->dst_model, t, sizeof *it);
+    if (!it) return OLG_ERR_NOMEM;
+    it->owner = OLG_OWNER_BORROWED; /* the bytes live in this model's arena or source */
+    it->name = g->values[out].name;
+    olg_value_rec *r = &g->values[out];
+    OLG_TRY(olg__grow(&cx->dst_model->alloc, (void **)&g->inits, &g->cap_inits,
+                      (size_t)g->n_inits + 1, sizeof *g->inits));
+    r = &g->values[out];
+    r->producer = -1;
+    r->flags |= OLG_VF_INITIALIZER;
+    r->known = it;
+    r->init = (int32_t)g->n_inits;
+    g->inits[g->n_inits++] = (struct olg_init){out, it};
+    nd = &g->nodes[i];
+    nd->state = OLG_NODE_DEAD;
+    return OLG_OK;
   }
+  olg_attr a = {0};
+  a.name = "value";
+  a.type = OLG_ATTR_TENSOR;
+  a.t = (olg_tensor *)t;
+  olg_attr *attrs = olg__arena_dup(cx->dst_model, &a, sizeof a);
+  if (!attrs) return OLG_ERR_NOMEM;
+  nd->op = "Constant";
+  nd->args = NULL;
+  nd->n_args = nd->cap_args = 0;
+  nd->attrs = attrs;
+  nd->n_attrs = nd->cap_attrs = 1;
   return OLG_OK;
 }
 
-static void remove_identities(const olg_lower *cx, olg_graph *g, olg_value *subst) {
-  for (uint32_t i = 0; i < g->n_nodes; i++) {
-    olg_node *nd = &g->nodes[i];
-    if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Identity") != 0) continue;
-    if (nd->n_args != 1 || nd->args[0].kind != OLG_ARG_VALUE || nd->n_outputs != 1) continue;
-    olg_value out = nd->outputs[0];
-    if (out == OLG_NO_VALUE || (g->values[out].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, out))
-      continue;
-    subst[out] = nd->args[0].u.v;
-    nd->state = OLG_NODE_DEAD;
-  }
+/* Node i, an Identity nothing needs under its own name: its readers read its input. */
+static bool remove_identity(const olg_lower *cx, olg_graph *g, uint32_t i, olg_value *subst) {
+  olg_node *nd = &g->nodes[i];
+  if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Identity") != 0) return false;
+  if (nd->n_args != 1 || nd->args[0].kind != OLG_ARG_VALUE || nd->n_outputs != 1) return false;
+  olg_value out = nd->outputs[0];
+  if (out == OLG_NO_VALUE || (g->values[out].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, out))
+    return false;
+  subst[out] = nd->args[0].u.v;
+  nd->state = OLG_NODE_DEAD;
+  return true;
 }
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
@@ -101,8 +99,41 @@ static bool same_tensor(const olg_tensor *a, const olg_tensor *b) {
   return a->nbytes == 0 || (a->data && b->data && memcmp(a->data, b->data, a->nbytes) == 0);
 }
 
-/* Merges Constant nodes with identical tensors (hash table over the Constants). */
-static olg_status cse_constants(olg_lower *cx, olg_value *subst) {
+/* Node i, a Constant whose tensor an earlier Constant holds (tab: a hash table of those, cap
+ * a power of two): merged into that one. */
+static bool cse_constant(olg_lower *cx, olg_graph *g, uint32_t i, int32_t *tab, uint32_t cap,
+                         olg_value *subst) {
+  olg_node *nd = &g->nodes[i];
+  if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Constant") != 0 ||
+      nd->n_attrs != 1 || nd->attrs[0].type != OLG_ATTR_TENSOR || nd->n_outputs != 1)
+    return false;
+  const olg_tensor *t = nd->attrs[0].t;
+  if (!t || t->dtype == OLG_STRING || (!t->data && t->nbytes)) return false;
+  if ((g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, nd->outputs[0]))
+    return false;
+  uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
+  h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
+  h = hash_bytes(h, t->data, t->nbytes);
+  for (uint32_t k = (uint32_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
+    if (tab[k] < 0) {
+      tab[k] = (int32_t)i;
+      break;
+    }
+    const olg_node *o = &g->nodes[tab[k]];
+    if (same_tensor(o->attrs[0].t, t)) {
+      subst[nd->outputs[0]] = o->outputs[0];
+      nd->state = OLG_NODE_DEAD;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Folding, Identity removal and the merging of Constants in one walk over the nodes (each a
+ * pass of its own read every node three times): a node is folded first, so that an Identity
+ * or a node folded into a Constant merges with the Constants before it, as three passes in
+ * that order would do. *changed: some value is substituted by another. */
+static olg_status fold_and_dedup(olg_lower *cx, olg_value *subst, bool *changed) {
   olg_graph *g = cx->dst;
   const olg_allocator *al = &cx->dst_model->alloc;
   uint32_t cap = 16;
@@ -110,33 +141,13 @@ static olg_status cse_constants(olg_lower *cx, olg_value *subst) {
   int32_t *tab = olg__malloc(al, (size_t)cap * sizeof *tab);
   if (!tab) return OLG_ERR_NOMEM;
   for (uint32_t i = 0; i < cap; i++) tab[i] = -1;
+  olg_status s = OLG_OK;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
-    olg_node *nd = &g->nodes[i];
-    if (nd->state != OLG_NODE_DONE || *nd->domain || strcmp(nd->op, "Constant") != 0 ||
-        nd->n_attrs != 1 || nd->attrs[0].type != OLG_ATTR_TENSOR || nd->n_outputs != 1)
-      continue;
-    const olg_tensor *t = nd->attrs[0].t;
-    if (!t || t->dtype == OLG_STRING || (!t->data && t->nbytes)) continue;
-    if ((g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, nd->outputs[0]))
-      continue;
-    uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
-    h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
-    h = hash_bytes(h, t->data, t->nbytes);
-    for (uint32_t k = (uint32_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
-      if (tab[k] < 0) {
-        tab[k] = (int32_t)i;
-        break;
-      }
-      const olg_node *o = &g->nodes[tab[k]];
-      if (same_tensor(o->attrs[0].t, t)) {
-        subst[nd->outputs[0]] = o->outputs[0];
-        nd->state = OLG_NODE_DEAD;
-        break;
-      }
-    }
+    if (cx->fold && (s = fold_one(cx, i))) break;
+    if (remove_identity(cx, g, i, subst) || cse_constant(cx, g, i, tab, cap, subst)) *changed = true;
   }
   olg__free(al, tab, (size_t)cap * sizeof *tab);
-  return OLG_OK;
+  return s;
 }
 
 
@@ -275,14 +286,9 @@ olg_status olg__cleanup(olg_lower *cx) {
     }
     apply_subst(g, subst);
   }
-  if (cx->fold) {
-    s = fold_constants(cx);
-    if (s) goto done;
-  }
-  remove_identities(cx, g, subst);
-  s = cse_constants(cx, subst);
-  if (s) goto done;
-  apply_subst(g, subst);
+  bool changed = false;
+  if ((s = fold_and_dedup(cx, subst, &changed))) goto done;
+  if (changed) apply_subst(g, subst); /* else the arguments are as they were */
   s = dce_and_compact(cx);
 done:
   olg__free(al, subst, (size_t)n_vals * sizeof *subst);

@@ -292,23 +292,28 @@ static olg_status node_producers(olg_reads_memo *m, const olg_graph *g, const ol
 
 struct topo {
   const olg_graph *g;
+  const olg_allocator *al;
   uint32_t *indeg, *off;
   int32_t *adj;
+  int32_t *in; /* the live producers of every live node, node after node */
+  uint32_t n_in, cap_in;
+  olg_status s;
   int32_t cur;
-  size_t n_edges, n_adj;
+  size_t n_adj;
 };
 
-static void topo_count(void *ud, int32_t p) {
+/* One walk over the nodes collects the edges (the walk reads scattered value records: a second
+ * one to fill the adjacency cost as much again on a large graph); the adjacency is then built
+ * from the collected list, in the same order as a second walk would. */
+static void topo_collect(void *ud, int32_t p) {
   struct topo *t = ud;
-  if (t->g->nodes[p].state != OLG_NODE_DONE) return;
+  if (t->s || t->g->nodes[p].state != OLG_NODE_DONE) return;
+  if (t->n_in == t->cap_in &&
+      (t->s = olg__grow(t->al, (void **)&t->in, &t->cap_in, (size_t)t->n_in + 1, sizeof *t->in)))
+    return;
+  t->in[t->n_in++] = p;
   t->indeg[t->cur]++;
   t->off[p + 1]++;
-  t->n_edges++;
-}
-
-static void topo_fill(void *ud, int32_t p) {
-  struct topo *t = ud;
-  if (t->g->nodes[p].state == OLG_NODE_DONE) t->adj[t->off[p]++] = t->cur;
 }
 
 /* A topological order of g that counts subgraph reads as edges (Kahn, linear in nodes plus
@@ -317,24 +322,24 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
                             olg_node_id *order, olg_node_id *fault) {
   uint32_t n = g->n_nodes;
   if (!n) return OLG_OK;
-  struct topo t = {g, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
-                   NULL, 0, 0, 0};
+  struct topo t = {g, al, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
+                   NULL, NULL, 0, 0, OLG_OK, 0, 0};
   olg_status s = OLG_OK;
   if (!t.indeg || !t.off) { s = OLG_ERR_NOMEM; goto done; }
+  if ((s = olg__grow(al, (void **)&t.in, &t.cap_in, n, sizeof *t.in))) goto done; /* ~1 a node */
   for (uint32_t i = 0; i < n; i++) {
     if (g->nodes[i].state != OLG_NODE_DONE) continue;
     t.cur = (int32_t)i;
-    if ((s = node_producers(m, g, &g->nodes[i], topo_count, &t))) goto done;
+    if ((s = node_producers(m, g, &g->nodes[i], topo_collect, &t)) || (s = t.s)) goto done;
   }
-  t.n_adj = t.n_edges ? t.n_edges : 1;
+  t.n_adj = t.n_in ? t.n_in : 1;
   t.adj = olg__malloc(al, t.n_adj * sizeof *t.adj);
   if (!t.adj) { s = OLG_ERR_NOMEM; goto done; }
   for (uint32_t i = 0; i < n; i++) t.off[i + 1] += t.off[i];
-  for (uint32_t i = 0; i < n; i++) {
-    if (g->nodes[i].state != OLG_NODE_DONE) continue;
-    t.cur = (int32_t)i;
-    if ((s = node_producers(m, g, &g->nodes[i], topo_fill, &t))) goto done;
-  }
+  for (uint32_t i = 0, k = 0; i < n; i++) /* node i's producers are the next indeg[i] entries */
+    for (uint32_t c = 0; c < t.indeg[i]; c++, k++) t.adj[t.off[t.in[k]]++] = (int32_t)i;
+  olg__free(al, t.in, (size_t)t.cap_in * sizeof *t.in);
+  t.in = NULL, t.cap_in = 0;
   uint32_t head = 0, tail = 0, live = 0;
   for (uint32_t i = 0; i < n; i++) {
     if (g->nodes[i].state != OLG_NODE_DONE) continue;
@@ -359,5 +364,6 @@ done:
   olg__free(al, t.indeg, (size_t)n * sizeof(uint32_t));
   olg__free(al, t.off, ((size_t)n + 1) * sizeof(uint32_t));
   olg__free(al, t.adj, t.n_adj * sizeof *t.adj);
+  olg__free(al, t.in, (size_t)t.cap_in * sizeof *t.in);
   return s;
 }
