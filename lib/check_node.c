@@ -509,7 +509,8 @@ bool olg__ck_has_subgraphs(const olg_node *nd) {
  * is no k-th one. check reports each; legalize refuses a node with any (lib/legalize.c). */
 bool olg__subgraph_arity_fault(const olg_node *nd, int64_t opset, int since, int k, char *buf,
                                size_t n) {
-  if (!olg__ck_is_default_domain(nd->domain)) return false;
+  /* every fault is of a graph attribute: a node without attributes has none (most nodes) */
+  if (!nd->n_attrs || !olg__ck_is_default_domain(nd->domain)) return false;
   char lab[200] = ""; /* made only for a fault: this runs on every node of check and legalize */
   int found = 0;
 #define FAULT(...)                                                                        \

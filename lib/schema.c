@@ -6,6 +6,7 @@
  * memo of the ops found last (see find_op). */
 #include "schema.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "onnxlegal/ops.h"
@@ -36,24 +37,38 @@ int olg_schema_domain_max_opset(const char *domain) {
  * million-node chain. Per thread: no lock, no race; entries point into the static tables. */
 static _Thread_local const olg_schema_op *op_memo[64];
 
+/* The default domain's ops found last by the address of the name asked with (the same node's op
+ * is asked for several times in a row): hashing the name costs more than comparing it. */
+static _Thread_local struct { const char *op; const olg_schema_op *m; } op_by_addr[16];
+
 static const olg_schema_op *find_op(const char *domain, const char *op) {
   const olg_schema_domain *d;
   int lo, hi;
 
+  bool def = op && (domain == NULL || domain[0] == '\0');
+  unsigned a = (unsigned)((uintptr_t)op >> 3) & 15u;
+  if (def && op_by_addr[a].op == op &&
+      (op_by_addr[a].m->name == op || strcmp(op_by_addr[a].m->name, op) == 0))
+    return op_by_addr[a].m;
   if (op == NULL || (d = olg_schema_domain_find(domain)) == NULL) return NULL;
   uint32_t h = 2166136261u;
   for (const char *c = op; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
   const olg_schema_op **slot = &op_memo[(h ^ (uint32_t)(d - T->domains) * 0x9e3779b9u) >> 26];
   const olg_schema_op *m = *slot;
   if (m && m >= T->ops + d->first_op && m < T->ops + d->first_op + d->n_ops &&
-      (m->name == op || strcmp(m->name, op) == 0)) /* nodes mostly hold the table's copy */
+      (m->name == op || strcmp(m->name, op) == 0)) { /* nodes mostly hold the table's copy */
+    if (def) op_by_addr[a].op = op, op_by_addr[a].m = m;
     return m;
+  }
   lo = d->first_op;
   hi = d->first_op + d->n_ops; /* [lo, hi) */
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
     int c = strcmp(T->ops[mid].name, op);
-    if (c == 0) return *slot = &T->ops[mid];
+    if (c == 0) {
+      if (def) op_by_addr[a].op = op, op_by_addr[a].m = &T->ops[mid];
+      return *slot = &T->ops[mid];
+    }
     if (c < 0)
       lo = mid + 1;
     else

@@ -27,8 +27,8 @@ olg_status olg__subgraph_reads(olg_reads_memo *m, const olg_graph *sub,
                                void (*fn)(void *, const char *), void *ud);
 /* A value a subgraph reads by name from an enclosing graph. */
 bool olg__reads_by_name(const olg_value_rec *r);
-/* A topological order of g that counts subgraph reads as edges; order[k] = -1 past the last
- * live node. On a cycle, OLG_ERR_INVALID_MODEL naming a node that waits on it, and *fault (when
+/* A topological order of g that counts subgraph reads as edges; order (g->n_nodes entries, also
+ * the walk's scratch) has -1 past the last live node. On a cycle, OLG_ERR_INVALID_MODEL naming a node that waits on it, and *fault (when
  * not NULL) that node's id. */
 olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
                             olg_node_id *order, olg_node_id *fault);

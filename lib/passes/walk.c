@@ -295,8 +295,10 @@ struct topo {
   const olg_allocator *al;
   uint32_t *indeg, *off;
   int32_t *adj;
-  int32_t *in; /* the live producers of every live node, node after node */
-  uint32_t n_in, cap_in;
+  /* the live producers of every live node, node after node: the first n in the caller's order
+   * array (unused until Kahn's queue fills it), the others in `in` */
+  int32_t *first, *in;
+  uint32_t n, n_in, cap_in;
   olg_status s;
   int32_t cur;
   size_t n_adj;
@@ -308,10 +310,16 @@ struct topo {
 static void topo_collect(void *ud, int32_t p) {
   struct topo *t = ud;
   if (t->s || t->g->nodes[p].state != OLG_NODE_DONE) return;
-  if (t->n_in == t->cap_in &&
-      (t->s = olg__grow(t->al, (void **)&t->in, &t->cap_in, (size_t)t->n_in + 1, sizeof *t->in)))
-    return;
-  t->in[t->n_in++] = p;
+  if (t->n_in < t->n) {
+    t->first[t->n_in] = p;
+  } else {
+    uint32_t k = t->n_in - t->n;
+    if (k == t->cap_in &&
+        (t->s = olg__grow(t->al, (void **)&t->in, &t->cap_in, (size_t)k + 1, sizeof *t->in)))
+      return;
+    t->in[k] = p;
+  }
+  t->n_in++;
   t->indeg[t->cur]++;
   t->off[p + 1]++;
 }
@@ -323,10 +331,9 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
   uint32_t n = g->n_nodes;
   if (!n) return OLG_OK;
   struct topo t = {g, al, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
-                   NULL, NULL, 0, 0, OLG_OK, 0, 0};
+                   NULL, order, NULL, n, 0, 0, OLG_OK, 0, 0};
   olg_status s = OLG_OK;
   if (!t.indeg || !t.off) { s = OLG_ERR_NOMEM; goto done; }
-  if ((s = olg__grow(al, (void **)&t.in, &t.cap_in, n, sizeof *t.in))) goto done; /* ~1 a node */
   for (uint32_t i = 0; i < n; i++) {
     if (g->nodes[i].state != OLG_NODE_DONE) continue;
     t.cur = (int32_t)i;
@@ -337,7 +344,10 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
   if (!t.adj) { s = OLG_ERR_NOMEM; goto done; }
   for (uint32_t i = 0; i < n; i++) t.off[i + 1] += t.off[i];
   for (uint32_t i = 0, k = 0; i < n; i++) /* node i's producers are the next indeg[i] entries */
-    for (uint32_t c = 0; c < t.indeg[i]; c++, k++) t.adj[t.off[t.in[k]]++] = (int32_t)i;
+    for (uint32_t c = 0; c < t.indeg[i]; c++, k++) {
+      int32_t p = k < n ? t.first[k] : t.in[k - n];
+      t.adj[t.off[p]++] = (int32_t)i;
+    }
   olg__free(al, t.in, (size_t)t.cap_in * sizeof *t.in);
   t.in = NULL, t.cap_in = 0;
   uint32_t head = 0, tail = 0, live = 0;
