@@ -160,9 +160,8 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
   }
 }
 
-/* The number k of a name "<x>_<k>" (up to 9 digits) when the numbered store may hold it: below
- * four times the node count and some (a lowering's "<Op>_<k>" counts nodes and Constants). */
-static bool name_number(const olg_graph *g, const char *p, size_t n, uint32_t *k) {
+/* The number k of a name "<x>_<k>" (up to 9 digits). */
+static bool name_number(const char *p, size_t n, uint32_t *k) {
   size_t i = n;
   uint32_t v = 0, scale = 1;
   while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9' && n - i < 9) {
@@ -170,7 +169,7 @@ static bool name_number(const olg_graph *g, const char *p, size_t n, uint32_t *k
     scale *= 10;
     i--;
   }
-  if (i == n || i == 0 || p[i - 1] != '_' || v >= 4 * ((uint64_t)g->n_nodes + 1024)) return false;
+  if (i == n || i == 0 || p[i - 1] != '_') return false;
   *k = v;
   return true;
 }
@@ -178,7 +177,7 @@ static bool name_number(const olg_graph *g, const char *p, size_t n, uint32_t *k
 bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h) {
   if (olg__g_namemap_get_h(&g->node_names, p, n, h) >= 0) return true;
   uint32_t k;
-  if (!name_number(g, p, n, &k) || k >= g->n_numbered_node_names) return false;
+  if (!name_number(p, n, &k) || k >= g->n_numbered_node_names) return false;
   const char *q = g->numbered_node_names[k];
   return q && memcmp(q, p, n) == 0 && !q[n];
 }
@@ -186,7 +185,10 @@ bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_
 olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t h) {
   const olg_allocator *a = &g->model->alloc;
   uint32_t k;
-  if (name_number(g, p, n, &k) && (k >= g->n_numbered_node_names || !g->numbered_node_names[k])) {
+  /* the store stays within four times the node count and some (a lowering's "<Op>_<k>" counts
+     nodes and Constants); k is checked against its length only, as the node count may drop */
+  if (name_number(p, n, &k) && k < 4 * ((uint64_t)g->n_nodes + 1024) &&
+      (k >= g->n_numbered_node_names || !g->numbered_node_names[k])) {
     if (k >= g->n_numbered_node_names) {
       olg_status s = olg__grow(a, (void **)&g->numbered_node_names, &g->cap_numbered_node_names,
                                (size_t)k + 1, sizeof *g->numbered_node_names);

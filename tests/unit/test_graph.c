@@ -380,6 +380,13 @@ TEST(node_names_unique_numbered_or_not) {
   CHECK_OK(olg__node_begin_fresh(g, "", "Relu", "Add_5", &n));
   CHECK_STR(olg_node_name(g, n), "Add_5#3");
   CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  /* a numbered name stays taken when the node count drops (a cleanup's compaction) */
+  CHECK_OK(olg__node_begin_fresh(g, "", "Relu", "Relu_4100", &n));
+  CHECK_OK(olg_node_end(g, n, 1, NULL, NULL));
+  uint32_t count = g->n_nodes;
+  g->n_nodes = 0;
+  CHECK_STR(olg__graph_fresh_node_name(g, "Relu_4100"), "Relu_4100#2");
+  g->n_nodes = count;
   olg_model_free(m);
 }
 
