@@ -1,7 +1,7 @@
 /* onnxlegal — the protobuf reader's internal interface, shared by its parts (internal):
  * pb_reader.c (errors, wire primitives, what is kept uninterpreted, key/value and opset entries,
- * ModelProto, the entry points), pb_read_graph.c (TypeProto, GraphProto, ValueInfoProto,
- * NodeProto, AttributeProto) and pb_read_tensor.c (TensorProto, external data). */
+ * ModelProto, the entry points), pb_read_type.c (TypeProto), pb_read_graph.c (GraphProto,
+ * ValueInfoProto, NodeProto, AttributeProto) and pb_read_tensor.c (TensorProto, external data). */
 #ifndef OLG_SERIALIZE_PB_READ_H
 #define OLG_SERIALIZE_PB_READ_H
 #include <stdarg.h>
@@ -64,6 +64,10 @@ typedef struct pbf {
 
 /* An empty input, where a zero-length input or file is mapped. */
 extern const uint8_t olg__pbr_empty_input[1];
+
+/* pb_read_type.c: an outermost TypeProto; kept verbatim when the IR cannot express it, or when
+ * it is present but empty where the IR's kind NONE would mean absent (keep_empty). */
+olg_status olg__pbr_rd_type_top(rd *r, const pbf *f, olg_type *ty, bool keep_empty);
 
 /* pb_read_graph.c */
 olg_status olg__pbr_dup_singular(rd *r, const pbf *f, msgdesc *md);
