@@ -487,8 +487,8 @@ bool olg__ck_check_node(ck *c, olg_graph *g, const scope *sc, olg_node_id n, int
     if (a->kind == OLG_ARG_VALUE) check_use(c, g, sc, n, a->u.v, (int)i, opset);
     else if (a->kind == OLG_ARG_VALUES) {
       literal = true;
-      for (size_t k = 0; k < a->u.vals.n; k++)
-        if (a->u.vals.p[k] != OLG_NO_VALUE) check_use(c, g, sc, n, a->u.vals.p[k], (int)i, opset);
+      for (size_t k = 0; k < a->n; k++)
+        if (a->u.vals[k] != OLG_NO_VALUE) check_use(c, g, sc, n, a->u.vals[k], (int)i, opset);
     } else if (a->kind != OLG_ARG_NONE) {
       literal = true;
     }

@@ -371,8 +371,8 @@ static olg_status print_dot(const olg_model *m, const dot_diff *d, olg_write_fn 
         put_free_value(o, g, arg->u.v, seen);
         put_edge(o, g, arg->u.v, "n", (int)i);
       } else if (arg->kind == OLG_ARG_VALUES) {
-        for (size_t k = 0; k < arg->u.vals.n; k++) {
-          olg_value v = arg->u.vals.p[k];
+        for (size_t k = 0; k < arg->n; k++) {
+          olg_value v = arg->u.vals[k];
           if (v == OLG_NO_VALUE) continue;
           put_free_value(o, g, v, seen);
           put_edge(o, g, v, "n", (int)i);

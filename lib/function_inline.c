@@ -328,18 +328,18 @@ static olg_status expand_body_node(inliner *x, olg_graph *dg, const body_scope *
   for (uint32_t i = 0; i < bn->n_args; i++) {
     nd.args[i] = bn->args[i];
     if (bn->args[i].kind == OLG_ARG_VALUES) { /* a framework node's list (aten Tensor[], int[]) */
-      size_t n = bn->args[i].u.vals.n;
+      size_t n = bn->args[i].n;
       olg_value *vs = n ? olg__arena_alloc(m, n * sizeof *vs) : NULL;
       if (n && !vs) return OLG_ERR_NOMEM;
       for (size_t j = 0; j < n; j++) {
-        olg_value bv = bn->args[i].u.vals.p[j];
+        olg_value bv = bn->args[i].u.vals[j];
         if (bv >= 0 && map[bv] == UNSET)
           return olg__err(OLG_ERR_INVALID_MODEL, "function %s::%s: node '%s' (%s) reads '%s', "
                           "which is not a formal input of the function nor produced before it",
                           fn->domain, fn->name, bn->name, bn->op, body->values[bv].name);
         vs[j] = bv >= 0 ? map[bv] : OLG_NO_VALUE;
       }
-      nd.args[i].u.vals.p = vs;
+      nd.args[i].u.vals = vs;
       continue;
     }
     if (bn->args[i].kind != OLG_ARG_VALUE) continue;

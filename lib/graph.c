@@ -849,8 +849,8 @@ static void for_each_input(const olg_node *nd, void (*fn)(olg_value, void *), vo
     const olg_arg *a = &nd->args[i];
     if (a->kind == OLG_ARG_VALUE) fn(a->u.v, ud);
     else if (a->kind == OLG_ARG_VALUES)
-      for (size_t j = 0; j < a->u.vals.n; j++)
-        if (a->u.vals.p[j] != OLG_NO_VALUE) fn(a->u.vals.p[j], ud);
+      for (size_t j = 0; j < a->n; j++)
+        if (a->u.vals[j] != OLG_NO_VALUE) fn(a->u.vals[j], ud);
   }
 }
 
@@ -886,7 +886,7 @@ OLG_API olg_status olg_graph_topo_order(const olg_graph *g, olg_node_id *order) 
   for (uint32_t i = 0; i < n; i++) {
     const olg_node *nd = &g->nodes[i];
     for (uint32_t j = 0; j < nd->n_args; j++)
-      n_edges += nd->args[j].kind == OLG_ARG_VALUE ? 1 : nd->args[j].kind == OLG_ARG_VALUES ? nd->args[j].u.vals.n : 0;
+      n_edges += nd->args[j].kind == OLG_ARG_VALUE ? 1 : nd->args[j].kind == OLG_ARG_VALUES ? nd->args[j].n : 0;
   }
   struct topo_cx c = {g, olg__calloc(al, n, sizeof(uint32_t)), olg__calloc(al, (size_t)n + 1, sizeof(uint32_t)),
                       olg__malloc(al, (n_edges ? n_edges : 1) * sizeof(int32_t)), 0};

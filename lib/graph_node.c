@@ -152,6 +152,13 @@ static olg_status onnx_takes_values_only(olg_graph *g, olg_node_id n, const char
                   nd->name, *nd->domain ? nd->domain : "", *nd->domain ? "::" : "", nd->op, what);
 }
 
+/* An argument holds a 32-bit length (lib/ir.h): a longer list or string is refused here, where
+ * the caller can see which, rather than truncated. */
+static olg_status arg_too_long(size_t len, const char *fn) {
+  return olg__err(OLG_ERR_LIMIT, "%s: %zu elements, more than an argument holds (%lu)", fn, len,
+                  (unsigned long)OLG_ARG_MAX_LEN);
+}
+
 OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) {
   if (v == OLG_NO_VALUE) return olg_node_arg_none(g, n);
   if (!olg__value(g, v)) return OLG_ERR_INVALID_ARG;
@@ -163,11 +170,12 @@ OLG_API olg_status olg_node_arg_values(olg_graph *g, olg_node_id n, const olg_va
   olg_status refused = onnx_takes_values_only(g, n, "a list of values");
   if (refused) return refused;
   if (len && !v) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_values: values is NULL");
+  if (len > OLG_ARG_MAX_LEN) return arg_too_long(len, "olg_node_arg_values");
   for (size_t i = 0; i < len; i++)
     if (v[i] != OLG_NO_VALUE && !olg__value(g, v[i])) return OLG_ERR_INVALID_ARG;
   olg_value *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
   if (len && !p) return OLG_ERR_NOMEM;
-  olg_arg a = {.kind = OLG_ARG_VALUES, .u.vals = {p, len}};
+  olg_arg a = {.kind = OLG_ARG_VALUES, .n = (uint32_t)len, .u.vals = p};
   return olg__node_add_arg(g, n, &a);
 }
 
@@ -202,9 +210,10 @@ OLG_API olg_status olg_node_arg_string(olg_graph *g, olg_node_id n, const char *
   if (refused) return refused;
   if (!g || !s) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_string: NULL argument");
   size_t len = strlen(s);
+  if (len > OLG_ARG_MAX_LEN) return arg_too_long(len, "olg_node_arg_string");
   const char *p = olg__strndup(g->model, s, len);
   if (!p) return OLG_ERR_NOMEM;
-  olg_arg a = {.kind = OLG_ARG_STRING, .u.s = {p, len}};
+  olg_arg a = {.kind = OLG_ARG_STRING, .n = (uint32_t)len, .u.s = p};
   return olg__node_add_arg(g, n, &a);
 }
 
@@ -212,9 +221,10 @@ OLG_API olg_status olg_node_arg_ints(olg_graph *g, olg_node_id n, const int64_t 
   olg_status refused = onnx_takes_values_only(g, n, "a list of ints");
   if (refused) return refused;
   if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_ints: NULL argument");
+  if (len > OLG_ARG_MAX_LEN) return arg_too_long(len, "olg_node_arg_ints");
   int64_t *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
   if (len && !p) return OLG_ERR_NOMEM;
-  olg_arg a = {.kind = OLG_ARG_INTS, .u.ints = {p, len}};
+  olg_arg a = {.kind = OLG_ARG_INTS, .n = (uint32_t)len, .u.ints = p};
   return olg__node_add_arg(g, n, &a);
 }
 
@@ -222,9 +232,10 @@ OLG_API olg_status olg_node_arg_floats(olg_graph *g, olg_node_id n, const double
   olg_status refused = onnx_takes_values_only(g, n, "a list of floats");
   if (refused) return refused;
   if (!g || (len && !v)) return olg__err(OLG_ERR_INVALID_ARG, "olg_node_arg_floats: NULL argument");
+  if (len > OLG_ARG_MAX_LEN) return arg_too_long(len, "olg_node_arg_floats");
   double *p = len ? olg__arena_dup(g->model, v, len * sizeof *v) : NULL;
   if (len && !p) return OLG_ERR_NOMEM;
-  olg_arg a = {.kind = OLG_ARG_FLOATS, .u.floats = {p, len}};
+  olg_arg a = {.kind = OLG_ARG_FLOATS, .n = (uint32_t)len, .u.floats = p};
   return olg__node_add_arg(g, n, &a);
 }
 

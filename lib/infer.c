@@ -795,8 +795,8 @@ static bool ids_in_order(const olg_graph *g) {
       if (a->kind == OLG_ARG_VALUE) {
         if (g->values[a->u.v].producer >= (olg_node_id)n) return false;
       } else if (a->kind == OLG_ARG_VALUES) {
-        for (size_t j = 0; j < a->u.vals.n; j++) {
-          olg_value v = a->u.vals.p[j];
+        for (size_t j = 0; j < a->n; j++) {
+          olg_value v = a->u.vals[j];
           if (v >= 0 && g->values[v].producer >= (olg_node_id)n) return false;
         }
       }

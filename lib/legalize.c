@@ -196,8 +196,8 @@ static olg_status dispatch_run(olg_lower *cx, olg_node_id id, const olg_node *nd
     const olg_arg *a = &nd->args[i];
     if (a->kind == OLG_ARG_VALUE && cx->map[a->u.v] == OLG_NO_VALUE) return LOWER_SKIPPED;
     if (a->kind == OLG_ARG_VALUES)
-      for (size_t j = 0; j < a->u.vals.n; j++)
-        if (a->u.vals.p[j] != OLG_NO_VALUE && cx->map[a->u.vals.p[j]] == OLG_NO_VALUE)
+      for (size_t j = 0; j < a->n; j++)
+        if (a->u.vals[j] != OLG_NO_VALUE && cx->map[a->u.vals[j]] == OLG_NO_VALUE)
           return LOWER_SKIPPED;
   }
   s = fn(cx, id, ud);
@@ -334,9 +334,9 @@ static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
   olg_status s = OLG_OK;
   for (uint32_t i = 0; i < nd->n_args; i++) {
     const olg_arg *a = &nd->args[i];
-    size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+    size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
     for (size_t j = 0; j < n; j++) {
-      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[j];
+      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[j];
       if (v < 0 || (uint32_t)v >= cx->src->n_values || cx->map[v] != OLG_NO_VALUE) continue;
       const olg_value_rec *r = &cx->src->values[v];
       if (!olg__reads_by_name(r) || r->type.kind == OLG_TYPE_SPARSE_TENSOR || !*r->name ||
@@ -715,7 +715,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
       const olg_arg *a = &nd->args[j];
       if (a->kind == OLG_ARG_VALUE) count_use(cx, a->u.v);
       else if (a->kind == OLG_ARG_VALUES)
-        for (size_t k = 0; k < a->u.vals.n; k++) count_use(cx, a->u.vals.p[k]);
+        for (size_t k = 0; k < a->n; k++) count_use(cx, a->u.vals[k]);
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];

@@ -205,11 +205,11 @@ OLG_API olg_status olg_lower_arg_values(olg_lower *cx, size_t i, const olg_value
     return OLG_OK;
   }
   if (!a || a->kind != OLG_ARG_VALUES) return arg_type_error(cx, i, "a tensor list");
-  size_t k = a->u.vals.n;
+  size_t k = a->n;
   olg_value *p = olg__lower_alloc(cx, (k ? k : 1) * sizeof *p);
   if (!p) return OLG_ERR_NOMEM;
   for (size_t j = 0; j < k; j++) {
-    olg_value sv = a->u.vals.p[j];
+    olg_value sv = a->u.vals[j];
     if (sv == OLG_NO_VALUE) {
       p[j] = OLG_NO_VALUE;
       continue;
@@ -424,7 +424,7 @@ OLG_API olg_status olg_lower_arg_string(olg_lower *cx, size_t i, const char **ou
   if (!cx || !out) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_arg_string: NULL argument");
   const olg_arg *a = arg_at(cx, i);
   if (!a || a->kind != OLG_ARG_STRING) return arg_type_error(cx, i, "a string");
-  if (!(*out = c_string(cx, a->u.s))) return OLG_ERR_NOMEM;
+  if (!(*out = c_string(cx, olg__arg_bytes(a)))) return OLG_ERR_NOMEM;
   return OLG_OK;
 }
 
@@ -432,8 +432,8 @@ OLG_API olg_status olg_lower_arg_ints(olg_lower *cx, size_t i, const int64_t **v
   if (!cx || !vals || !n) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_arg_ints: NULL argument");
   const olg_arg *a = arg_at(cx, i);
   if (a && a->kind == OLG_ARG_INTS) {
-    *vals = a->u.ints.p;
-    *n = a->u.ints.n;
+    *vals = a->u.ints;
+    *n = a->n;
     return OLG_OK;
   }
   if (a && (a->kind == OLG_ARG_INT || a->kind == OLG_ARG_BOOL)) {
@@ -442,11 +442,11 @@ OLG_API olg_status olg_lower_arg_ints(olg_lower *cx, size_t i, const int64_t **v
     return OLG_OK;
   }
   if (a && a->kind == OLG_ARG_VALUES) {
-    size_t k = a->u.vals.n;
+    size_t k = a->n;
     int64_t *p = olg__lower_alloc(cx, (k ? k : 1) * sizeof *p);
     if (!p) return OLG_ERR_NOMEM;
     for (size_t j = 0; j < k; j++) {
-      olg_value v = a->u.vals.p[j] == OLG_NO_VALUE ? OLG_NO_VALUE : map_value(cx, a->u.vals.p[j]);
+      olg_value v = a->u.vals[j] == OLG_NO_VALUE ? OLG_NO_VALUE : map_value(cx, a->u.vals[j]);
       const int64_t *q;
       size_t m;
       if (v == OLG_NO_VALUE || !olg__known_ints(cx, v, &q, &m) || m != 1)
@@ -473,8 +473,8 @@ OLG_API olg_status olg_lower_arg_floats(olg_lower *cx, size_t i, const double **
   if (!cx || !vals || !n) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_arg_floats: NULL argument");
   const olg_arg *a = arg_at(cx, i);
   if (a && a->kind == OLG_ARG_FLOATS) {
-    *vals = a->u.floats.p;
-    *n = a->u.floats.n;
+    *vals = a->u.floats;
+    *n = a->n;
     return OLG_OK;
   }
   if (a && a->kind == OLG_ARG_FLOAT) {

@@ -553,9 +553,9 @@ static void put_source_arg(olg_out *o, const olg_graph *g, const olg_arg *a) {
   case OLG_ARG_VALUE: put_id(o, g->values[a->u.v].name); break;
   case OLG_ARG_VALUES:
     olg__out_char(o, '[');
-    for (size_t j = 0; j < a->u.vals.n; j++) {
+    for (size_t j = 0; j < a->n; j++) {
       if (j) olg__out_str(o, ", ");
-      olg_value v = a->u.vals.p[j];
+      olg_value v = a->u.vals[j];
       if (v == OLG_NO_VALUE) olg__out_str(o, "none");
       else put_id(o, g->values[v].name);
     }
@@ -567,17 +567,17 @@ static void put_source_arg(olg_out *o, const olg_graph *g, const olg_arg *a) {
     olg__fmt_float(buf, a->u.f, 17, 1);
     olg__out_str(o, buf);
     break;
-  case OLG_ARG_STRING: put_quoted(o, a->u.s.p, a->u.s.n); break;
+  case OLG_ARG_STRING: put_quoted(o, a->u.s, a->n); break;
   case OLG_ARG_INTS:
     olg__out_char(o, '[');
-    for (size_t j = 0; j < a->u.ints.n; j++) olg__out_fmt(o, j ? ", %lld" : "%lld", (long long)a->u.ints.p[j]);
+    for (size_t j = 0; j < a->n; j++) olg__out_fmt(o, j ? ", %lld" : "%lld", (long long)a->u.ints[j]);
     olg__out_char(o, ']');
     break;
   case OLG_ARG_FLOATS:
     olg__out_char(o, '[');
-    for (size_t j = 0; j < a->u.floats.n; j++) {
+    for (size_t j = 0; j < a->n; j++) {
       if (j) olg__out_str(o, ", ");
-      olg__fmt_float(buf, a->u.floats.p[j], 17, 1);
+      olg__fmt_float(buf, a->u.floats[j], 17, 1);
       olg__out_str(o, buf);
     }
     olg__out_char(o, ']');

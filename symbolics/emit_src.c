@@ -74,9 +74,9 @@ bool olg__src_output_read_only_by(const olg_lower *cx, size_t i, const char *con
     if (c->state != OLG_NODE_DONE) continue;
     for (uint32_t j = 0; j < c->n_args; j++) {
       const olg_arg *a = &c->args[j];
-      size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+      size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
       for (size_t m = 0; m < n; m++)
-        if ((a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[m]) == v) {
+        if ((a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[m]) == v) {
           if (!op_listed(c, ops, n_ops)) return false;
           found++;
         }

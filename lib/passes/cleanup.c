@@ -20,8 +20,8 @@ static void apply_subst(olg_graph *g, const olg_value *subst) {
       olg_arg *a = &nd->args[j];
       if (a->kind == OLG_ARG_VALUE) a->u.v = resolve(subst, a->u.v);
       else if (a->kind == OLG_ARG_VALUES)
-        for (size_t k = 0; k < a->u.vals.n; k++)
-          ((olg_value *)a->u.vals.p)[k] = resolve(subst, a->u.vals.p[k]);
+        for (size_t k = 0; k < a->n; k++)
+          ((olg_value *)a->u.vals)[k] = resolve(subst, a->u.vals[k]);
     }
   }
 }
@@ -187,8 +187,8 @@ static olg_status dce_and_compact(olg_lower *cx) {
       const olg_arg *a = &nd->args[j];
       if (a->kind == OLG_ARG_VALUE) live_val[a->u.v] = 1;
       else if (a->kind == OLG_ARG_VALUES)
-        for (size_t q = 0; q < a->u.vals.n; q++)
-          if (a->u.vals.p[q] >= 0) live_val[a->u.vals.p[q]] = 1;
+        for (size_t q = 0; q < a->n; q++)
+          if (a->u.vals[q] >= 0) live_val[a->u.vals[q]] = 1;
     }
     for (uint32_t j = 0; j < nd->n_attrs; j++) {
       const olg_attr *a = &nd->attrs[j];

@@ -196,8 +196,8 @@ static olg_status fold_batchnorms(olg_lower *cx) {
       const olg_arg *a = &nd->args[j];
       if (a->kind == OLG_ARG_VALUE && a->u.v >= 0 && (uint32_t)a->u.v < nv) uses[a->u.v]++;
       else if (a->kind == OLG_ARG_VALUES)
-        for (size_t k = 0; k < a->u.vals.n; k++)
-          if (a->u.vals.p[k] >= 0 && (uint32_t)a->u.vals.p[k] < nv) uses[a->u.vals.p[k]]++;
+        for (size_t k = 0; k < a->n; k++)
+          if (a->u.vals[k] >= 0 && (uint32_t)a->u.vals[k] < nv) uses[a->u.vals[k]]++;
     }
   }
   olg_status s = OLG_OK;
@@ -288,8 +288,8 @@ static olg_status merge_initializers(olg_lower *cx) {
       olg_arg *a = &nd->args[j];
       if (a->kind == OLG_ARG_VALUE) a->u.v = resolve(subst, nv, a->u.v);
       else if (a->kind == OLG_ARG_VALUES)
-        for (size_t k = 0; k < a->u.vals.n; k++)
-          ((olg_value *)a->u.vals.p)[k] = resolve(subst, nv, a->u.vals.p[k]);
+        for (size_t k = 0; k < a->n; k++)
+          ((olg_value *)a->u.vals)[k] = resolve(subst, nv, a->u.vals[k]);
     }
   }
   olg__free(al, tab, (size_t)cap * sizeof *tab);

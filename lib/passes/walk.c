@@ -147,9 +147,9 @@ static olg_status summarize(olg_reads_memo *m, const olg_graph *g, bool all) {
     if (!all && nd->state != OLG_NODE_DONE) continue;
     for (uint32_t j = 0; j < nd->n_args; j++) {
       const olg_arg *a = &nd->args[j];
-      size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+      size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
       for (size_t k = 0; k < cnt; k++) {
-        olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
+        olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[k];
         if (v >= 0 && olg__reads_by_name(&g->values[v])) OLG_TRY(set_add(m, g->values[v].name));
       }
     }
@@ -267,9 +267,9 @@ static olg_status node_producers(olg_reads_memo *m, const olg_graph *g, const ol
                                  void (*fn)(void *, int32_t), void *ud) {
   for (uint32_t j = 0; j < nd->n_args; j++) {
     const olg_arg *a = &nd->args[j];
-    size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->u.vals.n : 0;
+    size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
     for (size_t k = 0; k < cnt; k++) {
-      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals.p[k];
+      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[k];
       if (v >= 0 && g->values[v].producer >= 0) fn(ud, g->values[v].producer);
     }
   }

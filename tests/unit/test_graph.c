@@ -205,6 +205,14 @@ TEST(onnx_node_refuses_lists_and_literals) {
   CHECK_OK(olg_node_begin(g, "aten", "cat", "cat", &n));
   CHECK_OK(olg_node_arg_values(g, n, (const olg_value[]){a, b}, 2));
   CHECK_OK(olg_node_arg_int(g, n, 0));
+#if SIZE_MAX > UINT32_MAX
+  /* an argument's length is 32-bit (lib/ir.h): a longer list is refused before it is read */
+  const size_t huge = (size_t)UINT32_MAX + 1;
+  CHECK_STATUS(olg_node_arg_values(g, n, (const olg_value[]){a}, huge), OLG_ERR_LIMIT);
+  CHECK(strstr(olg_last_error(), "olg_node_arg_values: 4294967296 elements") != NULL);
+  CHECK_STATUS(olg_node_arg_ints(g, n, dims, huge), OLG_ERR_LIMIT);
+  CHECK_STATUS(olg_node_arg_floats(g, n, (const double[]){1}, huge), OLG_ERR_LIMIT);
+#endif
   olg_model_free(m);
 }
 
