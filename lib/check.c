@@ -655,8 +655,7 @@ typedef struct saved_value {
   olg_value v;
   olg_type type;
   const olg_tensor *known;
-  const olg_dim *sym;
-  int32_t n_sym;
+  const olg_value_more *more; /* inference changes it (sym), in the scratch arena */
 } saved_value;
 
 typedef struct snapshot {
@@ -679,7 +678,7 @@ static olg_status snapshot_take(olg_model *m, snapshot *sn) {
     const olg_graph *g = m->graphs[gi];
     for (uint32_t v = 0; v < g->n_values; v++) {
       const olg_value_rec *r = &g->values[v];
-      if (r->type.kind != OLG_TYPE_NONE || r->known || r->sym) need++;
+      if (r->type.kind != OLG_TYPE_NONE || r->known || r->more) need++;
     }
   }
   sn->cap = need ? need : 1;
@@ -689,8 +688,8 @@ static olg_status snapshot_take(olg_model *m, snapshot *sn) {
     const olg_graph *g = m->graphs[gi];
     for (uint32_t v = 0; v < g->n_values; v++) {
       const olg_value_rec *r = &g->values[v];
-      if (r->type.kind != OLG_TYPE_NONE || r->known || r->sym)
-        sn->p[sn->n++] = (saved_value){gi, (olg_value)v, r->type, r->known, r->sym, r->n_sym};
+      if (r->type.kind != OLG_TYPE_NONE || r->known || r->more)
+        sn->p[sn->n++] = (saved_value){gi, (olg_value)v, r->type, r->known, r->more};
     }
   }
   /* inference allocates in the model's arena: give it a scratch arena, freed afterwards */
@@ -708,8 +707,7 @@ static void snapshot_restore(olg_model *m, snapshot *sn) {
       memset(&r->type, 0, sizeof r->type);
       r->type.rank = OLG_RANK_UNKNOWN;
       r->known = NULL;
-      r->sym = NULL;
-      r->n_sym = 0;
+      r->more = NULL;
     }
   }
   for (size_t i = 0; i < sn->n; i++) {
@@ -717,8 +715,7 @@ static void snapshot_restore(olg_model *m, snapshot *sn) {
     olg_value_rec *r = &m->graphs[s->graph]->values[s->v];
     r->type = s->type;
     r->known = s->known;
-    r->sym = s->sym;
-    r->n_sym = s->n_sym;
+    r->more = s->more;
   }
   olg_arena_free(&m->arena);
   m->arena = sn->arena;

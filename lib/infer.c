@@ -278,10 +278,12 @@ bool olg__in_syms(const olg_icx *cx, int i, olg_dim *buf, size_t cap, size_t *n)
     *n = k;
     return true;
   }
-  if (r->sym) {
-    if ((size_t)r->n_sym > cap) return false;
-    memcpy(buf, r->sym, (size_t)r->n_sym * sizeof *buf);
-    *n = (size_t)r->n_sym;
+  const olg_dim *sym = olg__value_sym(r);
+  if (sym) {
+    size_t ns = olg__value_n_sym(r);
+    if (ns > cap) return false;
+    memcpy(buf, sym, ns * sizeof *buf);
+    *n = ns;
     return true;
   }
   /* the element count alone, from a static 1-D shape */

@@ -3,7 +3,7 @@
  * The lowering calls olg__infer_node for every node it emits; the validator's full mode and
  * olg_infer_shapes call olg__infer_graph. Types are written into the values' olg_type, and
  * small constant contents into olg_value_rec.known (or, partly known shape computations over
- * symbolic dims, olg_value_rec.sym), all allocated in the model's arena. Inferred types may
+ * symbolic dims, olg_value_more.sym), all allocated in the model's arena. Inferred types may
  * share their dims arrays with other values (an output with its input's shape): never change a
  * dims array in place, give the value a new one. */
 #ifndef OLG_INFER_H

@@ -101,8 +101,7 @@ typedef struct saved_type {
   olg_value_rec *r;
   olg_type type;
   const olg_tensor *known;
-  const olg_dim *sym;
-  int32_t n_sym;
+  const olg_value_more *more; /* inference changes it (sym) */
 } saved_type;
 
 typedef struct type_save {
@@ -116,7 +115,7 @@ static olg_status save_graph_types(olg_icx *cx, olg_graph *g, type_save *ts, int
     olg_status s = olg__grow(&cx->m->alloc, (void **)&ts->p, &ts->cap, (size_t)ts->n + 1, sizeof *ts->p);
     if (s) return s;
     olg_value_rec *r = &g->values[v];
-    ts->p[ts->n++] = (saved_type){r, r->type, r->known, r->sym, r->n_sym};
+    ts->p[ts->n++] = (saved_type){r, r->type, r->known, r->more};
   }
   for (uint32_t n = 0; n < g->n_nodes; n++) {
     const olg_node *nd = &g->nodes[n];
@@ -137,8 +136,7 @@ static void restore_graph_types(const type_save *ts) {
     saved_type *s = &ts->p[i];
     s->r->type = s->type;
     s->r->known = s->known;
-    s->r->sym = s->sym;
-    s->r->n_sym = s->n_sym;
+    s->r->more = s->more;
   }
 }
 

@@ -340,7 +340,7 @@ static olg_dtype first_dtype(const olg_icx *cx, int n) {
 /* Whether input i has contents to compute with (known or partly known). */
 static bool has_contents(const olg_icx *cx, int i) {
   const olg_value_rec *r = olg__in(cx, i);
-  return r && (r->known || r->sym);
+  return r && (r->known || olg__value_sym(r));
 }
 
 OLG_INFER_RULE(olg__inf_unary) {
@@ -364,9 +364,10 @@ OLG_INFER_RULE(olg__inf_identity) {
   olg_status s;
   if (r->type.kind != OLG_TYPE_NONE && (s = olg__set_out_type(cx, 0, &r->type))) return s;
   if (r->known) return olg__set_out_known(cx, 0, r->known);
-  if (r->sym) {
+  if (olg__value_sym(r)) {
     int32_t rank = olg__in_rank(cx, 0);
-    return olg__set_out_syms(cx, 0, olg__in_dtype(cx, 0), rank, r->sym, (size_t)r->n_sym);
+    return olg__set_out_syms(cx, 0, olg__in_dtype(cx, 0), rank, olg__value_sym(r),
+                             olg__value_n_sym(r));
   }
   return OLG_OK;
 }
@@ -525,8 +526,9 @@ static olg_dtype cast_to(const olg_icx *cx) {
 static olg_status cast_known(olg_icx *cx, olg_dtype to, const olg_ishape *s) {
   if (olg__in_known(cx, 0)) return olg__eval_elementwise(cx, OLG_EV_IDENTITY, s, to);
   const olg_value_rec *r = olg__in(cx, 0);
-  if (r && r->sym && olg__dtype_is_int(to) && olg__dtype_is_int(olg__in_dtype(cx, 0)))
-    return olg__set_out_syms(cx, 0, to, olg__in_rank(cx, 0), r->sym, (size_t)r->n_sym);
+  if (r && olg__value_sym(r) && olg__dtype_is_int(to) && olg__dtype_is_int(olg__in_dtype(cx, 0)))
+    return olg__set_out_syms(cx, 0, to, olg__in_rank(cx, 0), olg__value_sym(r),
+                             olg__value_n_sym(r));
   return OLG_OK;
 }
 

@@ -177,9 +177,7 @@ olg_status olg__set_out_known(olg_icx *cx, int i, const olg_tensor *kt) {
   olg_status st = olg__set_out(cx, i, kt->dtype, &s);
   if (st) return st;
   r->known = kt;
-  r->sym = NULL;
-  r->n_sym = 0;
-  return OLG_OK;
+  return olg__value_set_sym(cx->m, r, NULL, 0);
 }
 
 static olg_status store_le(unsigned char *p, olg_dtype dt, uint64_t k, int64_t iv, double fv,
@@ -284,7 +282,5 @@ olg_status olg__set_out_syms(olg_icx *cx, int i, olg_dtype dt, int32_t rank, con
   olg_dim *p = olg__arena_alloc(cx->m, (n ? n : 1) * sizeof *p);
   if (!p) return OLG_ERR_NOMEM;
   memcpy(p, v, n * sizeof *p);
-  r->sym = p;
-  r->n_sym = (int32_t)n;
-  return OLG_OK;
+  return olg__value_set_sym(cx->m, r, p, n);
 }

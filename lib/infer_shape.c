@@ -199,8 +199,8 @@ OLG_INFER_RULE(olg__inf_reshape) {
   const olg_tensor *k = olg__in_known(cx, 0);
   if (k && olg__shape_numel_known(&out, &nout)) return known_reshaped(cx, 0, k, &out);
   const olg_value_rec *r = olg__in(cx, 0);
-  if (r && r->sym && out.rank <= 1 && (out.rank == 1 || r->n_sym == 1))
-    return olg__set_out_syms(cx, 0, dt, out.rank, r->sym, (size_t)r->n_sym);
+  if (r && olg__value_sym(r) && out.rank <= 1 && (out.rank == 1 || olg__value_n_sym(r) == 1))
+    return olg__set_out_syms(cx, 0, dt, out.rank, olg__value_sym(r), olg__value_n_sym(r));
   return OLG_OK;
 }
 
@@ -287,7 +287,8 @@ OLG_INFER_RULE(olg__inf_squeeze) {
   const olg_tensor *k = olg__in_known(cx, 0);
   if (k) return known_reshaped(cx, 0, k, &out);
   const olg_value_rec *r = olg__in(cx, 0);
-  if (r && r->sym && out.rank == 0 && r->n_sym == 1) return olg__set_out_syms(cx, 0, dt, 0, r->sym, 1);
+  if (r && olg__value_sym(r) && out.rank == 0 && olg__value_n_sym(r) == 1)
+    return olg__set_out_syms(cx, 0, dt, 0, olg__value_sym(r), 1);
   return OLG_OK;
 }
 
@@ -316,7 +317,8 @@ OLG_INFER_RULE(olg__inf_unsqueeze) {
   const olg_tensor *k = olg__in_known(cx, 0);
   if (k) return known_reshaped(cx, 0, k, &out);
   const olg_value_rec *rv = olg__in(cx, 0);
-  if (rv && rv->sym && out.rank == 1 && rv->n_sym == 1) return olg__set_out_syms(cx, 0, dt, 1, rv->sym, 1);
+  if (rv && olg__value_sym(rv) && out.rank == 1 && olg__value_n_sym(rv) == 1)
+    return olg__set_out_syms(cx, 0, dt, 1, olg__value_sym(rv), 1);
   return OLG_OK;
 }
 

@@ -260,13 +260,22 @@ enum {
 
 #define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_rec.sym that is not known */
 
-/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (96
+/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (80
  * bytes with its type, was 136). */
 typedef struct olg_value_more {
   const char *doc_string; /* from ValueInfoProto, or NULL */
   olg_kv *metadata;       /* ValueInfoProto.metadata_props */
   uint32_t n_metadata;
+  int32_t n_sym;          /* of sym */
   const void *extra;      /* serializer's */
+  /* What inference knows of a small 1-D integer value whose contents are only partly known (a
+   * shape computed over symbolic dims, e.g. Shape of a [batch, 3] input): n_sym elements, each
+   * a dim_param name (param set), unknown (param NULL, value OLG_SYM_UNKNOWN) or a number (any
+   * other value, negative ones included). NULL when nothing is known or when the record's known
+   * is set. Here, not in the record: few values of a graph have it (shape computations), and
+   * it is read by inference alone. Read it with olg__value_sym, set it with olg__value_set_sym.
+   * Lives in the model's arena. */
+  const olg_dim *sym;
 } olg_value_more;
 
 typedef struct olg_value_rec {
@@ -276,18 +285,13 @@ typedef struct olg_value_rec {
   int32_t slot;
   int32_t init;         /* index into g->inits, or -1 */
   uint32_t flags;
-  int32_t n_sym;        /* of sym below; here, with the other 4-byte fields, so nothing pads */
   /* The value's contents when known: its initializer, a Constant's tensor, or a small value
-   * that inference propagated (shape computations). NULL otherwise. */
+   * that inference propagated (shape computations). NULL otherwise. What inference knows of
+   * partly known contents is olg_value_more.sym. */
   const olg_tensor *known;
-  /* What inference knows of a small 1-D integer value whose contents are only partly known (a
-   * shape computed over symbolic dims, e.g. Shape of a [batch, 3] input): n_sym elements, each
-   * a dim_param name (param set), unknown (param NULL, value OLG_SYM_UNKNOWN) or a number (any
-   * other value, negative ones included). NULL when nothing is known or when known is set.
-   * Lives in the model's arena. */
-  const olg_dim *sym;
-  const olg_value_more *more; /* or NULL: doc_string, metadata and extra all NULL */
+  const olg_value_more *more; /* or NULL: doc_string, metadata, extra and sym all NULL */
 } olg_value_rec;
+_Static_assert(sizeof(olg_value_rec) <= 80, "olg_value_rec grew: one per value, two graphs at a time");
 
 /* A growable vector of int32 ids. */
 typedef struct olg_idvec {
@@ -467,6 +471,15 @@ static inline uint32_t olg__value_n_metadata(const olg_value_rec *r) {
 static inline const void *olg__value_extra(const olg_value_rec *r) {
   return r->more ? r->more->extra : NULL;
 }
+static inline const olg_dim *olg__value_sym(const olg_value_rec *r) {
+  return r->more ? r->more->sym : NULL;
+}
+static inline size_t olg__value_n_sym(const olg_value_rec *r) {
+  return r->more ? (size_t)r->more->n_sym : 0;
+}
+/* r's sym becomes sym[n] (NULL: none; the array is not copied), its other side fields kept: a
+ * new side record in m's arena, none when it would be all NULL. */
+olg_status olg__value_set_sym(olg_model *m, olg_value_rec *r, const olg_dim *sym, size_t n);
 /* Copy on write: a new side record in m's arena, a copy of the current one (zeroed when there is
  * none), made the record's; the caller fills it before the record is copied anywhere. A record
  * that shares its side record with copies (types) so never changes theirs. NULL: no memory. */

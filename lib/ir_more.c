@@ -34,7 +34,7 @@ olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm
 }
 
 olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_more *vm) {
-  if (!vm->doc_string && !vm->metadata && !vm->n_metadata && !vm->extra) {
+  if (!vm->doc_string && !vm->metadata && !vm->n_metadata && !vm->extra && !vm->sym) {
     r->more = NULL;
     return OLG_OK;
   }
@@ -53,4 +53,13 @@ olg_status olg__node_drop_extra(olg_model *m, olg_node *n) {
   olg_node_more nm = *n->more;
   nm.extra = NULL;
   return olg__node_set_more(m, n, &nm);
+}
+
+olg_status olg__value_set_sym(olg_model *m, olg_value_rec *r, const olg_dim *sym, size_t n) {
+  if (!sym && !olg__value_sym(r)) return OLG_OK; /* the common case: nothing to clear */
+  if (n > INT32_MAX) return olg__err(OLG_ERR_LIMIT, "a shape computation of %zu elements", n);
+  olg_value_more vm = r->more ? *r->more : (olg_value_more){0};
+  vm.sym = sym;
+  vm.n_sym = sym ? (int32_t)n : 0;
+  return olg__value_set_more(m, r, &vm);
 }

@@ -627,8 +627,7 @@ static olg_status resolve_outer_ref(olg_lower *cx, olg_value sv) {
       olg_value_rec *r = &cx->dst->values[tv];
       r->type = pr->type; /* the arena's: shared, never changed in place */
       r->known = pr->known;
-      r->sym = pr->sym;
-      r->n_sym = pr->n_sym;
+      OLG_TRY(olg__value_set_sym(cx->dst->model, r, olg__value_sym(pr), olg__value_n_sym(pr)));
       r->flags |= OLG_VF_OUTER | OLG_VF_RESOLVED;
     }
     cx->map[sv] = tv;

@@ -37,8 +37,7 @@ static olg_status stand_in(olg_lower *cx, olg_graph *g, olg_value v, olg_value *
   r = &cx->dst->values[v];
   sr->type = r->type; /* the arena's: shared, never changed in place */
   sr->known = r->known;
-  sr->sym = r->sym;
-  sr->n_sym = r->n_sym;
+  OLG_TRY(olg__value_set_sym(g->model, sr, olg__value_sym(r), olg__value_n_sym(r)));
   sr->flags |= OLG_VF_INPUT;
   *out = sv;
   return OLG_OK;

@@ -345,9 +345,10 @@ static bool sizes_from_shape(olg_lower *cx, olg_value x, olg_value sizes, size_t
                              bool *same) {
   const olg_value_rec *sr = &cx->dst->values[sizes];
   const olg_value_rec *xr = &cx->dst->values[x];
-  if (!sr->sym || (size_t)sr->n_sym != n) return false;
+  const olg_dim *sym = olg__value_sym(sr);
+  if (!sym || olg__value_n_sym(sr) != n) return false;
   for (size_t d = 0; d < n; d++) {
-    const olg_dim *e = &sr->sym[d], *xd = &xr->type.dims[d];
+    const olg_dim *e = &sym[d], *xd = &xr->type.dims[d];
     same[d] = false;
     if (e->param) {
       if (!xd->param || strcmp(xd->param, e->param)) return false;
