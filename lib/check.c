@@ -669,6 +669,7 @@ typedef struct snapshot {
 static void dims_memo_clear(olg_model *m) {
   memset(m->dims_memo, 0, sizeof m->dims_memo);
   memset(m->dims_memo_rank, 0, sizeof m->dims_memo_rank);
+  memset(m->grown, 0, sizeof m->grown); /* so does the node builder's (a freed block's address) */
 }
 
 static olg_status snapshot_take(olg_model *m, snapshot *sn) {

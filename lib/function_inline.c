@@ -151,7 +151,6 @@ static olg_status copy_subgraph_attrs(inliner *x, olg_graph *dg, olg_node *nd, i
     else a->graphs = gs;
   }
   nd->attrs = attrs;
-  nd->cap_attrs = nd->n_attrs;
   return OLG_OK;
 }
 
@@ -221,7 +220,7 @@ static olg_status bind_attrs(inliner *x, const body_scope *sc, const olg_node *b
     n++;
   }
   out->attrs = attrs;
-  out->n_attrs = out->cap_attrs = n;
+  out->n_attrs = n;
   return OLG_OK;
 }
 
@@ -324,7 +323,6 @@ static olg_status expand_body_node(inliner *x, olg_graph *dg, const body_scope *
   nd.args = bn->n_args ? olg__arena_alloc(m, bn->n_args * sizeof *nd.args) : NULL;
   nd.outputs = bn->n_outputs ? olg__arena_alloc(m, bn->n_outputs * sizeof *nd.outputs) : NULL;
   if ((bn->n_args && !nd.args) || (bn->n_outputs && !nd.outputs)) return OLG_ERR_NOMEM;
-  nd.cap_args = nd.n_args;
   for (uint32_t i = 0; i < bn->n_args; i++) {
     nd.args[i] = bn->args[i];
     if (bn->args[i].kind == OLG_ARG_VALUES) { /* a framework node's list (aten Tensor[], int[]) */
@@ -485,7 +483,7 @@ static olg_status expand_call(inliner *x, olg_graph *dg, const olg_function *fn,
     olg_node nd = {0};
     nd.domain = "";
     nd.op = "Identity";
-    nd.n_args = nd.cap_args = 1;
+    nd.n_args = 1;
     nd.n_outputs = 1;
     nd.args = olg__arena_alloc(x->dm, sizeof *nd.args);
     nd.outputs = olg__arena_alloc(x->dm, sizeof *nd.outputs);
@@ -542,7 +540,7 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
     nd.domain = "";
     nd.op = "Constant";
     nd.n_outputs = 1;
-    nd.n_attrs = nd.cap_attrs = 1;
+    nd.n_attrs = 1;
     nd.outputs = olg__arena_alloc(m, sizeof *nd.outputs);
     nd.attrs = olg__arena_alloc(m, sizeof *nd.attrs);
     if (!nd.outputs || !nd.attrs || !(nd.name = olg__graph_fresh_node_name(dg, dg->values[v].name)))

@@ -343,7 +343,6 @@ static olg_status restore_refs(olg_model *dm, const keep_sig *sig, olg_graph *g)
           ref.ref_attr_name = ra->ref_attr_name;
           copy[b] = ref;
           gn->attrs = copy;
-          gn->cap_attrs = gn->n_attrs;
         }
       }
     }

@@ -89,39 +89,56 @@ static olg_node *open_node(olg_graph *g, olg_node_id n) {
   return nd;
 }
 
+/* The entry of m->grown for the array at p, or NULL (the array is then taken as full). */
+static struct olg_grown *grown_find(olg_model *m, const void *p) {
+  if (!p) return NULL;
+  for (size_t i = 0; i < sizeof m->grown / sizeof *m->grown; i++)
+    if (m->grown[i].p == p) return &m->grown[i];
+  return NULL;
+}
+
+/* Notes that the array at p has room for cap elements, in e (the entry of the array it
+ * replaces) or in the oldest entry. */
+static void grown_note(olg_model *m, struct olg_grown *e, const void *p, uint32_t cap) {
+  if (!e) e = &m->grown[m->grown_next++ % (sizeof m->grown / sizeof *m->grown)];
+  e->p = p;
+  e->cap = cap;
+}
+
 /* Arrays of a node grow in the arena: in place while the array is the arena's latest block (a
  * node's arguments are mostly added one after another), else into a new block, the old one
  * abandoned, which doubles at most the memory of the final array. Two to start with: most
- * nodes take one or two (four was half unused on a million emitted nodes). */
-static olg_status arena_grow(olg_model *m, void **pp, uint32_t *cap, uint32_t n, size_t elem) {
-  if (n < *cap) return OLG_OK;
-  uint32_t nc = *cap ? *cap * 2 : 2;
-  if (*cap && olg_arena_extend(&m->arena, *pp, (size_t)*cap * elem, (size_t)nc * elem)) {
-    *cap = nc;
-    return OLG_OK;
+ * nodes take one or two (four was half unused on a million emitted nodes). The node holds the
+ * count n alone; the room is m->grown's (olg_model), n when it is not there. */
+static olg_status arena_grow(olg_model *m, void **pp, uint32_t n, size_t elem) {
+  struct olg_grown *e = grown_find(m, *pp);
+  uint32_t cap = e && e->cap > n ? e->cap : n;
+  if (n < cap) return OLG_OK;
+  uint32_t nc = cap ? cap * 2 : 2;
+  if (!(cap && olg_arena_extend(&m->arena, *pp, (size_t)cap * elem, (size_t)nc * elem))) {
+    void *q = olg__arena_alloc(m, (size_t)nc * elem);
+    if (!q) return OLG_ERR_NOMEM;
+    if (n) memcpy(q, *pp, (size_t)n * elem);
+    *pp = q;
   }
-  void *q = olg__arena_alloc(m, (size_t)nc * elem);
-  if (!q) return OLG_ERR_NOMEM;
-  if (n) memcpy(q, *pp, (size_t)n * elem);
-  *pp = q;
-  *cap = nc;
+  grown_note(m, e, *pp, nc);
   return OLG_OK;
 }
 
 olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count) {
   olg_node *nd = open_node(g, n);
   if (!nd) return OLG_ERR_STATE;
-  if (nd->cap_args || !count) return OLG_OK;
+  if (nd->args || !count) return OLG_OK;
   /* exactly: a node that knows its count takes one block (arena_grow may double past it) */
   if (!(nd->args = olg__arena_alloc(g->model, (size_t)count * sizeof *nd->args))) return OLG_ERR_NOMEM;
-  nd->cap_args = count;
+  grown_note(g->model, NULL, nd->args, count);
   return OLG_OK;
 }
 
 olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
   olg_node *nd = open_node(g, n);
   if (!nd) return OLG_ERR_STATE;
-  olg_status s = arena_grow(g->model, (void **)&nd->args, &nd->cap_args, nd->n_args, sizeof *nd->args);
+  olg_status s = arena_grow(g->model, (void **)&nd->args, nd->n_args, sizeof *nd->args);
   if (s) return s;
   nd->args[nd->n_args++] = *a;
   return OLG_OK;
@@ -249,7 +266,7 @@ olg_status olg__node_add_attr(olg_graph *g, olg_node_id n, const olg_attr *a) {
   olg_node *nd = olg__node(g, n);
   if (!nd) return OLG_ERR_INVALID_ARG;
   if (nd->state == OLG_NODE_DEAD) return olg__err(OLG_ERR_STATE, "node %d is removed", (int)n);
-  olg_status s = arena_grow(g->model, (void **)&nd->attrs, &nd->cap_attrs, nd->n_attrs, sizeof *nd->attrs);
+  olg_status s = arena_grow(g->model, (void **)&nd->attrs, nd->n_attrs, sizeof *nd->attrs);
   if (s) return s;
   nd->attrs[nd->n_attrs++] = *a;
   return OLG_OK;

@@ -235,11 +235,14 @@ typedef struct olg_node {
   olg_value *outputs; /* OLG_NO_VALUE for an omitted optional output */
   olg_attr *attrs;
   const olg_node_more *more; /* or NULL: all of it NULL / 0 */
-  uint32_t n_args, cap_args;
+  /* The counts alone: the room an array has beyond its count is known only for the arrays grown
+   * last (olg_model.grown); any other is taken as full (72 bytes, not 80: two graphs' nodes) */
+  uint32_t n_args;
   uint32_t n_outputs;
-  uint32_t n_attrs, cap_attrs;
+  uint32_t n_attrs;
   uint8_t state;      /* olg_node_state */
 } olg_node;
+_Static_assert(sizeof(olg_node) <= 72, "olg_node grew: one per node, two graphs at a time");
 
 /* Value flags */
 enum {
@@ -413,6 +416,12 @@ typedef struct olg_model {
   const olg_dim *dims_memo[4];
   int32_t dims_memo_rank[4];
   uint32_t dims_memo_next;
+  /* the node argument and attribute arrays grown last, with the elements each has room for
+     (lib/graph_node.c, arena_grow): a node is built one argument at a time, most often by one
+     builder at a time, so a few cover the nodes being built; an array that is not here is taken
+     as full, which is safe: it is then copied into a new block when appended to */
+  struct olg_grown { const void *p; uint32_t cap; } grown[8];
+  uint32_t grown_next;
   const void *extra; /* serializer's: training_info, configuration, unknown fields */
 } olg_model;
 

@@ -91,7 +91,7 @@ OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int versi
   if (s) goto done;
   nd = &cx->dst->nodes[n];
   g->nodes[sn].attrs = nd->attrs; /* the target arena's, as emitted */
-  g->nodes[sn].n_attrs = g->nodes[sn].cap_attrs = nd->n_attrs;
+  g->nodes[sn].n_attrs = nd->n_attrs;
   nd->state = OLG_NODE_DEAD; /* never closed: its lowering stands for it */
   if ((s = olg_node_end(g, sn, n_out, NULL, souts))) goto done;
 

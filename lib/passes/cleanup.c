@@ -68,9 +68,9 @@ static olg_status fold_one(olg_lower *cx, uint32_t i) {
   if (!attrs) return OLG_ERR_NOMEM;
   nd->op = "Constant";
   nd->args = NULL;
-  nd->n_args = nd->cap_args = 0;
+  nd->n_args = 0;
   nd->attrs = attrs;
-  nd->n_attrs = nd->cap_attrs = 1;
+  nd->n_attrs = 1;
   return OLG_OK;
 }
 

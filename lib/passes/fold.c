@@ -166,7 +166,7 @@ static olg_status fold_bn(olg_lower *cx, olg_node_id bn_id, olg_node_id p_id, co
     args[2].kind = OLG_ARG_VALUE;
     args[2].u.v = nb;
     pw->args = args;
-    pw->n_args = pw->cap_args = 3;
+    pw->n_args = 3;
   }
   if (kind == 1) {
     for (uint32_t k = 0; k < pw->n_attrs; k++)

@@ -477,7 +477,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   }
   nd = &g->nodes[id];
   nd->args = args;
-  nd->n_args = nd->cap_args = (uint32_t)n_in;
+  nd->n_args = (uint32_t)n_in;
   size_t ka = 0;
   if (n_attr) {
     for (p = from[5]; p < to[5];) {
@@ -487,7 +487,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   }
   nd = &g->nodes[id];
   nd->attrs = attrs;
-  nd->n_attrs = nd->cap_attrs = (uint32_t)n_attr;
+  nd->n_attrs = (uint32_t)n_attr;
   size_t ko = 0;
   for (p = from[2]; p && p < to[2];) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
