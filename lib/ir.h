@@ -218,7 +218,7 @@ typedef struct olg_attr {
 
 typedef enum olg_node_state { OLG_NODE_OPEN = 0, OLG_NODE_DONE = 1, OLG_NODE_DEAD = 2 } olg_node_state;
 
-/* The rarely set parts of a node (in the model's arena), apart so that olg_node stays small (80
+/* The rarely set parts of a node (in the model's arena), apart so that olg_node stays small (72
  * bytes, was 112: two graphs' nodes at a time). */
 typedef struct olg_node_more {
   const char *doc_string, *overload; /* or NULL; overload: torch front end's aten nodes */
@@ -261,7 +261,7 @@ enum {
   OLG_VF_AUTO_NAME = 1u << 7
 };
 
-#define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_rec.sym that is not known */
+#define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_more.sym that is not known */
 
 /* The rarely set parts of a value record (in the model's arena), apart so that it stays small (80
  * bytes with its type, was 136). */
