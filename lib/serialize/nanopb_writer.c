@@ -116,6 +116,10 @@ static bool pbw_bytes(const pbw *w, uint32_t no, const void *p, size_t n) {
   return pb_encode_tag(w->s, PB_WT_STRING, no) && pb_encode_string(w->s, p, n);
 }
 
+static bool pbw_str(const pbw *w, uint32_t no, const char *s) {
+  return pbw_bytes(w, no, s, strlen(s));
+}
+
 /* v's bits, little-endian on the wire (pb_encode_fixed32 takes the value in host order) */
 static bool pbw_fixed32(const pbw *w, uint32_t no, uint32_t v) {
   return pb_encode_tag(w->s, PB_WT_32BIT, no) && pb_encode_fixed32(w->s, &v);

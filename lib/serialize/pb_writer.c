@@ -118,32 +118,71 @@ static void out(enc *e, const void *p, size_t n) {
   e->bn += n;
 }
 
+static inline uint8_t *put_varint(uint8_t *q, uint64_t v) {
+  while (v >= 0x80) {
+    *q++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *q++ = (uint8_t)v;
+  return q;
+}
+
+/* Fields are written straight into the staging buffer when they fit (a tag and a length are at
+ * most 10 bytes each): the common case costs no call per tag, length or short run. */
+#define FIELD_ROOM(n) ((n) + 20)
+#define INLINE_MAX 1024 /* longer runs go through out(): a flush may be due */
+
+static inline bool stage_fits(const enc *e, size_t n) {
+  return n <= INLINE_MAX && e->bn + FIELD_ROOM(n) <= STAGE_SIZE;
+}
+
+/* q: where the staging buffer's contents end now (after a write at e->buf + e->bn) */
+static inline void stage_to(enc *e, const uint8_t *q) {
+  size_t k = (size_t)(q - (e->buf + e->bn));
+  e->bn += k;
+  e->pos += k;
+}
+
 static void out_varint(enc *e, uint64_t v) {
   if (!e->emit) {
     e->pos += olg__pb_varint_size(v);
     return;
   }
-  uint8_t b[10];
-  unsigned n = 0;
-  while (v >= 0x80) {
-    b[n++] = (uint8_t)(v | 0x80);
-    v >>= 7;
+  if (stage_fits(e, 0)) {
+    stage_to(e, put_varint(e->buf + e->bn, v));
+    return;
   }
-  b[n++] = (uint8_t)v;
-  out(e, b, n);
+  uint8_t b[10];
+  out(e, b, (size_t)(put_varint(b, v) - b));
 }
 
 static void out_tag(enc *e, uint32_t no, int wt) { out_varint(e, (uint64_t)no << 3 | (unsigned)wt); }
 
-static void enc_varint(enc *e, uint32_t no, uint64_t v) {
-  out_tag(e, no, PB_VARINT);
-  out_varint(e, v);
+static inline void enc_varint(enc *e, uint32_t no, uint64_t v) {
+  uint64_t tag = (uint64_t)no << 3 | PB_VARINT;
+  if (!e->emit) {
+    e->pos += olg__pb_varint_size(tag) + olg__pb_varint_size(v);
+  } else if (stage_fits(e, 0)) {
+    stage_to(e, put_varint(put_varint(e->buf + e->bn, tag), v));
+  } else {
+    out_varint(e, tag);
+    out_varint(e, v);
+  }
 }
 
-static void enc_bytes(enc *e, uint32_t no, const void *p, size_t n) {
-  out_tag(e, no, PB_LEN);
-  out_varint(e, n);
-  out(e, p, n);
+static inline void enc_bytes(enc *e, uint32_t no, const void *p, size_t n) {
+  uint64_t tag = (uint64_t)no << 3 | PB_LEN;
+  if (!e->emit) {
+    e->pos += olg__pb_varint_size(tag) + olg__pb_varint_size(n) + n;
+  } else if (stage_fits(e, n)) {
+    uint8_t *q = put_varint(put_varint(e->buf + e->bn, tag), n);
+    memcpy(q, p, n);
+    stage_to(e, q + n);
+  } else {
+    out_varint(e, tag);
+    out_varint(e, n);
+    out(e, p, n);
+  }
 }
 
 static void enc_fixed32(enc *e, uint32_t no, uint32_t v) {
@@ -209,6 +248,28 @@ static bool pbw_varint(const pbw *w, uint32_t no, uint64_t v) {
 static bool pbw_bytes(const pbw *w, uint32_t no, const void *p, size_t n) {
   enc *e = (enc *)w;
   enc_bytes(e, no, p, n);
+  return !e->com.st;
+}
+
+/* A C string. The emitting run copies a short one while it looks for its end (one pass over the
+ * bytes instead of strlen's and memcpy's, which cost most of a node's time) and puts its length
+ * byte before it afterwards; a string of 128 bytes or more takes the general way. */
+static bool pbw_str(const pbw *w, uint32_t no, const char *s) {
+  enc *e = (enc *)w;
+  if (e->emit && stage_fits(e, 128)) {
+    uint8_t *q = put_varint(e->buf + e->bn, (uint64_t)no << 3 | PB_LEN), *d = q + 1;
+    size_t i = 0;
+    while (i < 127 && s[i]) {
+      d[i] = (uint8_t)s[i];
+      i++;
+    }
+    if (!s[i]) {
+      *q = (uint8_t)i;
+      stage_to(e, d + i);
+      return !e->com.st;
+    }
+  }
+  enc_bytes(e, no, s, strlen(s));
   return !e->com.st;
 }
 
