@@ -331,14 +331,8 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n) {
 /* The value whose olg__graph_add_value_auto name is the n bytes at p, or -1: the number after
  * the last '_' indexes g->auto_names, and the name there must be p's. */
 static olg_value auto_lookup(const olg_graph *g, const char *p, size_t n) {
-  size_t i = n;
-  uint64_t k = 0, scale = 1;
-  while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9' && n - i < 10) {
-    k += (uint64_t)(p[i - 1] - '0') * scale;
-    scale *= 10;
-    i--;
-  }
-  if (i == n || i == 0 || p[i - 1] != '_' || k >= g->auto_names.n) return -1;
+  uint32_t k;
+  if (!olg__g_name_number(p, n, &k) || k >= g->auto_names.n) return -1;
   olg_value v = g->auto_names.p[k];
   if (v < 0) return -1;
   const char *nm = g->values[v].name;
@@ -356,16 +350,10 @@ olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint3
   return v >= 0 ? v : auto_lookup(g, p, n);
 }
 
-/* The number an olg__graph_add_value_auto name ends in. */
-static uint32_t auto_number(const char *name) {
-  const char *u = strrchr(name, '_');
-  uint32_t k = 0;
-  for (const char *q = u + 1; *q; q++) k = k * 10 + (uint32_t)(*q - '0');
-  return k;
-}
-
 void olg__g_forget_auto_name(olg_graph *g, olg_value_rec *r) {
-  g->auto_names.p[auto_number(r->name)] = -1;
+  uint32_t k;
+  if (olg__g_name_number(r->name, strlen(r->name), &k) && k < g->auto_names.n)
+    g->auto_names.p[k] = -1;
   r->flags &= ~(uint32_t)OLG_VF_AUTO_NAME;
 }
 

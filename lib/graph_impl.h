@@ -23,6 +23,9 @@ olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const c
 void olg__g_namemap_del(olg_namemap *nm, const char *key);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);
+/* The number k a name of n bytes at p ends in, "<x>_<k>" (k <= UINT32_MAX), as generated
+ * names do; false when it does not. */
+bool olg__g_name_number(const char *p, size_t n, uint32_t *k);
 /* Whether a node of g is named by the n bytes at p (hashed h by olg__name_hash). */
 bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h);
 /* Puts the name at p (n bytes hashed h, not taken, living as long as g) among g's node names. */

@@ -160,24 +160,24 @@ const char *olg__graph_unique_name(olg_graph *g, const char *base) {
   }
 }
 
-/* The number k of a name "<x>_<k>" (up to 9 digits). */
-static bool name_number(const char *p, size_t n, uint32_t *k) {
+/* The number k of a name "<x>_<k>" (k up to UINT32_MAX), as generated names end. */
+bool olg__g_name_number(const char *p, size_t n, uint32_t *k) {
   size_t i = n;
-  uint32_t v = 0, scale = 1;
-  while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9' && n - i < 9) {
-    v += (uint32_t)(p[i - 1] - '0') * scale;
+  uint64_t v = 0, scale = 1;
+  while (i > 0 && p[i - 1] >= '0' && p[i - 1] <= '9' && n - i < 10) {
+    v += (uint64_t)(p[i - 1] - '0') * scale;
     scale *= 10;
     i--;
   }
-  if (i == n || i == 0 || p[i - 1] != '_') return false;
-  *k = v;
+  if (i == n || i == 0 || p[i - 1] != '_' || v > UINT32_MAX) return false;
+  *k = (uint32_t)v;
   return true;
 }
 
 bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h) {
   if (olg__g_namemap_get_h(&g->node_names, p, n, h) >= 0) return true;
   uint32_t k;
-  if (!name_number(p, n, &k) || k >= g->n_numbered_node_names) return false;
+  if (!olg__g_name_number(p, n, &k) || k >= g->n_numbered_node_names) return false;
   const char *q = g->numbered_node_names[k];
   return q && memcmp(q, p, n) == 0 && !q[n];
 }
@@ -187,7 +187,7 @@ olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t 
   uint32_t k;
   /* the store stays within four times the node count and some (a lowering's "<Op>_<k>" counts
      nodes and Constants); k is checked against its length only, as the node count may drop */
-  if (name_number(p, n, &k) && k < 4 * ((uint64_t)g->n_nodes + 1024) &&
+  if (olg__g_name_number(p, n, &k) && k < 4 * ((uint64_t)g->n_nodes + 1024) &&
       (k >= g->n_numbered_node_names || !g->numbered_node_names[k])) {
     if (k >= g->n_numbered_node_names) {
       olg_status s = olg__grow(a, (void **)&g->numbered_node_names, &g->cap_numbered_node_names,

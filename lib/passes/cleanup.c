@@ -87,18 +87,6 @@ static bool remove_identity(const olg_lower *cx, olg_graph *g, uint32_t i, olg_v
   return true;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-  return h;
-}
-
-static bool same_tensor(const olg_tensor *a, const olg_tensor *b) {
-  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes) return false;
-  if (a->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims)) return false;
-  return a->nbytes == 0 || (a->data && b->data && memcmp(a->data, b->data, a->nbytes) == 0);
-}
-
 /* Node i, a Constant whose tensor an earlier Constant holds (tab: a hash table of those, cap
  * a power of two): merged into that one. */
 static bool cse_constant(olg_lower *cx, olg_graph *g, uint32_t i, int32_t *tab, uint32_t cap,
@@ -111,16 +99,14 @@ static bool cse_constant(olg_lower *cx, olg_graph *g, uint32_t i, int32_t *tab, 
   if (!t || t->dtype == OLG_STRING || (!t->data && t->nbytes)) return false;
   if ((g->values[nd->outputs[0]].flags & OLG_VF_OUTPUT) || olg__is_protected(cx, nd->outputs[0]))
     return false;
-  uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
-  h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
-  h = hash_bytes(h, t->data, t->nbytes);
+  uint64_t h = olg__tensor_hash(t);
   for (uint32_t k = (uint32_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
     if (tab[k] < 0) {
       tab[k] = (int32_t)i;
       break;
     }
     const olg_node *o = &g->nodes[tab[k]];
-    if (same_tensor(o->attrs[0].t, t)) {
+    if (olg__tensor_same(o->attrs[0].t, t)) {
       subst[nd->outputs[0]] = o->outputs[0];
       nd->state = OLG_NODE_DEAD;
       return true;

@@ -227,18 +227,6 @@ static olg_status fold_batchnorms(olg_lower *cx) {
   return s;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-  return h;
-}
-
-static bool same_tensor(const olg_tensor *a, const olg_tensor *b) {
-  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes) return false;
-  if (a->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims)) return false;
-  return a->nbytes == 0 || memcmp(a->data, b->data, a->nbytes) == 0;
-}
-
 static olg_value resolve(const olg_value *subst, uint32_t n, olg_value v) {
   return v >= 0 && (uint32_t)v < n ? subst[v] : v;
 }
@@ -266,15 +254,13 @@ static olg_status merge_initializers(olg_lower *cx) {
     const olg_tensor *t = g->inits[i].t;
     if (!t || t->dtype == OLG_STRING || (t->nbytes && !t->data) || !private_value(cx, g, v))
       continue;
-    uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
-    h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
-    h = hash_bytes(h, t->data, t->nbytes);
+    uint64_t h = olg__tensor_hash(t);
     for (uint32_t k = (uint32_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
       if (tab[k] < 0) {
         tab[k] = (int32_t)i;
         break;
       }
-      if (same_tensor(g->inits[tab[k]].t, t)) {
+      if (olg__tensor_same(g->inits[tab[k]].t, t)) {
         subst[v] = g->inits[tab[k]].v;
         any = true;
         break;

@@ -45,4 +45,9 @@ olg_status olg__cleanup(olg_lower *cx);
  * it). For the profiles' rewrites. */
 olg_status olg__replace_value(olg_lower *cx, olg_value old, olg_value by, olg_value *subst);
 
+/* A hash of a tensor's type, dims and bytes, and whether two tensors are equal in all three
+ * (lib/passes/walk.c): merges of equal Constants and initializers. */
+uint64_t olg__tensor_hash(const olg_tensor *t);
+bool olg__tensor_same(const olg_tensor *a, const olg_tensor *b);
+
 #endif

@@ -377,3 +377,23 @@ done:
   olg__free(al, t.in, (size_t)t.cap_in * sizeof *t.in);
   return s;
 }
+
+/* ---- tensors by contents (the merges of equal Constants and initializers) ---- */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t olg__tensor_hash(const olg_tensor *t) {
+  uint64_t h = hash_bytes(1469598103934665603ull, &t->dtype, sizeof t->dtype);
+  h = hash_bytes(h, t->dims, (size_t)t->rank * sizeof *t->dims);
+  return hash_bytes(h, t->data, t->nbytes);
+}
+
+bool olg__tensor_same(const olg_tensor *a, const olg_tensor *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank || a->nbytes != b->nbytes) return false;
+  if (a->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims)) return false;
+  return a->nbytes == 0 || (a->data && b->data && memcmp(a->data, b->data, a->nbytes) == 0);
+}
