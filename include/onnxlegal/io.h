@@ -74,7 +74,9 @@ OLG_API olg_status olg_write_options_set_external_data_dir(olg_write_options *op
  * lowered) is refused with OLG_ERR_UNSUPPORTED naming it, a node still open with
  * OLG_ERR_STATE; more than 2 GiB of protobuf (the limit of protobuf readers) fails with
  * OLG_ERR_LIMIT: use external data.
- * olg_model_write_file writes a temporary file beside path and renames it over path. */
+ * olg_model_write_file writes a temporary file beside path and renames it over path; a path that
+ * names a device, pipe or socket (/dev/stdout, a FIFO) is written into directly (without
+ * external data), a directory refused. */
 OLG_API olg_status olg_model_write_file(const olg_model *m, const char *path,
                                         const olg_write_options *opts);
 OLG_API olg_status olg_model_write_fd(const olg_model *m, int fd, const olg_write_options *opts);

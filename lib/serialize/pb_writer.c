@@ -578,6 +578,23 @@ OLG_API olg_status olg_model_write_fd(const olg_model *m, int fd, const olg_writ
   return s ? olg__err_prefix(s, "writing the model to fd %d", fd) : OLG_OK;
 }
 
+/* path names something other than a regular file: a directory is refused; a device, pipe or
+ * socket (/dev/stdout, /dev/null, a FIFO) is written into as it is -- a temporary file renamed
+ * over it would replace the device with a file. External data would go beside it: refused. */
+static olg_status write_special(const olg_model *m, const char *path, const struct stat *st,
+                                const olg_write_options *o) {
+  if (S_ISDIR(st->st_mode))
+    return olg__err(OLG_ERR_INVALID_ARG, "cannot write '%s': it is a directory", path);
+  if (o->external_data && *o->external_data)
+    return olg__err(OLG_ERR_INVALID_ARG, "cannot write '%s' with external data: it is not a "
+                    "regular file (a device or pipe), and the data file would go beside it", path);
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return olg__err(OLG_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  olg_status s = write_model(m, fd, NULL, NULL, o, NULL, "olg_model_write_file");
+  if (close(fd) != 0 && !s) s = olg__err(OLG_ERR_IO, "closing '%s': %s", path, strerror(errno));
+  return s ? olg__err_prefix(s, "writing '%s'", path) : OLG_OK;
+}
+
 OLG_API olg_status olg_model_write_file(const olg_model *m, const char *path,
                                         const olg_write_options *opts) {
   if (!m || !path || !*path)
@@ -595,6 +612,8 @@ OLG_API olg_status olg_model_write_file(const olg_model *m, const char *path,
   } else {
     return olg__err(OLG_ERR_INVALID_ARG, "olg_model_write_file: path too long");
   }
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_special(m, path, &st, &o);
   int fd = open_temp(AT_FDCWD, path, tmp, sizeof tmp);
   if (fd < 0) {
     int e = errno;

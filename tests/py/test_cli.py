@@ -279,6 +279,35 @@ def test_copy_to_an_unwritable_place_is_an_io_error(tmp_path):
     one_line_error(r, "onnxlegal: copy: writing %s: " % out)
 
 
+def test_write_into_a_fifo_keeps_it_a_fifo(tmp_path):
+    """A device or pipe named as OUT is written into (a temporary file renamed over it would
+    replace it: as root, `onnxlegal convert m.onnx /dev/null` replaced /dev/null); a directory
+    is refused."""
+    import stat
+    import threading
+    src = _tiny(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = {}
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got["bytes"] = f.read()
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    r = run("copy", src, fifo)
+    t.join(timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced by a file"
+    assert run("copy", src, tmp_path / "plain.onnx").returncode == 0
+    assert got.get("bytes") == (tmp_path / "plain.onnx").read_bytes()
+    d = tmp_path / "adir"
+    d.mkdir()
+    r = run("copy", src, d)
+    assert r.returncode != 0 and "it is a directory" in r.stderr, r.stderr
+    assert d.is_dir() and not any(d.iterdir())
+
+
 # ---- issue 12: what users of Polygraphy, onnxsim and Netron expect ---------------------------
 
 def _tiny(tmp_path, with_grid=False, big=False):
