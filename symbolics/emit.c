@@ -509,6 +509,16 @@ olg_status olg__emit_cast_like(olg_lower *cx, olg_value x, olg_value like, olg_v
   return olg__emit_cast(cx, x, t, out);
 }
 
+olg_status olg__emit_compress(olg_lower *cx, olg_value x, olg_value condition, int64_t axis,
+                              olg_value *out) {
+  olg_node_id nd;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "Compress", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, x));
+  OLG_TRY(olg_lower_emit_input(cx, nd, condition));
+  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
+  return olg_lower_emit_end(cx, nd, 1, out);
+}
+
 olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64_t axis,
                             olg_value *out) {
   int32_t rank = olg__rank(cx, x);

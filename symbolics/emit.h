@@ -348,6 +348,9 @@ olg_status olg__emit_scatter_elements(olg_lower *cx, olg_value data, olg_value i
 bool olg__scatter_takes_reduction(const olg_lower *cx, const char *reduction);
 olg_status olg__emit_scatter_nd(olg_lower *cx, olg_value data, olg_value indices,
                                 olg_value updates, const char *reduction, olg_value *out);
+/* Compress(x, condition) along axis: the slices of x where the 1-D bool condition holds. */
+olg_status olg__emit_compress(olg_lower *cx, olg_value x, olg_value condition, int64_t axis,
+                              olg_value *out);
 /* Gather along axis (indices any int tensor). */
 olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64_t axis,
                             olg_value *out);

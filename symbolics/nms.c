@@ -252,11 +252,6 @@ olg_status olg__sym_onnx_nms(olg_lower *cx, olg_node_id src, void *ud) {
   static const int64_t d2[2] = {-1, 3}, d1 = -1;
   OLG_TRY(olg__emit_reshape_static(cx, rows, d2, 2, &flat));
   OLG_TRY(olg__emit_reshape_static(cx, res[3], &d1, 1, &keep));
-  olg_node_id n;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Compress", &n));
-  OLG_TRY(olg_lower_emit_input(cx, n, flat));
-  OLG_TRY(olg_lower_emit_input(cx, n, keep));
-  OLG_TRY(olg_lower_emit_attr_int(cx, n, "axis", 0));
-  OLG_TRY(olg_lower_emit_end(cx, n, 1, &y));
+  OLG_TRY(olg__emit_compress(cx, flat, keep, 0, &y));
   return olg_lower_bind_output(cx, 0, y);
 }

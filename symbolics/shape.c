@@ -150,12 +150,7 @@ static olg_status squeeze_dynamic(olg_lower *cx, olg_value x, int64_t d, int32_t
   OLG_TRY(olg__const_tensor(cx, OLG_BOOL, 1, dims, mask, (size_t)rank, &isd));
   OLG_TRY(olg__emit2(cx, "And", eq, isd, &both));
   OLG_TRY(olg__emit1(cx, "Not", both, &keep));
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Compress", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, shape));
-  OLG_TRY(olg_lower_emit_input(cx, nd, keep));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", 0));
-  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &newshape));
+  OLG_TRY(olg__emit_compress(cx, shape, keep, 0, &newshape));
   return olg__emit_reshape_allowzero(cx, x, newshape, OLG_ZERO_QUIET, out);
 }
 

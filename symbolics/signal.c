@@ -110,6 +110,17 @@ olg_status olg__sym_window(olg_lower *cx, olg_node_id src, void *ud) {
 }
 
 
+/* (a - b) / (c - d), the differences cast to ct: an edge of a triangular filter. */
+static olg_status diff_ratio(olg_lower *cx, olg_value a, olg_value b, olg_value c, olg_value d,
+                             olg_dtype ct, olg_value *out) {
+  olg_value num, den;
+  OLG_TRY(olg__emit2(cx, "Sub", a, b, &num));
+  OLG_TRY(olg__emit2(cx, "Sub", c, d, &den));
+  OLG_TRY(olg__emit_cast(cx, num, ct, &num));
+  OLG_TRY(olg__emit_cast(cx, den, ct, &den));
+  return olg__emit2(cx, "Div", num, den, out);
+}
+
 /* MelWeightMatrix(num_mel_bins M, dft_length N, sample_rate, lower_edge_hertz, upper_edge_hertz;
  * output_datatype) below 17, computed in the graph (from 9: Range, Where) as ONNX Runtime's
  * kernel computes it, its inputs known or not. The M + 2 triangle edges, in double:
@@ -184,17 +195,9 @@ olg_status olg__sym_onnx_mel_weight_matrix(olg_lower *cx, olg_node_id src, void 
   OLG_TRY(olg__emit_arange_rt(cx, nb, &j));
   OLG_TRY(olg__emit_unsqueeze(cx, j, (const int64_t[]){1}, 1, &j)); /* [N / 2 + 1, 1] */
   /* the rising edge (j - l) / (c - l) and the falling one (h - j) / (h - c) */
-  olg_value d1, d2, m1, m2b, zero, onef;
-  OLG_TRY(olg__emit2(cx, "Sub", j, l, &d1));
-  OLG_TRY(olg__emit2(cx, "Sub", c, l, &d2));
-  OLG_TRY(olg__emit_cast(cx, d1, ct, &d1));
-  OLG_TRY(olg__emit_cast(cx, d2, ct, &d2));
-  OLG_TRY(olg__emit2(cx, "Div", d1, d2, &up));
-  OLG_TRY(olg__emit2(cx, "Sub", h, j, &d1));
-  OLG_TRY(olg__emit2(cx, "Sub", h, c, &d2));
-  OLG_TRY(olg__emit_cast(cx, d1, ct, &d1));
-  OLG_TRY(olg__emit_cast(cx, d2, ct, &d2));
-  OLG_TRY(olg__emit2(cx, "Div", d1, d2, &dn));
+  olg_value m1, m2b, zero, onef;
+  OLG_TRY(diff_ratio(cx, j, l, c, l, ct, &up));
+  OLG_TRY(diff_ratio(cx, h, j, h, c, ct, &dn));
   OLG_TRY(olg__const_scalar(cx, ct, 0, &zero));
   OLG_TRY(olg__const_scalar(cx, ct, 1, &onef));
   OLG_TRY(olg__emit2(cx, "Greater", j, c, &m1)); /* c < j < h */
