@@ -144,15 +144,17 @@ static olg_status dce_and_compact(olg_lower *cx) {
   uint32_t n = g->n_nodes;
   if (!n) return OLG_OK;
   olg_node_id *order = olg__malloc(al, (size_t)n * sizeof *order);
-  uint8_t *live_val = olg__calloc(al, g->n_values ? g->n_values : 1, 1);
-  int32_t *newid = olg__malloc(al, (size_t)n * sizeof *newid);
-  olg_status s = OLG_OK;
-  if (!order || !live_val || !newid) {
+  uint8_t *live_val = NULL;
+  int32_t *newid = NULL;
+  olg_status s = order ? olg__graph_order(g, al, cx->reads, order, NULL) : OLG_ERR_NOMEM;
+  if (s) goto done;
+  /* after the order: its temporaries and these are not live at once (the peak of a large graph) */
+  live_val = olg__calloc(al, g->n_values ? g->n_values : 1, 1);
+  newid = olg__malloc(al, (size_t)n * sizeof *newid);
+  if (!live_val || !newid) {
     s = OLG_ERR_NOMEM;
     goto done;
   }
-  s = olg__graph_order(g, al, cx->reads, order, NULL);
-  if (s) goto done;
   uint32_t n_live = 0;
   for (uint32_t i = 0; i < g->outputs.n; i++) live_val[g->outputs.p[i]] = 1;
   for (uint32_t i = 0; i < n; i++) newid[i] = -1;
@@ -251,9 +253,9 @@ olg_status olg__cleanup(olg_lower *cx) {
   const olg_allocator *al = &cx->dst_model->alloc;
   cx->cur_node = NULL;
   if (cx->fold_weights) OLG_TRY(olg__fold_weights(cx)); /* passes/fold.c: adds values */
-  olg_value *subst = olg__malloc(al, (g->n_values ? g->n_values : 1) * sizeof *subst);
+  uint32_t n_vals = g->n_values ? g->n_values : 1; /* what subst holds (freed with that size) */
+  olg_value *subst = olg__malloc(al, (size_t)n_vals * sizeof *subst);
   if (!subst) return OLG_ERR_NOMEM;
-  uint32_t n_vals = g->n_values;
   for (uint32_t v = 0; v < n_vals; v++) subst[v] = (olg_value)v;
   olg_status s = OLG_OK;
   if (cx->prof) {
@@ -272,10 +274,14 @@ olg_status olg__cleanup(olg_lower *cx) {
     }
     apply_subst(g, subst);
   }
+  /* the source -> target map served the lowering and the rewrites: not kept for the peak */
+  olg__free(al, cx->map, (cx->src->n_values ? cx->src->n_values : 1) * sizeof *cx->map);
+  cx->map = NULL;
   bool changed = false;
   if ((s = fold_and_dedup(cx, subst, &changed))) goto done;
   if (changed) apply_subst(g, subst); /* else the arguments are as they were */
-  s = dce_and_compact(cx);
+  olg__free(al, subst, (size_t)n_vals * sizeof *subst);
+  return dce_and_compact(cx);
 done:
   olg__free(al, subst, (size_t)n_vals * sizeof *subst);
   return s;
