@@ -339,6 +339,20 @@ static olg_value auto_lookup(const olg_graph *g, const char *p, size_t n) {
   return memcmp(nm, p, n) == 0 && !nm[n] ? v : -1;
 }
 
+olg_value olg__graph_lookup_scan(const olg_graph *g, const char *p, size_t n) {
+  if (!n) return -1; /* the map holds no empty name */
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    const olg_value_rec *r = &g->values[v];
+    if (!(r->flags & OLG_VF_DUPLICATE) && strncmp(r->name, p, n) == 0 && !r->name[n]) return (olg_value)v;
+  }
+  return -1;
+}
+
+void olg__graph_drop_names(olg_graph *g) {
+  olg__g_namemap_free(&g->model->alloc, &g->names);
+  g->names_dropped = true;
+}
+
 olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
   size_t n = SIZE_MAX;
   uint32_t h = olg__name_hash(name, &n);
@@ -346,6 +360,7 @@ olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
 }
 
 olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h) {
+  if (g->names_dropped) return olg__graph_lookup_scan(g, p, n);
   olg_value v = olg__g_namemap_get_h(&g->names, p, n, h);
   return v >= 0 ? v : auto_lookup(g, p, n);
 }

@@ -317,6 +317,7 @@ typedef struct olg_graph {
   struct olg_model *model;
   struct olg_graph *parent; /* the enclosing graph of a subgraph once attached, else NULL */
   bool attached;
+  bool names_dropped; /* `names` was given back (olg_legalize_consume): lookups scan the values */
   const char *name, *doc_string;
   olg_value_rec *values;
   uint32_t n_values, cap_values;
@@ -532,6 +533,12 @@ static inline void olg__graph_prefetch_name(const olg_graph *g, uint32_t h) {
 }
 /* Looks up in g only the n bytes at p hashed h (olg__name_hash); -1 when absent. */
 olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h);
+/* The same without the name map: the first value defining the n bytes at p, by a scan (a graph
+ * whose map was given back, olg__graph_drop_names). */
+olg_value olg__graph_lookup_scan(const olg_graph *g, const char *p, size_t n);
+/* Gives back g's value-name map: later lookups scan (olg_legalize_consume, which owns g and
+ * looks nothing up in it once it lowers its nodes). */
+void olg__graph_drop_names(olg_graph *g);
 /* A second definition of a name (see g->dups) that is the default of a graph input: the one
  * input and the one initializer of that name, neither produced by a node. olg_check and
  * olg_legalize exempt exactly these, so that what one refuses the other refuses. */

@@ -636,29 +636,6 @@ static olg_status resolve_outer_ref(olg_lower *cx, olg_value sv) {
   return OLG_OK;
 }
 
-/* Marks the values of the target graph that its subgraphs read by name. */
-static olg_status compute_protect(olg_lower *cx) {
-  olg_graph *g = cx->dst;
-  bool any = false;
-  for (uint32_t i = 0; i < g->n_nodes && !any; i++)
-    any = g->nodes[i].state == OLG_NODE_DONE && olg__has_subgraph(&g->nodes[i]);
-  if (!any) return OLG_OK;
-  cx->n_protect = g->n_values;
-  cx->protect = olg__arena_alloc(cx->dst_model, g->n_values ? g->n_values : 1);
-  if (!cx->protect) return OLG_ERR_NOMEM;
-  for (uint32_t i = 0; i < g->n_nodes; i++) {
-    const olg_node *nd = &g->nodes[i];
-    if (nd->state != OLG_NODE_DONE) continue;
-    for (uint32_t j = 0; j < nd->n_attrs; j++) {
-      const olg_attr *a = &nd->attrs[j];
-      if (a->type == OLG_ATTR_GRAPH) OLG_TRY(olg__mark_subgraph_refs(cx->reads, g, a->g, cx->protect));
-      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
-        OLG_TRY(olg__mark_subgraph_refs(cx->reads, g, a->graphs[k], cx->protect));
-    }
-  }
-  return OLG_OK;
-}
-
 /* A name defined twice in the source (a reader keeps both, see olg_graph.dups): which node's
  * value a use means is ambiguous, so the graph is refused, naming the second definition, as
  * olg_check does. A graph input with an initializer of the same name (its default) is fine. */
@@ -696,6 +673,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   olg_status s = OLG_OK;
   *n_failed = 0;
   cx->map = olg__malloc(al, nv * sizeof *cx->map);
+  cx->map_len = (uint32_t)nv;
   cx->uses = olg__calloc(al, nv, sizeof *cx->uses);
   cx->pinned = olg__calloc(al, nv, 1);
   olg_node_id *order = olg__malloc(al, nn * sizeof *order);
@@ -748,6 +726,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     }
     goto done;
   }
+  olg__consume_begin(cx);
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
     cx->dst->first_hit = UINT32_MAX;
@@ -755,13 +734,15 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) goto done;
     if (s == OLG_OK && cx->report && cx->diags) olg__lower_report_node(cx, order[k], first);
     *n_failed += s != OLG_OK && s != LOWER_SKIPPED;
+    olg__consume_node(cx, order[k], s == OLG_OK);
   }
   s = OLG_OK;
   cx->cur_node = NULL;
   cx->name_base = NULL;
   olg__lower_consts_free(cx->dst); /* every node is lowered */
   if (*n_failed || cx->n_errors) goto done;
-  if ((s = compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
+  if ((s = olg__compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
+  olg__consume_end(cx);
   olg__free(al, cx->uses, nv * sizeof *cx->uses); /* done with: not kept for the cleanup's peak */
   olg__free(al, cx->pinned, nv), olg__free(al, order, nn * sizeof *order);
   cx->uses = NULL, cx->pinned = NULL, order = NULL;
@@ -834,9 +815,8 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   return OLG_OK;
 }
 
-OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
-                                const olg_legalize_options *opts, olg_model **out,
-                                olg_diags *diags) {
+olg_status olg__legalize(const olg_model *src, olg_model *owned, const olg_registry *r,
+                         const olg_legalize_options *opts, olg_model **out, olg_diags *diags) {
   if (!out) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: out is NULL");
   *out = NULL;
   if (!src || !r) return olg__err(OLG_ERR_INVALID_ARG, "olg_legalize: the source model and the registry are required");
@@ -929,6 +909,8 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
   cx.prof = prof;
   cx.cur = -1;
   cx.keep = kept;
+  if (owned && src == owned && !olg__registry_caller_symbolics(r) && !(prof && prof->caller_defined))
+    cx.src_release = owned->graph; /* nothing outside the library reads it: given back as lowered */
   const olg_allocator *al = &dm->alloc;
   if ((s = olg_model_set_opset(dm, "", o.opset)) ||
       (s = olg_model_set_string(dm, OLG_MODEL_PRODUCER_NAME, "onnxlegal")) ||
@@ -996,4 +978,10 @@ fail:
   olg__free(al, cx.custom_domains, (size_t)cx.cap_custom * sizeof *cx.custom_domains);
   olg_model_free(dm);
   return s;
+}
+
+OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
+                                const olg_legalize_options *opts, olg_model **out,
+                                olg_diags *diags) {
+  return olg__legalize(src, NULL, r, opts, out, diags);
 }

@@ -109,7 +109,13 @@ struct olg_lower {
   const struct olg_profile *prof; /* the profile's rules (lib/profile.h); NULL: none */
 
   olg_value *map;   /* source value -> target value (OLG_NO_VALUE: not lowered) */
+  uint32_t map_len; /* map's elements (the source's value count when it was made) */
   uint32_t *uses;   /* source value -> consumers + graph-output listings */
+  /* olg_legalize_consume: the source graph, which the call owns and no code outside the library
+     can read (no caller symbolic or profile): the lowering gives back its name map and the
+     records of the nodes it is done with (legalize_consume.c). NULL otherwise. */
+  olg_graph *src_release;
+  uint32_t src_released; /* nodes of src_release given back so far (a prefix of the array) */
 
   /* the node being lowered (-1 during the driver's own passes) */
   olg_node_id cur;
@@ -201,6 +207,8 @@ int64_t olg__registry_domain_version(const olg_registry *r, const char *domain);
 /* The function every ONNX op without a registration of its own dispatches to (a built-in
  * registry's pass-through, set by olg_registry_new_builtin in opsets/builtin.c). */
 void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn);
+/* A caller added a symbolic to r (olg_registry_add, olg_registry_add_ex). */
+bool olg__registry_caller_symbolics(const olg_registry *r);
 /* The profiles a legalize with this registry finds by name (options.profile): a NULL-ended
  * list handed to the core by olg_registry_new_builtin (the built-in profiles of profiles/);
  * none in a registry made by olg_registry_new. */
@@ -225,5 +233,16 @@ olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code
 
 /* Pushes cx's source names for the scope lookups of its subgraphs, once (legalize.c). */
 olg_status olg__scopes_ensure(olg_lower *cx);
+
+/* olg_legalize; owned: src again when the call owns it (olg_legalize_consume), else NULL. */
+olg_status olg__legalize(const olg_model *src, olg_model *owned, const olg_registry *r,
+                         const olg_legalize_options *opts, olg_model **out, olg_diags *diags);
+/* legalize_consume.c: what olg_legalize_consume gives back of its source while lowering
+ * (cx->src_release). After the order is known and before the first node: */
+void olg__consume_begin(olg_lower *cx);
+/* After node id of the source (lowered: it lowered without a fault): */
+void olg__consume_node(olg_lower *cx, olg_node_id id, bool lowered);
+/* Once the graph outputs are bound, before the cleanup: the node and value records. */
+void olg__consume_end(olg_lower *cx);
 
 #endif

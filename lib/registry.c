@@ -54,6 +54,9 @@ struct olg_registry {
   olg_symbolic_fn onnx_fallback; /* for ONNX ops without a registration (built-in registry) */
   const olg_profile *const *profiles; /* found by name in a legalize (built-in registry) */
   int frozen;
+  /* a caller added a symbolic (olg_registry_add*): code outside the library may then read the
+     source of a lowering (olg_lower_source), which olg_legalize_consume must keep whole */
+  int caller_symbolics;
 };
 
 static const char *norm_domain(const char *d) {
@@ -209,7 +212,9 @@ olg_status olg__registry_add_range(olg_registry *r, const char *domain, const ch
 OLG_API olg_status olg_registry_add_ex(olg_registry *r, const char *domain, const char *op,
                                        int since_opset, int lowering, olg_symbolic_fn fn,
                                        void *ud) {
-  return olg__registry_add_range(r, domain, op, since_opset, 0, lowering, fn, ud);
+  olg_status s = olg__registry_add_range(r, domain, op, since_opset, 0, lowering, fn, ud);
+  if (!s) r->caller_symbolics = 1;
+  return s;
 }
 
 OLG_API olg_status olg_registry_add(olg_registry *r, const char *domain, const char *op,
@@ -364,6 +369,7 @@ OLG_API olg_status olg_registry_op_at(const olg_registry *r, size_t i, const cha
 /* ---- for the driver and the built-in registry (lower.h) ---- */
 
 void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn) { r->onnx_fallback = fn; }
+bool olg__registry_caller_symbolics(const olg_registry *r) { return r->caller_symbolics != 0; }
 
 void olg__registry_set_profiles(olg_registry *r, const olg_profile *const *profiles) {
   r->profiles = profiles;

@@ -213,6 +213,19 @@ OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
                                 const olg_legalize_options *opts, olg_model **out,
                                 olg_diags *diags);
 
+/* olg_legalize for a source the caller gives up (a model it read only to convert): src belongs
+ * to the call, which frees it whatever it returns; on success *out keeps what it borrows from it
+ * (initializer data, Constant tensors) and frees that with itself. The output is olg_legalize's,
+ * byte for byte; what changes is memory: the call gives back the source's name map and the
+ * records of the nodes it has lowered as it goes, so a large graph does not hold two whole
+ * graphs at once (a million-node chain 13->17: about 100 MiB less at the peak). It does so for
+ * the main graph when it has no subgraphs, every node lowers, and no code of the caller can see
+ * the source (no symbolic added with olg_registry_add*, no profile made by olg_profile_new);
+ * otherwise it behaves as olg_legalize followed by freeing src. */
+OLG_API olg_status olg_legalize_consume(olg_model *src, const olg_registry *r,
+                                        const olg_legalize_options *opts, olg_model **out,
+                                        olg_diags *diags);
+
 /* ========================================================================================== */
 /* The lowering context: what a symbolic function (registry.h) may ask and do. Valid only
  * during the call of the symbolic function it is given to. Source node = the node being

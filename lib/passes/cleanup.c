@@ -248,6 +248,29 @@ done:
   return s;
 }
 
+/* Marks the values of the target graph that its subgraphs read by name. */
+olg_status olg__compute_protect(olg_lower *cx) {
+  olg_graph *g = cx->dst;
+  bool any = false;
+  for (uint32_t i = 0; i < g->n_nodes && !any; i++)
+    any = g->nodes[i].state == OLG_NODE_DONE && olg__has_subgraph(&g->nodes[i]);
+  if (!any) return OLG_OK;
+  cx->n_protect = g->n_values;
+  cx->protect = olg__arena_alloc(cx->dst_model, g->n_values ? g->n_values : 1);
+  if (!cx->protect) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    const olg_node *nd = &g->nodes[i];
+    if (nd->state != OLG_NODE_DONE) continue;
+    for (uint32_t j = 0; j < nd->n_attrs; j++) {
+      const olg_attr *a = &nd->attrs[j];
+      if (a->type == OLG_ATTR_GRAPH) OLG_TRY(olg__mark_subgraph_refs(cx->reads, g, a->g, cx->protect));
+      for (size_t k = 0; a->type == OLG_ATTR_GRAPHS && k < a->n; k++)
+        OLG_TRY(olg__mark_subgraph_refs(cx->reads, g, a->graphs[k], cx->protect));
+    }
+  }
+  return OLG_OK;
+}
+
 olg_status olg__cleanup(olg_lower *cx) {
   olg_graph *g = cx->dst;
   const olg_allocator *al = &cx->dst_model->alloc;
@@ -275,7 +298,7 @@ olg_status olg__cleanup(olg_lower *cx) {
     apply_subst(g, subst);
   }
   /* the source -> target map served the lowering and the rewrites: not kept for the peak */
-  olg__free(al, cx->map, (cx->src->n_values ? cx->src->n_values : 1) * sizeof *cx->map);
+  olg__free(al, cx->map, (size_t)cx->map_len * sizeof *cx->map);
   cx->map = NULL;
   bool changed = false;
   if ((s = fold_and_dedup(cx, subst, &changed))) goto done;

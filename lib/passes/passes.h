@@ -39,6 +39,9 @@ olg_status olg__fold_weights(olg_lower *cx);
 
 /* passes/cleanup.c: the profile's rewrites (cx->prof; lib/profile.h), then the cleanup. */
 olg_status olg__cleanup(olg_lower *cx);
+/* Marks the values of the target graph that its subgraphs read by name (cx->protect), which the
+ * cleanup leaves in place (called by the driver before the cleanup). */
+olg_status olg__compute_protect(olg_lower *cx);
 
 /* passes/rewrite.c: makes `by` stand for `old` everywhere: uses through subst, and, when old is
  * a graph output, the output list under old's name (by takes the name, or an Identity carries

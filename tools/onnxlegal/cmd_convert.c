@@ -384,7 +384,10 @@ int cli_convert(int argc, char **argv) {
   o.profile = profile;
   o.report = report != NULL;
   progress("converting", n_nodes, opset);
-  s = olg_legalize(src, reg, &o, &dst, d);
+  /* src is only read to be converted: the call takes it, and gives back what it is done with
+     as it goes (a large graph's peak memory); dst keeps what it borrows */
+  s = olg_legalize_consume(src, reg, &o, &dst, d);
+  src = NULL;
   progress(NULL, 0, 0);
   print_diags(d);
   if (report) {
@@ -435,7 +438,7 @@ int cli_convert(int argc, char **argv) {
     if (s) rc = cli_fail("convert", s, "writing %s", out);
   }
 done:
-  olg_model_free(dst); /* before src: it borrows src's tensors */
+  olg_model_free(dst); /* before src (when the conversion did not take it): it borrows src's tensors */
   olg_diags_free(d);
   olg_registry_free(reg);
   olg_model_free(src);

@@ -191,6 +191,7 @@ SIGNATURES = {
     "olg_legalize_options_set_keep_functions": (c_int, [c_void_p, c_int]),
     "olg_ir_version_for_opset": (c_int64, [c_int64]),
     "olg_legalize": (c_int, [c_void_p, c_void_p, c_void_p, P(c_void_p), c_void_p]),
+    "olg_legalize_consume": (c_int, [c_void_p, c_void_p, c_void_p, P(c_void_p), c_void_p]),
     "olg_lower_opset": (c_int64, [c_void_p]),
     "olg_lower_source_opset": (c_int64, [c_void_p]),
     "olg_lower_profile": (c_char_p, [c_void_p]),
