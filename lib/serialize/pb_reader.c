@@ -163,8 +163,10 @@ olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, m
                              pbf *f) {
   const uint8_t *p = *cur;
   uint64_t tag;
-  olg_status s = read_varint(r, &p, end, &tag, md, 0);
-  if (s) return s;
+  olg_status s;
+  /* tags and lengths of a node-dense model are mostly one byte: read inline */
+  if (p < end && *p < 0x80) tag = *p++;
+  else if ((s = read_varint(r, &p, end, &tag, md, 0))) return s;
   if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
     return olg__pbr_perr(r, *cur, "%s: invalid field number %llu", md->short_name,
                 (unsigned long long)(tag >> 3));
@@ -200,7 +202,8 @@ olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, m
     break;
   case PB_LEN: {
     uint64_t n;
-    if ((s = read_varint(r, &p, end, &n, md, f->no))) return s;
+    if (p < end && *p < 0x80) n = *p++;
+    else if ((s = read_varint(r, &p, end, &n, md, f->no))) return s;
     if (n > (uint64_t)(end - p))
       return olg__pbr_perr(r, *cur, "%s.%s (field %u): length %llu past the end (%zu bytes left)",
                   md->short_name, fname(md, f->no), f->no, (unsigned long long)n,
