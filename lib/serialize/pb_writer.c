@@ -257,13 +257,10 @@ static bool pbw_bytes(const pbw *w, uint32_t no, const void *p, size_t n) {
 static bool pbw_str(const pbw *w, uint32_t no, const char *s) {
   enc *e = (enc *)w;
   if (e->emit && stage_fits(e, 128)) {
-    uint8_t *q = put_varint(e->buf + e->bn, (uint64_t)no << 3 | PB_LEN), *d = q + 1;
-    size_t i = 0;
-    while (i < 127 && s[i]) {
-      d[i] = (uint8_t)s[i];
-      i++;
-    }
-    if (!s[i]) {
+    size_t i = strnlen(s, 127); /* libc's, word at a time: a name is a few words */
+    if (i < 127) {
+      uint8_t *q = put_varint(e->buf + e->bn, (uint64_t)no << 3 | PB_LEN), *d = q + 1;
+      memcpy(d, s, i);
       *q = (uint8_t)i;
       stage_to(e, d + i);
       return !e->com.st;
