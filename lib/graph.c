@@ -70,7 +70,7 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->value_info.p, (size_t)g->value_info.cap * sizeof(int32_t));
   olg__free(a, g->dups.p, (size_t)g->dups.cap * sizeof(int32_t));
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
-  olg__g_namemap_free(a, &g->names);
+  olg__g_valmap_free(a, &g->names);
   olg__free(a, g->auto_names.p, (size_t)g->auto_names.cap * sizeof(int32_t));
   olg__g_namemap_free(a, &g->node_names);
   olg__free(a, g->numbered_node_names, (size_t)g->cap_numbered_node_names * sizeof(char *));
@@ -349,7 +349,7 @@ olg_value olg__graph_lookup_scan(const olg_graph *g, const char *p, size_t n) {
 }
 
 void olg__graph_drop_names(olg_graph *g) {
-  olg__g_namemap_free(&g->model->alloc, &g->names);
+  olg__g_valmap_free(&g->model->alloc, &g->names);
   g->names_dropped = true;
 }
 
@@ -361,7 +361,7 @@ olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
 
 olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h) {
   if (g->names_dropped) return olg__graph_lookup_scan(g, p, n);
-  olg_value v = olg__g_namemap_get_h(&g->names, p, n, h);
+  olg_value v = olg__g_valmap_get_h(&g->names, g->values, p, n, h);
   return v >= 0 ? v : auto_lookup(g, p, n);
 }
 
@@ -377,16 +377,20 @@ olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
   if (!r) return OLG_ERR_INVALID_ARG;
   if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
   if (strcmp(r->name, name) == 0) return OLG_OK;
-  if (olg__graph_lookup(g, name) >= 0)
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(name, &n);
+  if (olg__graph_lookup_h(g, name, n, h) >= 0)
     return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
-  const char *nm = olg__strdup(g->model, name);
+  const char *nm = olg__strndup(g->model, name, n);
   if (!nm) return OLG_ERR_NOMEM;
-  olg_status s = olg__g_namemap_put(&g->model->alloc, &g->names, nm, v);
+  /* the new name's slot, then the old one's removed by its hash and the id while the record
+     still holds the old name (were the two hashes equal, either slot may go: they are alike) */
+  olg_status s = olg__g_valmap_put_h(&g->model->alloc, &g->names, h, v);
   if (s) return s;
   if (r->flags & OLG_VF_AUTO_NAME)
     olg__g_forget_auto_name(g, r);
-  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE) && olg__g_namemap_get(&g->names, r->name) == v)
-    olg__g_namemap_del(&g->names, r->name);
+  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE))
+    olg__g_valmap_del(&g->names, olg__name_hash(r->name, &(size_t){SIZE_MAX}), v);
   r->name = nm;
   return OLG_OK;
 }
@@ -411,7 +415,7 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
     g->nodes = p;
     g->cap_nodes = n_nodes;
   }
-  if (n_named) s = olg__g_namemap_reserve(a, &g->names, n_named);
+  if (n_named) s = olg__g_valmap_reserve(a, &g->names, n_named);
   if (!s && n_named_nodes) s = olg__g_namemap_reserve(a, &g->node_names, n_named_nodes);
   return s;
 }
@@ -452,7 +456,7 @@ olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *
     uint64_t k = g->next_auto;
     char *p = auto_name(g, base, bl, &n, &h);
     if (!p) return OLG_ERR_NOMEM;
-    if (olg__g_namemap_get_h(&g->names, p, n, h) >= 0) continue; /* a name given elsewhere */
+    if (olg__g_valmap_get_h(&g->names, g->values, p, n, h) >= 0) continue; /* a name given elsewhere */
     if (k >= INT32_MAX) return olg__err(OLG_ERR_LIMIT, "too many generated names");
     while (g->auto_names.n < k)
       if ((s = olg__idvec_push(m, &g->auto_names, -1))) return s;
@@ -500,7 +504,8 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
   /* the record first: the map then never names a value that is not there */
   olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
                            sizeof *g->values);
-  if (!s && n) s = olg__g_namemap_put_h(&m->alloc, &g->names, nm, (int32_t)g->n_values, h);
+  /* the slot names the record that value_append fills next: a put reads no name */
+  if (!s && n) s = olg__g_valmap_put_h(&m->alloc, &g->names, h, (olg_value)g->n_values);
   return s ? s : value_append(g, nm, false, out);
 }
 
@@ -510,7 +515,9 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
   const char *nm = name ? olg__strdup(m, name) : olg__graph_unique_name(g, NULL);
   if (!nm) return OLG_ERR_NOMEM;
   bool dup = false;
-  if (*nm && olg__graph_lookup(g, nm) >= 0) {
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(nm, &n);
+  if (*nm && olg__graph_lookup_h(g, nm, n, h) >= 0) {
     if (!allow_duplicate)
       return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", nm,
                       g->name);
@@ -520,7 +527,7 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
                            sizeof *g->values);
   if (s) return s;
   olg_value id = (olg_value)g->n_values;
-  if (*nm && !dup && (s = olg__g_namemap_put(&m->alloc, &g->names, nm, id))) return s;
+  if (*nm && !dup && (s = olg__g_valmap_put_h(&m->alloc, &g->names, h, id))) return s;
   if (dup && (s = olg__idvec_push(m, &g->dups, id))) return s;
   return value_append(g, nm, dup, out);
 }

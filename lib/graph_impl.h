@@ -21,6 +21,17 @@ olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const c
                                 int32_t id, uint32_t h);
 /* Removes key, if there (backward-shift deletion). */
 void olg__g_namemap_del(olg_namemap *nm, const char *key);
+/* The value map (ir.h, olg_valmap), whose keys are values[id].name. */
+/* The id of the value named by the n bytes at p (no NUL among them) hashed h, or -1. */
+olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values, const char *p,
+                              size_t n, uint32_t h);
+olg_status olg__g_valmap_reserve(const olg_allocator *a, olg_valmap *vm, uint32_t n);
+/* Puts value id, whose name hashes to h and is not in the map: no name is read, so the record
+ * may be filled in after (but before the next lookup). */
+olg_status olg__g_valmap_put_h(const olg_allocator *a, olg_valmap *vm, uint32_t h, olg_value id);
+/* Removes the slot of value id whose name hashed to h, if there (backward-shift deletion). */
+void olg__g_valmap_del(olg_valmap *vm, uint32_t h, olg_value id);
+void olg__g_valmap_free(const olg_allocator *a, olg_valmap *vm);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);
 /* The number k a name of n bytes at p ends in, "<x>_<k>" (k <= UINT32_MAX), as generated

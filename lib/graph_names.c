@@ -127,17 +127,98 @@ void olg__g_namemap_del(olg_namemap *nm, const char *key) {
   }
 }
 
-/* Drops the most recently added value (rollback of a failed multi-step add). */
-void olg__g_graph_pop_value(olg_graph *g) {
-  olg_value_rec *r = &g->values[g->n_values - 1];
-  if (r->flags & OLG_VF_AUTO_NAME) olg__g_forget_auto_name(g, r);
-  else if (!(r->flags & OLG_VF_DUPLICATE)) olg__g_namemap_del(&g->names, r->name);
-  g->n_values--;
-}
-
 void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
   olg__free(a, nm->slots, (size_t)nm->cap * sizeof *nm->slots);
   memset(nm, 0, sizeof *nm);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The value map (ir.h, olg_valmap): the same probing, the key of a slot being the name of its
+ * value record. */
+
+olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values, const char *p,
+                              size_t n, uint32_t h) {
+  if (!vm->cap) return -1;
+  uint32_t mask = vm->cap - 1;
+  for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+    olg__count_probe();
+    olg_val_slot e = vm->slots[i];
+    if (!e.id1) return -1;
+    if (e.hash == h) {
+      const char *k = values[e.id1 - 1].name;
+      if (memcmp(k, p, n) == 0 && !k[n]) return (olg_value)(e.id1 - 1);
+    }
+  }
+}
+
+olg_status olg__g_valmap_reserve(const olg_allocator *a, olg_valmap *vm, uint32_t n) {
+  if (n > (1u << 30)) return olg__err(OLG_ERR_LIMIT, "too many names");
+  uint32_t nc = vm->cap ? vm->cap : 64;
+  while (nc < 2 * n) nc *= 2;
+  if (nc == vm->cap) return OLG_OK;
+  olg_val_slot *slots = olg__calloc(a, nc, sizeof *slots);
+  if (!slots) return OLG_ERR_NOMEM;
+  for (uint32_t j = 0; j < vm->cap; j++) { /* by the stored hashes: no name is read */
+    if (!vm->slots[j].id1) continue;
+    uint32_t i = vm->slots[j].hash & (nc - 1);
+    while (slots[i].id1) i = (i + 1) & (nc - 1);
+    slots[i] = vm->slots[j];
+  }
+  olg__free(a, vm->slots, (size_t)vm->cap * sizeof *vm->slots);
+  vm->slots = slots;
+  vm->cap = nc;
+  return OLG_OK;
+}
+
+olg_status olg__g_valmap_put_h(const olg_allocator *a, olg_valmap *vm, uint32_t h, olg_value id) {
+  if (id < 0 || id >= INT32_MAX) return olg__err(OLG_ERR_LIMIT, "too many values");
+  if ((vm->n + 1) * 2 > vm->cap) {
+    if (vm->cap >= (1u << 31)) return olg__err(OLG_ERR_LIMIT, "too many names");
+    olg_status s = olg__g_valmap_reserve(a, vm, vm->cap ? vm->cap : 32);
+    if (s) return s;
+  }
+  uint32_t mask = vm->cap - 1, i = h & mask;
+  while (vm->slots[i].id1) i = (i + 1) & mask;
+  vm->slots[i] = (olg_val_slot){h, (uint32_t)id + 1};
+  vm->n++;
+  return OLG_OK;
+}
+
+void olg__g_valmap_del(olg_valmap *vm, uint32_t h, olg_value id) {
+  if (!vm->cap || id < 0) return;
+  uint32_t mask = vm->cap - 1, i = h & mask, id1 = (uint32_t)id + 1;
+  olg_val_slot *e = vm->slots;
+  while (e[i].id1 && (e[i].id1 != id1 || e[i].hash != h)) i = (i + 1) & mask;
+  if (!e[i].id1) return;
+  vm->n--;
+  for (uint32_t j = i;;) {
+    e[i].id1 = 0;
+    for (;;) {
+      j = (j + 1) & mask;
+      if (!e[j].id1) return;
+      uint32_t k = e[j].hash & mask; /* the slot's own hash: no name is read */
+      /* the entry at j may move to i unless its home k lies cyclically in (i, j] */
+      if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) continue;
+      break;
+    }
+    e[i] = e[j];
+    i = j;
+  }
+}
+
+void olg__g_valmap_free(const olg_allocator *a, olg_valmap *vm) {
+  olg__free(a, vm->slots, (size_t)vm->cap * sizeof *vm->slots);
+  memset(vm, 0, sizeof *vm);
+}
+
+/* Drops the most recently added value (rollback of a failed multi-step add): its slot leaves the
+ * map while the record still holds its name. */
+void olg__g_graph_pop_value(olg_graph *g) {
+  olg_value id = (olg_value)g->n_values - 1;
+  olg_value_rec *r = &g->values[id];
+  if (r->flags & OLG_VF_AUTO_NAME) olg__g_forget_auto_name(g, r);
+  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE)) olg__g_valmap_del(&g->names, hash_str(r->name), id);
+  g->n_values--;
 }
 
 /* ---------------------------------------------------------------------------------------- */

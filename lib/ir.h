@@ -302,7 +302,8 @@ typedef struct olg_idvec {
   uint32_t n, cap;
 } olg_idvec;
 
-/* A string -> id map (open addressing; keys are arena strings). */
+/* A string -> id map (open addressing; keys are arena strings): a graph's node names,
+ * function_inline's function keys. */
 typedef struct olg_name_slot {
   const char *key; /* NULL: free */
   uint32_t hash;   /* of key: a probe compares strings only on an equal hash, a growth none */
@@ -312,6 +313,22 @@ typedef struct olg_namemap {
   olg_name_slot *slots;
   uint32_t cap, n; /* cap is 0 or a power of two */
 } olg_namemap;
+
+/* A graph's value names -> value ids (g->names): the same open addressing, in slots of half the
+ * size, as a slot's key is the name of its value record (g->values[id].name), not a pointer of
+ * its own. A probe of a million-value map touches half the memory; a hash match costs one more
+ * dereference (the record), a mismatch (most probes of a fresh name) none. So the record must
+ * hold its name before any lookup compares it, and a slot leaves before its record changes
+ * name (olg__g_valmap_del, by the hash of the old name and the id). */
+typedef struct olg_val_slot {
+  uint32_t hash; /* of the value's name */
+  uint32_t id1;  /* the value's id + 1; 0: free (a zeroed array is empty) */
+} olg_val_slot;
+_Static_assert(sizeof(olg_val_slot) == 8, "a value map slot is 8 bytes: eight to a cache line");
+typedef struct olg_valmap {
+  olg_val_slot *slots;
+  uint32_t cap, n; /* cap is 0 or a power of two */
+} olg_valmap;
 
 typedef struct olg_graph {
   struct olg_model *model;
@@ -332,7 +349,7 @@ typedef struct olg_graph {
    * repeat among themselves (each ends in its own "_<k>", k having no '_'), so a new one is
    * checked against this map alone, which stays small in a lowering's target graph: a probe of
    * a million-entry map was a cache miss per emitted value. */
-  olg_namemap names;
+  olg_valmap names;
   olg_idvec auto_names;
   /* The node names in use (a set: only uniqueness is asked of it). A name "<x>_<k>" (k a number
    * below a few times the node count) is kept at numbered_node_names[k] when that is free,
@@ -527,7 +544,8 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
 /* Clips *n at the first NUL of p (where the C string of the name ends) and hashes those bytes
  * as the name maps do. */
 uint32_t olg__name_hash(const char *p, size_t *n);
-/* Asks the cache for the name map's slot of hash h ahead of a lookup (a large map misses). */
+/* Asks the cache for the value map's slot of hash h ahead of a lookup (a large map misses): an
+ * 8-byte slot, eight to a cache line. */
 static inline void olg__graph_prefetch_name(const olg_graph *g, uint32_t h) {
   if (g->names.cap) __builtin_prefetch(&g->names.slots[h & (g->names.cap - 1)]);
 }

@@ -142,6 +142,183 @@ TEST(generated_names_found_and_unique) {
   olg_model_free(m);
 }
 
+/* The value map (ir.h, olg_valmap: slots of hash and id, whose key is the record's name) against
+ * a naive model, over a deterministic pseudo-random run of additions (named, by the reader's
+ * path, generated, second definitions), renames, rollbacks and lookups: many insertions and
+ * deletions, growths, names whose hashes are equal. The model finds a name at the first value
+ * that holds it and is not a second definition. */
+typedef struct vm_model {
+  char (*name)[16]; /* by value id: a copy of the name the graph should hold */
+  unsigned char *dup;
+  uint32_t n, cap;
+} vm_model;
+
+static int32_t vm_model_find(const vm_model *mo, const char *name) {
+  for (uint32_t v = 0; v < mo->n; v++)
+    if (!mo->dup[v] && strcmp(mo->name[v], name) == 0) return (int32_t)v;
+  return -1;
+}
+
+static void vm_model_set(vm_model *mo, uint32_t v, const char *name) { /* under 16 bytes */
+  size_t n = strlen(name);
+  memcpy(mo->name[v], name, n < 15 ? n + 1 : 16);
+  mo->name[v][15] = 0;
+}
+
+/* Every slot of g's value map names a value of g, not a second definition nor a generated name,
+ * by the hash of its name, and is found by that name; the slots are counted right. */
+static int vm_map_consistent(const olg_graph *g) {
+  uint32_t used = 0;
+  for (uint32_t i = 0; i < g->names.cap; i++) {
+    olg_val_slot e = g->names.slots[i];
+    if (!e.id1) continue;
+    used++;
+    if (e.id1 > g->n_values) return 0;
+    const olg_value_rec *r = &g->values[e.id1 - 1];
+    if (r->flags & (OLG_VF_DUPLICATE | OLG_VF_AUTO_NAME)) return 0;
+    if (e.hash != olg__name_hash(r->name, &(size_t){SIZE_MAX})) return 0;
+    if (olg__graph_lookup(g, r->name) != (olg_value)(e.id1 - 1)) return 0;
+  }
+  return used == g->names.n;
+}
+
+static uint64_t vm_rand(uint64_t *st) { /* splitmix64 */
+  uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static int vm_cmp_hash(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+TEST(value_map_against_naive_model) {
+  /* names whose hashes are equal: 2^18 names "c<8 pseudo-random hex digits>" give a few pairs
+     (the birthday bound; sequential numbers give none, FNV-1a spreading short suffixes well) */
+  enum { NC = 1 << 18 };
+  uint64_t *hs = malloc(NC * sizeof *hs), st = 7;
+  CHECK(hs);
+  for (uint32_t i = 0; i < NC; i++) {
+    char b[16];
+    uint32_t x = (uint32_t)vm_rand(&st);
+    snprintf(b, sizeof b, "c%08x", x);
+    hs[i] = (uint64_t)olg__name_hash(b, &(size_t){SIZE_MAX}) << 32 | x;
+  }
+  qsort(hs, NC, sizeof *hs, vm_cmp_hash);
+  char pool[64][16]; /* colliding pairs first, then names of the forms the graph makes up */
+  uint32_t np = 0;
+  for (uint32_t i = 1; i < NC && np < 8; i++)
+    if (hs[i] >> 32 == hs[i - 1] >> 32 && hs[i] != hs[i - 1]) {
+      snprintf(pool[np++], 16, "c%08x", (uint32_t)hs[i - 1]);
+      snprintf(pool[np++], 16, "c%08x", (uint32_t)hs[i]);
+    }
+  free(hs);
+  CHECK(np >= 2);
+  uint32_t n_colliding = np;
+  for (uint32_t i = 0; np < 64; i++, np++) snprintf(pool[np], 16, i % 2 ? "t_%u" : "x%u", i);
+
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  vm_model mo = {0};
+  st = 23;
+  char nm[32];
+  for (int step = 0; step < 30000 && !olg_test_failed(); step++) {
+    if (mo.n + 1 > mo.cap) {
+      mo.cap = mo.cap ? 2 * mo.cap : 256;
+      mo.name = realloc(mo.name, mo.cap * sizeof *mo.name);
+      mo.dup = realloc(mo.dup, mo.cap);
+      CHECK(mo.name && mo.dup);
+    }
+    uint64_t r = vm_rand(&st);
+    /* a name: from the small pool (repeats, equal hashes), or one of many */
+    if (r >> 60 < 4) snprintf(nm, sizeof nm, "%s", pool[(r >> 8) % np]);
+    else snprintf(nm, sizeof nm, "n%u", (uint32_t)((r >> 8) % 40000));
+    int32_t want = vm_model_find(&mo, nm);
+    olg_value v;
+    switch (r % 8) {
+    case 0: case 1: /* a name given: refused when taken */
+      if (want >= 0) {
+        CHECK_STATUS(olg__graph_add_value(g, nm, false, &v), OLG_ERR_DUPLICATE);
+        break;
+      }
+      CHECK_OK(olg__graph_add_value(g, nm, false, &v));
+      CHECK_EQ(v, mo.n);
+      vm_model_set(&mo, mo.n, nm), mo.dup[mo.n++] = 0;
+      break;
+    case 2: /* the reader's: one lookup, then the new name put; or a second definition */
+      if (want < 0) {
+        size_t n = strlen(nm);
+        uint32_t h = olg__name_hash(nm, &n);
+        CHECK_EQ(olg__graph_lookup_h(g, nm, n, h), -1);
+        CHECK_OK(olg__graph_add_value_new(g, nm, n, h, &v));
+      } else {
+        CHECK_OK(olg__graph_add_value(g, nm, true, &v));
+        CHECK(g->values[v].flags & OLG_VF_DUPLICATE);
+      }
+      CHECK_EQ(v, mo.n);
+      vm_model_set(&mo, mo.n, nm), mo.dup[mo.n++] = want >= 0;
+      break;
+    case 3: /* a generated name, found by its number */
+      CHECK_OK(olg__graph_add_value_auto(g, (r >> 40) & 1 ? "t" : "u", &v));
+      CHECK_EQ(v, mo.n);
+      CHECK_EQ(vm_model_find(&mo, g->values[v].name), -1);
+      CHECK(strlen(g->values[v].name) < sizeof *mo.name);
+      vm_model_set(&mo, mo.n, g->values[v].name), mo.dup[mo.n++] = 0;
+      break;
+    case 4: case 5: { /* a rename (not of a second definition: a reader's, never renamed) */
+      if (!mo.n) break;
+      uint32_t x = (uint32_t)((r >> 20) % mo.n);
+      if (mo.dup[x]) break;
+      if (strcmp(mo.name[x], nm) == 0) {
+        CHECK_OK(olg__value_rename(g, (olg_value)x, nm));
+      } else if (want >= 0) {
+        CHECK_STATUS(olg__value_rename(g, (olg_value)x, nm), OLG_ERR_DUPLICATE);
+      } else {
+        CHECK_OK(olg__value_rename(g, (olg_value)x, nm));
+        vm_model_set(&mo, x, nm);
+      }
+      break;
+    }
+    default: /* a rollback of the last value, a second definition or not */
+      if (!mo.n) break;
+      if (g->values[mo.n - 1].flags & OLG_VF_DUPLICATE) g->dups.n--;
+      olg__g_graph_pop_value(g);
+      mo.n--;
+      break;
+    }
+    CHECK_EQ(g->n_values, mo.n);
+    if (step % 1024 == 0) CHECK(vm_map_consistent(g));
+    /* lookups: this name, one of each form, a value's name */
+    CHECK_EQ(olg__graph_lookup(g, nm), vm_model_find(&mo, nm));
+    const char *probe = pool[(r >> 32) % np];
+    CHECK_EQ(olg__graph_lookup(g, probe), vm_model_find(&mo, probe));
+    if (mo.n) {
+      uint32_t x = (uint32_t)((r >> 44) % mo.n);
+      CHECK_STR(g->values[x].name, mo.name[x]);
+      CHECK_EQ(olg__graph_lookup(g, mo.name[x]), vm_model_find(&mo, mo.name[x]));
+    }
+  }
+  /* at the end: every name once, the colliding ones and absent ones, and the map's count */
+  uint32_t in_map = 0;
+  for (uint32_t v = 0; v < mo.n && !olg_test_failed(); v++) {
+    CHECK_STR(g->values[v].name, mo.name[v]);
+    CHECK_EQ(olg__graph_lookup(g, mo.name[v]), vm_model_find(&mo, mo.name[v]));
+    in_map += !mo.dup[v] && !(g->values[v].flags & OLG_VF_AUTO_NAME);
+  }
+  CHECK_EQ(g->names.n, in_map);
+  CHECK(vm_map_consistent(g));
+  for (uint32_t i = 0; i < n_colliding; i++)
+    CHECK_EQ(olg__graph_lookup(g, pool[i]), vm_model_find(&mo, pool[i]));
+  CHECK_EQ(olg__graph_lookup(g, "n40000"), -1);
+  CHECK_EQ(olg__graph_lookup(g, "c"), -1);
+  free(mo.name);
+  free(mo.dup);
+  olg_model_free(m);
+}
+
 TEST(bad_arguments) {
   olg_model *m;
   CHECK_OK(olg_model_new(&m, NULL));
