@@ -63,9 +63,18 @@ void olg__reads_memo_free(olg_reads_memo *m) {
   olg__free(al, m, sizeof *m);
 }
 
+/* Every bit of the pointer mixed into every bit of the hash (murmur3's finalizer): a product's
+ * middle bits, as this was, spread graphs laid out at some strides badly, and the probe count of
+ * tests/unit/test_depth.c then followed the heap layout; `all` no longer puts the two entries of
+ * a graph in neighbouring slots either. */
 static uint32_t hash_ptr(const void *p, bool all) {
-  uint64_t x = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
-  return (uint32_t)(x >> 32) ^ (uint32_t)all;
+  uint64_t x = (uint64_t)(uintptr_t)p ^ (all ? 0x9E3779B97F4A7C15ull : 0);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return (uint32_t)x;
 }
 
 static uint32_t hash_name(const char *s) {
