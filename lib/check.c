@@ -296,7 +296,8 @@ bool olg__ck_type_string(const olg_type *t, char *buf, size_t n) {
   switch (t->kind) {
   case OLG_TYPE_TENSOR:
   case OLG_TYPE_SPARSE_TENSOR: {
-    const char *e = t->has_elem && t->elem ? olg_dtype_name(t->elem) : NULL;
+    olg_dtype dt = olg__type_elem(t);
+    const char *e = t->has_elem && dt ? olg_dtype_name(dt) : NULL;
     if (!e) return false;
     snprintf(buf, n, "%s(%s)", t->kind == OLG_TYPE_TENSOR ? "tensor" : "sparse_tensor", e);
     return true;
@@ -304,21 +305,23 @@ bool olg__ck_type_string(const olg_type *t, char *buf, size_t n) {
   case OLG_TYPE_SEQUENCE:
   case OLG_TYPE_OPTIONAL: {
     char in[128];
-    if (!olg__ck_type_string(t->inner, in, sizeof in)) return false;
+    if (!olg__ck_type_string(olg__type_inner(t), in, sizeof in)) return false;
     snprintf(buf, n, "%s(%s)", t->kind == OLG_TYPE_SEQUENCE ? "seq" : "optional", in);
     return true;
   }
   case OLG_TYPE_MAP: {
     char in[128];
-    const char *k = olg_dtype_name(t->key);
-    const olg_type *v = t->inner;
+    const char *k = olg_dtype_name(olg__type_key(t));
+    const olg_type *v = olg__type_inner(t);
     /* schema strings write a map's tensor value by its element type alone ("map(int64,
      * float)" for map(int64, tensor(float)), as ONNX parses them) */
-    if (k && v && v->kind == OLG_TYPE_TENSOR && v->has_elem && olg_dtype_name(v->elem)) {
-      snprintf(buf, n, "map(%s, %s)", k, olg_dtype_name(v->elem));
+    const char *ve = v && v->kind == OLG_TYPE_TENSOR && v->has_elem
+                         ? olg_dtype_name(olg__type_elem(v)) : NULL;
+    if (k && ve) {
+      snprintf(buf, n, "map(%s, %s)", k, ve);
       return true;
     }
-    if (!k || !olg__ck_type_string(t->inner, in, sizeof in)) return false;
+    if (!k || !olg__ck_type_string(olg__type_inner(t), in, sizeof in)) return false;
     snprintf(buf, n, "map(%s, %s)", k, in);
     return true;
   }
@@ -332,18 +335,20 @@ const char *olg__io_type_defect(const olg_type *t) {
     return "has no type; the main graph's inputs and outputs must be typed (e.g. float[N,3])";
   switch (t->kind) {
   case OLG_TYPE_TENSOR:
-  case OLG_TYPE_SPARSE_TENSOR:
+  case OLG_TYPE_SPARSE_TENSOR: {
+    olg_dtype e = olg__type_elem(t);
     if (!t->has_elem) return "is a tensor without element type";
-    if (t->elem <= 0 || t->elem > OLG_DTYPE_MAX) return "is a tensor of an undefined element type";
+    if (e <= 0 || e > OLG_DTYPE_MAX) return "is a tensor of an undefined element type";
     if (!t->has_shape)
       return "has no shape; give its rank, with symbolic or unknown dims where they vary";
     return NULL;
+  }
   case OLG_TYPE_SEQUENCE:
-    return t->inner ? NULL : "is a sequence without element type";
+    return olg__type_inner(t) ? NULL : "is a sequence without element type";
   case OLG_TYPE_OPTIONAL:
-    return t->inner ? NULL : "is an optional without element type";
+    return olg__type_inner(t) ? NULL : "is an optional without element type";
   case OLG_TYPE_MAP:
-    return t->key && t->inner ? NULL : "is a map without key or value type";
+    return olg__type_key(t) && olg__type_inner(t) ? NULL : "is a map without key or value type";
   default:
     return NULL;
   }
@@ -366,7 +371,8 @@ static void check_type_vs_init(ck *c, const olg_graph *g, const olg_value_rec *i
            in->name, g->name, olg__type_text(ty, a, sizeof a));
     return;
   }
-  if (ty->has_elem && ty->elem && ty->elem != t->dtype) {
+  olg_dtype e = olg__type_elem(ty);
+  if (ty->has_elem && e && e != t->dtype) {
     olg__ck_report(c, OLG_ERROR, "OLG-CHECK-INIT-TYPE", NULL, -1,
            "graph input '%s' of graph '%s' is declared %s but its initializer holds %s",
            in->name, g->name, olg__type_text(ty, a, sizeof a),

@@ -99,9 +99,15 @@ static void attr_unknown(ck *c, const olg_node *nd, int64_t opset, const olg_sch
          s->n_attrs ? "its attributes are " : "it has no attributes", list);
 }
 
+/* A type made for a check, with room for its side record (an element type above 254). */
+typedef struct tmp_type {
+  olg_type t;
+  olg_type_more more;
+} tmp_type;
+
 /* The dtype a value is known to have, for constraint checks: its type, or for the output of a
  * Constant the element type of its tensor (which the node itself fixes). */
-static const olg_type *checked_type(const ck *c, const olg_graph *g, olg_value v, olg_type *tmp) {
+static const olg_type *checked_type(const ck *c, const olg_graph *g, olg_value v, tmp_type *tmp) {
   const olg_value_rec *r = olg__resolve_in(c->isc, g, v); /* the map: linear in nesting */
   if (olg__ck_type_present(&r->type)) return &r->type;
   if (r->producer >= 0 && r->producer < (olg_node_id)g->n_nodes) {
@@ -110,11 +116,18 @@ static const olg_type *checked_type(const ck *c, const olg_graph *g, olg_value v
       const olg_attr *a = olg__node_attr(p, "value");
       if (a && a->type == OLG_ATTR_TENSOR && a->t) {
         memset(tmp, 0, sizeof *tmp);
-        tmp->kind = OLG_TYPE_TENSOR;
-        tmp->has_elem = true;
-        tmp->elem = a->t->dtype;
-        tmp->rank = OLG_RANK_UNKNOWN;
-        return tmp;
+        tmp->t.kind = OLG_TYPE_TENSOR;
+        tmp->t.has_elem = true;
+        tmp->t.rank = OLG_RANK_UNKNOWN;
+        olg_dtype dt = a->t->dtype;
+        if (dt >= 0 && dt < OLG_TYPE_ELEM_WIDE) {
+          tmp->t.elem8 = (uint8_t)dt;
+        } else {
+          tmp->t.elem8 = OLG_TYPE_ELEM_WIDE;
+          tmp->more.elem = dt;
+          tmp->t.more = &tmp->more;
+        }
+        return &tmp->t;
       }
     }
   }
@@ -167,7 +180,7 @@ typedef struct binding {
 static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int64_t opset,
                               const olg_schema *s, bool is_input, int pos, olg_value v,
                               binding *bound) {
-  olg_type tmp;
+  tmp_type tmp;
   const olg_type *t = checked_type(c, g, v, &tmp);
   if (!t) return;
   const olg_formal *f = is_input ? olg_schema_input_formal(s, pos) : olg_schema_output_formal(s, pos);
@@ -177,11 +190,12 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
   char lab[200], tbuf[160], al[600];
   const char *ts = tbuf; /* the type as messages show it; no formatting unless needed */
   bool tensor = t->kind == OLG_TYPE_TENSOR;
-  if (tensor && !(t->has_elem && t->elem)) return;
+  olg_dtype elem = olg__type_elem(t);
+  if (tensor && !(t->has_elem && elem)) return;
   bool ok;
   if (tensor) {
-    ok = olg_schema_formal_allows_dtype(f, t->elem);
-    ts = olg_dtype_name(t->elem) ? olg_dtype_name(t->elem) : "?";
+    ok = olg_schema_formal_allows_dtype(f, elem);
+    ts = olg_dtype_name(elem) ? olg_dtype_name(elem) : "?";
   } else {
     if (!olg__ck_type_string(t, tbuf, sizeof tbuf)) return;
     int na;
@@ -193,7 +207,7 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
   if (!ok) {
     char hint[512] = "";
     if (tensor) {
-      int until, from = version_allowing(s, is_input, pos, t->elem, &until);
+      int until, from = version_allowing(s, is_input, pos, elem, &until);
       if (from) snprintf(hint, sizeof hint, "; %s is allowed from %s-%d (opset >= %d)", ts, s->name, from, from);
       else if (until) snprintf(hint, sizeof hint, "; %s was allowed up to %s-%d", ts, s->name, until);
     }
@@ -214,8 +228,9 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
   const char *bs = bbuf;
   bool same;
   if (tensor && b->t->kind == OLG_TYPE_TENSOR) {
-    same = b->t->elem == t->elem;
-    bs = olg_dtype_name(b->t->elem) ? olg_dtype_name(b->t->elem) : "?";
+    olg_dtype be = olg__type_elem(b->t);
+    same = be == elem;
+    bs = olg_dtype_name(be) ? olg_dtype_name(be) : "?";
   } else {
     same = olg__ck_type_string(b->t, bbuf, sizeof bbuf) && strcmp(bbuf, ts) == 0;
   }

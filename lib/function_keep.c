@@ -72,7 +72,7 @@ static const olg_type *arg_type(const olg_model *inl, const olg_node *nd, uint32
   if (nd->args[i].kind == OLG_ARG_NONE) return &none;
   if (nd->args[i].kind != OLG_ARG_VALUE) return NULL;
   const olg_type *t = &inl->graph->values[nd->args[i].u.v].type;
-  return t->kind == OLG_TYPE_TENSOR && t->has_elem && t->elem && t->has_shape ? t : NULL;
+  return t->kind == OLG_TYPE_TENSOR && t->has_elem && olg__type_elem(t) && t->has_shape ? t : NULL;
 }
 
 static bool same_signature(const keep_sig *k, const olg_function *fn, const olg_node *nd) {
@@ -80,7 +80,9 @@ static bool same_signature(const keep_sig *k, const olg_function *fn, const olg_
   if (k->fn != fn || c->n_args != nd->n_args || c->n_attrs != nd->n_attrs) return false;
   for (uint32_t i = 0; i < nd->n_args; i++) {
     const olg_type *a = arg_type(k->inl, c, i), *b = arg_type(k->inl, nd, i);
-    if (a->kind != b->kind || (a->kind && (a->elem != b->elem || a->rank != b->rank))) return false;
+    if (a->kind != b->kind ||
+        (a->kind && (olg__type_elem(a) != olg__type_elem(b) || a->rank != b->rank)))
+      return false;
   }
   for (uint32_t i = 0; i < nd->n_attrs; i++) {
     bool found = false;
@@ -158,8 +160,8 @@ static olg_status convert_body(keep_sig *sig, const olg_model *src, const olg_re
       break;
     }
     for (int32_t d = 0; d < t->rank; d++) dims[d] = OLG_DIM_UNKNOWN;
-    s = olg_graph_add_input(g, body->values[body->inputs.p[i]].name, t->elem, t->rank, dims,
-                            NULL, &args[i]);
+    s = olg_graph_add_input(g, body->values[body->inputs.p[i]].name, olg__type_elem(t), t->rank,
+                            dims, NULL, &args[i]);
   }
   if (!s) s = olg_node_begin(g, fn->domain, fn->name, fn->name, &n);
   for (uint32_t i = 0; i < call->n_args && !s; i++)
@@ -272,7 +274,7 @@ olg_status olg__keep_prepare(const olg_model *src, const olg_registry *r,
 static olg_status dup_type(olg_model *m, olg_type *to, const olg_type *from) {
   *to = *from;
   if (from->kind != OLG_TYPE_TENSOR) return OLG_OK; /* kept functions take tensors only */
-  to->inner = NULL;
+  if (olg__type_set_inner(m, to, NULL)) return OLG_ERR_NOMEM;
   if (from->has_shape && from->rank > 0 &&
       !(to->dims = olg__arena_dup(m, from->dims, (size_t)from->rank * sizeof *from->dims)))
     return OLG_ERR_NOMEM;

@@ -556,7 +556,7 @@ static olg_status set_tensor_type(olg_graph *g, olg_value_rec *r, olg_dtype dtyp
   r->type = (olg_type){0};
   r->type.kind = OLG_TYPE_TENSOR;
   r->type.has_elem = true;
-  r->type.elem = dtype;
+  r->type.elem8 = (uint8_t)dtype; /* 0..OLG_DTYPE_MAX: checked above */
   r->type.has_shape = rank >= 0;
   r->type.rank = rank;
   r->type.dims = d;
@@ -701,7 +701,7 @@ olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate
   r->type = (olg_type){0};
   r->type.kind = OLG_TYPE_TENSOR;
   r->type.has_elem = true;
-  r->type.elem = t->dtype;
+  if ((s = olg__type_set_elem(m, &r->type, t->dtype))) return s;
   r->type.has_shape = true;
   r->type.rank = t->rank;
   if (t->rank) {
@@ -803,7 +803,7 @@ OLG_API const char *olg_value_name(const olg_graph *g, olg_value v) {
 
 OLG_API olg_dtype olg_value_dtype(const olg_graph *g, olg_value v) {
   const olg_value_rec *r = olg__value(g, v);
-  return r && r->type.kind == OLG_TYPE_TENSOR ? r->type.elem : OLG_UNDEFINED;
+  return r && r->type.kind == OLG_TYPE_TENSOR ? olg__type_elem(&r->type) : OLG_UNDEFINED;
 }
 
 OLG_API int32_t olg_value_rank(const olg_graph *g, olg_value v) {

@@ -66,7 +66,8 @@ static size_t type_str(const olg_type *t, char *buf, size_t n, size_t at) {
   case OLG_TYPE_TENSOR:
   case OLG_TYPE_SPARSE_TENSOR: {
     if (t->kind == OLG_TYPE_SPARSE_TENSOR) at = put(buf, n, at, "sparse ");
-    const char *e = t->has_elem && t->elem ? olg_dtype_name(t->elem) : NULL;
+    olg_dtype dt = olg__type_elem(t);
+    const char *e = t->has_elem && dt ? olg_dtype_name(dt) : NULL;
     at = put(buf, n, at, e ? e : "?");
     if (!t->has_shape) return put(buf, n, at, "[...]");
     at = put(buf, n, at, "[");
@@ -85,14 +86,14 @@ static size_t type_str(const olg_type *t, char *buf, size_t n, size_t at) {
   case OLG_TYPE_SEQUENCE:
   case OLG_TYPE_OPTIONAL:
     at = put(buf, n, at, t->kind == OLG_TYPE_SEQUENCE ? "seq(" : "optional(");
-    at = type_str(t->inner, buf, n, at);
+    at = type_str(olg__type_inner(t), buf, n, at);
     return put(buf, n, at, ")");
   case OLG_TYPE_MAP: {
-    const char *k = olg_dtype_name(t->key);
+    const char *k = olg_dtype_name(olg__type_key(t));
     at = put(buf, n, at, "map(");
     at = put(buf, n, at, k ? k : "?");
     at = put(buf, n, at, ",");
-    at = type_str(t->inner, buf, n, at);
+    at = type_str(olg__type_inner(t), buf, n, at);
     return put(buf, n, at, ")");
   }
   default:
@@ -147,7 +148,7 @@ const olg_type *olg__in_type(const olg_icx *cx, int i) {
 
 olg_dtype olg__in_dtype(const olg_icx *cx, int i) {
   const olg_type *t = olg__in_type(cx, i);
-  return t && t->kind == OLG_TYPE_TENSOR && t->has_elem ? t->elem : OLG_UNDEFINED;
+  return t && t->kind == OLG_TYPE_TENSOR && t->has_elem ? olg__type_elem(t) : OLG_UNDEFINED;
 }
 
 bool olg__type_shape(const olg_type *t, olg_ishape *s) {
@@ -526,7 +527,7 @@ olg_type *olg__type_tensor(olg_icx *cx, olg_dtype dt, const olg_ishape *s) {
   if (!t) return NULL;
   t->kind = OLG_TYPE_TENSOR;
   t->has_elem = dt != OLG_UNDEFINED;
-  t->elem = dt;
+  if (olg__type_set_elem(cx->m, t, dt)) return NULL;
   if (s && s->rank >= 0) {
     t->has_shape = true;
     t->rank = s->rank;
@@ -540,7 +541,8 @@ olg_type *olg__type_tensor(olg_icx *cx, olg_dtype dt, const olg_ishape *s) {
  * made of an input's type must not point there (it did, and a later write read freed memory). */
 static olg_type *arena_type(olg_icx *cx, const olg_type *t) {
   olg_type *c = olg__arena_dup(cx->m, t, sizeof *t);
-  if (c && t->inner && !(c->inner = arena_type(cx, t->inner))) return NULL;
+  const olg_type *in = olg__type_inner(t), *cin;
+  if (c && in && (!(cin = arena_type(cx, in)) || olg__type_set_inner(cx->m, c, cin))) return NULL;
   return c;
 }
 
@@ -548,7 +550,8 @@ olg_type *olg__type_wrap(olg_icx *cx, olg_type_kind kind, const olg_type *inner)
   olg_type *t = olg__type_new(cx);
   if (!t) return NULL;
   t->kind = (uint8_t)kind;
-  if (inner && !(t->inner = arena_type(cx, inner))) return NULL;
+  const olg_type *in;
+  if (inner && (!(in = arena_type(cx, inner)) || olg__type_set_inner(cx->m, t, in))) return NULL;
   return t;
 }
 

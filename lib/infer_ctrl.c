@@ -17,8 +17,9 @@ static const olg_type *without_shape(olg_icx *cx, const olg_type *t) {
     c->has_shape = false;
     c->rank = OLG_RANK_UNKNOWN;
     c->dims = NULL;
-  } else if (c->inner) {
-    c->inner = (olg_type *)without_shape(cx, c->inner);
+  } else if (olg__type_inner(c)) {
+    const olg_type *in = without_shape(cx, olg__type_inner(c));
+    if (olg__type_set_inner(cx->m, c, in)) return NULL;
   }
   return c;
 }
@@ -31,7 +32,7 @@ static const olg_type *type_union(olg_icx *cx, const olg_type *a, const olg_type
     return NULL;
   }
   if (a->kind == OLG_TYPE_TENSOR || a->kind == OLG_TYPE_SPARSE_TENSOR) {
-    olg_dtype ea = a->has_elem ? a->elem : 0, eb = b->has_elem ? b->elem : 0;
+    olg_dtype ea = a->has_elem ? olg__type_elem(a) : 0, eb = b->has_elem ? olg__type_elem(b) : 0;
     if (ea && eb && ea != eb) *clash = true;
     olg_ishape sa, sb, su;
     bool ha = olg__type_shape(a, &sa), hb = olg__type_shape(b, &sb);
@@ -46,7 +47,7 @@ static const olg_type *type_union(olg_icx *cx, const olg_type *a, const olg_type
     return t;
   }
   if (a->kind == OLG_TYPE_SEQUENCE || a->kind == OLG_TYPE_OPTIONAL) {
-    const olg_type *in = type_union(cx, a->inner, b->inner, clash);
+    const olg_type *in = type_union(cx, olg__type_inner(a), olg__type_inner(b), clash);
     return olg__type_wrap(cx, (olg_type_kind)a->kind, in);
   }
   return a;
@@ -87,12 +88,12 @@ static const olg_type *with_leading(olg_icx *cx, const olg_type *inner, olg_dim 
   if (!inner || inner->kind != OLG_TYPE_TENSOR) return NULL;
   olg_ishape s, o;
   if (!olg__type_shape(inner, &s) || s.rank + 1 > MAXR)
-    return olg__type_tensor(cx, inner->has_elem ? inner->elem : 0, NULL);
+    return olg__type_tensor(cx, inner->has_elem ? olg__type_elem(inner) : 0, NULL);
   if (at < 0) at += s.rank + 1;
   if (at < 0 || at > s.rank) at = 0;
   o.rank = s.rank + 1;
   for (int32_t k = 0, j = 0; k < o.rank; k++) o.d[k] = k == at ? lead : s.d[j++];
-  return olg__type_tensor(cx, inner->has_elem ? inner->elem : 0, &o);
+  return olg__type_tensor(cx, inner->has_elem ? olg__type_elem(inner) : 0, &o);
 }
 
 /* The types of every value of a graph and of the graphs nested in it, to put back before a
@@ -149,7 +150,7 @@ static const olg_type *generalize(olg_icx *cx, const olg_type *a, const olg_type
   if (!olg__type_shape(b, &sb)) return a; /* nothing inferred: keep the assumption */
   if (sa.rank != sb.rank) {
     *changed = true;
-    return olg__type_tensor(cx, a->has_elem ? a->elem : 0, NULL);
+    return olg__type_tensor(cx, a->has_elem ? olg__type_elem(a) : 0, NULL);
   }
   bool diff = false;
   for (int32_t k = 0; k < sa.rank; k++)
@@ -159,7 +160,7 @@ static const olg_type *generalize(olg_icx *cx, const olg_type *a, const olg_type
     }
   if (!diff) return a;
   *changed = true;
-  return olg__type_tensor(cx, a->has_elem ? a->elem : 0, &sa);
+  return olg__type_tensor(cx, a->has_elem ? olg__type_elem(a) : 0, &sa);
 }
 
 /* Whether the body's condition output is always its condition input (directly or through
@@ -275,7 +276,7 @@ OLG_INFER_RULE(olg__inf_scan) {
         batch = s.d[0];
         for (int32_t k = 1; k < s.rank; k++) s.d[k - 1] = s.d[k];
         s.rank--;
-        t = olg__type_tensor(cx, t->elem, &s);
+        t = olg__type_tensor(cx, olg__type_elem(t), &s);
       }
     }
     if ((st = olg__set_graph_input(cx, body, i, t))) return st;
@@ -298,7 +299,7 @@ OLG_INFER_RULE(olg__inf_scan) {
       for (int32_t k = 1; k < s.rank; k++) s.d[k - 1] = s.d[k];
       s.rank--;
     }
-    olg_type *bt = olg__type_tensor(cx, t->has_elem ? t->elem : 0, &s);
+    olg_type *bt = olg__type_tensor(cx, t->has_elem ? olg__type_elem(t) : 0, &s);
     if (!bt) return OLG_ERR_NOMEM;
     if ((st = olg__set_graph_input(cx, body, ns + j, bt))) return st;
   }
@@ -324,7 +325,7 @@ OLG_INFER_RULE(olg__inf_scan) {
 /* The element type of a sequence (or the type itself for a tensor). */
 static const olg_type *elem_of(const olg_type *t) {
   if (!t) return NULL;
-  if (t->kind == OLG_TYPE_SEQUENCE) return t->inner;
+  if (t->kind == OLG_TYPE_SEQUENCE) return olg__type_inner(t);
   return t;
 }
 
@@ -379,7 +380,8 @@ OLG_INFER_RULE(olg__inf_seq_insert) {
   const olg_type *s = olg__in_type(cx, 0), *t = olg__in_type(cx, 1);
   bool clash = false;
   if (!s || s->kind != OLG_TYPE_SEQUENCE) return OLG_OK;
-  const olg_type *e = s->inner && t ? type_union(cx, s->inner, t, &clash) : NULL;
+  const olg_type *in = olg__type_inner(s);
+  const olg_type *e = in && t ? type_union(cx, in, t, &clash) : NULL;
   if (clash) return olg__fail(cx, "the tensor's type differs from the sequence's element type");
   if (!e && t) e = without_shape(cx, t);
   return e ? set_seq_of(cx, 0, e) : olg__set_out_type(cx, 0, s);
@@ -387,8 +389,8 @@ OLG_INFER_RULE(olg__inf_seq_insert) {
 
 OLG_INFER_RULE(olg__inf_seq_at) {
   const olg_type *s = olg__in_type(cx, 0);
-  if (!s || s->kind != OLG_TYPE_SEQUENCE || !s->inner) return OLG_OK;
-  return olg__set_out_type(cx, 0, s->inner);
+  const olg_type *in = s && s->kind == OLG_TYPE_SEQUENCE ? olg__type_inner(s) : NULL;
+  return in ? olg__set_out_type(cx, 0, in) : OLG_OK;
 }
 
 OLG_INFER_RULE(olg__inf_seq_erase) {
@@ -435,10 +437,11 @@ OLG_INFER_RULE(olg__inf_split_to_seq) {
 
 OLG_INFER_RULE(olg__inf_concat_from_seq) {
   const olg_type *s = olg__in_type(cx, 0);
-  if (!s || s->kind != OLG_TYPE_SEQUENCE || !s->inner) return OLG_OK;
+  const olg_type *in = s && s->kind == OLG_TYPE_SEQUENCE ? olg__type_inner(s) : NULL;
+  if (!in) return OLG_OK;
   olg_ishape x;
-  olg_dtype dt = s->inner->has_elem ? s->inner->elem : 0;
-  if (!olg__type_shape(s->inner, &x)) return olg__set_out(cx, 0, dt, NULL);
+  olg_dtype dt = in->has_elem ? olg__type_elem(in) : 0;
+  if (!olg__type_shape(in, &x)) return olg__set_out(cx, 0, dt, NULL);
   bool newax = olg__attr_i(cx, "new_axis", 0) != 0;
   int32_t ax;
   olg_status st = olg__axis(cx, olg__attr_i(cx, "axis", 0), x.rank + (newax ? 1 : 0), "axis", &ax);
@@ -468,7 +471,10 @@ OLG_INFER_RULE(olg__inf_optional) {
 OLG_INFER_RULE(olg__inf_optional_get) {
   const olg_type *t = olg__in_type(cx, 0);
   if (!t) return OLG_OK;
-  if (t->kind == OLG_TYPE_OPTIONAL) return t->inner ? olg__set_out_type(cx, 0, t->inner) : OLG_OK;
+  if (t->kind == OLG_TYPE_OPTIONAL) {
+    const olg_type *in = olg__type_inner(t);
+    return in ? olg__set_out_type(cx, 0, in) : OLG_OK;
+  }
   return olg__set_out_type(cx, 0, t); /* opset 18: a tensor or sequence passes through */
 }
 

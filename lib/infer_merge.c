@@ -10,7 +10,7 @@
 
 static bool type_empty(const olg_type *t) {
   if (!t || t->kind == OLG_TYPE_NONE) return true;
-  return t->kind == OLG_TYPE_TENSOR && !(t->has_elem && t->elem) && !t->has_shape;
+  return t->kind == OLG_TYPE_TENSOR && !(t->has_elem && olg__type_elem(t)) && !t->has_shape;
 }
 
 static bool dims_equal(const olg_dim *a, const olg_dim *b, int32_t rank) {
@@ -41,11 +41,12 @@ olg_status olg__infer_merge_type(olg_icx *cx, const olg_type *e, const olg_type 
   switch (e->kind) {
   case OLG_TYPE_TENSOR:
   case OLG_TYPE_SPARSE_TENSOR: {
-    olg_dtype ee = e->has_elem ? e->elem : 0, ie = i->has_elem ? i->elem : 0;
+    olg_dtype ee = e->has_elem ? olg__type_elem(e) : 0, ie = i->has_elem ? olg__type_elem(i) : 0;
     if (ee && ie && ee != ie) *conflict = true;
     if (ie) {
       r->has_elem = true;
-      r->elem = ie;
+      olg_status s = olg__type_set_elem(cx->m, r, ie);
+      if (s) return s;
     }
     if (!i->has_shape) return OLG_OK;
     if (!e->has_shape || e->rank != i->rank) {
@@ -78,19 +79,18 @@ olg_status olg__infer_merge_type(olg_icx *cx, const olg_type *e, const olg_type 
   case OLG_TYPE_SEQUENCE:
   case OLG_TYPE_OPTIONAL:
   case OLG_TYPE_MAP: {
-    if (e->kind == OLG_TYPE_MAP && e->key && i->key && e->key != i->key) *conflict = true;
-    if (!i->inner) return OLG_OK;
-    if (!e->inner) {
-      r->inner = i->inner;
-      return OLG_OK;
-    }
+    olg_dtype ek = olg__type_key(e), ik = olg__type_key(i);
+    if (e->kind == OLG_TYPE_MAP && ek && ik && ek != ik) *conflict = true;
+    const olg_type *ein = olg__type_inner(e), *iin = olg__type_inner(i);
+    if (!iin) return OLG_OK;
+    if (!ein) return olg__type_set_inner(cx->m, r, iin);
     olg_type in;
-    olg_status s = olg__infer_merge_type(cx, e->inner, i->inner, &in, conflict);
+    olg_status s = olg__infer_merge_type(cx, ein, iin, &in, conflict);
     if (s) return s;
-    if (memcmp(&in, e->inner, sizeof in) != 0) {
+    if (memcmp(&in, ein, sizeof in) != 0) { /* olg_type has no padding */
       olg_type *p = olg__arena_dup(cx->m, &in, sizeof in);
       if (!p) return OLG_ERR_NOMEM;
-      r->inner = p;
+      return olg__type_set_inner(cx->m, r, p);
     }
     return OLG_OK;
   }
@@ -148,18 +148,21 @@ olg_status olg__set_out(olg_icx *cx, int i, olg_dtype dt, const olg_ishape *s) {
   olg_type t = {0};
   t.kind = OLG_TYPE_TENSOR;
   t.has_elem = dt != OLG_UNDEFINED;
-  t.elem = dt;
   t.rank = OLG_RANK_UNKNOWN;
+  olg_status st = olg__type_set_elem(cx->m, &t, dt);
+  if (st) return st;
   if (s && s->rank >= 0) {
     t.has_shape = true;
     t.rank = s->rank;
     t.dims = (olg_dim *)s->d; /* olg__infer_merge_type copies what it keeps */
-    if (type_empty(&r->type) && s->rank > 0) {
+    const olg_type_more *keep = r->type.more;
+    if (type_empty(&r->type) && s->rank > 0 && !t.more &&
+        (!keep || (!keep->inner && !keep->key && !keep->elem))) {
       /* the common case: an untyped output; share an input's equal dims */
       olg_dim *same = input_dims_like(cx, s->d, s->rank);
       if (same) {
         t.dims = same;
-        t.more = r->type.more; /* what a reader kept stays (denotation, extra) */
+        t.more = keep; /* what a reader kept stays (denotation, extra) */
         r->type = t;
         return OLG_OK;
       }

@@ -42,30 +42,43 @@ typedef enum olg_type_kind {
   OLG_TYPE_OPAQUE = 6
 } olg_type_kind;
 
-/* The rarely set parts of a type, apart so that every value's type stays small (40 bytes, was
+/* The rarely set parts of a type, apart so that every value's type stays small (24 bytes, was
  * 64). Immutable once a type points to it (types are copied by value and share it): change it
- * through olg__type_more_own / olg__type_set_more, which give the type a new one. The same holds
- * for olg_node_more and olg_value_more (nodes are copied by value too). */
+ * through olg__type_more_own / olg__type_set_more or the setters below, which give the type a new
+ * one. The same holds for olg_node_more and olg_value_more (nodes are copied by value too).
+ * Read it through the accessors below (olg__type_inner, olg__type_key, olg__type_elem, ...). */
 typedef struct olg_type_more {
   const char *denotation;
   const char *opaque_domain, *opaque_name;
   const void *extra; /* serializer's: unknown fields of TypeProto and its parts */
+  /* SEQUENCE / OPTIONAL: the element type; MAP: the value type; or NULL. In the model's arena
+   * (never a value record's type: value arrays move) and, as this record, never changed. */
+  const struct olg_type *inner;
+  olg_dtype key;  /* MAP: the key dtype (0: none) */
+  /* The element type when it does not fit olg_type.elem8 (an unknown code a reader met: above
+   * 254 or negative), olg_type.elem8 being OLG_TYPE_ELEM_WIDE; 0 otherwise. */
+  olg_dtype elem;
 } olg_type_more;
 
+/* olg_type.elem8 of a type whose element type is in more->elem. */
+#define OLG_TYPE_ELEM_WIDE 255
+
 /* A TypeProto. For TENSOR and SPARSE_TENSOR: elem, rank, dims. SEQUENCE / OPTIONAL: inner is the
- * element type. MAP: key is the key dtype, inner the value type. OPAQUE: domain/name in
- * more->opaque_domain/opaque_name. */
+ * element type. MAP: key is the key dtype, inner the value type. OPAQUE: domain/name. inner, key,
+ * the opaque names and the denotation are in the side record (`more`), which most types do not
+ * have: a value record holds a type (two graphs' value records at a time), so it stays 24 bytes.
+ * Read the element type with olg__type_elem and set it with olg__type_set_elem, not through
+ * elem8: a code that does not fit a byte (one a reader met, unknown) is in the side record. */
 typedef struct olg_type {
   uint8_t kind;
   bool has_shape;  /* false: rank unknown (no shape field); true: rank == dims count */
   bool has_elem;   /* elem_type field present (it may be 0 in a partial type) */
-  olg_dtype elem;
+  uint8_t elem8;   /* the element type, or OLG_TYPE_ELEM_WIDE: it is more->elem */
   int32_t rank;    /* OLG_RANK_UNKNOWN when !has_shape */
-  olg_dtype key;   /* here, not after dims: no padding (two per value, two graphs at a time) */
   olg_dim *dims;
-  struct olg_type *inner;
-  const olg_type_more *more; /* or NULL: denotation, opaque names and extra all NULL */
+  const olg_type_more *more; /* or NULL: denotation, opaque names, extra, inner, key all NULL / 0 */
 } olg_type;
+_Static_assert(sizeof(olg_type) <= 24, "olg_type grew: one per value, two graphs at a time");
 
 /* Which TensorProto field the data came from (and goes back to on write). Native data is always
  * what `data` points to; the writer converts to the field's encoding. */
@@ -263,7 +276,7 @@ enum {
 
 #define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_more.sym that is not known */
 
-/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (80
+/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (64
  * bytes with its type, was 136). */
 typedef struct olg_value_more {
   const char *doc_string; /* from ValueInfoProto, or NULL */
@@ -294,7 +307,8 @@ typedef struct olg_value_rec {
   const olg_tensor *known;
   const olg_value_more *more; /* or NULL: doc_string, metadata, extra and sym all NULL */
 } olg_value_rec;
-_Static_assert(sizeof(olg_value_rec) <= 80, "olg_value_rec grew: one per value, two graphs at a time");
+_Static_assert(sizeof(olg_value_rec) <= 64,
+               "olg_value_rec grew: one per value, two graphs at a time");
 
 /* A growable vector of int32 ids. */
 typedef struct olg_idvec {
@@ -471,6 +485,17 @@ static inline const char *olg__type_opaque_name(const olg_type *t) {
 static inline const void *olg__type_extra(const olg_type *t) {
   return t->more ? t->more->extra : NULL;
 }
+static inline const olg_type *olg__type_inner(const olg_type *t) {
+  return t->more ? t->more->inner : NULL;
+}
+static inline olg_dtype olg__type_key(const olg_type *t) {
+  return t->more ? t->more->key : 0;
+}
+/* The element type (what the elem_type field holds; 0 when has_elem is false or it is 0). */
+static inline olg_dtype olg__type_elem(const olg_type *t) {
+  if (t->elem8 != OLG_TYPE_ELEM_WIDE) return t->elem8;
+  return t->more ? t->more->elem : OLG_TYPE_ELEM_WIDE;
+}
 static inline const char *olg__node_doc(const olg_node *n) {
   return n->more ? n->more->doc_string : NULL;
 }
@@ -518,6 +543,20 @@ olg_value_more *olg__value_more_own(olg_model *m, olg_value_rec *r);
 olg_status olg__type_set_more(olg_model *m, olg_type *t, const olg_type_more *tm);
 olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm);
 olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_more *vm);
+/* Setters of the parts of a type: its side record is replaced (copy on write), its other side
+ * fields kept; m's arena holds the new one. inner must be in an arena (it is shared as it is). */
+olg_status olg__type_set_inner(olg_model *m, olg_type *t, const olg_type *inner);
+olg_status olg__type_set_key(olg_model *m, olg_type *t, olg_dtype key);
+olg_status olg__type_set_elem_wide(olg_model *m, olg_type *t, olg_dtype dt);
+/* Sets the element type (has_elem untouched): in elem8 when it fits (no allocation: the common
+ * case), else in a new side record. */
+static inline olg_status olg__type_set_elem(olg_model *m, olg_type *t, olg_dtype dt) {
+  if (dt >= 0 && dt < OLG_TYPE_ELEM_WIDE && t->elem8 != OLG_TYPE_ELEM_WIDE) {
+    t->elem8 = (uint8_t)dt;
+    return OLG_OK;
+  }
+  return olg__type_set_elem_wide(m, t, dt);
+}
 /* t (n) without the serializer's extra (a copy into another model), its other side fields kept. */
 olg_status olg__type_drop_extra(olg_model *m, olg_type *t);
 olg_status olg__node_drop_extra(olg_model *m, olg_node *n);

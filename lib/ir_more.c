@@ -18,11 +18,39 @@ olg_value_more *olg__value_more_own(olg_model *m, olg_value_rec *r) {
 }
 
 olg_status olg__type_set_more(olg_model *m, olg_type *t, const olg_type_more *tm) {
-  if (!tm->denotation && !tm->opaque_domain && !tm->opaque_name && !tm->extra) {
+  if (!tm->denotation && !tm->opaque_domain && !tm->opaque_name && !tm->extra && !tm->inner &&
+      !tm->key && !tm->elem) {
     t->more = NULL;
     return OLG_OK;
   }
   return (t->more = olg__arena_dup(m, tm, sizeof *tm)) ? OLG_OK : OLG_ERR_NOMEM;
+}
+
+olg_status olg__type_set_inner(olg_model *m, olg_type *t, const olg_type *inner) {
+  if (olg__type_inner(t) == inner) return OLG_OK;
+  olg_type_more tm = t->more ? *t->more : (olg_type_more){0};
+  tm.inner = inner;
+  return olg__type_set_more(m, t, &tm);
+}
+
+olg_status olg__type_set_key(olg_model *m, olg_type *t, olg_dtype key) {
+  if (olg__type_key(t) == key) return OLG_OK;
+  olg_type_more tm = t->more ? *t->more : (olg_type_more){0};
+  tm.key = key;
+  return olg__type_set_more(m, t, &tm);
+}
+
+/* olg__type_set_elem's other case: dt does not fit elem8, or t's element type is in its side
+ * record now (which then keeps 0 there, so that equal types keep equal side records). */
+olg_status olg__type_set_elem_wide(olg_model *m, olg_type *t, olg_dtype dt) {
+  bool wide = dt < 0 || dt >= OLG_TYPE_ELEM_WIDE;
+  if (olg__type_elem(t) == dt && (t->elem8 == OLG_TYPE_ELEM_WIDE) == wide) return OLG_OK;
+  olg_type_more tm = t->more ? *t->more : (olg_type_more){0};
+  tm.elem = wide ? dt : 0;
+  olg_status s = olg__type_set_more(m, t, &tm);
+  if (s) return s;
+  t->elem8 = wide ? OLG_TYPE_ELEM_WIDE : (uint8_t)dt;
+  return OLG_OK;
 }
 
 olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm) {

@@ -134,23 +134,21 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
   if ((!tr->type.has_shape || tr->type.rank < 0) && st->has_shape && st->rank >= 0 &&
       !(tr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER))) {
     /* inference could not tell (a data-dependent rank): the front end's declaration stands */
-    olg_dtype elem = tr->type.has_elem ? tr->type.elem : st->elem;
+    olg_dtype elem = tr->type.has_elem ? olg__type_elem(&tr->type) : olg__type_elem(st);
     OLG_TRY(copy_type(cx->dst_model, &tr->type, st));
-    tr->type.elem = elem;
+    OLG_TRY(olg__type_set_elem(cx->dst_model, &tr->type, elem));
     tr->type.has_elem = elem != OLG_UNDEFINED;
     return OLG_OK;
   }
   char msg[256];
+  olg_dtype se = olg__type_elem(st), te = olg__type_elem(&tr->type);
   /* a 4-bit value below 21 is carried as int8/uint8 on purpose (symbolics/quant.c) */
-  bool carried = (st->elem == OLG_INT4 && tr->type.elem == OLG_INT8) ||
-                 (st->elem == OLG_UINT4 && tr->type.elem == OLG_UINT8) ||
+  bool carried = (se == OLG_INT4 && te == OLG_INT8) || (se == OLG_UINT4 && te == OLG_UINT8) ||
                  /* a complex value as real, imaginary in a last dim of 2 (symbolics/emit_dft.h) */
-                 (st->elem == OLG_COMPLEX64 && tr->type.elem == OLG_FLOAT) ||
-                 (st->elem == OLG_COMPLEX128 && tr->type.elem == OLG_DOUBLE);
-  if (st->has_elem && st->elem && tr->type.has_elem && tr->type.elem && st->elem != tr->type.elem &&
-      !carried) {
+                 (se == OLG_COMPLEX64 && te == OLG_FLOAT) || (se == OLG_COMPLEX128 && te == OLG_DOUBLE);
+  if (st->has_elem && se && tr->type.has_elem && te && se != te && !carried) {
     snprintf(msg, sizeof msg, "output '%s' is declared %s but lowers to %s",
-             cx->src->values[sv].name, olg_dtype_name(st->elem), olg_dtype_name(tr->type.elem));
+             cx->src->values[sv].name, olg_dtype_name(se), olg_dtype_name(te));
     return olg_lower_warning(cx, msg);
   }
   if (st->has_shape && tr->type.has_shape && st->rank >= 0 && tr->type.rank >= 0) {
@@ -292,10 +290,11 @@ static olg_status body_input_types(olg_lower *cx, const olg_node *nd) {
     const olg_value_rec *br = &b->values[b->inputs.p[i]];
     const olg_type *in = &br->type;
     if (outer->kind != OLG_TYPE_TENSOR || in->kind != OLG_TYPE_TENSOR) continue;
-    if (outer->has_elem && in->has_elem && outer->elem && in->elem && outer->elem != in->elem)
+    olg_dtype oe = olg__type_elem(outer), ie = olg__type_elem(in);
+    if (outer->has_elem && in->has_elem && oe && ie && oe != ie)
       return graph_fault(cx, nd, "input %u '%s' is %s, but the body takes it as '%s' of %s",
-                         i + first, cx->src->values[v].name, olg_dtype_name(outer->elem),
-                         br->name, olg_dtype_name(in->elem));
+                         i + first, cx->src->values[v].name, olg_dtype_name(oe),
+                         br->name, olg_dtype_name(ie));
     if (loop || !outer->has_shape || !in->has_shape) continue;
     int64_t drop[2] = {-1, -1}; /* the outer axes the body does not see */
     bool scanned = i >= n_states;
@@ -421,7 +420,8 @@ static void count_use(olg_lower *cx, olg_value v) {
 static olg_status take_outer_type(olg_lower *cx, uint32_t i, olg_type *to) {
   const olg_lower *p = cx->parent;
   if (!p || i >= p->n_sub_in_from || p->sub_in_from[i] == OLG_NO_VALUE) return OLG_OK;
-  if (to->kind != OLG_TYPE_TENSOR || to->has_shape || (to->has_elem && to->elem)) return OLG_OK;
+  if (to->kind != OLG_TYPE_TENSOR || to->has_shape || (to->has_elem && olg__type_elem(to)))
+    return OLG_OK;
   const olg_value_rec *from = olg__value(p->dst, p->sub_in_from[i]);
   if (!from || from->type.kind == OLG_TYPE_NONE) return OLG_OK;
   OLG_TRY(copy_type(cx->dst_model, to, &from->type));
@@ -475,19 +475,20 @@ static olg_status carry_inputs(olg_lower *cx) {
  * written as a model olg_check refuses. */
 static olg_status identity_takes(olg_lower *cx, const char *output, const olg_type *t) {
   if (t->kind != OLG_TYPE_TENSOR || !t->has_elem) return OLG_OK;
+  olg_dtype elem = olg__type_elem(t);
   const olg_schema *s = olg_schema_find("", "Identity", cx->opset);
   const olg_formal *f = s ? olg_schema_input_formal(s, 0) : NULL;
-  if (!f || olg_schema_formal_allows_dtype(f, t->elem)) return OLG_OK;
+  if (!f || olg_schema_formal_allows_dtype(f, elem)) return OLG_OK;
   size_t nv;
   const olg_schema *vs = olg_schema_versions("", "Identity", &nv);
   int from = 0;
   for (size_t i = 0; i < nv && !from; i++) {
     const olg_formal *vf = olg_schema_input_formal(&vs[i], 0);
-    if (vs[i].since_version > cx->opset && vf && olg_schema_formal_allows_dtype(vf, t->elem))
+    if (vs[i].since_version > cx->opset && vf && olg_schema_formal_allows_dtype(vf, elem))
       from = vs[i].since_version;
   }
   char what[600];
-  const char *tn = olg_dtype_name(t->elem) ? olg_dtype_name(t->elem) : "?";
+  const char *tn = olg_dtype_name(elem) ? olg_dtype_name(elem) : "?";
   snprintf(what, sizeof what, "graph output '%s', a copy of another value: Identity of %s", output,
            tn);
   return olg_lower_unsupported(cx, what, from);

@@ -595,7 +595,8 @@ static const olg_value_rec *dst_rec(const olg_lower *cx, olg_value v) {
 
 olg_dtype olg__dtype(const olg_lower *cx, olg_value v) {
   const olg_value_rec *r = dst_rec(cx, v);
-  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_elem ? r->type.elem : OLG_UNDEFINED;
+  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_elem ? olg__type_elem(&r->type)
+                                                                   : OLG_UNDEFINED;
 }
 
 int32_t olg__rank(const olg_lower *cx, olg_value v) {

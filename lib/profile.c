@@ -55,7 +55,7 @@ static olg_value slot_value(const olg_node *nd, int32_t slot) {
 static olg_dtype value_dtype(const olg_graph *g, olg_value v) {
   if (v < 0 || (uint32_t)v >= g->n_values) return OLG_UNDEFINED;
   const olg_type *t = &g->values[v].type;
-  return t->kind == OLG_TYPE_TENSOR && t->has_elem ? t->elem : OLG_UNDEFINED;
+  return t->kind == OLG_TYPE_TENSOR && t->has_elem ? olg__type_elem(t) : OLG_UNDEFINED;
 }
 
 static int32_t value_rank(const olg_graph *g, olg_value v) {

@@ -179,21 +179,21 @@ static void put_type(olg_out *o, const olg_type *t) {
     if (t->kind == OLG_TYPE_SEQUENCE || t->kind == OLG_TYPE_OPTIONAL || t->kind == OLG_TYPE_MAP) {
       olg__out_str(o, t->kind == OLG_TYPE_SEQUENCE ? "seq(" : t->kind == OLG_TYPE_OPTIONAL ? "optional(" : "map(");
       if (t->kind == OLG_TYPE_MAP) {
-        olg__out_str(o, dtype_name(t->key));
+        olg__out_str(o, dtype_name(olg__type_key(t)));
         olg__out_str(o, ", ");
       }
       open++;
-      t = t->inner;
+      t = olg__type_inner(t);
       continue;
     }
     switch (t->kind) {
     case OLG_TYPE_TENSOR:
-      olg__out_str(o, dtype_name(t->elem));
+      olg__out_str(o, dtype_name(olg__type_elem(t)));
       put_dims(o, t);
       break;
     case OLG_TYPE_SPARSE_TENSOR:
       olg__out_str(o, "sparse_tensor(");
-      olg__out_str(o, dtype_name(t->elem));
+      olg__out_str(o, dtype_name(olg__type_elem(t)));
       put_dims(o, t);
       olg__out_char(o, ')');
       break;

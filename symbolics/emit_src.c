@@ -39,7 +39,8 @@ bool olg__src_arg_complex(const olg_lower *cx, size_t i) {
   olg_value v = nd->args[i].u.v;
   if (v < 0 || (uint32_t)v >= g->n_values) return false;
   const olg_type *t = &g->values[v].type;
-  return t->kind == OLG_TYPE_TENSOR && t->has_elem && (t->elem == OLG_COMPLEX64 || t->elem == OLG_COMPLEX128);
+  olg_dtype e = olg__type_elem(t);
+  return t->kind == OLG_TYPE_TENSOR && t->has_elem && (e == OLG_COMPLEX64 || e == OLG_COMPLEX128);
 }
 bool olg__src_split_ceil_parts(const olg_lower *cx, bool sizes_present) {
   return !sizes_present && src_opset(cx) >= 18;

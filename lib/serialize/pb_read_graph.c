@@ -566,7 +566,7 @@ static olg_status sparse_init_value(rd *r, gstate *gs, const pbf *fs) {
   olg_type *ty = &gs->g->values[v].type;
   ty->kind = OLG_TYPE_SPARSE_TENSOR;
   ty->has_elem = true;
-  ty->elem = elem;
+  if ((s = olg__type_set_elem(r->m, ty, elem))) return s;
   ty->has_shape = true;
   ty->rank = (int32_t)n_dims;
   ty->dims = d;

@@ -73,8 +73,10 @@ static olg_status rd_shape(rd *r, const pbf *fs, olg_type *ty, bool *irr) {
   return OLG_OK;
 }
 
-/* TypeProto.Tensor and TypeProto.SparseTensor */
-static olg_status rd_type_tensor(rd *r, const pbf *ft, msgdesc *md, olg_type *ty, bool *irr) {
+/* TypeProto.Tensor and TypeProto.SparseTensor (an element type that does not fit olg_type.elem8
+ * goes to *tm) */
+static olg_status rd_type_tensor(rd *r, const pbf *ft, msgdesc *md, olg_type *ty,
+                                 olg_type_more *tm, bool *irr) {
   olg_status s = olg__pbr_enter(r, ft->p, md);
   if (s) return s;
   const uint8_t *p = ft->p, *end = p + ft->n;
@@ -83,8 +85,10 @@ static olg_status rd_type_tensor(rd *r, const pbf *ft, msgdesc *md, olg_type *ty
   while (p < end) {
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (f.no == 1) {
+      olg_dtype dt = (int32_t)(uint32_t)f.v;
       ty->has_elem = true;
-      ty->elem = (int32_t)(uint32_t)f.v;
+      ty->elem8 = dt >= 0 && dt < OLG_TYPE_ELEM_WIDE ? (uint8_t)dt : OLG_TYPE_ELEM_WIDE;
+      tm->elem = ty->elem8 == OLG_TYPE_ELEM_WIDE ? dt : 0;
     } else if (f.no == 2) {
       if (++shapes > 1) *irr = true;
       if ((s = rd_shape(r, &f, ty, irr))) return s;
@@ -97,7 +101,7 @@ static olg_status rd_type_tensor(rd *r, const pbf *ft, msgdesc *md, olg_type *ty
 }
 
 /* The TypeProto field `no` of a Sequence/Optional/Map message, into a new inner type. */
-static olg_status rd_inner(rd *r, const pbf *f, olg_type **inner, bool *irr) {
+static olg_status rd_inner(rd *r, const pbf *f, const olg_type **inner, bool *irr) {
   if (*inner) *irr = true; /* a second one: protobuf would merge them */
   olg_type *t = olg__arena_alloc(r->m, sizeof *t);
   if (!t) return OLG_ERR_NOMEM;
@@ -105,8 +109,9 @@ static olg_status rd_inner(rd *r, const pbf *f, olg_type **inner, bool *irr) {
   return rd_type(r, f->p, f->n, t, irr);
 }
 
-static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *ty,
-                                  olg_type_more *tm, bool *irr) {
+/* Sequence, Optional, Map, Opaque: their parts go into tm (inner, key, opaque names). */
+static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type_more *tm,
+                                  bool *irr) {
   olg_status s = olg__pbr_enter(r, fw->p, md);
   if (s) return s;
   const uint8_t *p = fw->p, *end = p + fw->n;
@@ -116,10 +121,10 @@ static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *t
     if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
     if (md == DESC(type_proto__map)) {
       if (f.no == 1) {
-        ty->key = (int32_t)(uint32_t)f.v;
+        tm->key = (int32_t)(uint32_t)f.v;
         has_key = true;
       } else if (f.no == 2) {
-        if ((s = rd_inner(r, &f, &ty->inner, irr))) return s;
+        if ((s = rd_inner(r, &f, &tm->inner, irr))) return s;
       } else {
         *irr = true;
       }
@@ -133,7 +138,7 @@ static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type *t
       }
     } else { /* Sequence, Optional */
       if (f.no == 1) {
-        if ((s = rd_inner(r, &f, &ty->inner, irr))) return s;
+        if ((s = rd_inner(r, &f, &tm->inner, irr))) return s;
       } else {
         *irr = true;
       }
@@ -167,32 +172,35 @@ static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool 
     members++;
     /* oneof: the last member wins; its contents start afresh */
     memset(ty, 0, sizeof *ty);
-    tm.opaque_domain = tm.opaque_name = NULL; /* the denotation is not a member: it stays */
+    /* the denotation is not a member: it stays */
+    tm.opaque_domain = tm.opaque_name = NULL;
+    tm.inner = NULL;
+    tm.key = tm.elem = 0;
     ty->rank = OLG_RANK_UNKNOWN;
     switch (f.no) {
     case 1:
       ty->kind = OLG_TYPE_TENSOR;
-      s = rd_type_tensor(r, &f, DESC(type_proto__tensor), ty, irr);
+      s = rd_type_tensor(r, &f, DESC(type_proto__tensor), ty, &tm, irr);
       break;
     case 8:
       ty->kind = OLG_TYPE_SPARSE_TENSOR;
-      s = rd_type_tensor(r, &f, DESC(type_proto__sparse_tensor), ty, irr);
+      s = rd_type_tensor(r, &f, DESC(type_proto__sparse_tensor), ty, &tm, irr);
       break;
     case 4:
       ty->kind = OLG_TYPE_SEQUENCE;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__sequence), ty, &tm, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__sequence), &tm, irr);
       break;
     case 9:
       ty->kind = OLG_TYPE_OPTIONAL;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__optional), ty, &tm, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__optional), &tm, irr);
       break;
     case 5:
       ty->kind = OLG_TYPE_MAP;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__map), ty, &tm, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__map), &tm, irr);
       break;
     case 7:
       ty->kind = OLG_TYPE_OPAQUE;
-      s = rd_type_wrapper(r, &f, DESC(type_proto__opaque), ty, &tm, irr);
+      s = rd_type_wrapper(r, &f, DESC(type_proto__opaque), &tm, irr);
       break;
     default:
       *irr = true;

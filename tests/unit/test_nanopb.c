@@ -107,8 +107,9 @@ static olg_status neg_subgraph(olg_model *m, const char *name, const char *outer
 static olg_type *tensor_type(olg_model *m, olg_dtype dt, int32_t rank, const int64_t *dims) {
   olg_type *t = olg__arena_alloc(m, sizeof *t);
   if (!t) return NULL;
-  *t = (olg_type){.kind = OLG_TYPE_TENSOR, .has_elem = true, .elem = dt, .rank = rank,
+  *t = (olg_type){.kind = OLG_TYPE_TENSOR, .has_elem = true, .rank = rank,
                   .has_shape = rank >= 0};
+  if (olg__type_set_elem(m, t, dt)) return NULL;
   if (rank > 0) {
     if (!(t->dims = olg__arena_alloc(m, (size_t)rank * sizeof *t->dims))) return NULL;
     for (int32_t i = 0; i < rank; i++) t->dims[i].value = dims[i];
@@ -284,11 +285,14 @@ static olg_status build_everything(olg_model *m) {
            *unranked = tensor_type(m, OLG_INT64, -1, NULL);
   if (!tt || !seq || !map || !opt || !opq || !sp || !unranked) return OLG_ERR_NOMEM;
   sp->kind = OLG_TYPE_SPARSE_TENSOR;
-  static const olg_type_more seq_more = {.denotation = "seq"}, opq_more = {NULL, "d", "n", NULL};
-  *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .inner = tt,
-                    .more = &seq_more};
-  *map = (olg_type){.kind = OLG_TYPE_MAP, .rank = OLG_RANK_UNKNOWN, .key = OLG_INT64, .inner = seq};
-  *opt = (olg_type){.kind = OLG_TYPE_OPTIONAL, .rank = OLG_RANK_UNKNOWN, .inner = map};
+  static const olg_type_more seq_more = {.denotation = "seq"},
+                             opq_more = {.opaque_domain = "d", .opaque_name = "n"};
+  *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .more = &seq_more};
+  *map = (olg_type){.kind = OLG_TYPE_MAP, .rank = OLG_RANK_UNKNOWN};
+  *opt = (olg_type){.kind = OLG_TYPE_OPTIONAL, .rank = OLG_RANK_UNKNOWN};
+  if ((s = olg__type_set_inner(m, seq, tt)) || (s = olg__type_set_key(m, map, OLG_INT64)) ||
+      (s = olg__type_set_inner(m, map, seq)) || (s = olg__type_set_inner(m, opt, map)))
+    return s;
   *opq = (olg_type){.kind = OLG_TYPE_OPAQUE, .rank = OLG_RANK_UNKNOWN, .more = &opq_more};
   a = (olg_attr){.name = "tp", .type = OLG_ATTR_TYPE_PROTO, .tp = opt};
   if ((s = olg__node_add_attr(g, n, &a))) return s;

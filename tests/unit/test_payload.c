@@ -587,19 +587,22 @@ TEST(printers_bound_their_depth) {
   CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 0, NULL, NULL, &v));
   enum { DEEP = 100000 };
   olg_type *chain = calloc(DEEP, sizeof *chain);
-  CHECK(chain != NULL);
+  olg_type_more *chain_more = calloc(DEEP, sizeof *chain_more);
+  CHECK(chain != NULL && chain_more != NULL);
   for (int i = 0; i < DEEP; i++) {
     chain[i].kind = i + 1 < DEEP ? OLG_TYPE_SEQUENCE : OLG_TYPE_TENSOR;
-    chain[i].inner = i + 1 < DEEP ? &chain[i + 1] : NULL;
+    chain_more[i].inner = i + 1 < DEEP ? &chain[i + 1] : NULL;
+    chain[i].more = i + 1 < DEEP ? &chain_more[i] : NULL;
     chain[i].rank = OLG_RANK_UNKNOWN;
     chain[i].has_elem = true;
-    chain[i].elem = OLG_FLOAT;
+    chain[i].elem8 = OLG_FLOAT;
   }
   olg_type saved = g->values[v].type;
   g->values[v].type = chain[0];
   olg_status s = olg_model_print_text(m, pbuf_sink, &out);
   g->values[v].type = saved;
   free(chain);
+  free(chain_more);
   CHECK_OK(s);
   /* "seq(" DEEP-1 times, "float[]", then as many ')' */
   size_t seqs = 0, closes = 0;

@@ -50,19 +50,21 @@ static bool same_str(const char *a, const char *b) {
 
 static bool same_type(const olg_type *a, const olg_type *b, const char *where) {
   if (!a || !b) return a == b ? true : differ("%s: one type is missing", where);
-  if (a->kind != b->kind || a->has_elem != b->has_elem || a->elem != b->elem ||
-      a->has_shape != b->has_shape || a->rank != b->rank || a->key != b->key ||
+  if (a->kind != b->kind || a->has_elem != b->has_elem || olg__type_elem(a) != olg__type_elem(b) ||
+      a->has_shape != b->has_shape || a->rank != b->rank ||
+      olg__type_key(a) != olg__type_key(b) ||
       !same_str(olg__type_denotation(a), olg__type_denotation(b)) ||
       !same_str(olg__type_opaque_domain(a), olg__type_opaque_domain(b)) ||
       !same_str(olg__type_opaque_name(a), olg__type_opaque_name(b)))
     return differ("%s: types differ (kind %d/%d elem %d/%d rank %d/%d)", where, a->kind, b->kind,
-                  a->elem, b->elem, a->rank, b->rank);
+                  olg__type_elem(a), olg__type_elem(b), a->rank, b->rank);
   for (int32_t i = 0; a->has_shape && i < a->rank; i++)
     if (a->dims[i].value != b->dims[i].value || !same_str(a->dims[i].param, b->dims[i].param) ||
         !same_str(a->dims[i].denotation, b->dims[i].denotation))
       return differ("%s: dim %d differs", where, (int)i);
-  if (!a->inner != !b->inner) return differ("%s: inner type", where);
-  return !a->inner || same_type(a->inner, b->inner, where);
+  const olg_type *ai = olg__type_inner(a), *bi = olg__type_inner(b);
+  if (!ai != !bi) return differ("%s: inner type", where);
+  return !ai || same_type(ai, bi, where);
 }
 
 static bool same_tensor(const olg_tensor *a, const olg_tensor *b) {
@@ -263,7 +265,7 @@ static olg_type *new_tensor_type(olg_model *m, olg_dtype dt, int32_t rank, const
   if (!t) return NULL;
   t->kind = OLG_TYPE_TENSOR;
   t->has_elem = true;
-  t->elem = dt;
+  if (olg__type_set_elem(m, t, dt)) return NULL;
   t->rank = rank;
   t->has_shape = rank >= 0;
   if (rank > 0) {
@@ -391,11 +393,14 @@ static olg_status build_rich(olg_model *m) {
            *sp = new_tensor_type(m, OLG_FLOAT, 1, (const int64_t[]){5}, NULL);
   if (!tt || !seq || !map || !opt || !opq || !sp) return OLG_ERR_NOMEM;
   sp->kind = OLG_TYPE_SPARSE_TENSOR;
-  static const olg_type_more seq_more = {.denotation = "seq"}, opq_more = {NULL, "d", "n", NULL};
-  *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .inner = tt,
-                    .more = &seq_more};
-  *map = (olg_type){.kind = OLG_TYPE_MAP, .rank = OLG_RANK_UNKNOWN, .key = OLG_INT64, .inner = seq};
-  *opt = (olg_type){.kind = OLG_TYPE_OPTIONAL, .rank = OLG_RANK_UNKNOWN, .inner = map};
+  static const olg_type_more seq_more = {.denotation = "seq"},
+                             opq_more = {.opaque_domain = "d", .opaque_name = "n"};
+  *seq = (olg_type){.kind = OLG_TYPE_SEQUENCE, .rank = OLG_RANK_UNKNOWN, .more = &seq_more};
+  *map = (olg_type){.kind = OLG_TYPE_MAP, .rank = OLG_RANK_UNKNOWN};
+  *opt = (olg_type){.kind = OLG_TYPE_OPTIONAL, .rank = OLG_RANK_UNKNOWN};
+  if ((s = olg__type_set_inner(m, seq, tt)) || (s = olg__type_set_key(m, map, OLG_INT64)) ||
+      (s = olg__type_set_inner(m, map, seq)) || (s = olg__type_set_inner(m, opt, map)))
+    return s;
   *opq = (olg_type){.kind = OLG_TYPE_OPAQUE, .rank = OLG_RANK_UNKNOWN, .more = &opq_more};
   memset(&a, 0, sizeof a);
   a.name = "tp";
