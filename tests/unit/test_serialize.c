@@ -951,6 +951,78 @@ TEST(serialize_keeps_what_the_ir_conventions_cannot_tell) {
   pbuf_free(&model);
 }
 
+/* An element type is kept in a byte (olg_type.elem8); a code that does not fit (unknown: above
+ * 254, or negative) is kept in the type's side record, so that every stage reads it whole and
+ * the writer gives it back as it was, in a tensor type and nested in sequence, optional and map
+ * types, as a map's key too. */
+TEST(serialize_element_types_beyond_a_byte) {
+  static const int codes[] = {254, 255, 256, 1000, INT32_MAX, -1, -300};
+  for (size_t k = 0; k < sizeof codes / sizeof *codes; k++) {
+    int code = codes[k];
+    pbuf g = {0}, n = {0}, vx = {0}, vy = {0}, vs = {0}, vm = {0};
+    pstr(&n, 1, "x");
+    pstr(&n, 2, "y");
+    pstr(&n, 3, "n");
+    pstr(&n, 4, "Identity");
+    pmsg(&g, 1, &n);
+    pstr(&g, 2, "g");
+    vi_tensor(&vx, "x", code, (const int64_t[]){2}, 1);
+    pmsg(&g, 11, &vx);
+    vi_tensor(&vy, "y", code, (const int64_t[]){2}, 1);
+    pmsg(&g, 12, &vy);
+    /* s: seq(tensor(code)); m: map(code, optional(tensor(code))) */
+    pbuf tt = {0}, ty = {0}, sq = {0}, sty = {0};
+    pint(&tt, 1, (uint64_t)code);
+    pmsg(&ty, 1, &tt);
+    pmsg(&sq, 1, &ty);
+    pmsg(&sty, 4, &sq);
+    pstr(&vs, 1, "s");
+    pmsg(&vs, 2, &sty);
+    pmsg(&g, 13, &vs);
+    pbuf tt2 = {0}, ty2 = {0}, op = {0}, oty = {0}, mp = {0}, mty = {0};
+    pint(&tt2, 1, (uint64_t)code);
+    pmsg(&ty2, 1, &tt2);
+    pmsg(&op, 1, &ty2);
+    pmsg(&oty, 9, &op);
+    pint(&mp, 1, (uint64_t)code);
+    pmsg(&mp, 2, &oty);
+    pmsg(&mty, 5, &mp);
+    pstr(&vm, 1, "m");
+    pmsg(&vm, 2, &mty);
+    pmsg(&g, 13, &vm);
+    pbuf model = {0};
+    model_of(&model, &g, NULL);
+    CHECK_ROUND_TRIP(&model);
+    olg_model *m;
+    CHECK_OK(read_mem(&m, &model));
+    pbuf_free(&model);
+    olg_graph *gr = olg_model_graph(m);
+    olg_value x = olg__graph_lookup(gr, "x"), y = olg__graph_lookup(gr, "y");
+    CHECK_EQ(olg_value_dtype(gr, x), code);
+    CHECK_EQ(gr->values[x].type.elem8, code >= 0 && code < 255 ? code : OLG_TYPE_ELEM_WIDE);
+    const olg_type *st = &gr->values[olg__graph_lookup(gr, "s")].type;
+    CHECK(st->kind == OLG_TYPE_SEQUENCE && olg__type_inner(st) != NULL);
+    CHECK_EQ(olg__type_elem(olg__type_inner(st)), code);
+    const olg_type *mt = &gr->values[olg__graph_lookup(gr, "m")].type, *mv = olg__type_inner(mt);
+    CHECK_EQ(olg__type_key(mt), code);
+    CHECK(mv != NULL && mv->kind == OLG_TYPE_OPTIONAL && olg__type_inner(mv) != NULL);
+    CHECK_EQ(olg__type_elem(olg__type_inner(mv)), code);
+    /* copy on write: a copy's new element type leaves the original's side record alone */
+    olg_type t = gr->values[x].type;
+    CHECK_OK(olg__type_set_elem(m, &t, OLG_FLOAT));
+    CHECK(t.elem8 == OLG_FLOAT && (!t.more || !t.more->elem));
+    CHECK_EQ(olg_value_dtype(gr, x), code);
+    CHECK_OK(olg__type_set_elem(m, &t, code));
+    CHECK_EQ(olg__type_elem(&t), code);
+    /* the checker names it undefined; inference carries it through */
+    CHECK_STATUS(olg_check(m, NULL, NULL), OLG_ERR_INVALID_MODEL);
+    olg_status s = olg_infer_shapes(m, NULL, NULL);
+    CHECK(s == OLG_OK || s == OLG_ERR_INVALID_MODEL);
+    CHECK_EQ(olg_value_dtype(gr, y), code);
+    olg_model_free(m);
+  }
+}
+
 TEST(serialize_typed_data_fields) {
   /* int32_data for int8/uint16/float16/bool/int4, int64_data, uint64_data for uint32,
    * double_data, float_data written unpacked: decoded into elements in the host's byte order
