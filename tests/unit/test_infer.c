@@ -162,6 +162,22 @@ TEST(infer_shape_computation_symbolic) {
   DONE(t);
 }
 
+/* ConstantOfShape whose value tensor holds no element (the spec asks one; a builder may give an
+ * empty one): the output's type is inferred, its contents left unknown, nothing read past the
+ * data (found by the builder fuzzer: a heap overflow under ASan; tests/fuzz/regressions/builder). */
+TEST(infer_constant_of_shape_short_value) {
+  tg t;
+  tg_init(&t, 13);
+  olg_value shp = ints(&t, "shp", 1, (int64_t[]){2}, (int64_t[]){3, 4}, 2);
+  olg_node_id n = begin(&t, "ConstantOfShape", 1, shp);
+  static const uint8_t one_byte[1] = {7};
+  CHECK_OK(olg_node_attr_tensor(t.g, n, "value", OLG_INT64, 1, (int64_t[]){0}, one_byte, 0));
+  olg_value c = end(&t, n, 1);
+  CHECK_TYPE(&t, c, "int64[3,4]");
+  CHECK(olg__resolve(t.g, c, NULL)->known == NULL);
+  DONE(t);
+}
+
 TEST(infer_shape_computation_static) {
   tg t;
   tg_init(&t, 13);
