@@ -18,6 +18,8 @@
 #                     (Debian's cross compilers, run under qemu-user), in build/cross/<arch>
 #   make deps         installs the missing Debian and npm packages (as root), or says how
 
+# `make` alone builds the library and the tool, whatever rule comes first below
+.DEFAULT_GOAL := all
 VERSION_H := include/onnxlegal/version.h
 vfield = $(shell sed -n 's/^\#define $(1) \([0-9][0-9]*\).*/\1/p' $(VERSION_H))
 MAJOR := $(call vfield,OLG_VERSION_MAJOR)
