@@ -170,8 +170,13 @@ static int version_allowing(const olg_schema *s, bool is_input, int pos, olg_dty
   return from;
 }
 
+/* What the first value bound to a type constraint was, by value: the type checked may live in
+ * a temporary of check_formal_type (a Constant's output typed from its tensor). */
 typedef struct binding {
-  const olg_type *t;
+  bool set;
+  bool tensor;
+  olg_dtype elem;  /* tensor */
+  char str[160];   /* otherwise: the type as olg__ck_type_string writes it */
   int pos;
   bool is_input;
   const char *name;
@@ -220,19 +225,20 @@ static void check_formal_type(ck *c, const olg_graph *g, const olg_node *nd, int
   int ci = (int)(tc - s->constraints);
   if (ci < 0 || ci >= s->n_constraints) return;
   binding *b = &bound[ci];
-  if (!b->t) {
-    *b = (binding){t, pos, is_input, r->name};
+  if (!b->set) {
+    *b = (binding){.set = true, .tensor = tensor, .elem = tensor ? elem : OLG_UNDEFINED,
+                   .pos = pos, .is_input = is_input, .name = r->name};
+    if (!tensor) snprintf(b->str, sizeof b->str, "%s", ts);
     return;
   }
-  char bbuf[160];
-  const char *bs = bbuf;
+  const char *bs = b->str;
   bool same;
-  if (tensor && b->t->kind == OLG_TYPE_TENSOR) {
-    olg_dtype be = olg__type_elem(b->t);
-    same = be == elem;
-    bs = olg_dtype_name(be) ? olg_dtype_name(be) : "?";
-  } else {
-    same = olg__ck_type_string(b->t, bbuf, sizeof bbuf) && strcmp(bbuf, ts) == 0;
+  if (tensor && b->tensor) {
+    same = b->elem == elem;
+    bs = olg_dtype_name(b->elem) ? olg_dtype_name(b->elem) : "?";
+  } else { /* a tensor and something else never match */
+    same = !b->tensor && !tensor && strcmp(b->str, ts) == 0;
+    if (b->tensor) bs = olg_dtype_name(b->elem) ? olg_dtype_name(b->elem) : "?";
   }
   if (!same)
     olg__ck_report(c, OLG_ERROR, "OLG-CHECK-TYPE-MISMATCH", nd, opset,
@@ -244,7 +250,7 @@ void olg__ck_check_type_constraints(ck *c, const olg_graph *g, const olg_node *n
                                    const olg_schema *s) {
   binding bound[16];
   if (s->n_constraints > 16) return;
-  memset(bound, 0, sizeof bound);
+  for (int i = 0; i < s->n_constraints; i++) bound[i].set = false;
   for (uint32_t i = 0; i < nd->n_args; i++)
     if (nd->args[i].kind == OLG_ARG_VALUE)
       check_formal_type(c, g, nd, opset, s, true, (int)i, nd->args[i].u.v, bound);

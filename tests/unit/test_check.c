@@ -698,3 +698,40 @@ TEST(check_fail_each_allocation_subgraphs_and_sequences) {
     CHECK_FAIL_EACH_ALLOCATION(scenario_check_file, (void *)models[i]);
   }
 }
+
+/* Add of a float and an int64 Constant (their outputs untyped: typed from the tensors while
+ * checked): the mismatch named is theirs. The first binding's type lived in a temporary that was
+ * gone by the second input, which then looked like int64 and clashed with the output instead. */
+TEST(check_type_mismatch_of_constant_outputs) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 17));
+  olg_graph *g = olg_model_graph(m);
+  CHECK_OK(olg_graph_set_name(g, "g"));
+  static const float f = 1;
+  static const int64_t i = 2;
+  olg_node_id n;
+  olg_value c1, c2, y;
+  CHECK_OK(olg_node_begin(g, "", "Constant", "k1", &n));
+  CHECK_OK(olg_node_attr_tensor(g, n, "value", OLG_FLOAT, 0, NULL, &f, sizeof f));
+  CHECK_OK(olg_node_end(g, n, 1, (const char *[]){"c1"}, &c1));
+  CHECK_OK(olg_node_begin(g, "", "Constant", "k2", &n));
+  CHECK_OK(olg_node_attr_tensor(g, n, "value", OLG_INT64, 0, NULL, &i, sizeof i));
+  CHECK_OK(olg_node_end(g, n, 1, (const char *[]){"c2"}, &c2));
+  CHECK_OK(olg_node_begin(g, "", "Add", "add", &n));
+  CHECK_OK(olg_node_arg_value(g, n, c1));
+  CHECK_OK(olg_node_arg_value(g, n, c2));
+  CHECK_OK(olg_node_end(g, n, 1, (const char *[]){"y"}, &y));
+  CHECK_OK(olg_value_set_type(g, y, OLG_FLOAT, 0, NULL, NULL));
+  CHECK_OK(olg_graph_add_output(g, y));
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  olg_check_options co = OLG_CHECK_OPTIONS_INIT;
+  CHECK(olg_check(m, &co, d) == OLG_ERR_INVALID_MODEL);
+  int k = find_code(d, "OLG-CHECK-TYPE-MISMATCH");
+  CHECK(k >= 0);
+  if (k >= 0)
+    CHECK(strstr(olg_diag_message(d, (size_t)k), "input 0 'c1' (float) and input 1 'c2' (int64)") != NULL);
+  olg_diags_free(d);
+  olg_model_free(m);
+}
