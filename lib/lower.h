@@ -116,6 +116,12 @@ struct olg_lower {
      records of the nodes it is done with (legalize_consume.c). NULL otherwise. */
   olg_graph *src_release;
   uint32_t src_released; /* nodes of src_release given back so far (a prefix of the array) */
+  /* olg__src_output_read_only_by: per value of read_by_src, its reads by nodes of the ops
+     read_by_ops lists (in the target's arena; counted again for another source or list) */
+  uint32_t *read_by;
+  uint32_t n_read_by;
+  const char *const *read_by_ops;
+  const olg_graph *read_by_src;
 
   /* the node being lowered (-1 during the driver's own passes) */
   olg_node_id cur;

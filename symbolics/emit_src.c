@@ -63,28 +63,38 @@ static bool op_listed(const olg_node *c, const char *const *ops, size_t n_ops) {
   return false;
 }
 
-bool olg__src_output_read_only_by(const olg_lower *cx, size_t i, const char *const *ops,
-                                  size_t n_ops) {
+bool olg__src_output_read_only_by(olg_lower *cx, size_t i, const char *const *ops, size_t n_ops) {
   const olg_node *nd = cx->cur_node;
   if (!nd || i >= nd->n_outputs || nd->outputs[i] == OLG_NO_VALUE) return true;
   olg_value v = nd->outputs[i];
   const olg_graph *g = cx->src;
-  uint32_t found = 0;
-  for (uint32_t k = 0; k < g->n_nodes; k++) {
-    const olg_node *c = &g->nodes[k];
-    if (c->state != OLG_NODE_DONE) continue;
-    for (uint32_t j = 0; j < c->n_args; j++) {
-      const olg_arg *a = &c->args[j];
-      size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
-      for (size_t m = 0; m < n; m++)
-        if ((a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[m]) == v) {
-          if (!op_listed(c, ops, n_ops)) return false;
-          found++;
+  if (cx->read_by_ops != ops || cx->read_by_src != g || cx->n_read_by != g->n_values) {
+    /* one walk counts, per value, its reads by nodes of the ops listed (a graph with many 4-bit
+       nodes asks once per node: a walk each was quadratic). In the target's arena: a context
+       copied and restored (a probe, a versioned or a loop body's lowering) loses no memory and
+       takes the count only for the source it was made from. Nodes a consuming lowering gave
+       back (zeroed, olg_legalize_consume) come before the current one: they read no later
+       node's outputs, the only ones asked about from here on */
+    uint32_t *cnt = olg__arena_alloc(cx->dst_model, (g->n_values ? g->n_values : 1) * sizeof *cnt);
+    if (!cnt) return false; /* refused as if read by another op: the caller names the reason */
+    memset(cnt, 0, (g->n_values ? g->n_values : 1) * sizeof *cnt);
+    cx->read_by = cnt;
+    for (uint32_t k = 0; k < g->n_nodes; k++) {
+      const olg_node *c = &g->nodes[k];
+      if (c->state != OLG_NODE_DONE || !op_listed(c, ops, n_ops)) continue;
+      for (uint32_t j = 0; j < c->n_args; j++) {
+        const olg_arg *a = &c->args[j];
+        size_t n = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
+        for (size_t m = 0; m < n; m++) {
+          olg_value r = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[m];
+          if (r >= 0 && (uint32_t)r < g->n_values) cnt[r]++;
         }
+      }
     }
+    cx->read_by_ops = ops, cx->read_by_src = g, cx->n_read_by = g->n_values;
   }
   /* the uses counted also take in graph-output listings and subgraphs' reads */
-  return found == cx->uses[v];
+  return (uint32_t)v < cx->n_read_by && cx->read_by[v] == cx->uses[v];
 }
 
 olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i, int since,

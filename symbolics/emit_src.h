@@ -63,7 +63,6 @@ olg_status olg__src_pool_attrs(olg_lower *cx, olg_src_pool *out);
 const olg_schema *olg__target_schema(const olg_lower *cx, const char *op);
 /* Output i of the source node is read only by ONNX nodes of the ops listed: neither a graph
  * output (whose type is the model's interface) nor read by any other node or a subgraph. */
-bool olg__src_output_read_only_by(const olg_lower *cx, size_t i, const char *const *ops,
-                                  size_t n_ops);
+bool olg__src_output_read_only_by(olg_lower *cx, size_t i, const char *const *ops, size_t n_ops);
 
 #endif
