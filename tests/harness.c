@@ -233,6 +233,21 @@ static void remove_tmp_dir(int keep) {
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp_dir);
 }
 
+int test_buf_sink(void *ud, const void *data, size_t n) {
+  test_buf *b = ud;
+  if (b->n + n > b->cap) {
+    size_t c = b->cap ? b->cap * 2 : 1024;
+    while (c < b->n + n) c *= 2;
+    unsigned char *q = realloc(b->p, c);
+    if (!q) return 1;
+    b->p = q;
+    b->cap = c;
+  }
+  if (n) memcpy(b->p + b->n, data, n);
+  b->n += n;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < n_tests; i++) {

@@ -104,4 +104,11 @@ long test_malloc_fail_all(int on);
 /* A path under the test's scratch directory (created on first use). */
 const char *test_tmp_path(const char *name);
 
+/* A growing in-memory buffer and an olg_write_fn appending to it (free p when done). */
+typedef struct test_buf {
+  unsigned char *p;
+  size_t n, cap;
+} test_buf;
+int test_buf_sink(void *ud, const void *data, size_t n);
+
 #endif

@@ -12,29 +12,9 @@
 #include "onnxlegal/nanopb.h"
 #endif
 
-typedef struct mem {
-  unsigned char *p;
-  size_t n, cap;
-} mem;
-
-static int mem_sink(void *ud, const void *p, size_t n) {
-  mem *b = ud;
-  if (b->n + n > b->cap) {
-    size_t c = b->cap ? b->cap * 2 : 1024;
-    while (c < b->n + n) c *= 2;
-    unsigned char *q = realloc(b->p, c);
-    if (!q) return 1;
-    b->p = q;
-    b->cap = c;
-  }
-  memcpy(b->p + b->n, p, n);
-  b->n += n;
-  return 0;
-}
-
 /* The models made by tests/fuzz/make_seeds.py (with the onnx package) and committed as seeds:
  * sequence-typed graph inputs cannot be declared through the C API. */
-static int load(const char *name, mem *out) {
+static int load(const char *name, test_buf *out) {
   char path[256];
   snprintf(path, sizeof path, "tests/fuzz/corpus/pipeline/%s", name);
   FILE *f = fopen(path, "rb");
@@ -43,7 +23,7 @@ static int load(const char *name, mem *out) {
   unsigned char chunk[4096];
   size_t k;
   while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-    if (mem_sink(out, chunk, k)) break;
+    if (test_buf_sink(out, chunk, k)) break;
   fclose(f);
   return out->n > 0;
 }
@@ -67,7 +47,7 @@ static olg_registry *frozen_builtin(void) {
 
 typedef struct sub_job {
   const olg_registry *r;
-  mem bytes;
+  test_buf bytes;
   int64_t opset;
   const char *profile;
   int full_check; /* also olg_check (full) of the result, under injection too */
@@ -101,8 +81,8 @@ static olg_status legalize_read_model(void *ud, const olg_allocator *a) {
       s = olg_check(out, &co, d);
     }
     if (!s) {
-      mem w = {0};
-      s = olg_model_write_callback(out, mem_sink, &w, NULL);
+      test_buf w = {0};
+      s = olg_model_write_callback(out, test_buf_sink, &w, NULL);
       free(w.p);
     }
     if (s && !a) /* the clean run: say why */
@@ -158,7 +138,7 @@ TEST(alloc_fail_legalize_functions) {
 
 /* read -> check (full: every call of a function expanded and inferred) */
 static olg_status check_scenario(void *ud, const olg_allocator *a) {
-  mem *bytes = ud;
+  test_buf *bytes = ud;
   olg_read_options ro = OLG_READ_OPTIONS_INIT;
   ro.allocator = a;
   olg_model *m;
@@ -174,7 +154,7 @@ static olg_status check_scenario(void *ud, const olg_allocator *a) {
 }
 
 TEST(alloc_fail_check_of_a_model_with_functions) {
-  mem bytes;
+  test_buf bytes;
   CHECK(load("hand-functions", &bytes));
   CHECK_FAIL_EACH_ALLOCATION(check_scenario, &bytes);
   free(bytes.p);
@@ -269,8 +249,8 @@ static olg_status tensorrt_scenario(void *ud, const olg_allocator *a) {
     s = olg_legalize(src, j->r, &o, &out, d);
     if (!s) {
       j->gathers = count_op(olg_model_graph_const(out), "Gather");
-      mem w = {0};
-      s = olg_model_write_callback(out, mem_sink, &w, NULL);
+      test_buf w = {0};
+      s = olg_model_write_callback(out, test_buf_sink, &w, NULL);
       free(w.p);
       olg_model_free(out);
     }
@@ -307,7 +287,7 @@ TEST(alloc_fail_tensorrt_profile) {
 #ifdef OLG_WITH_NANOPB
 typedef struct np_job {
   const olg_registry *r;
-  mem bytes;
+  test_buf bytes;
 } np_job;
 
 /* read -> legalize (13) -> both writers, the same bytes; the nanopb writer allocates nothing,
@@ -325,9 +305,9 @@ static olg_status nanopb_scenario(void *ud, const olg_allocator *a) {
   s = olg_legalize(src, j->r, &o, &out, NULL);
   if (!s) models[1] = out;
   for (int i = 0; i < 2 && !s; i++) {
-    mem w1 = {0}, w2 = {0};
-    s = olg_model_write_callback(models[i], mem_sink, &w1, NULL);
-    if (!s) s = olg_model_write_nanopb(models[i], mem_sink, &w2);
+    test_buf w1 = {0}, w2 = {0};
+    s = olg_model_write_callback(models[i], test_buf_sink, &w1, NULL);
+    if (!s) s = olg_model_write_nanopb(models[i], test_buf_sink, &w2);
     if (!s && (w1.n != w2.n || memcmp(w1.p, w2.p, w1.n) != 0)) {
       olg_test_fail(__FILE__, __LINE__, "the writers disagree: %zu vs %zu bytes", w1.n, w2.n);
       s = OLG_ERR_STATE;
@@ -420,7 +400,7 @@ TEST(alloc_fail_nanopb_writer_writes_same_file_when_all_fail) {
   static const char *const names[5] = {"hand-if", "hand-if-nested4", "hand-loop-seq", "hand-scan",
                                        "hand-functions"};
   for (int i = 0; i < 5 && !olg_test_failed(); i++) {
-    mem bytes;
+    test_buf bytes;
     if (!load(names[i], &bytes)) {
       olg_test_fail(__FILE__, __LINE__, "no tests/fuzz/corpus/pipeline/%s", names[i]);
       break;
@@ -475,8 +455,8 @@ static olg_status options_scenario(void *ud, const olg_allocator *a) {
   if ((s = dyn_view_model(&src, NULL))) goto done;
   if ((s = olg_legalize(src, r, lo, &out, NULL))) goto done;
   if ((s = olg_check(out, co, NULL))) goto done;
-  mem w = {0};
-  s = olg_model_write_callback(out, mem_sink, &w, wo);
+  test_buf w = {0};
+  s = olg_model_write_callback(out, test_buf_sink, &w, wo);
   free(w.p);
 done:
   olg_model_free(out);

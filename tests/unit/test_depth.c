@@ -11,24 +11,6 @@
 #include "../nested_if.h"
 #include "ir.h"
 
-struct membuf {
-  unsigned char *p;
-  size_t n, cap;
-};
-static int mem_sink(void *ud, const void *data, size_t n) {
-  struct membuf *b = ud;
-  if (b->n + n > b->cap) {
-    size_t cap = (b->n + n) * 2;
-    unsigned char *p = realloc(b->p, cap);
-    if (!p) return -1;
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, data, n);
-  b->n += n;
-  return 0;
-}
-
 /* the words of every stage's refusal, naming the limit */
 static bool says_limit(const char *msg) {
   char want[64];
@@ -39,8 +21,8 @@ static bool says_limit(const char *msg) {
 /* The writer and the text printer: the model at the limit is written, read back and printed;
  * deeper, both refuse with the words of the other stages. */
 static void check_write_print(olg_model *m, olg_status want) {
-  struct membuf b = {0};
-  CHECK_EQ(olg_model_write_callback(m, mem_sink, &b, NULL), want);
+  test_buf b = {0};
+  CHECK_EQ(olg_model_write_callback(m, test_buf_sink, &b, NULL), want);
   if (want) CHECK(says_limit(olg_last_error()));
   else {
     olg_model *back = NULL;
@@ -48,7 +30,7 @@ static void check_write_print(olg_model *m, olg_status want) {
     olg_model_free(back);
   }
   b.n = 0;
-  CHECK_EQ(olg_model_print_text(m, mem_sink, &b), want);
+  CHECK_EQ(olg_model_print_text(m, test_buf_sink, &b), want);
   if (want) CHECK(says_limit(olg_last_error()));
   free(b.p);
 }

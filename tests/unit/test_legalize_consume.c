@@ -8,28 +8,9 @@
 #include "../lowering_helpers.h"
 #include "ir.h" /* the consumed source, at the end of the result's chain of kept models */
 
-typedef struct membuf {
-  unsigned char *p;
-  size_t n, cap;
-} membuf;
-
-static int to_mem(void *ud, const void *data, size_t n) {
-  membuf *b = ud;
-  if (b->n + n > b->cap) {
-    size_t c = b->cap ? b->cap * 2 : 65536;
-    while (c < b->n + n) c *= 2;
-    unsigned char *q = realloc(b->p, c);
-    if (!q) return 1;
-    b->p = q, b->cap = c;
-  }
-  memcpy(b->p + b->n, data, n);
-  b->n += n;
-  return 0;
-}
-
-static olg_status serialize(const olg_model *m, membuf *b) {
+static olg_status serialize(const olg_model *m, test_buf *b) {
   memset(b, 0, sizeof *b);
-  return olg_model_write_callback(m, to_mem, b, NULL);
+  return olg_model_write_callback(m, test_buf_sink, b, NULL);
 }
 
 static olg_value add_node(olg_graph *g, const char *op, olg_value a, olg_value b) {
@@ -101,7 +82,7 @@ static void same_bytes(const char *file, int line, olg_model *(*make)(void *), v
     olg_test_fail(file, line, "the source cannot be made");
     return;
   }
-  membuf ba = {0}, bb = {0};
+  test_buf ba = {0}, bb = {0};
   olg_status s1 = olg_legalize(src, r, o, &a, NULL);
   if (!s1) s1 = serialize(a, &ba);
   olg_model_free(a); /* before src: it borrows src's tensors */
