@@ -509,14 +509,20 @@ olg_status olg__emit_cast_like(olg_lower *cx, olg_value x, olg_value like, olg_v
   return olg__emit_cast(cx, x, t, out);
 }
 
-olg_status olg__emit_compress(olg_lower *cx, olg_value x, olg_value condition, int64_t axis,
-                              olg_value *out) {
+/* op(a, b) with attribute axis: Compress and Gather */
+static olg_status emit2_axis(olg_lower *cx, const char *op, olg_value a, olg_value b, int64_t axis,
+                             olg_value *out) {
   olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Compress", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, condition));
+  OLG_TRY(olg_lower_emit_begin(cx, "", op, &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, a));
+  OLG_TRY(olg_lower_emit_input(cx, nd, b));
   OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
   return olg_lower_emit_end(cx, nd, 1, out);
+}
+
+olg_status olg__emit_compress(olg_lower *cx, olg_value x, olg_value condition, int64_t axis,
+                              olg_value *out) {
+  return emit2_axis(cx, "Compress", x, condition, axis, out);
 }
 
 olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64_t axis,
@@ -531,12 +537,7 @@ olg_status olg__emit_gather(olg_lower *cx, olg_value x, olg_value indices, int64
   }
   olg_dtype it = olg__dtype(cx, indices);
   if (it != OLG_INT64 && it != OLG_INT32) OLG_TRY(olg__emit_cast(cx, indices, OLG_INT64, &indices));
-  olg_node_id nd;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "Gather", &nd));
-  OLG_TRY(olg_lower_emit_input(cx, nd, x));
-  OLG_TRY(olg_lower_emit_input(cx, nd, indices));
-  OLG_TRY(olg_lower_emit_attr_int(cx, nd, "axis", axis));
-  return olg_lower_emit_end(cx, nd, 1, out);
+  return emit2_axis(cx, "Gather", x, indices, axis, out);
 }
 
 olg_status olg__emit_reshape(olg_lower *cx, olg_value x, olg_value shape, olg_value *out) {
