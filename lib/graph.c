@@ -405,6 +405,7 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
     void *p = olg__realloc(a, g->values, (size_t)g->cap_values * sizeof *g->values,
                            (size_t)n_values * sizeof *g->values);
     if (!p) return OLG_ERR_NOMEM;
+    olg__prefault(a, p, (size_t)g->cap_values * sizeof *g->values, (size_t)n_values * sizeof *g->values);
     g->values = p;
     g->cap_values = n_values;
   }
@@ -412,6 +413,7 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
     void *p = olg__realloc(a, g->nodes, (size_t)g->cap_nodes * sizeof *g->nodes,
                            (size_t)n_nodes * sizeof *g->nodes);
     if (!p) return OLG_ERR_NOMEM;
+    olg__prefault(a, p, (size_t)g->cap_nodes * sizeof *g->nodes, (size_t)n_nodes * sizeof *g->nodes);
     g->nodes = p;
     g->cap_nodes = n_nodes;
   }

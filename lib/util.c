@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define OLG_ERRBUF 2048
 static _Thread_local char errbuf[OLG_ERRBUF];
@@ -70,6 +73,27 @@ static void *std_alloc(void *ud, size_t n) { (void)ud; return malloc(n); }
 static void *std_realloc(void *ud, void *p, size_t o, size_t n) { (void)ud; (void)o; return realloc(p, n); }
 static void std_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
 
+/* Bytes [from, to) of p, from the default allocator, are about to be written from end to end:
+ * have the kernel map their pages in one call, not one page fault per 4 KiB (a million-node
+ * conversion took ~110k faults, a quarter of its time). Only whole pages inside the range, only
+ * for malloc's memory (a caller's allocator may hand out memory that must not be touched early),
+ * and only where it pays (64 KiB and up); a kernel without MADV_POPULATE_WRITE (Linux < 5.14)
+ * says EINVAL and the pages fault in as before. */
+#define PREFAULT_STEP 65536
+void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to) {
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  if (!p || a->alloc != std_alloc || to < from || to - from < PREFAULT_STEP) return;
+  uintptr_t lo = ((uintptr_t)p + from + 4095) & ~(uintptr_t)4095;
+  uintptr_t hi = ((uintptr_t)p + to) & ~(uintptr_t)4095;
+  if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+  (void)a, (void)p, (void)from, (void)to;
+#endif
+}
+
 olg_status olg__alloc_init(olg_allocator *dst, const olg_allocator *a) {
   if (!a) {
     *dst = (olg_allocator){sizeof(olg_allocator), std_alloc, std_realloc, std_free, NULL};
@@ -85,6 +109,7 @@ olg_status olg__alloc_init(olg_allocator *dst, const olg_allocator *a) {
 void *olg__malloc(const olg_allocator *a, size_t n) {
   void *p = a->alloc(a->ud, n ? n : 1);
   if (!p) olg__err(OLG_ERR_NOMEM, "out of memory (%zu bytes)", n);
+  olg__prefault(a, p, 0, n); /* the library's large blocks are arrays sized to their use */
   return p;
 }
 
@@ -121,7 +146,16 @@ void olg__free(const olg_allocator *a, void *p, size_t n) {
 }
 
 olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return OLG_OK;
+  if (need <= *cap) {
+    /* appending one by one: map the next 64 KiB of the room in one call as it is reached */
+    size_t at = need ? (need - 1) * elem : 0;
+    if (need && at / PREFAULT_STEP != (at + elem) / PREFAULT_STEP) {
+      size_t from = (at + elem) & ~(size_t)(PREFAULT_STEP - 1), to = (size_t)*cap * elem;
+      if (to > from + PREFAULT_STEP) to = from + PREFAULT_STEP;
+      olg__prefault(a, *pp, from, to);
+    }
+    return OLG_OK;
+  }
   if (need > UINT32_MAX / 2) return olg__err(OLG_ERR_LIMIT, "too many elements (%zu)", need);
   size_t nc = *cap ? (size_t)*cap * 2 : 8;
   while (nc < need) nc *= 2;
@@ -159,6 +193,7 @@ static void *arena_bump(olg_arena *ar, size_t n, size_t align) {
     size = (size + 7) & ~(size_t)7;
     olg_arena_chunk *c = ar->alloc->alloc(ar->alloc->ud, size);
     if (!c) { ar->failures++; return NULL; }
+    olg__prefault(ar->alloc, c, 0, size); /* bumped through to its end */
     c->size = size;
     ar->total += size;
     if (need > ARENA_CHUNK / 4 && ar->head) {

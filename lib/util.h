@@ -40,6 +40,9 @@ void *olg__malloc(const olg_allocator *a, size_t n);
 void *olg__calloc(const olg_allocator *a, size_t count, size_t size);
 void *olg__realloc(const olg_allocator *a, void *p, size_t old_n, size_t new_n);
 void olg__free(const olg_allocator *a, void *p, size_t n);
+/* Maps in at once the pages of bytes [from, to) of p (allocated from a), which the caller is
+ * about to write through; a no-op for a caller's allocator and for small ranges. */
+void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to);
 
 /* Grows *pp (of elements of size elem, capacity *cap) to hold at least need elements, doubling.
  * Returns OLG_ERR_NOMEM with the message set, leaving *pp intact on failure. */

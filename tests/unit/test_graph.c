@@ -609,3 +609,72 @@ TEST(arena_packs_strings_and_aligns_blocks) {
   CHECK_EQ(ar.failures, 0);
   olg_arena_free(&ar);
 }
+
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* How many of the whole pages inside [p, p + n) are resident. */
+static size_t resident_pages(void *p, size_t n, size_t *whole) {
+  uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+  *whole = (hi - lo) / 4096;
+  unsigned char vec[1024];
+  if (*whole > sizeof vec || mincore((void *)lo, hi - lo, vec)) return SIZE_MAX;
+  size_t k = 0;
+  for (size_t i = 0; i < *whole; i++) k += vec[i] & 1;
+  return k;
+}
+
+/* Gives the whole pages inside [p, p + n) back to the kernel (zero, not resident): malloc may
+ * have handed out pages an earlier test used. */
+static void *unmapped(void *p, size_t n) {
+  uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+  if (p) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+  return p;
+}
+
+static void *own_alloc(void *ud, size_t n) { (void)ud; return malloc(n); }
+static void own_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+
+/* olg__prefault maps in the default allocator's fresh pages at once and keeps what they hold;
+ * it leaves a caller's allocator's memory alone. Where the kernel lacks MADV_POPULATE_WRITE
+ * (Linux < 5.14) only the contents and the caller's case are checked. */
+TEST(prefault_maps_default_pages_only) {
+  const size_t n = 2u << 20; /* above malloc's mmap threshold: fresh, unmapped pages */
+  void *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(probe != MAP_FAILED);
+  bool supported = madvise(probe, 4096, 23 /* MADV_POPULATE_WRITE */) == 0;
+  munmap(probe, 4096);
+  olg_allocator def, own = {sizeof(olg_allocator), own_alloc, NULL, own_free, NULL};
+  CHECK_OK(olg__alloc_init(&def, NULL));
+  size_t whole;
+  unsigned char *p = unmapped(def.alloc(def.ud, n), n); /* raw: olg__malloc prefaults itself */
+  CHECK(p != NULL);
+  p[n / 2] = 0x5a;
+  CHECK(resident_pages(p, n, &whole) < whole);
+  olg__prefault(&def, p, 0, n);
+  if (supported) CHECK_EQ(resident_pages(p, n, &whole), whole);
+  CHECK_EQ(p[n / 2], 0x5a);
+  def.free(def.ud, p, n);
+  p = unmapped(own.alloc(own.ud, n), n);
+  CHECK(p != NULL);
+  olg__prefault(&own, p, 0, n);
+  CHECK(resident_pages(p, n, &whole) < whole / 2);
+  own.free(own.ud, p, n);
+  /* appending one element at a time maps the next 64 KiB of the room once it is reached */
+  uint32_t cap = 1u << 17;
+  uint64_t *arr = unmapped(def.alloc(def.ud, (size_t)cap * sizeof *arr), (size_t)cap * sizeof *arr);
+  CHECK(arr != NULL);
+  for (uint32_t i = 0; i < (1u << 16); i++) {
+    CHECK_OK(olg__grow(&def, (void **)&arr, &cap, (size_t)i + 1, sizeof *arr));
+    arr[i] = i;
+    if (i == 65536 / sizeof *arr + 1 && supported) {
+      CHECK_EQ(resident_pages(arr + 8192 + 512, 32768, &whole), whole);
+      CHECK(resident_pages(arr + 3 * 8192, 65536, &whole) < whole);
+    }
+  }
+  for (uint32_t i = 0; i < (1u << 16); i++) CHECK_EQ(arr[i], i);
+  CHECK_EQ(cap, 1u << 17);
+  def.free(def.ud, arr, (size_t)cap * sizeof *arr);
+}
+#endif
