@@ -259,6 +259,38 @@ def test_python_convert_returns_the_kind_it_was_given(opset11_model, tmp_path):
         onnxlegal.convert(13, 13)
 
 
+def test_python_convert_gives_up_only_its_own_source(tmp_path, two_refusals, monkeypatch):
+    """Issue 23: a source convert reads itself (a path, bytes, a ModelProto) is given up to the
+    conversion (olg_legalize_consume: not held twice); a caller's Model is only read and stays
+    usable. The bytes are the same either way, the result's borrowed tensors outlive the source
+    object, and a refusal still lists every refused node."""
+    import gc
+    import onnxlegal
+    from onnxlegal import lowering
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from convert_vs_onnx import make_chain
+    path = tmp_path / "chain.onnx"
+    make_chain(20000, str(path))  # past the 16384 node records the conversion gives back at once
+    called = []
+    real_call = lowering.call
+    monkeypatch.setattr(lowering, "call", lambda name, *a: (called.append(name), real_call(name, *a))[1])
+    with onnxlegal.Model.read(path) as mine:
+        want = onnxlegal.convert(mine, 17).to_bytes()
+        assert called[-1] == "olg_legalize" and mine.opset("") == 13 and len(mine.to_bytes()) > 0
+    got = onnxlegal.convert(path, 17)
+    assert called[-1] == "olg_legalize_consume"
+    gc.collect()
+    assert got.to_bytes() == want
+    assert onnxlegal.convert(path.read_bytes(), 17) == want and called[-1] == "olg_legalize_consume"
+    proto = onnxlegal.convert(onnx.load(str(path)), 17)
+    assert proto.SerializeToString() == want and called[-1] == "olg_legalize_consume"
+    report = {}
+    with pytest.raises(onnxlegal.UnsupportedError, match="first_unique(.|\n)*second_unique"):
+        onnxlegal.convert(two_refusals, 9, report=report)
+    assert called[-1] == "olg_legalize_consume"
+    assert report["source_opset"] == 11 and report["counts"]["refused"] == 2
+
+
 def test_python_convert_report_is_a_dict_or_a_path(opset11_model, two_refusals, tmp_path):
     """report= means what it means in onnxlegal.torch.export: a dict filled, or a path written
     as JSON (also on a refusal, as the tool's --report); report=True still works, deprecated."""

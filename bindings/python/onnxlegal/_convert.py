@@ -168,18 +168,20 @@ def convert(src, opset, output=None, *, ir_version=None, profile=None, external_
         report = {}
     report = check_report(report)
     model, kind = _read(src)
+    source_opset = model.opset("")
     diags = Diags()
     try:
         try:
+            # a source read here is the conversion's alone: given up to it (olg_legalize_consume),
+            # a large graph is not held twice; a Model of the caller's is only read
             out = legalize(model, default_registry(), opset=opset, ir_version=ir_version,
                            constant_folding=fold, decompositions=decompose, profile=profile,
                            diags=diags, report=report is not None, fold_weights=fold_weights,
-                           keep_functions=keep_functions)
+                           keep_functions=keep_functions, _consume=kind != "model")
         except Error:
             if report is not None:  # the refusals, as `onnxlegal convert --report` writes them
                 emit_report(report, dict(_report(diagnostic_records(diags)),
-                                         source_opset=model.opset(""), target_opset=opset,
-                                         ok=False))
+                                         source_opset=source_opset, target_opset=opset, ok=False))
             raise
         records = diagnostic_records(diags) if report is not None else None
     finally:  # a failure raises from legalize with every diagnostic in its message
@@ -188,7 +190,7 @@ def convert(src, opset, output=None, *, ir_version=None, profile=None, external_
         out.write(output, external_data=external_data, threshold=threshold)
     if report is not None:
         rep = _report(records)
-        rep.update({"source_opset": model.opset(""), "target_opset": opset, "ok": True})
+        rep.update({"source_opset": source_opset, "target_opset": opset, "ok": True})
         emit_report(report, rep)
     if kind == "bytes":
         result = out.to_bytes()
@@ -196,9 +198,8 @@ def convert(src, opset, output=None, *, ir_version=None, profile=None, external_
         result = type(src).FromString(out.to_bytes())
     else:
         result = out
-    if kind in ("bytes", "proto"):  # nothing of them is handed out: free them now
+    if kind in ("bytes", "proto"):  # nothing of it is handed out: free it now
         out.close()
-        model.close()
     return (result, report) if as_tuple else result
 
 

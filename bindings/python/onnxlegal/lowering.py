@@ -25,8 +25,8 @@ from ctypes import byref, c_char_p, c_double, c_float, c_int, c_int32, c_int64, 
 import numpy as np
 
 from . import _dtypes
-from ._lib import (ERR_CALLBACK, ERR_UNSUPPORTED, SHAPE_FN, SYMBOLIC_FN, Error, call, check, dec,
-                   enc, lib)
+from ._lib import (ERR_CALLBACK, ERR_STATE, ERR_UNSUPPORTED, SHAPE_FN, SYMBOLIC_FN, Error,
+                   StateError, call, check, dec, enc, lib)
 from ._model import Model, _format_diag
 
 NO_VALUE = -1
@@ -514,7 +514,7 @@ def _with_diagnostics(err, diags):
 
 def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_as_inputs=False,
              constant_folding=True, decompositions=True, profile=None, diags=None, report=False,
-             fold_weights=False, keep_functions=False):
+             fold_weights=False, keep_functions=False, _consume=False):
     """Legalizes `model` (an onnxlegal.Model) at `opset`; returns a new Model that keeps `model`
     alive (its initializer data is borrowed). diags: an onnxlegal.Diags to collect findings
     (with report=True also a note per node saying how it was lowered). On failure the raised
@@ -547,8 +547,11 @@ def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_
         if keep_functions:
             call("olg_legalize_options_set_keep_functions", o, 1)
         out = c_void_p()
+        fn, src = "olg_legalize", model.handle
+        if _consume and "olg_legalize_consume" not in lib.missing:
+            fn, kept = "olg_legalize_consume", _give_up(model)
         try:
-            call("olg_legalize", model.handle, reg.handle, o, byref(out), d.handle)
+            call(fn, src, reg.handle, o, byref(out), d.handle)
         except Error as e:
             raise _with_diagnostics(e, d) from None
     finally:
@@ -556,9 +559,22 @@ def legalize(model, registry=None, opset=17, ir_version=None, keep_initializers_
         if own:
             d.close()
     result = Model(opset=None, name=None, _handle=out.value)
-    result._borrow(model)
+    result._borrow(kept if fn == "olg_legalize_consume" else model)
     result._borrow(reg)
     return result
+
+
+def _give_up(model):
+    """For olg_legalize_consume (_consume=True: convert's own source models, which nothing else
+    borrows from): model's Python object forgets its C model without freeing it, as the call
+    frees it (or hands it to its result, which borrows its tensors); returns what the C model
+    points into (the bytes it was read from), for the result to keep."""
+    own = model._own
+    if own is None:
+        raise StateError(ERR_STATE, "the model is closed")
+    own.finalizer.detach()
+    model._h = model._own = None
+    return own.keep
 
 
 _DEFAULT = None
