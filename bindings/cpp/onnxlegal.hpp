@@ -244,6 +244,15 @@ class Graph {
                             olg_data_mode mode = OLG_DATA_BORROW) {
     return add_initializer(name, dtype, dims, data.data(), data.size() * sizeof(T), mode);
   }
+  // A temporary vector (add_initializer("w", OLG_FLOAT, {3}, {1.f, 2.f, 3.f})) dies with the
+  // statement: its bytes are copied, whatever the mode (borrowing them would dangle).
+  template <typename T>
+  olg_value add_initializer(const std::string &name, olg_dtype dtype,
+                            const std::vector<int64_t> &dims, std::vector<T> &&data,
+                            olg_data_mode mode = OLG_DATA_COPY) {
+    (void)mode;
+    return add_initializer(name, dtype, dims, data.data(), data.size() * sizeof(T), OLG_DATA_COPY);
+  }
   void add_output(olg_value v) { check(olg_graph_add_output(g_, v)); }
   // Lists an untyped value of a function body as its next formal input.
   void add_formal_input(olg_value v) { check(olg_graph_add_formal_input(g_, v)); }
@@ -558,6 +567,16 @@ class Model {
   }
   // The shared owner of the handle: a model built from this one's tensors keeps it.
   std::shared_ptr<const void> share() const { return h_; }
+  // For legalize(Model &&): the handle, given up with what its tensors borrow from (moved into
+  // keep), when no other model shares it; nullptr, the model unchanged, otherwise.
+  olg_model *give_up(std::shared_ptr<const void> &keep) noexcept {
+    if (!h_ || h_.use_count() != 1) return nullptr;
+    keep = std::move(h_->keep);
+    olg_model *m = h_->m;
+    h_->m = nullptr;
+    h_.reset();
+    return m;
+  }
 
   Graph graph() { return Graph(olg_model_graph(get())); }
   Graph subgraph(const std::string &name = "") {
@@ -1018,11 +1037,8 @@ inline olg_status Registry::trampoline(olg_lower *cx, olg_node_id src, void *ud)
   }
 }
 
-// Legalizes src for the target opset with registry r; the result keeps src alive (it borrows
-// src's tensor bytes), so src may be destroyed first. Findings (warnings) go to diags when
-// given; a failure throws DiagnosticError with every finding (every unsupported op, every node).
-inline Model legalize(const Model &src, const Registry &r,
-                      const LegalizeOptions &opts = LegalizeOptions(), Diags *diags = nullptr) {
+namespace detail {
+inline olg_legalize_options c_options(const LegalizeOptions &opts) {
   olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
   o.opset = opts.opset;
   o.ir_version = opts.ir_version;
@@ -1034,15 +1050,49 @@ inline Model legalize(const Model &src, const Registry &r,
   o.report = opts.report ? 1 : 0;
   o.fold_weights = opts.fold_weights ? 1 : 0;
   o.keep_functions = opts.keep_functions ? 1 : 0;
+  return o;
+}
+
+// The result of a legalize call that returned s, with d's findings before it numbering had.
+inline Model legalized(olg_status s, olg_model *out, const Diags &d, size_t had,
+                       std::shared_ptr<const void> keep) {
+  // a bad argument (an opset out of range, an unknown profile) is not a finding about the model
+  if (s != OLG_OK && d.size() == had) throw Error(s, olg_last_error());
+  if (s != OLG_OK) throw DiagnosticError(s, olg_last_error(), d);
+  return Model(out, std::move(keep));
+}
+}  // namespace detail
+
+// Legalizes src for the target opset with registry r; the result keeps src alive (it borrows
+// src's tensor bytes), so src may be destroyed first. Findings (warnings) go to diags when
+// given; a failure throws DiagnosticError with every finding (every unsupported op, every node).
+inline Model legalize(const Model &src, const Registry &r,
+                      const LegalizeOptions &opts = LegalizeOptions(), Diags *diags = nullptr) {
+  olg_legalize_options o = detail::c_options(opts);
   Diags local;
   Diags &d = diags ? *diags : local;
   size_t had = d.size();
   olg_model *out = nullptr;
   olg_status s = olg_legalize(src.get(), r.get(), &o, &out, d.get());
-  // a bad argument (an opset out of range, an unknown profile) is not a finding about the model
-  if (s != OLG_OK && d.size() == had) throw Error(s, olg_last_error());
-  if (s != OLG_OK) throw DiagnosticError(s, olg_last_error(), d);
-  return Model(out, src.share());
+  return detail::legalized(s, out, d, had, src.share());
+}
+
+// The same for a source the caller gives up (std::move(src), or Model::read(path) given
+// directly): where no other model shares it, the conversion frees it as it goes
+// (olg_legalize_consume: a large graph is not held twice) and src is left empty, also when the
+// call throws; otherwise this is legalize(src, ...) above. Same result either way.
+inline Model legalize(Model &&src, const Registry &r,
+                      const LegalizeOptions &opts = LegalizeOptions(), Diags *diags = nullptr) {
+  std::shared_ptr<const void> keep;
+  olg_model *m = src.give_up(keep);
+  if (!m) return legalize(static_cast<const Model &>(src), r, opts, diags);
+  olg_legalize_options o = detail::c_options(opts);
+  Diags local;
+  Diags &d = diags ? *diags : local;
+  size_t had = d.size();
+  olg_model *out = nullptr;
+  olg_status s = olg_legalize_consume(m, r.get(), &o, &out, d.get());
+  return detail::legalized(s, out, d, had, std::move(keep));
 }
 
 // The built-in registry, built once and frozen (shareable by threads).
@@ -1059,6 +1109,11 @@ inline const Registry &builtin_registry() {
 inline Model convert(const Model &src, const LegalizeOptions &opts = LegalizeOptions(),
                      Diags *diags = nullptr) {
   return legalize(src, builtin_registry(), opts, diags);
+}
+// ... of a source the caller gives up (see legalize(Model &&, ...)).
+inline Model convert(Model &&src, const LegalizeOptions &opts = LegalizeOptions(),
+                     Diags *diags = nullptr) {
+  return legalize(std::move(src), builtin_registry(), opts, diags);
 }
 
 }  // namespace onnxlegal

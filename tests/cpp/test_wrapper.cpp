@@ -124,6 +124,46 @@ int main(int argc, char **argv) {
     EXPECT(notes.size() == 1 && notes.code(0) == "OLG-LOWER-KEPT");
   }
 
+  // a source given up (std::move) is converted by olg_legalize_consume and left empty, to the
+  // same model as a source kept; one another model still borrows from is only read
+  {
+    onnxlegal::Model src(13);
+    onnxlegal::Graph sg = src.graph();
+    sg.set_name("given");
+    olg_value a = sg.add_input("a", OLG_FLOAT, {3});
+    std::vector<float> bw{1, 2, 3};
+    olg_value b = sg.add_initializer("b", OLG_FLOAT, {3}, bw);  // borrowed: bw outlives the models
+    sg.add_initializer("c", OLG_FLOAT, {2}, std::vector<float>{4, 5});  // a temporary: copied
+    std::vector<float> reuse(2, -1.0f);  // most likely where the temporary was
+    EXPECT(src.to_text().find("float[2] c = {4, 5}") != std::string::npos && reuse[0] == -1.0f);
+    olg_value s = sg.node("Add").input(a).input(b).output("s").end1();
+    sg.add_output(sg.node("ReduceMax").input(s).attr("axes", std::vector<int64_t>{0}).output("r").end1());
+    std::string want = onnxlegal::convert(src, {18}).to_text();
+    {
+      onnxlegal::Model kept = onnxlegal::convert(src, {17});  // a source that borrows from src
+      std::string twice = onnxlegal::convert(kept, {18}).to_text();
+      onnxlegal::Model twice_out = onnxlegal::convert(std::move(kept), {18});  // keeps src
+      EXPECT(kept.get() == nullptr && twice_out.to_text() == twice);
+    }
+    onnxlegal::Model reader = onnxlegal::convert(src, {17});  // borrows from src
+    onnxlegal::Model again = onnxlegal::convert(std::move(src), {18});
+    EXPECT(src.get() != nullptr && again.to_text() == want);  // shared: only read
+    reader = onnxlegal::Model(13);  // neither borrows from src any more
+    again = onnxlegal::Model(13);
+    onnxlegal::Model last = onnxlegal::convert(std::move(src), {18});
+    EXPECT(src.get() == nullptr && last.to_text() == want);
+    onnxlegal::Model bad(13);
+    onnxlegal::Graph bg = bad.graph();
+    bg.add_output(bg.node("NoSuchOp").input(bg.add_input("x", OLG_FLOAT, {1})).output("y").end1());
+    bool refused = false;
+    try {
+      onnxlegal::convert(std::move(bad), {13});
+    } catch (const onnxlegal::DiagnosticError &e) {
+      refused = e.message().find("NoSuchOp") != std::string::npos;
+    }
+    EXPECT(refused && bad.get() == nullptr);
+  }
+
   // a symbolic written once with Unsqueeze-13 (axes as an input): converted at 9, kept at 13
   {
     onnxlegal::Model src(0);
