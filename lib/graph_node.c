@@ -92,8 +92,10 @@ static olg_node *open_node(olg_graph *g, olg_node_id n) {
 /* The entry of m->grown for the array at p, or NULL (the array is then taken as full). */
 static struct olg_grown *grown_find(olg_model *m, const void *p) {
   if (!p) return NULL;
-  for (size_t i = 0; i < sizeof m->grown / sizeof *m->grown; i++)
-    if (m->grown[i].p == p) return &m->grown[i];
+  /* newest first: the array being appended to is mostly the one noted last */
+  const uint32_t n = sizeof m->grown / sizeof *m->grown;
+  for (uint32_t i = 0, k = m->grown_next + n - 1; i < n; i++, k--)
+    if (m->grown[k % n].p == p) return &m->grown[k % n];
   return NULL;
 }
 

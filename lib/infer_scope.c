@@ -75,6 +75,9 @@ void olg__iscopes_pop(olg_iscopes *sc) {
 
 olg_value_rec *olg__resolve_in(const olg_iscopes *sc, const olg_graph *g, olg_value v) {
   olg_value_rec *r = &g->values[v];
+  /* a main graph's value that is no outer reference is itself (olg__is_outer_ref): the one case
+     of every emitted node's inputs, asked for several times per node */
+  if (!g->parent && !(r->flags & OLG_VF_OUTER)) return r;
   if (!sc || !sc->n_lv || sc->lv[sc->n_lv - 1].g != g || !sc->lv[sc->n_lv - 1].ok)
     return olg__resolve(g, v, NULL);
   if (!olg__is_outer_ref(g, r) || !*r->name || (r->flags & OLG_VF_RESOLVED)) return r;

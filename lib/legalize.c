@@ -271,6 +271,7 @@ static olg_lower *scopes_find(const olg_lower *cx, const char *name);
  * default 0; Scan-8: the batch axis 0 of every input and the sequence axis 1 of scan inputs,
  * whose input 0 is sequence_lens). */
 static olg_status body_input_types(olg_lower *cx, const olg_node *nd) {
+  if (nd->op[0] != 'L' && nd->op[0] != 'S') return OLG_OK; /* asked for every node */
   bool loop = strcmp(nd->op, "Loop") == 0, scan8 = !loop && cx->cur_src_opset < 9;
   if (!loop && strcmp(nd->op, "Scan") != 0) return OLG_OK;
   const olg_attr *a = olg__node_attr(nd, "body");

@@ -194,9 +194,12 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
       continue;
     }
     if (a->kind != OLG_ARG_VALUE) continue;
-    OLG_TRY(check_kind(cx, nd, s, true, i, a->u.v));
-    olg_dtype t = olg__dtype(cx, a->u.v);
     const olg_formal *f = olg_schema_input_formal(s, i);
+    /* a tensor where the formal takes tensors (or where there is no formal) is what check_kind
+       passes: the usual case, not asked */
+    if (cx->dst->values[a->u.v].type.kind != OLG_TYPE_TENSOR || (f && !f->tensor_dtypes))
+      OLG_TRY(check_kind(cx, nd, s, true, i, a->u.v));
+    olg_dtype t = olg__dtype(cx, a->u.v);
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;
     if (!olg_schema_formal_allows_dtype(f, t))
       return dtype_refused(cx, nd, s, true, i, f->name, t);
@@ -273,7 +276,8 @@ static olg_status note_custom_domain(olg_lower *cx, const char *domain) {
 static olg_status check_outputs(olg_lower *cx, const olg_node *nd, const olg_schema *s) {
   for (uint32_t i = 0; i < nd->n_outputs; i++) {
     if (nd->outputs[i] == OLG_NO_VALUE) continue;
-    OLG_TRY(check_kind(cx, nd, s, false, (int)i, nd->outputs[i]));
+    if (cx->dst->values[nd->outputs[i]].type.kind != OLG_TYPE_TENSOR) /* a tensor output passes */
+      OLG_TRY(check_kind(cx, nd, s, false, (int)i, nd->outputs[i]));
     olg_dtype t = olg__dtype(cx, nd->outputs[i]);
     const olg_formal *f = olg_schema_output_formal(s, (int)i);
     if (!f || t == OLG_UNDEFINED || !f->tensor_dtypes) continue;

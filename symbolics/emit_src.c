@@ -267,7 +267,7 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value in0 = OLG_NO_VALUE;
   /* a Loop body's input k (k >= 2) is the carried value whose initial value is input k: an
      untyped body input takes that value's type (lib/legalize.c, take_outer_type) */
-  bool loop = strcmp(nd->op, "Loop") == 0;
+  bool loop = nd->op[0] == 'L' && strcmp(nd->op, "Loop") == 0;
   olg_value *ins = loop ? olg__lower_alloc(cx, (size_t)(n_in > 0 ? n_in : 1) * sizeof *ins) : NULL;
   if (loop && !ins) return OLG_ERR_NOMEM;
   OLG_TRY(olg_node_begin(g, "", nd->op, nd->name, &n));
@@ -307,7 +307,7 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   }
   for (size_t k = 0; k < sizeof older / sizeof older[0]; k++) {
     /* going up to the version that brought the attribute: what the older version did, said */
-    if (strcmp(nd->op, older[k].op) != 0 || !olg_schema_attr(ts, older[k].attr)) continue;
+    if (nd->op[0] != older[k].op[0] || strcmp(nd->op, older[k].op) != 0 || !olg_schema_attr(ts, older[k].attr)) continue;
     const olg_schema *ss = olg_schema_find("", nd->op, src_opset(cx));
     bool has = false;
     for (uint32_t i = 0; i < nd->n_attrs; i++) has |= strcmp(nd->attrs[i].name, older[k].attr) == 0;
