@@ -449,9 +449,7 @@ olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *
   olg_model *m = g->model;
   if (!base || !*base) base = "v";
   size_t bl = strlen(base);
-  olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
-                           sizeof *g->values);
-  if (s) return s;
+  olg_status s; /* (the values' room: value_append's, which is undone on failure) */
   for (;;) {
     size_t n;
     uint32_t h;

@@ -255,20 +255,21 @@ bool olg__g_name_number(const char *p, size_t n, uint32_t *k) {
   return true;
 }
 
-bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h) {
+/* The two below with the name's number parsed by the caller (numbered: olg__g_name_number's
+ * answer, k its number): a claim asks both for one name. */
+static bool name_taken_k(const olg_graph *g, const char *p, size_t n, uint32_t h, bool numbered,
+                         uint32_t k) {
   if (olg__g_namemap_get_h(&g->node_names, p, n, h) >= 0) return true;
-  uint32_t k;
-  if (!olg__g_name_number(p, n, &k) || k >= g->n_numbered_node_names) return false;
+  if (!numbered || k >= g->n_numbered_node_names) return false;
   const char *q = g->numbered_node_names[k];
   return q && memcmp(q, p, n) == 0 && !q[n];
 }
 
-olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t h) {
+static olg_status name_put_k(olg_graph *g, const char *p, uint32_t h, bool numbered, uint32_t k) {
   const olg_allocator *a = &g->model->alloc;
-  uint32_t k;
   /* the store stays within four times the node count and some (a lowering's "<Op>_<k>" counts
      nodes and Constants); k is checked against its length only, as the node count may drop */
-  if (olg__g_name_number(p, n, &k) && k < 4 * ((uint64_t)g->n_nodes + 1024) &&
+  if (numbered && k < 4 * ((uint64_t)g->n_nodes + 1024) &&
       (k >= g->n_numbered_node_names || !g->numbered_node_names[k])) {
     if (k >= g->n_numbered_node_names) {
       olg_status s = olg__grow(a, (void **)&g->numbered_node_names, &g->cap_numbered_node_names,
@@ -284,16 +285,29 @@ olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t 
   return olg__g_namemap_put_h(a, &g->node_names, p, (int32_t)g->n_nodes, h);
 }
 
+bool olg__g_node_name_taken(const olg_graph *g, const char *p, size_t n, uint32_t h) {
+  uint32_t k = 0;
+  bool numbered = olg__g_name_number(p, n, &k);
+  return name_taken_k(g, p, n, h, numbered, k);
+}
+
+olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t h) {
+  uint32_t k = 0;
+  bool numbered = olg__g_name_number(p, n, &k);
+  return name_put_k(g, p, h, numbered, k);
+}
+
 /* want, or want#2, want#3, ...: the first that no node has, taken for the next node. */
 olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char **out) {
   size_t wl = strlen(want);
   if (wl) {
-    uint32_t h = olg__name_hash(want, &(size_t){wl});
-    if (!olg__g_node_name_taken(g, want, wl, h)) {
+    uint32_t h = olg__name_hash(want, &(size_t){wl}), k = 0;
+    bool numbered = olg__g_name_number(want, wl, &k); /* once for both */
+    if (!name_taken_k(g, want, wl, h, numbered, k)) {
       const char *p = olg__strndup(g->model, want, wl);
       if (!p) return OLG_ERR_NOMEM;
       *out = p;
-      return olg__g_node_name_put(g, p, wl, h);
+      return name_put_k(g, p, h, numbered, k);
     }
   }
   for (uint64_t k = 2;; k++) {

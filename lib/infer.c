@@ -138,6 +138,10 @@ const olg_value_rec *olg__in(const olg_icx *cx, int i) {
   if (i < 0 || (uint32_t)i >= cx->nd->n_args) return NULL;
   const olg_arg *a = &cx->nd->args[i];
   if (a->kind != OLG_ARG_VALUE || a->u.v < 0 || (uint32_t)a->u.v >= cx->g->n_values) return NULL;
+  const olg_value_rec *r = &cx->g->values[a->u.v];
+  /* a main graph's value that is no outer reference is itself (olg__resolve_in, not called:
+     asked several times for each input of each node) */
+  if (!cx->g->parent && !(r->flags & OLG_VF_OUTER)) return r;
   return olg__resolve_in(cx->sc, cx->g, a->u.v);
 }
 

@@ -17,7 +17,7 @@ static bool dims_equal(const olg_dim *a, const olg_dim *b, int32_t rank) {
   for (int32_t k = 0; k < rank; k++) {
     if (a[k].value != b[k].value) return false;
     if ((a[k].param == NULL) != (b[k].param == NULL)) return false;
-    if (a[k].param && strcmp(a[k].param, b[k].param) != 0) return false;
+    if (a[k].param != b[k].param && a[k].param && strcmp(a[k].param, b[k].param) != 0) return false;
   }
   return true;
 }
