@@ -57,13 +57,16 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
   const char *d, *o;
   olg_status s = node_room(g, domain, op, &d, &o);
   if (s) return s;
-  const char *nm = olg__strdup(m, name ? name : "");
+  /* no name is the literal "", not a copy per node (as the default domain) */
+  const char *nm = name && *name ? olg__strdup(m, name) : "";
   if (!nm) return OLG_ERR_NOMEM;
-  size_t nl = SIZE_MAX;
-  uint32_t h = olg__name_hash(nm, &nl);
-  /* a name another node has already stays that node's (names may repeat) */
-  if (*nm && !olg__g_node_name_taken(g, nm, nl, h) && (s = olg__g_node_name_put(g, nm, nl, h)))
-    return s;
+  if (*nm) {
+    size_t nl = SIZE_MAX;
+    uint32_t h = olg__name_hash(nm, &nl);
+    /* a name another node has already stays that node's (names may repeat) */
+    if (!olg__g_node_name_taken(g, nm, nl, h) && (s = olg__g_node_name_put(g, nm, nl, h)))
+      return s;
+  }
   *out = node_push(g, d, o, nm);
   return OLG_OK;
 }

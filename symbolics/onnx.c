@@ -36,7 +36,6 @@ olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   const char *op = olg_lower_node_op(cx);
   bool unsq = strcmp(op, "Unsqueeze") == 0;
-  bool axes_input = olg__target_has_input(cx, op, "axes");
   olg_value x, y, dyn;
   const int64_t *axes;
   size_t n;
@@ -44,7 +43,9 @@ olg_status olg__sym_onnx_squeeze(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   OLG_TRY(olg__src_ints_attr_or_input(cx, "axes", 1, 13, &axes, &n, &present, &dyn));
   if (dyn != OLG_NO_VALUE) {
-    if (!axes_input) { /* an exact Reshape to the shape computed from the axes */
+    /* asked here only: known axes (the usual case) go through the emitters at any opset;
+       without an axes input, an exact Reshape to the shape computed from the axes */
+    if (!olg__target_has_input(cx, op, "axes")) {
       OLG_TRY(olg_lower_decompose(cx, unsq ? "Unsqueeze with run-time axes" : "Squeeze with run-time axes", 13));
       OLG_TRY(unsq ? olg__emit_unsqueeze_dyn(cx, x, dyn, &y) : olg__emit_squeeze_dyn(cx, x, dyn, &y));
     } else {
