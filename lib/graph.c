@@ -432,15 +432,31 @@ static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value
 
 /* "<base>_<k>" in the arena for the next k (next_auto), its length and hash. */
 static char *auto_name(olg_graph *g, const char *base, size_t bl, size_t *n, uint32_t *h) {
-  char buf[32];
-  olg_sbuf sb = {buf, 0, sizeof buf}; /* "_%llu" */
-  olg__sb_mem(&sb, "_", 1);
-  olg__sb_u64(&sb, g->next_auto++);
-  char *p = olg__arena_alloc_str(g->model, bl + sb.n + 1);
+  /* the number two digits at a time ("%llu"): one per emitted value, where the digit loop was
+     a fifth of the call */
+  static const char pairs[] = "0001020304050607080910111213141516171819"
+                              "2021222324252627282930313233343536373839"
+                              "4041424344454647484950515253545556575859"
+                              "6061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+  char d[20];
+  int k = 20;
+  uint64_t v = g->next_auto++;
+  while (v >= 100) {
+    unsigned q = (unsigned)(v % 100);
+    v /= 100;
+    d[--k] = pairs[2 * q + 1], d[--k] = pairs[2 * q];
+  }
+  if (v >= 10) d[--k] = pairs[2 * v + 1], d[--k] = pairs[2 * v];
+  else d[--k] = (char)('0' + v);
+  size_t dl = (size_t)(20 - k);
+  char *p = olg__arena_alloc_str(g->model, bl + dl + 2);
   if (!p) return NULL;
   memcpy(p, base, bl);
-  memcpy(p + bl, buf, sb.n + 1);
-  *n = bl + sb.n;
+  p[bl] = '_';
+  memcpy(p + bl + 1, d + k, dl);
+  p[bl + 1 + dl] = 0;
+  *n = bl + 1 + dl;
   *h = olg__name_hash(p, &(size_t){*n});
   return p;
 }

@@ -466,7 +466,9 @@ olg_status olg__broadcast(olg_icx *cx, const olg_ishape *a, const olg_ishape *b,
     }
     res.d[k] = o;
   }
-  *out = res;
+  /* the rank's dims only: the rest of an olg_ishape is unused, and the whole is 772 bytes */
+  out->rank = r;
+  memcpy(out->d, res.d, (size_t)r * sizeof *res.d);
   return OLG_OK;
 }
 
@@ -713,15 +715,14 @@ static const rule training_rules[] = {
   {"Momentum", olg__inf_adagrad},
 };
 
-/* The rows found last, per thread, by a hash of the op name: every emitted node asks for its
- * rule, mostly the same few ops (the binary search's strcmps were 1% of a chain's conversion).
- * A row is taken only when it belongs to this table and holds the op. */
+/* The rows found last, per thread, by the address of the op name: every emitted node asks for
+ * its rule, mostly the same few ops, each by one copy of its name (the binary search's strcmps
+ * were 1% of a chain's conversion; hashing the name, another 1%). A row is taken only when it
+ * belongs to this table and holds the op. */
 static _Thread_local const rule *rule_memo[64];
 
 static const rule *find_in(const rule *t, size_t n, const char *op) {
-  uint32_t h = 2166136261u;
-  for (const char *c = op; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
-  const rule **slot = &rule_memo[h >> 26];
+  const rule **slot = &rule_memo[((uintptr_t)op ^ (uintptr_t)op >> 6) & 63u];
   const rule *m = *slot;
   if (m && m >= t && m < t + n && (m->op == op || strcmp(m->op, op) == 0)) return m->fn ? m : NULL;
   size_t lo = 0, hi = n;

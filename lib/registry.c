@@ -69,18 +69,17 @@ static int key_cmp(const char *d1, const char *o1, const char *d2, const char *o
   return c ? c : o1 == o2 ? 0 : strcmp(o1, o2);
 }
 
-/* The rows found last, per thread, by a hash of the op name: a lowering dispatches the same few
- * ops, and asks for some that are not there (the binary search's strcmps were 3% of a chain's
- * conversion). A row is taken only when it still holds the key (keys are unique), a miss only
+/* The rows found last, per thread, by the address of the op name (a lowering dispatches the
+ * same few ops, each by one copy of its name; hashing the name cost as much as the compare): a
+ * lowering asks for some that are not there too (the binary search's strcmps were 3% of a
+ * chain's conversion). A row is taken only when it still holds the key (keys are unique), a miss only
  * when the key still falls between the rows around it: a registry changed or freed since is
  * harmless. */
 static _Thread_local struct { const olg_registry *r; long i; } reg_op_memo[32];
 
 /* Index of (domain, op), or -(insertion point) - 1. */
 static long find_op(const olg_registry *r, const char *domain, const char *op) {
-  uint32_t h = 2166136261u;
-  for (const char *c = op; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
-  h >>= 27;
+  uint32_t h = (uint32_t)((uintptr_t)op ^ (uintptr_t)op >> 6) & 31u;
   long mi = reg_op_memo[h].i, n = (long)r->n_ops;
   if (reg_op_memo[h].r == r && mi >= 0 && mi < n &&
       key_cmp(r->ops[mi].domain, r->ops[mi].op, domain, op) == 0)

@@ -39,14 +39,16 @@ static _Thread_local const olg_schema_op *op_memo[64];
 
 /* The default domain's ops found last by the address of the name asked with (the same node's op
  * is asked for several times in a row): hashing the name costs more than comparing it. */
-static _Thread_local struct { const char *op; const olg_schema_op *m; } op_by_addr[16];
+static _Thread_local struct { const char *op; const olg_schema_op *m; } op_by_addr[64];
 
 static const olg_schema_op *find_op(const char *domain, const char *op) {
   const olg_schema_domain *d;
   int lo, hi;
 
   bool def = op && (domain == NULL || domain[0] == '\0');
-  unsigned a = (unsigned)((uintptr_t)op >> 3) & 15u;
+  /* (the low bits folded with higher ones: names are packed byte by byte, a few bytes apart,
+     and blocks apart at like offsets; each gets a slot of its own) */
+  unsigned a = (unsigned)((uintptr_t)op ^ (uintptr_t)op >> 6) & 63u;
   if (def && op_by_addr[a].op == op &&
       (op_by_addr[a].m->name == op || strcmp(op_by_addr[a].m->name, op) == 0))
     return op_by_addr[a].m;
@@ -77,12 +79,22 @@ static const olg_schema_op *find_op(const char *domain, const char *op) {
   return NULL;
 }
 
+/* The answers for the default domain's ops asked by the table's own name (an emitted node's
+ * op): that address is the static name's and nothing else's, so it is the key as it is, with
+ * no strcmp. Per thread, as op_memo. */
+static _Thread_local struct { const char *op; int opset; const olg_schema *s; } find_memo[16];
+
 const olg_schema *olg_schema_find(const char *domain, const char *op, int opset) {
+  bool def = op && (domain == NULL || domain[0] == '\0');
+  unsigned a = ((unsigned)((uintptr_t)op ^ (uintptr_t)op >> 6) ^ (unsigned)opset * 7u) & 15u;
+  if (def && find_memo[a].op == op && find_memo[a].opset == opset) return find_memo[a].s;
   const olg_schema_op *o = find_op(domain, op);
   if (o == NULL) return NULL;
-  for (int i = o->first + o->count - 1; i >= o->first; i--)
-    if (T->schemas[i].since_version <= opset) return &T->schemas[i];
-  return NULL;
+  const olg_schema *s = NULL;
+  for (int i = o->first + o->count - 1; i >= o->first && !s; i--)
+    if (T->schemas[i].since_version <= opset) s = &T->schemas[i];
+  if (def && o->name == op) find_memo[a].op = op, find_memo[a].opset = opset, find_memo[a].s = s;
+  return s;
 }
 
 const olg_schema *olg_schema_versions(const char *domain, const char *op, size_t *n) {
