@@ -143,6 +143,14 @@ olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count) {
 olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
   olg_node *nd = open_node(g, n);
   if (!nd) return OLG_ERR_STATE;
+  /* the array noted last with room left (grown_find's first look, arena_grow's answer): the
+     usual case of a node's arguments added one after another, done here */
+  olg_model *m = g->model;
+  const struct olg_grown *e = &m->grown[(m->grown_next - 1) % (sizeof m->grown / sizeof *m->grown)];
+  if (nd->args && e->p == nd->args && e->cap > nd->n_args) {
+    nd->args[nd->n_args++] = *a;
+    return OLG_OK;
+  }
   olg_status s = arena_grow(g->model, (void **)&nd->args, nd->n_args, sizeof *nd->args);
   if (s) return s;
   nd->args[nd->n_args++] = *a;

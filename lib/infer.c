@@ -250,6 +250,16 @@ static bool tensor_numel(const olg_tensor *t, uint64_t *n) {
 }
 
 bool olg__in_ints(const olg_icx *cx, int i, int64_t *buf, size_t cap, size_t *n) {
+  const olg_value_rec *r = olg__in(cx, i);
+  const olg_tensor *v = r ? r->known : NULL;
+  /* the usual: an int64 vector (axes, a shape) whose bytes cover it, read at once; the checks
+     below (olg__in_known's too) pass it alike */
+  if (v && v->dtype == OLG_INT64 && v->rank == 1 && v->data && v->dims[0] >= 0 &&
+      (uint64_t)v->dims[0] <= cap && v->nbytes / sizeof *buf >= (uint64_t)v->dims[0]) {
+    memcpy(buf, v->data, (size_t)v->dims[0] * sizeof *buf);
+    *n = (size_t)v->dims[0];
+    return true;
+  }
   const olg_tensor *t = olg__in_known(cx, i);
   uint64_t ne;
   if (!t || t->dtype == OLG_STRING || !tensor_numel(t, &ne) || ne > cap) return false;
@@ -429,6 +439,31 @@ static const char *dim_text(const olg_dim *d, char *buf, size_t n) {
   return buf;
 }
 
+/* One dim of a broadcast: da against db (olg__type_shape's: no denotation, a negative value
+ * OLG_DIM_UNKNOWN). False when they do not broadcast. */
+static inline bool broadcast_dim(const olg_dim *da, const olg_dim *db, olg_dim *o) {
+  if (da->value >= 0 && db->value >= 0) {
+    if (da->value == db->value || db->value == 1) *o = *da;
+    else if (da->value == 1) *o = *db;
+    else return false;
+  } else if (da->value > 1) {
+    *o = *da;
+  } else if (db->value > 1) {
+    *o = *db;
+  } else if (da->value == 1) {
+    *o = *db;
+  } else if (db->value == 1) {
+    *o = *da;
+  } else if (da->value == 0 || db->value == 0) {
+    *o = olg__dnum(0); /* 0 broadcasts with 1 only; the other is then 1 or an error */
+  } else if (olg__dim_same(da, db)) {
+    *o = *da;
+  } else {
+    *o = olg__dunk();
+  }
+  return true;
+}
+
 olg_status olg__broadcast(olg_icx *cx, const olg_ishape *a, const olg_ishape *b, olg_ishape *out) {
   if (a->rank < 0 || b->rank < 0) {
     out->rank = OLG_RANK_UNKNOWN;
@@ -440,36 +475,39 @@ olg_status olg__broadcast(olg_icx *cx, const olg_ishape *a, const olg_ishape *b,
   for (int32_t k = 0; k < r; k++) {
     int32_t ia = k - (r - a->rank), ib = k - (r - b->rank);
     olg_dim da = ia >= 0 ? a->d[ia] : olg__dnum(1), db = ib >= 0 ? b->d[ib] : olg__dnum(1);
-    olg_dim o;
-    if (da.value >= 0 && db.value >= 0) {
-      if (da.value == db.value || db.value == 1) o = da;
-      else if (da.value == 1) o = db;
-      else {
-        char x[32], y[32];
-        return olg__fail(cx, "shapes do not broadcast: dim %d is %s in one input and %s in the other",
-                         (int)k, dim_text(&da, x, sizeof x), dim_text(&db, y, sizeof y));
-      }
-    } else if (da.value > 1) {
-      o = da;
-    } else if (db.value > 1) {
-      o = db;
-    } else if (da.value == 1) {
-      o = db;
-    } else if (db.value == 1) {
-      o = da;
-    } else if (da.value == 0 || db.value == 0) {
-      o = olg__dnum(0); /* 0 broadcasts with 1 only; the other is then 1 or an error */
-    } else if (olg__dim_same(&da, &db)) {
-      o = da;
-    } else {
-      o = olg__dunk();
+    if (!broadcast_dim(&da, &db, &res.d[k])) {
+      char x[32], y[32];
+      return olg__fail(cx, "shapes do not broadcast: dim %d is %s in one input and %s in the other",
+                       (int)k, dim_text(&da, x, sizeof x), dim_text(&db, y, sizeof y));
     }
-    res.d[k] = o;
   }
   /* the rank's dims only: the rest of an olg_ishape is unused, and the whole is 772 bytes */
   out->rank = r;
   memcpy(out->d, res.d, (size_t)r * sizeof *res.d);
   return OLG_OK;
+}
+
+/* A dim of a type as olg__type_shape reads it. */
+static inline olg_dim shape_dim(const olg_dim *d) {
+  olg_dim o = {d->value < 0 ? OLG_DIM_UNKNOWN : d->value, d->param, NULL};
+  return o;
+}
+
+bool olg__broadcast_types(const olg_type *a, const olg_type *b, olg_ishape *out) {
+  if (!a || !b || (a->kind != OLG_TYPE_TENSOR && a->kind != OLG_TYPE_SPARSE_TENSOR) ||
+      (b->kind != OLG_TYPE_TENSOR && b->kind != OLG_TYPE_SPARSE_TENSOR) || !a->has_shape ||
+      !b->has_shape || a->rank < 0 || a->rank > OLG_INFER_MAX_RANK || b->rank < 0 ||
+      b->rank > OLG_INFER_MAX_RANK)
+    return false;
+  int32_t r = a->rank > b->rank ? a->rank : b->rank;
+  for (int32_t k = 0; k < r; k++) {
+    int32_t ia = k - (r - a->rank), ib = k - (r - b->rank);
+    olg_dim da = ia >= 0 ? shape_dim(&a->dims[ia]) : olg__dnum(1),
+            db = ib >= 0 ? shape_dim(&b->dims[ib]) : olg__dnum(1);
+    if (!broadcast_dim(&da, &db, &out->d[k])) return false;
+  }
+  out->rank = r;
+  return true;
 }
 
 olg_status olg__axis(olg_icx *cx, int64_t axis, int32_t rank, const char *what, int32_t *out) {

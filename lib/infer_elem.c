@@ -304,6 +304,8 @@ static olg_status legacy_binary_shape(olg_icx *cx, olg_ishape *out) {
 
 static olg_status binary_shape(olg_icx *cx, olg_ishape *out) {
   if (cx->opset < 7) return legacy_binary_shape(cx, out);
+  /* the usual node: two shapes that broadcast, read where they are (no copies) */
+  if (olg__broadcast_types(olg__in_type(cx, 0), olg__in_type(cx, 1), out)) return OLG_OK;
   olg_ishape a, b;
   olg__in_shape(cx, 0, &a);
   olg__in_shape(cx, 1, &b);

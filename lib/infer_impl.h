@@ -114,6 +114,9 @@ bool olg__shape_rank(olg_ishape *s, int64_t r);
 bool olg__shape_numel_known(const olg_ishape *s, int64_t *n);
 /* Multidirectional (numpy) broadcasting of a and b into out; fails on incompatible dims. */
 olg_status olg__broadcast(olg_icx *cx, const olg_ishape *a, const olg_ishape *b, olg_ishape *out);
+/* olg__broadcast of olg__type_shape(a) and olg__type_shape(b), read in place: false when either
+ * has no shape of a known rank, or the dims do not broadcast (olg__broadcast then says why). */
+bool olg__broadcast_types(const olg_type *a, const olg_type *b, olg_ishape *out);
 /* Normalizes axis into [0, rank) (negative counts from the end); fails when out of range. */
 olg_status olg__axis(olg_icx *cx, int64_t axis, int32_t rank, const char *what, int32_t *out);
 /* Sum and product of dims: known when both are known; a dim plus 0 or times 1 is itself. */

@@ -269,36 +269,6 @@ bool olg__reads_by_name(const olg_value_rec *r) {
   return r->producer < 0 && !(r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER));
 }
 
-/* The producers a node depends on: its value arguments' and, for a node with subgraphs, those
- * of the values the subgraphs read by name from this graph (implicit inputs, which the graph's
- * own topological order does not see). fn(ud, producer) for each, duplicates possible. */
-static olg_status node_producers(olg_reads_memo *m, const olg_graph *g, const olg_node *nd,
-                                 void (*fn)(void *, int32_t), void *ud) {
-  for (uint32_t j = 0; j < nd->n_args; j++) {
-    const olg_arg *a = &nd->args[j];
-    size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
-    for (size_t k = 0; k < cnt; k++) {
-      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[k];
-      if (v >= 0 && g->values[v].producer >= 0) fn(ud, g->values[v].producer);
-    }
-  }
-  for (uint32_t j = 0; j < nd->n_attrs; j++) {
-    const olg_attr *a = &nd->attrs[j];
-    size_t cnt = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
-    for (size_t k = 0; k < cnt; k++) {
-      const olg_graph *sub = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[k];
-      if (!sub) continue;
-      const struct olg_reads_entry *e;
-      OLG_TRY(reads_of(m, sub, false, &e));
-      for (uint32_t q = 0; q < e->n; q++) {
-        olg_value ov = olg__graph_lookup(g, e->names[q]);
-        if (ov >= 0 && g->values[ov].producer >= 0) fn(ud, g->values[ov].producer);
-      }
-    }
-  }
-  return OLG_OK;
-}
-
 struct topo {
   const olg_graph *g;
   const olg_allocator *al;
@@ -316,8 +286,7 @@ struct topo {
 /* One walk over the nodes collects the edges (the walk reads scattered value records: a second
  * one to fill the adjacency cost as much again on a large graph); the adjacency is then built
  * from the collected list, in the same order as a second walk would. */
-static void topo_collect(void *ud, int32_t p) {
-  struct topo *t = ud;
+static inline void topo_collect(struct topo *t, int32_t p) {
   if (t->s || t->g->nodes[p].state != OLG_NODE_DONE) return;
   if (t->n_in < t->n) {
     t->first[t->n_in] = p;
@@ -333,6 +302,37 @@ static void topo_collect(void *ud, int32_t p) {
   t->off[p + 1]++;
 }
 
+/* The producers a node depends on: its value arguments' and, for a node with subgraphs, those
+ * of the values the subgraphs read by name from this graph (implicit inputs, which the graph's
+ * own topological order does not see). topo_collect for each, duplicates possible (called
+ * directly, not through a pointer: once per edge of every node, it is inlined). */
+static olg_status node_producers(olg_reads_memo *m, const olg_graph *g, const olg_node *nd,
+                                 struct topo *t) {
+  for (uint32_t j = 0; j < nd->n_args; j++) {
+    const olg_arg *a = &nd->args[j];
+    size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
+    for (size_t k = 0; k < cnt; k++) {
+      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[k];
+      if (v >= 0 && g->values[v].producer >= 0) topo_collect(t, g->values[v].producer);
+    }
+  }
+  for (uint32_t j = 0; j < nd->n_attrs; j++) {
+    const olg_attr *a = &nd->attrs[j];
+    size_t cnt = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
+    for (size_t k = 0; k < cnt; k++) {
+      const olg_graph *sub = a->type == OLG_ATTR_GRAPH ? a->g : a->graphs[k];
+      if (!sub) continue;
+      const struct olg_reads_entry *e;
+      OLG_TRY(reads_of(m, sub, false, &e));
+      for (uint32_t q = 0; q < e->n; q++) {
+        olg_value ov = olg__graph_lookup(g, e->names[q]);
+        if (ov >= 0 && g->values[ov].producer >= 0) topo_collect(t, g->values[ov].producer);
+      }
+    }
+  }
+  return OLG_OK;
+}
+
 /* A topological order of g that counts subgraph reads as edges (Kahn, linear in nodes plus
  * edges); order[k] = -1 past the last live node. */
 olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_reads_memo *m,
@@ -346,7 +346,7 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
   for (uint32_t i = 0; i < n; i++) {
     if (g->nodes[i].state != OLG_NODE_DONE) continue;
     t.cur = (int32_t)i;
-    if ((s = node_producers(m, g, &g->nodes[i], topo_collect, &t)) || (s = t.s)) goto done;
+    if ((s = node_producers(m, g, &g->nodes[i], &t)) || (s = t.s)) goto done;
   }
   t.n_adj = t.n_in ? t.n_in : 1;
   t.adj = olg__malloc(al, t.n_adj * sizeof *t.adj);

@@ -5,6 +5,7 @@
 
 #include "../harness.h"
 #include "infer.h"
+#include "infer_impl.h"
 #include "ir.h"
 
 bool olg__infer_table_sorted(void);
@@ -126,6 +127,65 @@ TEST(infer_broadcasting_with_symbols) {
   CHECK_STR(olg_diag_code(dg, 0), "OLG-INFER-INVALID");
   CHECK(strstr(olg_last_error(), "Add-14 'Add'") != NULL);
   olg_diags_free(dg);
+  DONE(t);
+}
+
+/* The elementwise rules' broadcast of the inputs' types read in place gives what the general
+ * path gives (olg__broadcast of their olg__type_shape copies), dim for dim, on shapes of every
+ * kind: known, symbolic (one name from two copies), unknown, negative, with denotations,
+ * scalars, rank unknown, no shape, not a tensor; where it declines, the general path has no
+ * shape or fails. */
+TEST(infer_broadcast_in_place_matches_general) {
+  tg t;
+  tg_init(&t, 14);
+  olg_value a = in(&t, "a", OLG_FLOAT, 1, (int64_t[]){2}, NULL);
+  olg_node_id n = begin(&t, "Add", 2, a, a);
+  CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+  olg_icx cx = {.g = t.g, .m = t.m, .nd = &t.g->nodes[n], .id = n, .opset = 14};
+  static char n2[] = "N"; /* the name N by another copy */
+  const olg_dim pool[] = {
+    {0, NULL, NULL}, {1, NULL, NULL}, {2, NULL, NULL}, {3, NULL, NULL}, {1, NULL, NULL},
+    {OLG_DIM_UNKNOWN, "N", NULL}, {OLG_DIM_UNKNOWN, n2, NULL}, {OLG_DIM_UNKNOWN, "M", NULL},
+    {OLG_DIM_UNKNOWN, NULL, NULL}, {-7, NULL, NULL}, {2, "P", NULL}, {1, NULL, "den"},
+    {OLG_DIM_UNKNOWN, "N", "den"}, {3, NULL, "den"},
+  };
+  const size_t n_pool = sizeof pool / sizeof *pool;
+  uint64_t seed = 12345;
+  int n_fast = 0, n_declined_fail = 0;
+  for (int it = 0; it < 40000; it++) {
+    olg_dim dims[2][5];
+    olg_type ty2[2];
+    for (int j = 0; j < 2; j++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      uint32_t x = (uint32_t)(seed >> 33);
+      memset(&ty2[j], 0, sizeof ty2[j]);
+      ty2[j].kind = x % 23 == 0 ? OLG_TYPE_NONE : x % 19 == 0 ? OLG_TYPE_SPARSE_TENSOR : OLG_TYPE_TENSOR;
+      ty2[j].has_shape = x % 17 != 0;
+      ty2[j].rank = x % 29 == 0 ? OLG_RANK_UNKNOWN : (int32_t)((x >> 5) % 5);
+      for (int k = 0; k < 5; k++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        /* mostly 1 and the first few: shapes that broadcast */
+        uint32_t y = (uint32_t)(seed >> 33) % (2 * (uint32_t)n_pool);
+        dims[j][k] = pool[y < n_pool ? y : y % 5];
+      }
+      ty2[j].dims = ty2[j].rank > 0 ? dims[j] : NULL;
+    }
+    olg_ishape fa, sa, sb, ga;
+    bool fast = olg__broadcast_types(&ty2[0], &ty2[1], &fa);
+    bool ha = olg__type_shape(&ty2[0], &sa), hb = olg__type_shape(&ty2[1], &sb);
+    olg_status st = olg__broadcast(&cx, &sa, &sb, &ga);
+    if (fast) {
+      n_fast++;
+      CHECK(ha && hb && st == OLG_OK && ga.rank == fa.rank);
+      for (int32_t k = 0; k < fa.rank; k++)
+        CHECK(ga.d[k].value == fa.d[k].value && ga.d[k].param == fa.d[k].param &&
+              ga.d[k].denotation == fa.d[k].denotation);
+    } else {
+      CHECK(!ha || !hb || st != OLG_OK);
+      n_declined_fail += ha && hb;
+    }
+  }
+  CHECK(n_fast > 10000 && n_declined_fail > 1000); /* both sides tried, often */
   DONE(t);
 }
 
