@@ -79,21 +79,32 @@ static const olg_schema_op *find_op(const char *domain, const char *op) {
   return NULL;
 }
 
-/* The answers for the default domain's ops asked by the table's own name (an emitted node's
- * op): that address is the static name's and nothing else's, so it is the key as it is, with
- * no strcmp. Per thread, as op_memo. */
-static _Thread_local struct { const char *op; int opset; const olg_schema *s; } find_memo[16];
+/* The answers for the default domain found last, per thread, by the address of the name asked
+ * with and the opset (a node's op is asked for several times, by the reader's copy of the name
+ * or the table's). An entry holds the table's name: asked by that very address it is the name
+ * (nothing else lives there), asked by another copy it is compared (a copy freed since may
+ * hold another name). */
+static _Thread_local struct {
+  const char *op, *name;
+  int opset;
+  const olg_schema *s;
+} find_memo[64];
 
 const olg_schema *olg_schema_find(const char *domain, const char *op, int opset) {
   bool def = op && (domain == NULL || domain[0] == '\0');
-  unsigned a = ((unsigned)((uintptr_t)op ^ (uintptr_t)op >> 6) ^ (unsigned)opset * 7u) & 15u;
-  if (def && find_memo[a].op == op && find_memo[a].opset == opset) return find_memo[a].s;
+  unsigned a = ((unsigned)((uintptr_t)op ^ (uintptr_t)op >> 6) ^ (unsigned)opset * 13u) & 63u;
+  if (def && find_memo[a].op == op && find_memo[a].opset == opset &&
+      (find_memo[a].name == op || strcmp(find_memo[a].name, op) == 0))
+    return find_memo[a].s;
   const olg_schema_op *o = find_op(domain, op);
   if (o == NULL) return NULL;
   const olg_schema *s = NULL;
   for (int i = o->first + o->count - 1; i >= o->first && !s; i--)
     if (T->schemas[i].since_version <= opset) s = &T->schemas[i];
-  if (def && o->name == op) find_memo[a].op = op, find_memo[a].opset = opset, find_memo[a].s = s;
+  if (def) {
+    find_memo[a].op = op, find_memo[a].name = o->name;
+    find_memo[a].opset = opset, find_memo[a].s = s;
+  }
   return s;
 }
 
