@@ -30,7 +30,7 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
                                         olg_node_id *out) {
   if (!cx || !op || !*op || !out)
     return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_begin: NULL argument");
-  if (domain && strcmp(domain, "ai.onnx") == 0) domain = "";
+  if (domain && *domain && strcmp(domain, "ai.onnx") == 0) domain = ""; /* mostly "" */
   char buf[512];
   const char *base = cx->name_base && *cx->name_base ? cx->name_base : NULL;
   /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>" */
