@@ -166,6 +166,11 @@ olg_status olg__set_out(olg_icx *cx, int i, olg_dtype dt, const olg_ishape *s) {
         r->type = t;
         return OLG_OK;
       }
+      if (!keep) { /* store_type's answer (the inferred type, its dims copied), not asked */
+        if (!(t.dims = olg__infer_dims_dup(cx->m, s->d, s->rank))) return OLG_ERR_NOMEM;
+        r->type = t;
+        return OLG_OK;
+      }
     }
   }
   return store_type(cx, r, &t);
