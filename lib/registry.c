@@ -9,6 +9,7 @@
  * native opset) an ONNX op is the pass-through's again, and any other op has no symbolic. The built-in registry (the
  * opsets/ tables and the ONNX pass-through) is made in opsets/builtin.c: the core names no
  * symbolic. */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -57,7 +58,14 @@ struct olg_registry {
   /* a caller added a symbolic (olg_registry_add*): code outside the library may then read the
      source of a lowering (olg_lower_source), which olg_legalize_consume must keep whole */
   int caller_symbolics;
+  /* what olg__registry_dispatch answers may have changed when this changes: a number no
+     registry had before (gen_next), so that a registry freed and another made at its address
+     are told apart */
+  uint64_t gen;
 };
+
+static _Atomic uint64_t gen_next = 1;
+static void new_gen(olg_registry *r) { r->gen = atomic_fetch_add(&gen_next, 1); }
 
 static const char *norm_domain(const char *d) {
   if (!d || (*d && strcmp(d, "ai.onnx") == 0)) return "";
@@ -127,6 +135,7 @@ OLG_API olg_status olg_registry_new(olg_registry **out, const olg_allocator *all
   if (!r) return OLG_ERR_NOMEM;
   r->alloc = a;
   olg_arena_init(&r->arena, &r->alloc);
+  new_gen(r);
   *out = r;
   return OLG_OK;
 }
@@ -160,6 +169,7 @@ static olg_status check_mutable(const olg_registry *r, const char *fn) {
 
 static olg_status add_entry(olg_registry *r, const char *domain, const char *op, int since,
                             int until, int lowering, olg_symbolic_fn fn, void *ud) {
+  new_gen(r);
   domain = norm_domain(domain);
   long i = find_op(r, domain, op);
   if (i < 0) {
@@ -232,6 +242,7 @@ OLG_API olg_status olg_registry_remove(olg_registry *r, const char *domain, cons
     reg_op *ro = &r->ops[i];
     for (uint32_t k = ro->n; k-- > 0;) {
       if (ro->e[k].since != since_opset) continue;
+      new_gen(r);
       memmove(&ro->e[k], &ro->e[k + 1], (size_t)(ro->n - k - 1) * sizeof *ro->e);
       ro->n--;
       if (!ro->n) { /* the op's strings stay in the arena; op_at pointers handed out stay valid */
@@ -367,7 +378,10 @@ OLG_API olg_status olg_registry_op_at(const olg_registry *r, size_t i, const cha
 
 /* ---- for the driver and the built-in registry (lower.h) ---- */
 
-void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn) { r->onnx_fallback = fn; }
+void olg__registry_set_onnx_fallback(olg_registry *r, olg_symbolic_fn fn) {
+  r->onnx_fallback = fn;
+  new_gen(r);
+}
 bool olg__registry_caller_symbolics(const olg_registry *r) { return r->caller_symbolics != 0; }
 
 void olg__registry_set_profiles(olg_registry *r, const olg_profile *const *profiles) {
@@ -379,8 +393,8 @@ const olg_profile *const *olg__registry_profiles(const olg_registry *r) {
   return r->profiles ? r->profiles : none;
 }
 
-olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, const char *op,
-                                  int opset, olg_symbolic_fn *fn, void **ud, int *lowering) {
+static olg_status dispatch(const olg_registry *r, const char *domain, const char *op, int opset,
+                           olg_symbolic_fn *fn, void **ud, int *lowering) {
   bool ended;
   const reg_entry *e = lookup(r, domain, op, opset, &ended);
   if (e && ended && passed_on(r, domain)) { /* the row ended at the op's native opset */
@@ -407,6 +421,42 @@ olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, con
   *ud = NULL;
   *lowering = OLG_LOWERING_NONE;
   return OLG_ERR_NOT_FOUND;
+}
+
+/* The answers for the default domain given last, per thread, by the address of the op name,
+ * the opset and the registry in its state then (gen): a lowering asks for every node, mostly
+ * the same few ops (the lookup was 4% of converting a chain). The name is kept and compared: the
+ * copy asked with may have been freed and its address given to another name since. A dispatch
+ * has no other effect, so its answer, repeated, is the same. */
+static _Thread_local struct {
+  const olg_registry *r;
+  uint64_t gen;
+  const char *op;
+  int opset, lowering;
+  olg_status s;
+  olg_symbolic_fn fn;
+  void *ud;
+  char name[24];
+} disp_memo[64];
+
+olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, const char *op,
+                                  int opset, olg_symbolic_fn *fn, void **ud, int *lowering) {
+  if (*norm_domain(domain)) return dispatch(r, domain, op, opset, fn, ud, lowering);
+  unsigned a = ((unsigned)((uintptr_t)op ^ (uintptr_t)op >> 6) ^ (unsigned)opset * 13u) & 63u;
+  if (disp_memo[a].r == r && disp_memo[a].gen == r->gen && disp_memo[a].op == op &&
+      disp_memo[a].opset == opset && strcmp(disp_memo[a].name, op) == 0) {
+    *fn = disp_memo[a].fn, *ud = disp_memo[a].ud, *lowering = disp_memo[a].lowering;
+    return disp_memo[a].s;
+  }
+  olg_status s = dispatch(r, domain, op, opset, fn, ud, lowering);
+  size_t n = strlen(op);
+  if (n < sizeof disp_memo[a].name) {
+    disp_memo[a].r = r, disp_memo[a].gen = r->gen, disp_memo[a].op = op;
+    disp_memo[a].opset = opset, disp_memo[a].s = s;
+    disp_memo[a].fn = *fn, disp_memo[a].ud = *ud, disp_memo[a].lowering = *lowering;
+    memcpy(disp_memo[a].name, op, n + 1);
+  }
+  return s;
 }
 
 olg_shape_fn olg__registry_shape_fn(const olg_registry *r, const char *domain, const char *op,

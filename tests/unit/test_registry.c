@@ -1,4 +1,6 @@
 /* Tests of the symbolic registry: dispatch, overrides, removal, freezing, queries. */
+#include <string.h>
+
 #include "../harness.h"
 
 static olg_status sym_a(olg_lower *cx, olg_node_id src, void *ud) {
@@ -62,6 +64,40 @@ TEST(registry_override_and_remove_restores_builtin) {
   CHECK_EQ(olg_registry_op_count(r), n_before);
   /* "ai.onnx" is the default domain */
   CHECK_EQ(olg_registry_lowering(r, "ai.onnx", "Squeeze", 13), OLG_LOWERING_NATIVE);
+  olg_registry_free(r);
+}
+
+olg_status olg__registry_dispatch(const olg_registry *r, const char *domain, const char *op,
+                                  int opset, olg_symbolic_fn *fn, void **ud, int *lowering);
+
+/* The dispatch remembers its answers (by the op name's address): a registration added or
+ * removed since, or another name at that address, is seen. */
+TEST(registry_dispatch_memo_sees_changes) {
+  olg_registry *r;
+  CHECK_OK(olg_registry_new_builtin(&r, NULL));
+  static const char op[] = "Relu";
+  olg_symbolic_fn fn = NULL, builtin = NULL;
+  void *ud;
+  int k;
+  CHECK_OK(olg__registry_dispatch(r, "", op, 13, &builtin, &ud, &k));
+  CHECK_OK(olg__registry_dispatch(r, "", op, 13, &fn, &ud, &k));
+  CHECK(fn == builtin && builtin != sym_a);
+  CHECK_OK(olg_registry_add(r, "", op, 7, sym_a, NULL));
+  CHECK_OK(olg__registry_dispatch(r, "", op, 13, &fn, &ud, &k));
+  CHECK(fn == sym_a);
+  CHECK_OK(olg_registry_remove(r, "", op, 7));
+  CHECK_OK(olg__registry_dispatch(r, "ai.onnx", op, 13, &fn, &ud, &k));
+  CHECK(fn == builtin);
+  olg_registry_free(r);
+  /* a registry without the pass-through: another name at the same address is not found */
+  CHECK_OK(olg_registry_new(&r, NULL));
+  char name[8] = "Relu";
+  CHECK_OK(olg_registry_add(r, "", name, 7, sym_b, NULL));
+  CHECK_OK(olg__registry_dispatch(r, "", name, 13, &fn, &ud, &k));
+  CHECK(fn == sym_b);
+  memcpy(name, "Tanh", 5);
+  CHECK_STATUS(olg__registry_dispatch(r, "", name, 13, &fn, &ud, &k), OLG_ERR_NOT_FOUND);
+  CHECK(fn == NULL);
   olg_registry_free(r);
 }
 
