@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "pb.h"
@@ -89,6 +90,76 @@ const char *olg__pbr_twhere(const rd *r, const char *tname, char *buf, size_t ca
 olg_status olg__pbr_enter(rd *r, const uint8_t *at, msgdesc *md);
 olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, msgdesc *md,
                                pbf *f);
+/* olg__pbr_next_field with its common cases inline: a one-byte tag (numbers 1 to 15) of a field
+ * the schema has as length-delimited, whose length takes one or two bytes and fits before end,
+ * or as a varint, whose value takes one byte. The same field, the same checks: anything else
+ * (and every error) takes the full path. */
+static inline olg_status olg__pbr_next(rd *r, const uint8_t **cur, const uint8_t *end,
+                                       msgdesc *md, pbf *f) {
+  const uint8_t *p = *cur;
+  if (end - p >= 2 && p[0] < 0x80) {
+    uint32_t no = (uint32_t)p[0] >> 3;
+    const olg_pb_field *fd = no - 1 < md->n_fields ? &md->fields[no - 1] : NULL;
+    if (fd && fd->no == no && fd->wt == (p[0] & 7)) {
+      if (fd->wt == PB_LEN) {
+        size_t n = p[1];
+        const uint8_t *q = p + 2;
+        if (n >= 0x80) {
+          if (end - p < 3 || p[2] >= 0x80) return olg__pbr_next_field(r, cur, end, md, f);
+          n = (n & 0x7f) | (size_t)p[2] << 7;
+          q = p + 3;
+        }
+        if (n <= (size_t)(end - q)) {
+          f->no = no;
+          f->wt = PB_LEN;
+          f->v = 0;
+          f->p = q;
+          f->n = n;
+          f->start = p;
+          f->end = *cur = q + n;
+          f->fd = fd;
+          return OLG_OK;
+        }
+      } else if (fd->wt == PB_VARINT && p[1] < 0x80) {
+        f->no = no;
+        f->wt = PB_VARINT;
+        f->v = p[1];
+        f->p = NULL;
+        f->n = 0;
+        f->start = p;
+        f->end = *cur = p + 2;
+        f->fd = fd;
+        return OLG_OK;
+      }
+    }
+  }
+  return olg__pbr_next_field(r, cur, end, md, f);
+}
+
+/* Whether the n bytes at a and b are equal: inline for the short strings of names and op
+ * types (two loads each up to 16 bytes), memcmp beyond. */
+static inline bool olg__pbr_eq(const uint8_t *a, const uint8_t *b, size_t n) {
+  if (n > 16) return memcmp(a, b, n) == 0;
+  if (n >= 8) {
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, a, 8);
+    memcpy(&b0, b, 8);
+    memcpy(&a1, a + n - 8, 8);
+    memcpy(&b1, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4) {
+    uint32_t a0, a1, b0, b1;
+    memcpy(&a0, a, 4);
+    memcpy(&b0, b, 4);
+    memcpy(&a1, a + n - 4, 4);
+    memcpy(&b1, b + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  /* 0 to 3 bytes: the first, middle and last cover them */
+  return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 olg_status olg__pbr_rep_count(rd *r, msgdesc *md, const pbf *f, size_t *count);
 olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdesc *md, uint32_t no,
                             size_t count, uint64_t *out);
@@ -107,10 +178,19 @@ olg_status olg__pbr_rd_kvs(rd *r, const uint8_t *p, const uint8_t *end, msgdesc 
                            size_t count, olg_kv *kv, const void **slot);
 
 #define OLG_PBR_PREFETCH_NODES 4 /* how many nodes ahead of the one read */
+/* A node's first output name as the lookahead saw it: where its bytes are (NULL: none seen),
+ * how many there are, how many of them the name maps take (up to a NUL) and their
+ * olg__name_hash. */
+typedef struct olg_pbr_ahead {
+  const uint8_t *p;
+  size_t raw_n, n;
+  uint32_t h;
+} olg_pbr_ahead;
 /* From p (a GraphProto field at or before the next NodeProto, end the end of the node fields):
- * prefetches the name-map slots of that node's output names and returns where the field after
- * it starts, or NULL when the bytes do not look as expected (the real parse reports them). */
+ * prefetches the name-map slots of that node's output names, notes its first one in *first,
+ * and returns where the field after it starts, or NULL when the bytes do not look as expected
+ * (the real parse reports them). */
 const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t *p,
-                                               const uint8_t *end);
+                                               const uint8_t *end, olg_pbr_ahead *first);
 
 #endif

@@ -15,7 +15,7 @@ olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn) {
   pbf f;
   fn->domain = fn->name = "";
   for (p = ff->p; p < end;) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     const char **str = NULL;
     switch (f.no) {
     case 1: str = &fn->name; break;
@@ -48,7 +48,7 @@ olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn) {
       (n_opset && !fn->opsets) || (n_meta && !fn->metadata))
     return OLG_ERR_NOMEM;
   for (p = ff->p; p < end;) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 6) {
       if (!(fn->attr_names[fn->n_attr_names++] = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
     } else if (f.no == 11) {

@@ -10,43 +10,82 @@
 
 enum { VK_NORMAL = 0, VK_FORWARD = 1, VK_SPARSE = 2 };
 
+/* A name a node named lately: its bytes in the input and its value (p NULL: none). */
+typedef struct rcache {
+  const uint8_t *p;
+  uint32_t n;
+  olg_value v;
+} rcache;
+#define RCACHE 32 /* a power of two */
+#define AHEAD 8   /* a power of two, above OLG_PBR_PREFETCH_NODES */
+
 typedef struct gstate {
   olg_graph *g;
   uint32_t list_n[3]; /* how many inputs, outputs, value_infos the GraphProto lists */
-  olg_pb_span *vi; /* per value: its primary ValueInfoProto (p NULL: none yet) */
-  uint8_t *kind;   /* per value: VK_* */
+  uint32_t *vi_at; /* per value: its primary ValueInfoProto, 1 + its index in vis (0: none yet) */
+  uint8_t *kind;    /* per value: VK_* */
   uint32_t cap;
+  olg_pb_span *vis; /* the primary ValueInfoProtos, in the order read (few values have one) */
+  uint32_t n_vis, cap_vis;
+  /* the first output name of node k as the lookahead saw it (with its hash), at
+   * ahead[k % AHEAD]: k counts the nodes the lookahead passed (n_ahead) and read (n_read) */
+  olg_pbr_ahead ahead[AHEAD];
+  uint32_t n_ahead, n_read;
+  /* names the nodes read so far resolved, by their bytes (rc_slot), in front of the name map:
+   * most inputs are a recent node's output or one of a few shared names. A name's value in
+   * the map does not change while the graph is read (values are added, never renamed or
+   * dropped), so an entry stays true. */
+  rcache rc[RCACHE];
 } gstate;
 
-/* Room for need values in gs. */
-static olg_status gs_reserve(rd *r, gstate *gs, uint32_t need) {
+/* The slot of n > 0 bytes at p: from their first, middle and last eight (exported names share
+ * long prefixes and suffixes: "/model/layers.3/attn/MatMul_output_0"). */
+static inline uint32_t rc_slot(const uint8_t *p, size_t n) {
+  uint64_t x;
+  if (n >= 8) {
+    uint64_t a, b, c;
+    memcpy(&a, p, 8);
+    memcpy(&b, p + (n - 8) / 2, 8);
+    memcpy(&c, p + n - 8, 8);
+    x = (a ^ (b * 0x9e3779b97f4a7c15u) ^ (c * 0xc2b2ae3d27d4eb4fu)) + n;
+  } else {
+    x = n + ((uint64_t)p[0] << 8) + ((uint64_t)p[n / 2] << 16) + ((uint64_t)p[n - 1] << 24);
+  }
+  return (uint32_t)((x * 0xff51afd7ed558ccdu) >> 58) & (RCACHE - 1);
+}
+
+/* Room for need values in gs: exactly that many (the count the GraphProto announces), or the
+ * next power of two (one value more than the room). */
+static olg_status gs_reserve(rd *r, gstate *gs, uint32_t need, bool exact) {
   if (need <= gs->cap) return OLG_OK;
   uint32_t cap = gs->cap ? gs->cap : 64;
+  if (exact && need > cap) cap = need;
   while (cap < need) cap *= 2;
   const olg_allocator *a = &r->m->alloc;
-  olg_pb_span *vi = olg__calloc(a, cap, sizeof *vi);
+  uint32_t *vi = olg__calloc(a, cap, sizeof *vi);
   uint8_t *k = vi ? olg__calloc(a, cap, 1) : NULL;
   if (!k) {
     olg__free(a, vi, (size_t)cap * sizeof *vi);
     return OLG_ERR_NOMEM;
   }
   if (gs->cap) {
-    memcpy(vi, gs->vi, (size_t)gs->cap * sizeof *vi);
+    memcpy(vi, gs->vi_at, (size_t)gs->cap * sizeof *vi);
     memcpy(k, gs->kind, gs->cap);
   }
-  olg__free(a, gs->vi, (size_t)gs->cap * sizeof *gs->vi);
+  olg__free(a, gs->vi_at, (size_t)gs->cap * sizeof *gs->vi_at);
   olg__free(a, gs->kind, gs->cap);
-  gs->vi = vi;
+  gs->vi_at = vi;
   gs->kind = k;
   gs->cap = cap;
   return OLG_OK;
 }
 
-static olg_status gs_fit(rd *r, gstate *gs) { return gs_reserve(r, gs, gs->g->n_values); }
+static olg_status gs_fit(rd *r, gstate *gs) { return gs_reserve(r, gs, gs->g->n_values, false); }
 
 static void gs_free(rd *r, gstate *gs) {
-  olg__free(&r->m->alloc, gs->vi, (size_t)gs->cap * sizeof *gs->vi);
+  olg__free(&r->m->alloc, gs->vi_at, (size_t)gs->cap * sizeof *gs->vi_at);
   olg__free(&r->m->alloc, gs->kind, gs->cap);
+  olg__free(&r->m->alloc, gs->vis, (size_t)gs->cap_vis * sizeof *gs->vis);
 }
 
 static olg_status new_value(rd *r, gstate *gs, const char *name, olg_value *v, uint8_t kind) {
@@ -57,17 +96,31 @@ static olg_status new_value(rd *r, gstate *gs, const char *name, olg_value *v, u
   return OLG_OK;
 }
 
-/* The value a node names by the bytes of field f: the graph's, or a new one of kind `kind`
+/* The value a node names by the n bytes at p: the graph's, or a new one of kind `kind`
  * (one hash, one probe of the name map for a name not seen yet). */
-static olg_status node_value(rd *r, gstate *gs, const pbf *f, olg_value *v, uint8_t kind) {
-  size_t n = f->n;
-  uint32_t h = olg__name_hash((const char *)f->p, &n);
-  *v = olg__graph_lookup_h(gs->g, (const char *)f->p, n, h);
+static olg_status node_value_h(rd *r, gstate *gs, const uint8_t *p, size_t n, uint32_t h,
+                               olg_value *v, uint8_t kind) {
+  *v = olg__graph_lookup_h(gs->g, (const char *)p, n, h);
   if (*v >= 0) return OLG_OK;
-  olg_status s = olg__graph_add_value_new(gs->g, (const char *)f->p, n, h, v);
+  olg_status s = olg__graph_add_value_new(gs->g, (const char *)p, n, h, v);
   if (s || (s = gs_fit(r, gs))) return s;
   gs->kind[*v] = kind;
   return OLG_OK;
+}
+
+/* The same for an input of a node (n > 0 bytes at p), through the cache of recent names. */
+static olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, olg_value *v) {
+  rcache *c = &gs->rc[rc_slot(p, n)];
+  if (c->n == n && c->p && olg__pbr_eq(c->p, p, n)) {
+    *v = c->v;
+    return OLG_OK;
+  }
+  size_t k = n;
+  uint32_t h = olg__name_hash((const char *)p, &k);
+  olg_status s = node_value_h(r, gs, p, k, h, v, VK_FORWARD);
+  /* a name cut at a NUL is left to the map (an empty one is not in it) */
+  if (!s && k == n && n <= UINT32_MAX) *c = (rcache){p, (uint32_t)n, *v};
+  return s;
 }
 
 olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g);
@@ -85,7 +138,7 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
   bool has_name = false, has_type = false, has_doc = false, has_unknown = false;
   size_t n_meta = 0;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     switch (f.no) {
     case 1: name = f; has_name = true; break;
     case 2:
@@ -111,8 +164,12 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
   if ((s = olg__idvec_push(r->m, vec, v))) return s;
   olg_value_rec *rec = &g->values[v];
   rec->flags |= list_flag[list];
-  if (!gs->vi[v].p) {
-    gs->vi[v] = (olg_pb_span){fv->p, fv->n};
+  if (!gs->vi_at[v]) {
+    if ((s = olg__grow(&r->m->alloc, (void **)&gs->vis, &gs->cap_vis, (size_t)gs->n_vis + 1,
+                       sizeof *gs->vis)))
+      return s;
+    gs->vis[gs->n_vis++] = (olg_pb_span){fv->p, fv->n};
+    gs->vi_at[v] = gs->n_vis;
     /* rec's side record, filled here and made (if anything is in it) at the end */
     olg_value_more vm = rec->more ? *rec->more : (olg_value_more){0};
     if (has_type) {
@@ -136,19 +193,20 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
     }
     if (has_unknown) {
       for (p = fv->p; p < end;) {
-        if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+        if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
         if (!f.fd && (s = olg__pbr_keep_raw(r, &vm.extra, &f))) return s;
       }
     }
     if ((s = olg__value_set_more(r->m, rec, &vm))) return s;
-  } else if (gs->vi[v].n != fv->n || (fv->n && memcmp(gs->vi[v].p, fv->p, fv->n) != 0)) {
+  } else if (gs->vis[gs->vi_at[v] - 1].n != fv->n ||
+             (fv->n && memcmp(gs->vis[gs->vi_at[v] - 1].p, fv->p, fv->n) != 0)) {
     /* another description of the same value: written back as it was */
     if (has_type) {
       olg_type ty; /* still checked, so that malformed bytes are refused wherever they are */
       if ((s = olg__pbr_rd_type_top(r, &type, &ty, false))) return s;
     }
     for (p = fv->p; p < end;) {
-      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
       if (f.no == 4 && (s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
     }
     olg_pbx *x = olg__pbr_pbx(r, &g->extra);
@@ -207,7 +265,14 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
   memset(a, 0, sizeof *a);
   a->name = "";
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    /* the type (field 20, a varint: tag 160, two bytes 0xa0 0x01) with a one-byte value */
+    if (end - p >= 3 && p[0] == 0xa0 && p[1] == 0x01 && p[2] < 0x80) {
+      type_v = p[2];
+      has_type = true;
+      p += 3;
+      continue;
+    }
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     switch (f.no) {
     case 1: if (!(a->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; has_name = true; break;
     case 2: { uint32_t b = (uint32_t)f.v; memcpy(&a->f, &b, 4); has_f = true; break; }
@@ -299,7 +364,7 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
       lists[PBX_L_SPARSES] || lists[PBX_L_TPS]) {
     size_t ks = 0, kt = 0, kg = 0, ksp = 0, ktp = 0;
     for (p = fa->p; p < end;) {
-      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
       switch (f.no) {
       case 9: strings[ks++] = (olg_bytes){(const char *)f.p, f.n}; break;
       case 10: if ((s = olg__pbr_rd_tensor(r, &f, &tensors[kt++]))) return s; break;
@@ -395,6 +460,28 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
   return OLG_OK;
 }
 
+/* How many inputs, outputs and attributes of a node its first walk notes (on the stack); a node
+ * with more of one walks those fields again. */
+#define NODE_SPANS 8
+
+/* The i-th (of count) of a node's fields numbered no: noted by the first walk, or (more than
+ * NODE_SPANS of them) the next one found walking on from *p. */
+static inline olg_status node_field(rd *r, const olg_pb_span *sp, size_t count, size_t i,
+                                    const uint8_t **p, const uint8_t *end, uint32_t no,
+                                    olg_pb_span *out) {
+  if (count <= NODE_SPANS) {
+    *out = sp[i];
+    return OLG_OK;
+  }
+  pbf f;
+  do {
+    olg_status s = olg__pbr_next(r, p, end, DESC(node_proto), &f);
+    if (s) return s;
+  } while (f.no != no);
+  *out = (olg_pb_span){f.p, f.n};
+  return OLG_OK;
+}
+
 static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   msgdesc *md = DESC(node_proto);
   olg_status s = olg__pbr_enter(r, fn->p, md);
@@ -402,29 +489,44 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   olg_graph *g = gs->g;
   olg_model *m = r->m;
   const uint8_t *p = fn->p, *end = p + fn->n;
-  size_t n_in = 0, n_out = 0, n_attr = 0, n_meta = 0;
+  size_t n_meta = 0;
   const void *extra = NULL;
   const char *name = "", *op = "", *domain = "", *doc = NULL, *overload = NULL;
   bool has_op = false;
-  /* where the inputs (1), outputs (2) and attributes (5) lie: the later passes walk only those
-   * fields (all checked by this pass) */
-  const uint8_t *from[6] = {0}, *to[6] = {0};
+  /* the inputs (1), outputs (2) and attributes (5) as this walk finds them (the first
+   * NODE_SPANS of each), and where the first of each starts, for a node with more: the later
+   * passes then walk only from there (every field checked by this walk) */
+  enum { K_IN, K_OUT, K_ATTR };
+  olg_pb_span sp[3][NODE_SPANS];
+  const uint8_t *from[3] = {0};
+  size_t cnt[3] = {0};
+  /* by the first byte of a field: an input, output or attribute (K_* + 1) whose one-byte tag
+   * says length-delimited, as the schema has fields 1, 2 and 5 of NodeProto */
+  static const uint8_t kind_of[256] = {[0x0a] = K_IN + 1, [0x12] = K_OUT + 1,
+                                       [0x2a] = K_ATTR + 1};
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-    if (f.no == 1 || f.no == 2 || f.no == 5) {
-      if (!from[f.no]) from[f.no] = f.start;
-      to[f.no] = f.end;
+    /* the common field inline: one of those with a one-byte length that fits */
+    int k = kind_of[p[0]] - 1;
+    if (k >= 0 && end - p >= 2 && p[1] < 0x80 && p[1] <= end - p - 2) {
+      if (cnt[k] < NODE_SPANS) sp[k][cnt[k]] = (olg_pb_span){p + 2, p[1]};
+      if (!cnt[k]++) from[k] = p;
+      p += 2 + p[1];
+      continue;
+    }
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
+    k = f.no == 1 ? K_IN : f.no == 2 ? K_OUT : f.no == 5 ? K_ATTR : -1;
+    if (k >= 0) {
+      if (cnt[k] < NODE_SPANS) sp[k][cnt[k]] = (olg_pb_span){f.p, f.n};
+      if (!cnt[k]++) from[k] = f.start;
+      continue;
     }
     switch (f.no) {
-    case 1: n_in++; break;
-    case 2: n_out++; break;
     case 3:
       if (!(name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_NAME_EMPTY))) return s;
       break;
     case 4: if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM; has_op = true; break;
-    case 5: n_attr++; break;
     case 6: if (!(doc = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 7:
       if (!(domain = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
@@ -436,6 +538,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     default: if ((s = olg__pbr_keep_raw(r, &extra, &f))) return s;
     }
   }
+  size_t n_in = cnt[K_IN], n_out = cnt[K_OUT], n_attr = cnt[K_ATTR];
   if (!has_op && (s = olg__pbr_set_flag(r, &extra, PBX_NO_OP_TYPE))) return s;
   r->at.node = name;
   r->at.op = op;
@@ -453,64 +556,79 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   nd->op = op;
   nd->domain = domain;
   olg_node_more nm = {.doc_string = doc, .overload = overload, .extra = extra};
-  if ((s = olg__node_set_more(m, nd, &nm))) return s;
+  if ((doc || overload || extra) && (s = olg__node_set_more(m, nd, &nm))) return s;
   nd->state = OLG_NODE_OPEN;
+  /* the attributes, inputs and outputs in one arena block (in that order: each part stays
+   * aligned) */
+  olg_arg *args = NULL;
+  olg_attr *attrs = NULL;
+  olg_value *outs = NULL;
+  size_t b_attr = n_attr * sizeof *attrs, b_in = n_in * sizeof *args;
+  if (n_in || n_attr || n_out) {
+    char *blk = olg__pbr_aalloc(r, 1, b_attr + b_in + n_out * sizeof *outs);
+    if (!blk) return OLG_ERR_NOMEM;
+    if (n_attr) attrs = (olg_attr *)(void *)blk;
+    if (n_in) args = (olg_arg *)(void *)(blk + b_attr);
+    if (n_out) outs = (olg_value *)(void *)(blk + b_attr + b_in);
+  }
   /* inputs: names seen before are this graph's values; others are made now, to be produced
    * later in the graph or captured from an enclosing one */
-  olg_arg *args = n_in ? olg__pbr_aalloc(r, n_in, sizeof *args) : NULL;
-  olg_attr *attrs = n_attr ? olg__pbr_aalloc(r, n_attr, sizeof *attrs) : NULL;
-  olg_value *outs = n_out ? olg__pbr_aalloc(r, n_out, sizeof *outs) : NULL;
-  if ((n_in && !args) || (n_attr && !attrs) || (n_out && !outs)) return OLG_ERR_NOMEM;
-  size_t ki = 0;
-  for (p = from[1]; p && p < to[1];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-    if (f.no != 1) continue;
-    olg_arg *a = &args[ki++];
-    if (!f.n) {
-      a->kind = OLG_ARG_NONE;
+  p = from[K_IN];
+  for (size_t i = 0; i < n_in; i++) {
+    olg_pb_span a;
+    if ((s = node_field(r, sp[K_IN], n_in, i, &p, end, 1, &a))) return s;
+    if (!a.n) {
+      args[i].kind = OLG_ARG_NONE;
       continue;
     }
     olg_value v;
-    if ((s = node_value(r, gs, &f, &v, VK_FORWARD))) return s;
-    a->kind = OLG_ARG_VALUE;
-    a->u.v = v;
+    if ((s = node_input(r, gs, a.p, a.n, &v))) return s;
+    args[i].kind = OLG_ARG_VALUE;
+    args[i].u.v = v;
   }
   nd = &g->nodes[id];
   nd->args = args;
   nd->n_args = (uint32_t)n_in;
-  size_t ka = 0;
-  if (n_attr) {
-    for (p = from[5]; p < to[5];) {
-      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-      if (f.no == 5 && (s = rd_attr(r, gs, &f, &attrs[ka++]))) return s;
-    }
+  p = from[K_ATTR];
+  for (size_t i = 0; i < n_attr; i++) {
+    pbf fa = {0};
+    olg_pb_span a;
+    if ((s = node_field(r, sp[K_ATTR], n_attr, i, &p, end, 5, &a))) return s;
+    fa.p = a.p;
+    fa.n = a.n;
+    if ((s = rd_attr(r, gs, &fa, &attrs[i]))) return s;
   }
   nd = &g->nodes[id];
   nd->attrs = attrs;
   nd->n_attrs = (uint32_t)n_attr;
-  size_t ko = 0;
-  for (p = from[2]; p && p < to[2];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
-    if (f.no != 2) continue;
-    olg_value *o = &outs[ko++];
-    if (!f.n) {
-      *o = OLG_NO_VALUE;
+  p = from[K_OUT];
+  const olg_pbr_ahead *pa = &gs->ahead[gs->n_read++ & (AHEAD - 1)];
+  for (size_t i = 0; i < n_out; i++) {
+    olg_pb_span o;
+    if ((s = node_field(r, sp[K_OUT], n_out, i, &p, end, 2, &o))) return s;
+    if (!o.n) {
+      outs[i] = OLG_NO_VALUE;
       continue;
     }
     uint32_t n_values = g->n_values;
     olg_value v;
-    if ((s = node_value(r, gs, &f, &v, VK_NORMAL))) return s;
+    size_t k = o.n;
+    uint32_t h = pa->p == o.p && pa->raw_n == o.n ? (k = pa->n, pa->h)
+                                                   : olg__name_hash((const char *)o.p, &k);
+    if ((s = node_value_h(r, gs, o.p, k, h, &v, VK_NORMAL))) return s;
     const olg_value_rec *vr = &g->values[v];
     /* a name seen before is this output only where an earlier input named it ahead */
     bool claim = (uint32_t)v >= n_values || (gs->kind[v] == VK_FORWARD && vr->producer < 0 &&
                                              !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)));
-    const char *nm = claim ? NULL : olg__pbr_cname(r, f.p, f.n);
-    if (!claim && !nm) return OLG_ERR_NOMEM;
-    if (!claim && (s = new_value(r, gs, nm, &v, VK_NORMAL))) return s;
+    const char *nmc = claim ? NULL : olg__pbr_cname(r, o.p, o.n);
+    if (!claim && !nmc) return OLG_ERR_NOMEM;
+    if (!claim && (s = new_value(r, gs, nmc, &v, VK_NORMAL))) return s;
     gs->kind[v] = VK_NORMAL;
     g->values[v].producer = id;
-    g->values[v].slot = (int32_t)(ko - 1);
-    *o = v;
+    g->values[v].slot = (int32_t)i;
+    outs[i] = v;
+    /* the name's value in the map, now that it is this output (a second definition is not) */
+    if (claim && k == o.n && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
   }
   nd = &g->nodes[id];
   nd->outputs = outs;
@@ -538,7 +656,7 @@ static olg_status sparse_init_value(rd *r, gstate *gs, const pbf *fs) {
   size_t n_dims = 0;
   olg_status s;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1) { values = f; has_values = true; }
     else if (f.no == 3 && (s = olg__pbr_rep_count(r, md, &f, &n_dims))) return s;
   }
@@ -547,7 +665,7 @@ static olg_status sparse_init_value(rd *r, gstate *gs, const pbf *fs) {
   bool has_name = false;
   int32_t elem = 0;
   for (p = values.p, end = values.p + values.n; p < end;) {
-    if ((s = olg__pbr_next_field(r, &p, end, tmd, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, tmd, &f))) return s;
     if (f.no == 8) { name = f; has_name = true; }
     else if (f.no == 2) elem = (int32_t)(uint32_t)f.v;
   }
@@ -585,7 +703,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   olg_status s;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no <= 16) {
       n[f.no]++;
       if (!from[f.no]) from[f.no] = f.start;
@@ -623,17 +741,17 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   if ((s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, n[5], sizeof *g->inits)) ||
       (n_values > 64 && n_values <= UINT32_MAX / 2 &&
        ((s = olg__graph_reserve(g, (uint32_t)n_values, (uint32_t)n_values, 0, 0)) ||
-        (s = gs_reserve(r, gs, (uint32_t)n_values)))))
+        (s = gs_reserve(r, gs, (uint32_t)n_values, true)))))
     return s;
 
   /* inputs, then initializers (which may be inputs too), sparse initializers, nodes in order,
    * then outputs and value_info, which describe values defined by then */
   for (p = from[11]; n[11] && p < to[11];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 11 && (s = rd_value_info(r, gs, &f, L_INPUT))) return s;
   }
   for (p = from[5]; n[5] && p < to[5];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no != 5) continue;
     olg_tensor *t;
     if ((s = olg__pbr_rd_tensor(r, &f, &t))) return s;
@@ -654,26 +772,29 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
     }
   }
   for (p = from[15]; n[15] && p < to[15];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 15 && (s = sparse_init_value(r, gs, &f))) return s;
   }
   /* a new output name's slot in a large name map is not cached: the lookahead asks for those of
      the nodes a few ahead while this one is read */
   const uint8_t *ahead = from[1];
   for (int k = 0; k < OLG_PBR_PREFETCH_NODES && ahead; k++)
-    ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1]);
+    ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1],
+                                           &gs->ahead[gs->n_ahead++ & (AHEAD - 1)]);
   for (p = from[1]; n[1] && p < to[1];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no != 1) continue;
-    if (ahead) ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1]);
+    if (ahead)
+      ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1],
+                                             &gs->ahead[gs->n_ahead++ & (AHEAD - 1)]);
     if ((s = rd_node(r, gs, &f))) return s;
   }
   for (p = from[12]; n[12] && p < to[12];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 12 && (s = rd_value_info(r, gs, &f, L_OUTPUT))) return s;
   }
   for (p = from[13]; n[13] && p < to[13];) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 13 && (s = rd_value_info(r, gs, &f, L_VALUE_INFO))) return s;
   }
   if (n[16]) {
@@ -703,7 +824,7 @@ olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g) {
   olg_status s = olg__pbr_enter(r, fg->p, DESC(graph_proto));
   if (s) return s;
   r->graphs++;
-  gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
+  gstate gs = {.g = g};
   rpos outer = r->at; /* a subgraph's messages name it; its parent's resume after it */
   s = rd_graph_body(r, &gs, fg);
   gs_free(r, &gs);
@@ -723,14 +844,14 @@ olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g) {
  * (olg_check reports it). */
 olg_status olg__pbr_rd_function_body(rd *r, const pbf *ff, olg_graph *g) {
   msgdesc *md = DESC(function_proto);
-  gstate gs = {g, {0, 0, 0}, NULL, NULL, 0};
+  gstate gs = {.g = g};
   const uint8_t *end = ff->p + ff->n;
   olg_status s = OLG_OK;
   pbf f;
   static const uint32_t order[3] = {4, 7, 5};
   for (int k = 0; k < 3 && !s; k++) {
     for (const uint8_t *p = ff->p; p < end && !s;) {
-      if ((s = olg__pbr_next_field(r, &p, end, md, &f)) || f.no != order[k]) continue;
+      if ((s = olg__pbr_next(r, &p, end, md, &f)) || f.no != order[k]) continue;
       if (f.no == 7) {
         s = rd_node(r, &gs, &f);
         continue;
@@ -753,7 +874,7 @@ olg_status olg__pbr_rd_function_body(rd *r, const pbf *ff, olg_graph *g) {
 
 /* An attribute_proto of a function (a declared attribute with its default). */
 olg_status olg__pbr_rd_function_attr(rd *r, const pbf *fa, olg_graph *body, olg_attr *a) {
-  gstate gs = {body, {0, 0, 0}, NULL, NULL, 0};
+  gstate gs = {.g = body};
   olg_status s = rd_attr(r, &gs, fa, a);
   gs_free(r, &gs);
   return s;

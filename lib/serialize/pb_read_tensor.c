@@ -234,7 +234,7 @@ static olg_status keep_data_verbatim(rd *r, olg_tensor *t, const uint8_t *p, con
   if (!x) return OLG_ERR_NOMEM;
   pbf f;
   while (p < end) {
-    olg_status s = olg__pbr_next_field(r, &p, end, DESC(tensor_proto), &f);
+    olg_status s = olg__pbr_next(r, &p, end, DESC(tensor_proto), &f);
     if (s) return s;
     if (df_of_field(f.no) >= 0 && (s = olg__pbr_push_raw(r, &x->data_verbatim, &x->n_data_verbatim, &f)))
       return s;
@@ -258,7 +258,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   bool has_loc = false;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     int df = df_of_field(f.no);
     if (df >= 0 && df != DF_RAW && df != DF_STR) {
       if ((s = olg__pbr_rep_count(r, md, &f, &cnt[df]))) return s;
@@ -283,10 +283,11 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   for (int i = 0; i < DF_COUNT; i++) single_chunk[i] = chunks[i] == 1 && chunk[i].wt == PB_LEN;
   const char *tname = t->name ? t->name : "";
   char tw[800], dl[32];
-  olg__pbr_twhere(r, tname, tw, sizeof tw);
+  /* the tensor as the messages below name it: made when one is (a snprintf per tensor else) */
+#define TW olg__pbr_twhere(r, tname, tw, sizeof tw)
 
   /* dims */
-  if (n_dims > INT32_MAX) return olg__pbr_perr(r, ft->p, "%s: too many dims", tw);
+  if (n_dims > INT32_MAX) return olg__pbr_perr(r, ft->p, "%s: too many dims", TW);
   t->rank = (int32_t)n_dims;
   if (n_dims) {
     uint64_t *d = olg__pbr_aalloc(r, n_dims, sizeof *d);
@@ -295,13 +296,13 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     t->dims = (int64_t *)d; /* same size and representation: reinterpret in place */
     for (size_t i = 0; i < n_dims; i++) {
       if (t->dims[i] < 0)
-        return olg__pbr_perr(r, ft->p, "%s: dims[%zu] is %lld", tw, i, (long long)t->dims[i]);
+        return olg__pbr_perr(r, ft->p, "%s: dims[%zu] is %lld", TW, i, (long long)t->dims[i]);
     }
   }
   uint64_t numel;
   if (!olg__shape_numel(t->rank, t->dims, &numel) || olg_dtype_nbytes(OLG_COMPLEX128, numel) == SIZE_MAX)
     return olg__err(OLG_ERR_LIMIT, "byte %zu: %s: the product of its dims overflows",
-                    olg__pbr_off(r, ft->p), tw);
+                    olg__pbr_off(r, ft->p), TW);
 
   /* data_location */
   int64_t location = 0;
@@ -329,7 +330,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
       kvs_exact = !x || !x->kv_verbatim;
     } else {
       for (p = ft->p; p < end;) {
-        if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+        if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
         if (f.no == 13 && (s = olg__pbr_keep_raw(r, &t->extra, &f))) return s;
       }
     }
@@ -360,7 +361,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   if (present == 0) {
     if (numel)
       return olg__pbr_perr(r, ft->p, "%s: %llu element%s of %s declared and no data (no raw_data, typed "
-                  "data field or external data)", tw, (unsigned long long)numel,
+                  "data field or external data)", TW, (unsigned long long)numel,
                   numel == 1 ? "" : "s", dtype_label(t, dl));
     *out = t;
     r->depth--;
@@ -371,22 +372,22 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     int a = -1, b = -1;
     for (int i = 0; i < DF_COUNT; i++)
       if (cnt[i]) { if (a < 0) a = i; else if (b < 0) b = i; }
-    return olg__pbr_perr(r, ft->p, "%s: data in both %s and %s (a tensor has one data field)", tw,
+    return olg__pbr_perr(r, ft->p, "%s: data in both %s and %s (a tensor has one data field)", TW,
                 df_name[a], df_name[b]);
   }
   if (!verbatim && which == DF_RAW) {
     int bits = olg_dtype_bits(t->dtype);
     if (t->dtype == OLG_STRING) {
-      if (numel) return olg__pbr_perr(r, raw.start, "%s: raw_data for a string tensor (strings go in string_data)", tw);
+      if (numel) return olg__pbr_perr(r, raw.start, "%s: raw_data for a string tensor (strings go in string_data)", TW);
       verbatim = true;
     } else {
       if (bits) {
         size_t need = olg_dtype_nbytes(t->dtype, numel);
         if (need != raw.n)
           return olg__pbr_perr(r, raw.start, "%s: raw_data is %zu bytes, %s of %llu elements needs %zu",
-                      tw, raw.n, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
+                      TW, raw.n, olg_dtype_name(t->dtype), (unsigned long long)numel, need);
       } else if (numel) {
-        return olg__pbr_perr(r, raw.start, "%s: raw_data for element type %d, whose size is unknown", tw,
+        return olg__pbr_perr(r, raw.start, "%s: raw_data for element type %d, whose size is unknown", TW,
                     (int)t->dtype);
       }
       if (!(t->data = wire_to_host(r, t->dtype, raw.p, raw.n))) return OLG_ERR_NOMEM;
@@ -396,17 +397,17 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     }
   } else if (!verbatim && which == DF_STR) {
     if (t->dtype != OLG_STRING) {
-      if (numel) return olg__pbr_perr(r, ft->p, "%s: string_data cannot hold %s", tw, dtype_label(t, dl));
+      if (numel) return olg__pbr_perr(r, ft->p, "%s: string_data cannot hold %s", TW, dtype_label(t, dl));
       verbatim = true;
     } else {
       if (cnt[DF_STR] != numel)
         return olg__pbr_perr(r, ft->p, "%s: string_data has %zu strings, %llu elements needed",
-                    tw, cnt[DF_STR], (unsigned long long)numel);
+                    TW, cnt[DF_STR], (unsigned long long)numel);
       olg_bytes *str = olg__pbr_aalloc(r, cnt[DF_STR], sizeof *str);
       if (!str) return OLG_ERR_NOMEM;
       size_t i = 0;
       for (p = ft->p; p < end;) {
-        if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+        if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
         if (f.no == 6) str[i++] = (olg_bytes){(const char *)f.p, f.n};
       }
       t->strings = str;
@@ -417,12 +418,12 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     uint64_t entries;
     unsigned w = df_width(which, t->dtype, numel, &entries);
     if (!w) {
-      if (numel) return olg__pbr_perr(r, ft->p, "%s: %s cannot hold %s", tw, df_name[which], dtype_label(t, dl));
+      if (numel) return olg__pbr_perr(r, ft->p, "%s: %s cannot hold %s", TW, df_name[which], dtype_label(t, dl));
       verbatim = true; /* a field that does not fit the dtype, and no elements */
     } else {
       if (cnt[which] != entries)
         return olg__pbr_perr(r, ft->p, "%s: %s has %zu values, %s of %llu elements needs %llu",
-                    tw, df_name[which], cnt[which], olg_dtype_name(t->dtype),
+                    TW, df_name[which], cnt[which], olg_dtype_name(t->dtype),
                     (unsigned long long)numel, (unsigned long long)entries);
       size_t n = cnt[which];
       bool lossy = false;
@@ -482,3 +483,4 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   r->depth--;
   return OLG_OK;
 }
+#undef TW

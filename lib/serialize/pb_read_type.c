@@ -18,7 +18,7 @@ static olg_status rd_dim(rd *r, const pbf *fd_, olg_dim *d, bool *irr) {
   d->value = OLG_DIM_UNKNOWN;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     switch (f.no) {
     case 1:
       members++;
@@ -54,7 +54,7 @@ static olg_status rd_shape(rd *r, const pbf *fs, olg_type *ty, bool *irr) {
   size_t count = 0;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1) count++;
     else *irr = true;
   }
@@ -63,7 +63,7 @@ static olg_status rd_shape(rd *r, const pbf *fs, olg_type *ty, bool *irr) {
   if (count && !dims) return OLG_ERR_NOMEM;
   size_t i = 0;
   for (p = fs->p; p < end;) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1 && (s = rd_dim(r, &f, &dims[i++], irr))) return s;
   }
   ty->has_shape = true;
@@ -83,7 +83,7 @@ static olg_status rd_type_tensor(rd *r, const pbf *ft, msgdesc *md, olg_type *ty
   int shapes = 0;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1) {
       olg_dtype dt = (int32_t)(uint32_t)f.v;
       ty->has_elem = true;
@@ -118,7 +118,7 @@ static olg_status rd_type_wrapper(rd *r, const pbf *fw, msgdesc *md, olg_type_mo
   bool has_key = false;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (md == DESC(type_proto__map)) {
       if (f.no == 1) {
         tm->key = (int32_t)(uint32_t)f.v;
@@ -160,7 +160,7 @@ static olg_status rd_type(rd *r, const uint8_t *p, size_t n, olg_type *ty, bool 
   olg_type_more tm = {0}; /* ty's side record, made at the end if anything is in it */
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 6) {
       if (!(tm.denotation = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
       continue;

@@ -290,7 +290,7 @@ olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdes
   size_t k = 0;
   pbf f;
   while (p < end) {
-    olg_status s = olg__pbr_next_field(r, &p, end, md, &f);
+    olg_status s = olg__pbr_next(r, &p, end, md, &f);
     if (s) return s;
     if (f.no != no) continue;
     if (f.wt != PB_LEN) {
@@ -338,11 +338,11 @@ const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy) {
 
 /* Like olg__pbr_sdup, but the same bytes as a recent call give the same string. */
 const char *olg__pbr_intern(rd *r, const pbf *f) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < f->n; i++) h = (h ^ f->p[i]) * 16777619u;
-  h = (h ^ (h >> 15) ^ (h >> 26)) & 63;
+  /* the slot by the length and three bytes (a clash costs a copy, not a wrong string) */
+  size_t n = f->n;
+  uint32_t h = n ? (uint32_t)(n + 3u * f->p[0] + 5u * f->p[n - 1] + 7u * f->p[n / 2]) & 63 : 0;
   const char *q = r->interned[h];
-  if (q && r->interned_n[h] == f->n && memcmp(q, f->p, f->n) == 0) return q;
+  if (q && r->interned_n[h] == n && olg__pbr_eq((const uint8_t *)q, f->p, n)) return q;
   if (f->n > UINT32_MAX || !(q = olg__strndup(r->m, (const char *)f->p, f->n))) return q;
   r->interned[h] = q;
   r->interned_n[h] = (uint32_t)f->n;
@@ -405,7 +405,7 @@ olg_status olg__pbr_validate_msg(rd *r, const uint8_t *p, size_t n, msgdesc *md)
   const uint8_t *end = p + n;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (!f.fd || f.wt != PB_LEN) continue;
     if (f.fd->msg) {
       if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
@@ -436,7 +436,7 @@ static olg_status rd_kv(rd *r, const pbf *fe, olg_kv *kv, bool *exact) {
   kv->key = kv->value = "";
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1 || f.no == 2) {
       const char *str = olg__pbr_sdup(r, &f, &lossy);
       if (!str) return OLG_ERR_NOMEM;
@@ -458,7 +458,7 @@ olg_status olg__pbr_rd_kvs(rd *r, const uint8_t *p, const uint8_t *end, msgdesc 
   size_t i = 0;
   pbf f;
   while (p < end && i < count) {
-    olg_status s = olg__pbr_next_field(r, &p, end, md, &f);
+    olg_status s = olg__pbr_next(r, &p, end, md, &f);
     if (s) return s;
     if (f.no != no) continue;
     bool exact;
@@ -488,7 +488,7 @@ olg_status olg__pbr_rd_opset(rd *r, const pbf *fe, olg_opset *os, bool *exact) {
   os->version = 0;
   pbf f;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1) {
       if (!(os->domain = olg__pbr_sdup(r, &f, &lossy))) return OLG_ERR_NOMEM;
       has_d = true;
@@ -517,7 +517,7 @@ static olg_status rd_model(rd *r) {
   olg_status s;
   r->depth = 0;
   while (p < end) {
-    if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     switch (f.no) {
     case 1: m->ir_version = (int64_t)f.v; has_ir = true; break;
     case 2: case 3: case 4: case 6: {
@@ -557,7 +557,7 @@ static olg_status rd_model(rd *r) {
     if ((s = olg__grow(&m->alloc, (void **)&m->opsets, &m->cap_opsets, n_opset, sizeof *m->opsets)))
       return s;
     for (p = r->base; p < end;) {
-      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
       if (f.no != 8) continue;
       bool exact;
       uint32_t i = m->n_opsets;
@@ -590,7 +590,7 @@ static olg_status rd_model(rd *r) {
                        sizeof *m->functions)))
       return s;
     for (p = r->base; p < end;) {
-      if ((s = olg__pbr_next_field(r, &p, end, md, &f))) return s;
+      if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
       if (f.no != 25) continue;
       olg_function *fn = &m->functions[m->n_functions];
       memset(fn, 0, sizeof *fn);
@@ -753,9 +753,14 @@ OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
 
 /* A varint at *pp before end, without the checks of the real parse (a lookahead that only
  * prefetches: on anything odd it stops). false at the end or past 10 bytes. */
-static bool peek_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v) {
-  uint64_t x = 0;
+static inline bool peek_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v) {
   const uint8_t *p = *pp;
+  if (p < end && *p < 0x80) { /* tags and lengths of a node-dense model: mostly one byte */
+    *v = *p;
+    *pp = p + 1;
+    return true;
+  }
+  uint64_t x = 0;
   for (int sh = 0; p < end && sh < 70; sh += 7) {
     uint8_t b = *p++;
     x |= (uint64_t)(b & 0x7f) << sh;
@@ -769,8 +774,9 @@ static bool peek_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v) {
 }
 
 const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t *p,
-                                               const uint8_t *end) {
+                                               const uint8_t *end, olg_pbr_ahead *first) {
   uint64_t tag, len;
+  first->p = NULL;
   while (p < end) {
     if (!peek_varint(&p, end, &tag) || (tag & 7) != 2 || !peek_varint(&p, end, &len) ||
         len > (uint64_t)(end - p))
@@ -780,6 +786,19 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
     if (tag >> 3 != 1) continue; /* not a node */
     while (q < qe) {
       uint64_t t, n;
+      /* a length-delimited field with a one-byte tag and length: an input, the op type... */
+      if ((q[0] & 0x87) == 2 && qe - q >= 2 && q[1] < 0x80) {
+        n = q[1];
+        if (n > (uint64_t)(qe - q - 2)) return NULL;
+        if (q[0] == 0x12) { /* an output */
+          size_t k = (size_t)n;
+          uint32_t h = olg__name_hash((const char *)q + 2, &k);
+          olg__graph_prefetch_name(g, h);
+          if (!first->p) *first = (olg_pbr_ahead){q + 2, (size_t)n, k, h};
+        }
+        q += 2 + n;
+        continue;
+      }
       if (!peek_varint(&q, qe, &t)) return NULL;
       switch (t & 7) {
       case 0: if (!peek_varint(&q, qe, &n)) return NULL; break;
@@ -789,7 +808,9 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
         if (!peek_varint(&q, qe, &n) || n > (uint64_t)(qe - q)) return NULL;
         if (t >> 3 == 2) {
           size_t k = (size_t)n;
-          olg__graph_prefetch_name(g, olg__name_hash((const char *)q, &k));
+          uint32_t h = olg__name_hash((const char *)q, &k);
+          olg__graph_prefetch_name(g, h);
+          if (!first->p) *first = (olg_pbr_ahead){q, (size_t)n, k, h};
         }
         q += n;
         break;
