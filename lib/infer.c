@@ -134,27 +134,6 @@ bool olg__dtype_is_float(olg_dtype t) {
 /* ---------------------------------------------------------------------------------------- */
 /* Inputs */
 
-const olg_value_rec *olg__in(const olg_icx *cx, int i) {
-  if (i < 0 || (uint32_t)i >= cx->nd->n_args) return NULL;
-  const olg_arg *a = &cx->nd->args[i];
-  if (a->kind != OLG_ARG_VALUE || a->u.v < 0 || (uint32_t)a->u.v >= cx->g->n_values) return NULL;
-  const olg_value_rec *r = &cx->g->values[a->u.v];
-  /* a main graph's value that is no outer reference is itself (olg__resolve_in, not called:
-     asked several times for each input of each node) */
-  if (!cx->g->parent && !(r->flags & OLG_VF_OUTER)) return r;
-  return olg__resolve_in(cx->sc, cx->g, a->u.v);
-}
-
-const olg_type *olg__in_type(const olg_icx *cx, int i) {
-  const olg_value_rec *r = olg__in(cx, i);
-  return r && r->type.kind != OLG_TYPE_NONE ? &r->type : NULL;
-}
-
-olg_dtype olg__in_dtype(const olg_icx *cx, int i) {
-  const olg_type *t = olg__in_type(cx, i);
-  return t && t->kind == OLG_TYPE_TENSOR && t->has_elem ? olg__type_elem(t) : OLG_UNDEFINED;
-}
-
 bool olg__type_shape(const olg_type *t, olg_ishape *s) {
   s->rank = OLG_RANK_UNKNOWN;
   if (!t || (t->kind != OLG_TYPE_TENSOR && t->kind != OLG_TYPE_SPARSE_TENSOR) || !t->has_shape ||

@@ -38,12 +38,27 @@ typedef olg_status (*olg_infer_fn)(olg_icx *cx);
 /* ---- inputs ---- */
 static inline int olg__nin(const olg_icx *cx) { return (int)cx->nd->n_args; }
 static inline int olg__nout(const olg_icx *cx) { return (int)cx->nd->n_outputs; }
-/* The resolved record of input i, or NULL when absent (omitted, or beyond the inputs). */
-const olg_value_rec *olg__in(const olg_icx *cx, int i);
+/* The resolved record of input i, or NULL when absent (omitted, or beyond the inputs). Inline,
+ * as are the two below: asked several times for each input of every node inferred. A main
+ * graph's value that is no outer reference is itself (olg__resolve_in not called). */
+static inline const olg_value_rec *olg__in(const olg_icx *cx, int i) {
+  if (i < 0 || (uint32_t)i >= cx->nd->n_args) return NULL;
+  const olg_arg *a = &cx->nd->args[i];
+  if (a->kind != OLG_ARG_VALUE || a->u.v < 0 || (uint32_t)a->u.v >= cx->g->n_values) return NULL;
+  const olg_value_rec *r = &cx->g->values[a->u.v];
+  if (!cx->g->parent && !(r->flags & OLG_VF_OUTER)) return r;
+  return olg__resolve_in(cx->sc, cx->g, a->u.v);
+}
 /* Its type when it has one, else NULL. */
-const olg_type *olg__in_type(const olg_icx *cx, int i);
+static inline const olg_type *olg__in_type(const olg_icx *cx, int i) {
+  const olg_value_rec *r = olg__in(cx, i);
+  return r && r->type.kind != OLG_TYPE_NONE ? &r->type : NULL;
+}
 /* The element type of tensor input i, or OLG_UNDEFINED. */
-olg_dtype olg__in_dtype(const olg_icx *cx, int i);
+static inline olg_dtype olg__in_dtype(const olg_icx *cx, int i) {
+  const olg_type *t = olg__in_type(cx, i);
+  return t && t->kind == OLG_TYPE_TENSOR && t->has_elem ? olg__type_elem(t) : OLG_UNDEFINED;
+}
 /* The shape of tensor input i; false (s->rank = OLG_RANK_UNKNOWN) when its rank is unknown. */
 bool olg__in_shape(const olg_icx *cx, int i, olg_ishape *s);
 int32_t olg__in_rank(const olg_icx *cx, int i);
