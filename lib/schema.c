@@ -141,20 +141,6 @@ const olg_type_constraint *olg_schema_constraint(const olg_schema *s, const char
   return NULL;
 }
 
-static const olg_formal *formal_at(const olg_formal *f, int n, int i) {
-  if (i < 0 || n == 0) return NULL;
-  if (i < n) return &f[i];
-  return f[n - 1].option == OLG_FORMAL_VARIADIC ? &f[n - 1] : NULL;
-}
-
-const olg_formal *olg_schema_input_formal(const olg_schema *s, int i) {
-  return s ? formal_at(s->inputs, s->n_inputs, i) : NULL;
-}
-
-const olg_formal *olg_schema_output_formal(const olg_schema *s, int i) {
-  return s ? formal_at(s->outputs, s->n_outputs, i) : NULL;
-}
-
 const char *const *olg_schema_formal_types(const olg_schema *s, const olg_formal *f, int *n) {
   const olg_type_constraint *c;
 
@@ -169,11 +155,6 @@ const char *const *olg_schema_formal_types(const olg_schema *s, const olg_formal
   }
   if (n) *n = 1;
   return &f->type_str;
-}
-
-int olg_schema_formal_allows_dtype(const olg_formal *f, olg_dtype dtype) {
-  if (f == NULL || dtype <= 0 || dtype > OLG_DTYPE_MAX) return 0;
-  return (f->tensor_dtypes >> dtype) & 1u;
 }
 
 olg_dtype olg_schema_tensor_type_dtype(const char *type_str) {

@@ -153,16 +153,29 @@ const olg_attr_schema *olg_schema_attr(const olg_schema *s, const char *name);
 const olg_type_constraint *olg_schema_constraint(const olg_schema *s, const char *name);
 
 /* The formal that the actual input (output) at position i binds to: a trailing variadic
- * formal takes every position from its own onwards. NULL when i is out of range. */
-const olg_formal *olg_schema_input_formal(const olg_schema *s, int i);
-const olg_formal *olg_schema_output_formal(const olg_schema *s, int i);
+ * formal takes every position from its own onwards. NULL when i is out of range. Inline, as
+ * is olg_schema_formal_allows_dtype: asked for every argument of every node lowered. */
+static inline const olg_formal *olg__formal_at(const olg_formal *f, int n, int i) {
+  if (i < 0 || n == 0) return NULL;
+  if (i < n) return &f[i];
+  return f[n - 1].option == OLG_FORMAL_VARIADIC ? &f[n - 1] : NULL;
+}
+static inline const olg_formal *olg_schema_input_formal(const olg_schema *s, int i) {
+  return s ? olg__formal_at(s->inputs, s->n_inputs, i) : NULL;
+}
+static inline const olg_formal *olg_schema_output_formal(const olg_schema *s, int i) {
+  return s ? olg__formal_at(s->outputs, s->n_outputs, i) : NULL;
+}
 
 /* The allowed type strings of a formal: its constraint's list, or a one-element
  * view of its fixed type (*n set; the list is not NULL-terminated in that case). */
 const char *const *olg_schema_formal_types(const olg_schema *s, const olg_formal *f, int *n);
 
 /* Nonzero when the formal accepts a tensor of element type `dtype`. */
-int olg_schema_formal_allows_dtype(const olg_formal *f, olg_dtype dtype);
+static inline int olg_schema_formal_allows_dtype(const olg_formal *f, olg_dtype dtype) {
+  if (f == NULL || dtype <= 0 || dtype > OLG_DTYPE_MAX) return 0;
+  return (f->tensor_dtypes >> dtype) & 1u;
+}
 
 /* The element type of "tensor(<elem>)", e.g. OLG_FLOAT for "tensor(float)";
  * OLG_UNDEFINED (0) for any other type string (seq(...), map(...), optional(...),
