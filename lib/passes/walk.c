@@ -302,20 +302,11 @@ static inline void topo_collect(struct topo *t, int32_t p) {
   t->off[p + 1]++;
 }
 
-/* The producers a node depends on: its value arguments' and, for a node with subgraphs, those
- * of the values the subgraphs read by name from this graph (implicit inputs, which the graph's
- * own topological order does not see). topo_collect for each, duplicates possible (called
- * directly, not through a pointer: once per edge of every node, it is inlined). */
-static olg_status node_producers(olg_reads_memo *m, const olg_graph *g, const olg_node *nd,
-                                 struct topo *t) {
-  for (uint32_t j = 0; j < nd->n_args; j++) {
-    const olg_arg *a = &nd->args[j];
-    size_t cnt = a->kind == OLG_ARG_VALUE ? 1 : a->kind == OLG_ARG_VALUES ? a->n : 0;
-    for (size_t k = 0; k < cnt; k++) {
-      olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[k];
-      if (v >= 0 && g->values[v].producer >= 0) topo_collect(t, g->values[v].producer);
-    }
-  }
+/* The producers a node's subgraphs depend on: those of the values they read by name from this
+ * graph (implicit inputs, which the graph's own topological order does not see). topo_collect
+ * for each, duplicates possible. */
+static olg_status subgraph_producers(olg_reads_memo *m, const olg_graph *g, const olg_node *nd,
+                                     struct topo *t) {
   for (uint32_t j = 0; j < nd->n_attrs; j++) {
     const olg_attr *a = &nd->attrs[j];
     size_t cnt = a->type == OLG_ATTR_GRAPH ? 1 : a->type == OLG_ATTR_GRAPHS ? a->n : 0;
@@ -343,37 +334,75 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
                    NULL, order, NULL, n, 0, 0, OLG_OK, 0, 0};
   olg_status s = OLG_OK;
   if (!t.indeg || !t.off) { s = OLG_ERR_NOMEM; goto done; }
+  /* the edges from the value arguments, collected with the counts in locals (the struct's
+     fields, which every store to the arrays may alias, were reloaded edge after edge); the
+     struct takes over for an edge past the first n and for a node's subgraphs. A node not
+     live gets indeg UINT32_MAX: no edge reaches it, and the queue's start skips it. */
+  const olg_node *nodes = g->nodes;
+  const olg_value_rec *vals = g->values;
+  uint32_t *indeg = t.indeg, *off = t.off, n_in = 0, live = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (g->nodes[i].state != OLG_NODE_DONE) continue;
-    t.cur = (int32_t)i;
-    if ((s = node_producers(m, g, &g->nodes[i], &t)) || (s = t.s)) goto done;
+    const olg_node *nd = &nodes[i];
+    if (nd->state != OLG_NODE_DONE) { indeg[i] = UINT32_MAX; continue; }
+    live++;
+    for (const olg_arg *a = nd->args, *ae = a + nd->n_args; a < ae; a++) {
+      const olg_value *vs;
+      size_t cnt;
+      if (a->kind == OLG_ARG_VALUE) vs = &a->u.v, cnt = 1;
+      else if (a->kind == OLG_ARG_VALUES) vs = a->u.vals, cnt = a->n;
+      else continue;
+      for (size_t k = 0; k < cnt; k++) {
+        olg_value v = vs[k];
+        int32_t p;
+        if (v < 0 || (p = vals[v].producer) < 0 || nodes[p].state != OLG_NODE_DONE) continue;
+        if (n_in < n) {
+          order[n_in++] = p;
+          indeg[i]++;
+          off[p + 1]++;
+        } else { /* as topo_collect, from the struct */
+          t.n_in = n_in, t.cur = (int32_t)i;
+          topo_collect(&t, p);
+          if ((s = t.s)) goto done;
+          n_in = t.n_in;
+        }
+      }
+    }
+    if (nd->n_attrs) {
+      t.n_in = n_in, t.cur = (int32_t)i;
+      if ((s = subgraph_producers(m, g, nd, &t)) || (s = t.s)) goto done;
+      n_in = t.n_in;
+    }
   }
+  t.n_in = n_in;
   t.n_adj = t.n_in ? t.n_in : 1;
   t.adj = olg__malloc(al, t.n_adj * sizeof *t.adj);
   if (!t.adj) { s = OLG_ERR_NOMEM; goto done; }
-  for (uint32_t i = 0; i < n; i++) t.off[i + 1] += t.off[i];
-  for (uint32_t i = 0, k = 0; i < n; i++) /* node i's producers are the next indeg[i] entries */
-    for (uint32_t c = 0; c < t.indeg[i]; c++, k++) {
-      int32_t p = k < n ? t.first[k] : t.in[k - n];
-      t.adj[t.off[p]++] = (int32_t)i;
+  for (uint32_t i = 0; i < n; i++) off[i + 1] += off[i];
+  {
+    int32_t *adj = t.adj;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) { /* node i's producers are the next indeg[i] entries */
+      if (indeg[i] == UINT32_MAX) continue;
+      for (uint32_t c = 0; c < indeg[i]; c++, k++) {
+        int32_t p = k < n ? order[k] : t.in[k - n];
+        adj[off[p]++] = (int32_t)i;
+      }
     }
+  }
   olg__free(al, t.in, (size_t)t.cap_in * sizeof *t.in);
   t.in = NULL, t.cap_in = 0;
-  uint32_t head = 0, tail = 0, live = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    if (g->nodes[i].state != OLG_NODE_DONE) continue;
-    live++;
-    if (!t.indeg[i]) order[tail++] = (olg_node_id)i;
-  }
+  uint32_t head = 0, tail = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!indeg[i]) order[tail++] = (olg_node_id)i;
   while (head < tail) {
     olg_node_id p = order[head++];
-    uint32_t b = p ? t.off[p - 1] : 0, e = t.off[p];
+    uint32_t b = p ? off[p - 1] : 0, e = off[p];
     for (uint32_t k = b; k < e; k++)
-      if (--t.indeg[t.adj[k]] == 0) order[tail++] = t.adj[k];
+      if (--indeg[t.adj[k]] == 0) order[tail++] = t.adj[k];
   }
   if (tail < live)
     for (uint32_t i = 0; i < n && !s; i++)
-      if (g->nodes[i].state == OLG_NODE_DONE && t.indeg[i]) {
+      if (g->nodes[i].state == OLG_NODE_DONE && indeg[i]) {
         s = olg__err(OLG_ERR_INVALID_MODEL, "graph '%s' has a cycle through node '%s' (%s)",
                      g->name, g->nodes[i].name, g->nodes[i].op);
         if (fault) *fault = (olg_node_id)i;
