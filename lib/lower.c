@@ -589,21 +589,6 @@ OLG_API int olg_lower_output_used(const olg_lower *cx, size_t i) {
 
 /* ---- target values ---- */
 
-static const olg_value_rec *dst_rec(const olg_lower *cx, olg_value v) {
-  return cx && v >= 0 && (uint32_t)v < cx->dst->n_values ? &cx->dst->values[v] : NULL;
-}
-
-olg_dtype olg__dtype(const olg_lower *cx, olg_value v) {
-  const olg_value_rec *r = dst_rec(cx, v);
-  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_elem ? olg__type_elem(&r->type)
-                                                                   : OLG_UNDEFINED;
-}
-
-int32_t olg__rank(const olg_lower *cx, olg_value v) {
-  const olg_value_rec *r = dst_rec(cx, v);
-  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_shape ? r->type.rank
-                                                                   : OLG_RANK_UNKNOWN;
-}
 
 int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i) {
   int32_t rank = olg__rank(cx, v);

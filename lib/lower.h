@@ -32,8 +32,8 @@
 /* ------------------------------------------------------------------------------------------ */
 /* What is known about target values (never fail; no diagnostic). lib/lower.c */
 
-olg_dtype olg__dtype(const olg_lower *cx, olg_value v);  /* OLG_UNDEFINED when unknown */
-int32_t olg__rank(const olg_lower *cx, olg_value v);     /* OLG_RANK_UNKNOWN when unknown */
+/* olg__dtype (OLG_UNDEFINED when unknown) and olg__rank (OLG_RANK_UNKNOWN when unknown): inline,
+ * below struct olg_lower */
 /* Dim i (negative i counts from the end); OLG_DIM_UNKNOWN when unknown or out of range. */
 int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i);
 /* True when the rank and every dim are known; fills dims[0..rank) (cap OLG_MAX_RANK). */
@@ -176,6 +176,22 @@ struct olg_lower {
   bool scopes_pushed;       /* this level's source names are in scopes (once a subgraph asks) */
   struct olg_keep *keep;    /* keep_functions: the kept calls and their bodies (function_keep.c) */
 };
+
+/* What is known of target value v: asked several times for every argument of every node (the
+ * symbolics, the emitted node's check), so inline. */
+static inline const olg_value_rec *olg__dst_rec(const olg_lower *cx, olg_value v) {
+  return cx && v >= 0 && (uint32_t)v < cx->dst->n_values ? &cx->dst->values[v] : NULL;
+}
+static inline olg_dtype olg__dtype(const olg_lower *cx, olg_value v) {
+  const olg_value_rec *r = olg__dst_rec(cx, v);
+  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_elem ? olg__type_elem(&r->type)
+                                                                   : OLG_UNDEFINED;
+}
+static inline int32_t olg__rank(const olg_lower *cx, olg_value v) {
+  const olg_value_rec *r = olg__dst_rec(cx, v);
+  return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_shape ? r->type.rank
+                                                                   : OLG_RANK_UNKNOWN;
+}
 
 /* function_keep.c: olg_legalize with keep_functions. prepare converts the body of each kept
  * function per call signature and sets dm->keep to the source with every other call inlined;
