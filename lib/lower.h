@@ -187,6 +187,17 @@ static inline olg_dtype olg__dtype(const olg_lower *cx, olg_value v) {
   return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_elem ? olg__type_elem(&r->type)
                                                                    : OLG_UNDEFINED;
 }
+/* olg_lower_arg_value where argument i is a lowered value (the usual case, asked for every
+ * argument of every node passed through), without the call; the API call says what else. */
+static inline olg_status olg__arg_value(olg_lower *cx, size_t i, olg_value *out) {
+  const olg_node *nd = cx->cur_node;
+  if (nd && i < nd->n_args && nd->args[i].kind == OLG_ARG_VALUE) {
+    olg_value sv = nd->args[i].u.v;
+    if (sv >= 0 && (uint32_t)sv < cx->src->n_values && cx->map[sv] != OLG_NO_VALUE)
+      return *out = cx->map[sv], OLG_OK;
+  }
+  return olg_lower_arg_value(cx, i, out);
+}
 static inline int32_t olg__rank(const olg_lower *cx, olg_value v) {
   const olg_value_rec *r = olg__dst_rec(cx, v);
   return r && r->type.kind == OLG_TYPE_TENSOR && r->type.has_shape ? r->type.rank

@@ -110,7 +110,7 @@ olg_status olg__src_ints_attr_or_input(olg_lower *cx, const char *attr, size_t i
   }
   if (olg_lower_arg_is_none(cx, i)) return OLG_OK;
   olg_value v;
-  OLG_TRY(olg_lower_arg_value(cx, i, &v));
+  OLG_TRY(olg__arg_value(cx, i, &v));
   *present = true;
   if (!olg__known_ints(cx, v, p, n)) *dyn = v;
   return OLG_OK;
@@ -245,7 +245,7 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   while (n_in > 0 && nd->args[n_in - 1].kind == OLG_ARG_NONE) n_in--;
   for (int i = 0; i < n_in; i++) { /* a type the op takes only from a later version */
     olg_value v;
-    if (nd->args[i].kind != OLG_ARG_VALUE || olg_lower_arg_value(cx, (size_t)i, &v)) continue;
+    if (nd->args[i].kind != OLG_ARG_VALUE || olg__arg_value(cx, (size_t)i, &v)) continue;
     olg_dtype t = olg__dtype(cx, v);
     const olg_formal *f = olg_schema_input_formal(ts, i);
     if (t == OLG_UNDEFINED || !f || !f->tensor_dtypes || olg_schema_formal_allows_dtype(f, t)) continue;
@@ -274,7 +274,7 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   if (n_in > 0) OLG_TRY(olg__node_reserve_args(g, n, (uint32_t)n_in));
   for (int i = 0; i < n_in; i++) {
     olg_value v = OLG_NO_VALUE;
-    if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg_lower_arg_value(cx, (size_t)i, &v));
+    if (nd->args[i].kind != OLG_ARG_NONE) OLG_TRY(olg__arg_value(cx, (size_t)i, &v));
     if (i == 0) in0 = v;
     if (ins) ins[i] = i >= 2 ? v : OLG_NO_VALUE;
     OLG_TRY(olg_lower_emit_input(cx, n, v));
