@@ -189,6 +189,21 @@ static olg_status arg_too_long(size_t len, const char *fn) {
                   (unsigned long)OLG_ARG_MAX_LEN);
 }
 
+olg_status olg__node_add_value(olg_graph *g, olg_node_id n, olg_value v) {
+  /* an open node's arguments added one after another to the array noted last (as
+     olg__node_add_arg's first case): here without the two calls; the rest as the API does */
+  if (v >= 0 && (uint32_t)v < g->n_values && n >= 0 && (uint32_t)n < g->n_nodes) {
+    olg_node *nd = &g->nodes[n];
+    const olg_model *m = g->model;
+    const struct olg_grown *e = &m->grown[(m->grown_next - 1) % (sizeof m->grown / sizeof *m->grown)];
+    if (nd->state == OLG_NODE_OPEN && nd->args && e->p == nd->args && e->cap > nd->n_args) {
+      nd->args[nd->n_args++] = (olg_arg){.kind = OLG_ARG_VALUE, .u.v = v};
+      return OLG_OK;
+    }
+  }
+  return olg_node_arg_value(g, n, v);
+}
+
 OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) {
   if (v == OLG_NO_VALUE) return olg_node_arg_none(g, n);
   if (!olg__value(g, v)) return OLG_ERR_INVALID_ARG;

@@ -668,6 +668,8 @@ olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate
 /* Adds a finished attribute (copied shallowly: its arrays must live in the arena). */
 olg_status olg__node_add_attr(olg_graph *g, olg_node_id n, const olg_attr *a);
 olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a);
+/* olg_node_arg_value for a value that exists: the lowering's olg_lower_emit_input, one call. */
+olg_status olg__node_add_value(olg_graph *g, olg_node_id n, olg_value v);
 /* Room for count arguments of an open node that has none yet (a lowering that knows how many it
  * adds), so that they take one exact arena block. */
 olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count);

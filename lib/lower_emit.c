@@ -52,7 +52,7 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
 
 OLG_API olg_status olg_lower_emit_input(olg_lower *cx, olg_node_id n, olg_value v) {
   if (!cx) return olg__err(OLG_ERR_INVALID_ARG, "olg_lower_emit_input: cx is NULL");
-  return v == OLG_NO_VALUE ? olg_node_arg_none(cx->dst, n) : olg_node_arg_value(cx->dst, n, v);
+  return v == OLG_NO_VALUE ? olg_node_arg_none(cx->dst, n) : olg__node_add_value(cx->dst, n, v);
 }
 OLG_API olg_status olg_lower_emit_attr_int(olg_lower *cx, olg_node_id n, const char *name,
                                            int64_t v) {

@@ -684,3 +684,45 @@ TEST(prefault_maps_default_pages_only) {
   def.free(def.ud, arr, (size_t)cap * sizeof *arr);
 }
 #endif
+
+/* olg__node_add_value (the lowering's olg_lower_emit_input) adds what olg_node_arg_value adds:
+ * the same arguments in the same order on two nodes built side by side (the fast path while the
+ * array noted last has room, the API's growth past it, a reserved array, an array noted before
+ * another node's), and the same refusal of a value that does not exist or a closed node. */
+TEST(node_add_value_as_api) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_value y;
+  CHECK_OK(build_small(m, &y));
+  olg_graph *g = olg_model_graph(m);
+  olg_value x;
+  CHECK_OK(olg_graph_find_value(g, "x", &x));
+  for (uint32_t reserve = 0; reserve < 4; reserve++) {
+    olg_node_id a, b;
+    CHECK_OK(olg_node_begin(g, "", "Concat", "", &a));
+    CHECK_OK(olg_node_begin(g, "", "Concat", "", &b));
+    if (reserve) {
+      CHECK_OK(olg__node_reserve_args(g, a, reserve));
+      CHECK_OK(olg__node_reserve_args(g, b, reserve));
+    }
+    for (int k = 0; k < 9; k++) { /* two in a row to a node, then to the other: each node's
+                                     array is noted last in turn, and then has room or not */
+      olg_value v = k % 2 ? x : y;
+      CHECK_OK(olg__node_add_value(g, a, v));
+      CHECK_OK(olg__node_add_value(g, a, y));
+      CHECK_OK(olg_node_arg_value(g, b, v));
+      CHECK_OK(olg_node_arg_value(g, b, y));
+    }
+    CHECK_STATUS(olg__node_add_value(g, a, 4242), OLG_ERR_INVALID_ARG);
+    CHECK_STATUS(olg_node_arg_value(g, b, 4242), OLG_ERR_INVALID_ARG);
+    CHECK_EQ(olg_node_input_count(g, a), 18);
+    CHECK_EQ(olg_node_input_count(g, b), 18);
+    for (size_t i = 0; i < 18; i++) CHECK_EQ(olg_node_input_at(g, a, i), olg_node_input_at(g, b, i));
+    CHECK_OK(olg_node_end(g, a, 1, NULL, NULL));
+    CHECK_OK(olg_node_end(g, b, 1, NULL, NULL));
+    CHECK_STATUS(olg__node_add_value(g, a, x), OLG_ERR_STATE);
+    CHECK_STATUS(olg_node_arg_value(g, b, x), OLG_ERR_STATE);
+  }
+  CHECK_EQ(olg__node_add_value(g, 99999, x), olg_node_arg_value(g, 99999, x));
+  olg_model_free(m);
+}
