@@ -345,7 +345,8 @@ olg_status olg__graph_order(const olg_graph *g, const olg_allocator *al, olg_rea
     const olg_node *nd = &nodes[i];
     if (nd->state != OLG_NODE_DONE) { indeg[i] = UINT32_MAX; continue; }
     live++;
-    for (const olg_arg *a = nd->args, *ae = a + nd->n_args; a < ae; a++) {
+    for (uint32_t j = 0; j < nd->n_args; j++) { /* (args may be NULL: no pointer past it) */
+      const olg_arg *a = &nd->args[j];
       const olg_value *vs;
       size_t cnt;
       if (a->kind == OLG_ARG_VALUE) vs = &a->u.v, cnt = 1;
