@@ -332,6 +332,7 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n) {
  * the last '_' indexes g->auto_names, and the name there must be p's. */
 static olg_value auto_lookup(const olg_graph *g, const char *p, size_t n) {
   uint32_t k;
+  if (!g->auto_names.n) return -1; /* none made (a graph read from a file): no number parsed */
   if (!olg__g_name_number(p, n, &k) || k >= g->auto_names.n) return -1;
   olg_value v = g->auto_names.p[k];
   if (v < 0) return -1;
@@ -523,6 +524,34 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
   /* the slot names the record that value_append fills next: a put reads no name */
   if (!s && n) s = olg__g_valmap_put_h(&m->alloc, &g->names, h, (olg_value)g->n_values);
   return s ? s : value_append(g, nm, false, out);
+}
+
+olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
+                                       olg_value *out, bool *added) {
+  *added = false;
+  if (!n || g->names_dropped || g->auto_names.n) { /* a lookup that is more than the map's */
+    if ((*out = olg__graph_lookup_h(g, p, n, h)) >= 0) return OLG_OK;
+    *added = true;
+    return olg__graph_add_value_new(g, p, n, h, out);
+  }
+  olg_model *m = g->model;
+  olg_value id = (olg_value)g->n_values;
+  olg_status s;
+  /* the slot names the record that value_append fills next (no lookup in between), and leaves
+     the map if that fails */
+  olg_value v = olg__g_valmap_get_or_put(&m->alloc, &g->names, g->values, p, n, h, id, &s);
+  if (s) return s;
+  if (v >= 0) {
+    *out = v;
+    return OLG_OK;
+  }
+  const char *nm = olg__strndup(m, p, n);
+  if (!nm || (s = value_append(g, nm, false, out))) {
+    olg__g_valmap_del(&g->names, h, id);
+    return nm ? s : OLG_ERR_NOMEM;
+  }
+  *added = true;
+  return OLG_OK;
 }
 
 olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,

@@ -26,6 +26,12 @@ void olg__g_namemap_del(olg_namemap *nm, const char *key);
 olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values, const char *p,
                               size_t n, uint32_t h);
 olg_status olg__g_valmap_reserve(const olg_allocator *a, olg_valmap *vm, uint32_t n);
+/* The id of the value named by the n bytes at p (n > 0, no NUL among them) hashed h, or -1 once
+ * a slot for value id (whose name they are, to be filled in before the next lookup) is put; *st
+ * says whether that failed. */
+olg_value olg__g_valmap_get_or_put(const olg_allocator *a, olg_valmap *vm,
+                                   const olg_value_rec *values, const char *p, size_t n,
+                                   uint32_t h, olg_value id, olg_status *st);
 /* Puts value id, whose name hashes to h and is not in the map: no name is read, so the record
  * may be filled in after (but before the next lookup). */
 olg_status olg__g_valmap_put_h(const olg_allocator *a, olg_valmap *vm, uint32_t h, olg_value id);

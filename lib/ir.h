@@ -580,6 +580,10 @@ olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_dupli
  * their olg__name_hash: a reader's one lookup and one insertion per new name. */
 olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint32_t h,
                                     olg_value *out);
+/* The value named by the n bytes at p (no NUL among them) hashed h (olg__name_hash), or a new
+ * one so named (*added): one probe of the name map where a lookup and an add took two. */
+olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
+                                       olg_value *out, bool *added);
 /* Clips *n at the first NUL of p (where the C string of the name ends) and hashes those bytes
  * as the name maps do. */
 uint32_t olg__name_hash(const char *p, size_t *n);

@@ -38,16 +38,18 @@ typedef struct gstate {
   rcache rc[RCACHE];
 } gstate;
 
-/* The slot of n > 0 bytes at p: from their first, middle and last eight (exported names share
- * long prefixes and suffixes: "/model/layers.3/attn/MatMul_output_0"). */
+/* The slot of n > 0 bytes at p: from their first, middle and last sixteen (exported names share
+ * long prefixes and suffixes, and the names of a layer differ near their end:
+ * "/model/layers.3/attn/MatMul_output_0", "/model/layers.3/attn/Add_1_output_0"). */
 static inline uint32_t rc_slot(const uint8_t *p, size_t n) {
   uint64_t x;
   if (n >= 8) {
-    uint64_t a, b, c;
+    uint64_t a, b, c, d;
     memcpy(&a, p, 8);
     memcpy(&b, p + (n - 8) / 2, 8);
     memcpy(&c, p + n - 8, 8);
-    x = (a ^ (b * 0x9e3779b97f4a7c15u) ^ (c * 0xc2b2ae3d27d4eb4fu)) + n;
+    memcpy(&d, p + (n >= 16 ? n - 16 : 0), 8);
+    x = (a ^ (b * 0x9e3779b97f4a7c15u) ^ (c * 0xc2b2ae3d27d4eb4fu) ^ (d * 0x94d049bb133111ebu)) + n;
   } else {
     x = n + ((uint64_t)p[0] << 8) + ((uint64_t)p[n / 2] << 16) + ((uint64_t)p[n - 1] << 24);
   }
@@ -100,10 +102,9 @@ static olg_status new_value(rd *r, gstate *gs, const char *name, olg_value *v, u
  * (one hash, one probe of the name map for a name not seen yet). */
 static olg_status node_value_h(rd *r, gstate *gs, const uint8_t *p, size_t n, uint32_t h,
                                olg_value *v, uint8_t kind) {
-  *v = olg__graph_lookup_h(gs->g, (const char *)p, n, h);
-  if (*v >= 0) return OLG_OK;
-  olg_status s = olg__graph_add_value_new(gs->g, (const char *)p, n, h, v);
-  if (s || (s = gs_fit(r, gs))) return s;
+  bool added;
+  olg_status s = olg__graph_get_or_add_value(gs->g, (const char *)p, n, h, v, &added);
+  if (s || !added || (s = gs_fit(r, gs))) return s;
   gs->kind[*v] = kind;
   return OLG_OK;
 }

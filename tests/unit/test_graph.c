@@ -248,12 +248,27 @@ TEST(value_map_against_naive_model) {
       CHECK_EQ(v, mo.n);
       vm_model_set(&mo, mo.n, nm), mo.dup[mo.n++] = 0;
       break;
-    case 2: /* the reader's: one lookup, then the new name put; or a second definition */
+    case 2: /* the reader's: one lookup, then the new name put, or one get-or-add; or a second
+               definition */
       if (want < 0) {
         size_t n = strlen(nm);
         uint32_t h = olg__name_hash(nm, &n);
-        CHECK_EQ(olg__graph_lookup_h(g, nm, n, h), -1);
-        CHECK_OK(olg__graph_add_value_new(g, nm, n, h, &v));
+        if (r >> 63) {
+          bool added = false;
+          CHECK_OK(olg__graph_get_or_add_value(g, nm, n, h, &v, &added));
+          CHECK(added);
+        } else {
+          CHECK_EQ(olg__graph_lookup_h(g, nm, n, h), -1);
+          CHECK_OK(olg__graph_add_value_new(g, nm, n, h, &v));
+        }
+      } else if (r >> 63) { /* a name there: found, nothing added */
+        size_t n = strlen(nm);
+        uint32_t h = olg__name_hash(nm, &n);
+        bool added = true;
+        CHECK_OK(olg__graph_get_or_add_value(g, nm, n, h, &v, &added));
+        CHECK(!added);
+        CHECK_EQ(v, want);
+        break;
       } else {
         CHECK_OK(olg__graph_add_value(g, nm, true, &v));
         CHECK(g->values[v].flags & OLG_VF_DUPLICATE);
@@ -316,6 +331,36 @@ TEST(value_map_against_naive_model) {
   CHECK_EQ(olg__graph_lookup(g, "c"), -1);
   free(mo.name);
   free(mo.dup);
+  olg_model_free(m);
+}
+
+/* The reader's get-or-add in a graph with no generated name (one probe of the map per name),
+ * against lookups, through the map's growth; names cut at a NUL hash as the C string. */
+TEST(get_or_add_value) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  char nm[64];
+  for (uint32_t i = 0; i < 6000 && !olg_test_failed(); i++) {
+    uint32_t k = (i * 7919u) % 4000;
+    int len = snprintf(nm, sizeof nm, k % 3 ? "/model/layers.%u/attn/MatMul_output_0" : "v%u", k);
+    size_t n = (size_t)len + 4; /* the NUL and bytes after it: not part of the name */
+    memcpy(nm + len + 1, "xyz", 3);
+    uint32_t h = olg__name_hash(nm, &n);
+    CHECK_EQ(n, (size_t)len);
+    CHECK_EQ(h, olg__name_hash(nm, &(size_t){SIZE_MAX}));
+    olg_value want = olg__graph_lookup(g, nm), v;
+    bool added = false;
+    CHECK_OK(olg__graph_get_or_add_value(g, nm, n, h, &v, &added));
+    CHECK_EQ(added, want < 0);
+    if (want >= 0) CHECK_EQ(v, want);
+    else CHECK_EQ(v, (olg_value)g->n_values - 1);
+    CHECK_STR(g->values[v].name, nm);
+    CHECK_EQ(olg__graph_lookup(g, nm), v);
+  }
+  CHECK_EQ(g->n_values, 4000u);
+  CHECK_EQ(g->names.n, 4000u);
+  CHECK(vm_map_consistent(g));
   olg_model_free(m);
 }
 
