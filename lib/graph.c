@@ -526,6 +526,21 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
   return s ? s : value_append(g, nm, false, out);
 }
 
+/* olg__strndup with the arena's common case inline (room in the current chunk: the same string
+ * olg_arena_alloc_str would place there): a reader copies one name per value, which took four
+ * calls down to the arena's bump. */
+static inline const char *name_dup(olg_model *m, const char *p, size_t n) {
+  olg_arena *ar = &m->arena;
+  if (n < 4096 && ar->cur && ar->cur <= ar->end && (size_t)(ar->end - ar->cur) > n) {
+    char *q = ar->cur;
+    ar->cur = q + n + 1;
+    memcpy(q, p, n);
+    q[n] = 0;
+    return q;
+  }
+  return olg__strndup(m, p, n);
+}
+
 olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
                                        olg_value *out, bool *added) {
   *added = false;
@@ -545,7 +560,7 @@ olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, ui
     *out = v;
     return OLG_OK;
   }
-  const char *nm = olg__strndup(m, p, n);
+  const char *nm = name_dup(m, p, n);
   if (!nm || (s = value_append(g, nm, false, out))) {
     olg__g_valmap_del(&g->names, h, id);
     return nm ? s : OLG_ERR_NOMEM;

@@ -82,7 +82,9 @@ static olg_status gs_reserve(rd *r, gstate *gs, uint32_t need, bool exact) {
   return OLG_OK;
 }
 
-static olg_status gs_fit(rd *r, gstate *gs) { return gs_reserve(r, gs, gs->g->n_values, false); }
+static inline olg_status gs_fit(rd *r, gstate *gs) {
+  return gs->g->n_values <= gs->cap ? OLG_OK : gs_reserve(r, gs, gs->g->n_values, false);
+}
 
 static void gs_free(rd *r, gstate *gs) {
   olg__free(&r->m->alloc, gs->vi_at, (size_t)gs->cap * sizeof *gs->vi_at);
@@ -524,7 +526,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     }
     switch (f.no) {
     case 3:
-      if (!(name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      if (!(name = olg__pbr_sdup_name(r, &f))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_NAME_EMPTY))) return s;
       break;
     case 4: if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM; has_op = true; break;
@@ -566,7 +568,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   olg_value *outs = NULL;
   size_t b_attr = n_attr * sizeof *attrs, b_in = n_in * sizeof *args;
   if (n_in || n_attr || n_out) {
-    char *blk = olg__pbr_aalloc(r, 1, b_attr + b_in + n_out * sizeof *outs);
+    char *blk = olg__pbr_ablock(r, b_attr + b_in + n_out * sizeof *outs);
     if (!blk) return OLG_ERR_NOMEM;
     if (n_attr) attrs = (olg_attr *)(void *)blk;
     if (n_in) args = (olg_arg *)(void *)(blk + b_attr);
