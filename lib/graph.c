@@ -328,12 +328,11 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n) {
   return &g->nodes[n];
 }
 
-/* The value whose olg__graph_add_value_auto name is the n bytes at p, or -1: the number after
- * the last '_' indexes g->auto_names, and the name there must be p's. */
+/* The value whose olg__graph_add_value_auto name is the n bytes at p, or -1 (at once if none was
+ * made): the number after the last '_' indexes g->auto_names, the name there must be p's. */
 static olg_value auto_lookup(const olg_graph *g, const char *p, size_t n) {
   uint32_t k;
-  if (!g->auto_names.n) return -1; /* none made (a graph read from a file): no number parsed */
-  if (!olg__g_name_number(p, n, &k) || k >= g->auto_names.n) return -1;
+  if (!g->auto_names.n || !olg__g_name_number(p, n, &k) || k >= g->auto_names.n) return -1;
   olg_value v = g->auto_names.p[k];
   if (v < 0) return -1;
   const char *nm = g->values[v].name;
@@ -526,19 +525,17 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
   return s ? s : value_append(g, nm, false, out);
 }
 
-/* olg__strndup with the arena's common case inline (room in the current chunk: the same string
- * olg_arena_alloc_str would place there): a reader copies one name per value, which took four
- * calls down to the arena's bump. */
+/* olg__strndup with room in the arena's current chunk done inline (the string olg_arena_alloc_str
+ * would place there): a reader's copy of each value's name took four calls to the bump. */
 static inline const char *name_dup(olg_model *m, const char *p, size_t n) {
   olg_arena *ar = &m->arena;
-  if (n < 4096 && ar->cur && ar->cur <= ar->end && (size_t)(ar->end - ar->cur) > n) {
-    char *q = ar->cur;
-    ar->cur = q + n + 1;
-    memcpy(q, p, n);
-    q[n] = 0;
-    return q;
-  }
-  return olg__strndup(m, p, n);
+  if (n >= 4096 || !ar->cur || ar->cur > ar->end || (size_t)(ar->end - ar->cur) <= n)
+    return olg__strndup(m, p, n);
+  char *q = ar->cur;
+  ar->cur = q + n + 1;
+  memcpy(q, p, n);
+  q[n] = 0;
+  return q;
 }
 
 olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
@@ -552,13 +549,11 @@ olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, ui
   olg_model *m = g->model;
   olg_value id = (olg_value)g->n_values;
   olg_status s;
-  /* the slot names the record that value_append fills next (no lookup in between), and leaves
-     the map if that fails */
+  /* the slot names the record value_append fills next; it leaves the map if that fails */
   olg_value v = olg__g_valmap_get_or_put(&m->alloc, &g->names, g->values, p, n, h, id, &s);
-  if (s) return s;
-  if (v >= 0) {
-    *out = v;
-    return OLG_OK;
+  if (s || v >= 0) { /* (v is -1 on failure) */
+    if (v >= 0) *out = v;
+    return s;
   }
   const char *nm = name_dup(m, p, n);
   if (!nm || (s = value_append(g, nm, false, out))) {

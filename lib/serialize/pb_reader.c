@@ -786,6 +786,10 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
     if (tag >> 3 != 1) continue; /* not a node */
     while (q < qe) {
       uint64_t t, n;
+      /* past the outputs: writers put a node's fields in number order (inputs 1, outputs 2,
+         then the rest), so a later field after an output ends the walk (a node in another
+         order is walked to its end) */
+      if (q[0] > 0x12 && first->p) break;
       /* a length-delimited field with a one-byte tag and length: an input, the op type... */
       if ((q[0] & 0x87) == 2 && qe - q >= 2 && q[1] < 0x80) {
         n = q[1];
