@@ -538,6 +538,7 @@ static inline const char *name_dup(olg_model *m, const char *p, size_t n) {
   return q;
 }
 
+#ifndef OLG_CONFIG_NO_READER /* the reader's alone: the minimal configuration's 64 KiB */
 olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
                                        olg_value *out, bool *added) {
   *added = false;
@@ -551,10 +552,8 @@ olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, ui
   olg_status s;
   /* the slot names the record value_append fills next; it leaves the map if that fails */
   olg_value v = olg__g_valmap_get_or_put(&m->alloc, &g->names, g->values, p, n, h, id, &s);
-  if (s || v >= 0) { /* (v is -1 on failure) */
-    if (v >= 0) *out = v;
-    return s;
-  }
+  if (v >= 0) *out = v;
+  if (s || v >= 0) return s; /* (v is -1 on failure) */
   const char *nm = name_dup(m, p, n);
   if (!nm || (s = value_append(g, nm, false, out))) {
     olg__g_valmap_del(&g->names, h, id);
@@ -563,6 +562,7 @@ olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, ui
   *added = true;
   return OLG_OK;
 }
+#endif
 
 olg_status olg__graph_add_value(olg_graph *g, const char *name, bool allow_duplicate,
                                 olg_value *out) {

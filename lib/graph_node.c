@@ -189,6 +189,7 @@ static olg_status arg_too_long(size_t len, const char *fn) {
                   (unsigned long)OLG_ARG_MAX_LEN);
 }
 
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone: the minimal configuration's 64 KiB */
 olg_status olg__node_add_value(olg_graph *g, olg_node_id n, olg_value v) {
   /* an open node's arguments added one after another to the array noted last (as
      olg__node_add_arg's first case): here without the two calls; the rest as the API does */
@@ -203,6 +204,7 @@ olg_status olg__node_add_value(olg_graph *g, olg_node_id n, olg_value v) {
   }
   return olg_node_arg_value(g, n, v);
 }
+#endif
 
 OLG_API olg_status olg_node_arg_value(olg_graph *g, olg_node_id n, olg_value v) {
   if (v == OLG_NO_VALUE) return olg_node_arg_none(g, n);
