@@ -525,14 +525,11 @@ olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint3
   return s ? s : value_append(g, nm, false, out);
 }
 
-/* olg__strndup with room in the arena's current chunk done inline (the string olg_arena_alloc_str
- * would place there): a reader's copy of each value's name took four calls to the bump. */
+/* olg__strndup with room in the arena's current chunk taken inline: a reader's copy of each
+ * value's name took four calls to the bump. */
 static inline const char *name_dup(olg_model *m, const char *p, size_t n) {
-  olg_arena *ar = &m->arena;
-  if (n >= 4096 || !ar->cur || ar->cur > ar->end || (size_t)(ar->end - ar->cur) <= n)
-    return olg__strndup(m, p, n);
-  char *q = ar->cur;
-  ar->cur = q + n + 1;
+  char *q = n < 4096 ? olg_arena_take(&m->arena, n + 1, 1) : NULL;
+  if (!q) return olg__strndup(m, p, n);
   memcpy(q, p, n);
   q[n] = 0;
   return q;

@@ -92,6 +92,13 @@ static olg_node *open_node(olg_graph *g, olg_node_id n) {
   return nd;
 }
 
+/* Whether nd's arguments are the array noted last (grown_find's first look, arena_grow's answer)
+ * with room left: the usual case of a node's arguments added one after another. */
+static inline bool args_have_room(const olg_model *m, const olg_node *nd) {
+  const struct olg_grown *e = &m->grown[(m->grown_next - 1) % (sizeof m->grown / sizeof *m->grown)];
+  return nd->args && e->p == nd->args && e->cap > nd->n_args;
+}
+
 /* The entry of m->grown for the array at p, or NULL (the array is then taken as full). */
 static struct olg_grown *grown_find(olg_model *m, const void *p) {
   if (!p) return NULL;
@@ -143,11 +150,7 @@ olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count) {
 olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
   olg_node *nd = open_node(g, n);
   if (!nd) return OLG_ERR_STATE;
-  /* the array noted last with room left (grown_find's first look, arena_grow's answer): the
-     usual case of a node's arguments added one after another, done here */
-  olg_model *m = g->model;
-  const struct olg_grown *e = &m->grown[(m->grown_next - 1) % (sizeof m->grown / sizeof *m->grown)];
-  if (nd->args && e->p == nd->args && e->cap > nd->n_args) {
+  if (args_have_room(g->model, nd)) {
     nd->args[nd->n_args++] = *a;
     return OLG_OK;
   }
@@ -191,13 +194,10 @@ static olg_status arg_too_long(size_t len, const char *fn) {
 
 #ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone: the minimal configuration's 64 KiB */
 olg_status olg__node_add_value(olg_graph *g, olg_node_id n, olg_value v) {
-  /* an open node's arguments added one after another to the array noted last (as
-     olg__node_add_arg's first case): here without the two calls; the rest as the API does */
+  /* olg__node_add_arg's first case without the two calls; the rest as the API does */
   if (v >= 0 && (uint32_t)v < g->n_values && n >= 0 && (uint32_t)n < g->n_nodes) {
     olg_node *nd = &g->nodes[n];
-    const olg_model *m = g->model;
-    const struct olg_grown *e = &m->grown[(m->grown_next - 1) % (sizeof m->grown / sizeof *m->grown)];
-    if (nd->state == OLG_NODE_OPEN && nd->args && e->p == nd->args && e->cap > nd->n_args) {
+    if (nd->state == OLG_NODE_OPEN && args_have_room(g->model, nd)) {
       nd->args[nd->n_args++] = (olg_arg){.kind = OLG_ARG_VALUE, .u.v = v};
       return OLG_OK;
     }

@@ -65,6 +65,16 @@ char *olg_arena_alloc_str(olg_arena *ar, size_t n);
 /* p (old_n bytes, the arena's latest block) grown to new_n in place, zeroed past old_n; NULL
  * when p is not the latest block or the chunk has no room (then allocate and copy). */
 void *olg_arena_extend(olg_arena *ar, void *p, size_t old_n, size_t new_n);
+/* The arena's usual case, for hot paths that cannot afford the calls: n bytes at the given
+ * alignment in the current chunk, where olg_arena_alloc(_str) would put them (not zeroed), or
+ * NULL when the chunk has no room (then those calls, which open a chunk). */
+static inline char *olg_arena_take(olg_arena *ar, size_t n, size_t align) {
+  if (!ar->cur) return NULL;
+  char *p = (char *)(((uintptr_t)ar->cur + align - 1) & ~(uintptr_t)(align - 1));
+  if (p > ar->end || (size_t)(ar->end - p) < n) return NULL;
+  ar->cur = p + n;
+  return p;
+}
 void olg_arena_free(olg_arena *ar);
 
 /* Checked arithmetic. */

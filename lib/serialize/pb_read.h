@@ -170,28 +170,16 @@ const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy);
  * node). The same block as olg_arena_alloc (8-aligned, zeroed) or olg_arena_alloc_str would
  * give; a new chunk, a large block and every error take the full path. */
 static inline void *olg__pbr_ablock(rd *r, size_t n) {
-  olg_arena *ar = &r->m->arena;
-  if (n && n <= 4096 && ar->cur) {
-    char *p = (char *)(((uintptr_t)ar->cur + 7) & ~(uintptr_t)7);
-    size_t need = (n + 7) & ~(size_t)7;
-    if (p <= ar->end && (size_t)(ar->end - p) >= need) {
-      ar->cur = p + need;
-      return memset(p, 0, n);
-    }
-  }
-  return olg__pbr_aalloc(r, 1, n);
+  char *p = n && n <= 4096 ? olg_arena_take(&r->m->arena, (n + 7) & ~(size_t)7, 8) : NULL;
+  return p ? memset(p, 0, n) : olg__pbr_aalloc(r, 1, n);
 }
 static inline const char *olg__pbr_sdup_name(rd *r, const pbf *f) {
-  olg_arena *ar = &r->m->arena;
   size_t n = f->n;
-  if (n < 4096 && ar->cur && ar->cur <= ar->end && (size_t)(ar->end - ar->cur) > n) {
-    char *p = ar->cur;
-    ar->cur = p + n + 1;
-    if (n) memcpy(p, f->p, n);
-    p[n] = 0;
-    return p;
-  }
-  return olg__pbr_sdup(r, f, NULL);
+  char *p = n < 4096 ? olg_arena_take(&r->m->arena, n + 1, 1) : NULL;
+  if (!p) return olg__pbr_sdup(r, f, NULL);
+  if (n) memcpy(p, f->p, n);
+  p[n] = 0;
+  return p;
 }
 const char *olg__pbr_cname(rd *r, const uint8_t *p, size_t n);
 const char *olg__pbr_intern(rd *r, const pbf *f);
