@@ -220,7 +220,7 @@ static olg_status bind_attrs(inliner *x, const body_scope *sc, const olg_node *b
     n++;
   }
   out->attrs = attrs;
-  out->n_attrs = n;
+  out->n_attrs = n & OLG_NODE_MAX_ATTRS; /* n <= the body node's own count */
   return OLG_OK;
 }
 

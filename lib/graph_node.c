@@ -296,6 +296,9 @@ olg_status olg__node_add_attr(olg_graph *g, olg_node_id n, const olg_attr *a) {
   olg_node *nd = olg__node(g, n);
   if (!nd) return OLG_ERR_INVALID_ARG;
   if (nd->state == OLG_NODE_DEAD) return olg__err(OLG_ERR_STATE, "node %d is removed", (int)n);
+  if (nd->n_attrs >= OLG_NODE_MAX_ATTRS)
+    return olg__err(OLG_ERR_LIMIT, "node '%s' (%s): more than %u attributes", nd->name, nd->op,
+                    OLG_NODE_MAX_ATTRS);
   olg_status s = arena_grow(g->model, (void **)&nd->attrs, nd->n_attrs, sizeof *nd->attrs);
   if (s) return s;
   nd->attrs[nd->n_attrs++] = *a;
@@ -455,7 +458,9 @@ OLG_API olg_status olg_node_attr_graphs(olg_graph *g, olg_node_id n, const char 
 static olg_status node_close(olg_graph *g, olg_node_id n, olg_node *nd, size_t n_out,
                              const char *const *names, const olg_value *existing, olg_value *outs) {
   olg_model *m = g->model;
-  if (n_out > UINT32_MAX / 2) return olg__err(OLG_ERR_LIMIT, "too many outputs");
+  if (n_out > OLG_NODE_MAX_OUTPUTS)
+    return olg__err(OLG_ERR_LIMIT, "node '%s' (%s): %zu outputs, more than %u", nd->name, nd->op,
+                    n_out, OLG_NODE_MAX_OUTPUTS);
   olg_value *o = n_out ? olg__arena_alloc(m, n_out * sizeof *o) : NULL;
   if (n_out && !o) return OLG_ERR_NOMEM;
   /* Validate everything before changing anything, so a failure leaves the node open. */
@@ -495,7 +500,7 @@ static olg_status node_close(olg_graph *g, olg_node_id n, olg_node *nd, size_t n
     g->values[o[i]].slot = (int32_t)i;
   }
   nd->outputs = o;
-  nd->n_outputs = (uint32_t)n_out;
+  nd->n_outputs = n_out & OLG_NODE_MAX_OUTPUTS; /* checked above */
   nd->state = OLG_NODE_DONE;
   if (outs && n_out) memcpy(outs, o, n_out * sizeof *o);
   return OLG_OK;

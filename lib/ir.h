@@ -249,13 +249,17 @@ typedef struct olg_node {
   olg_attr *attrs;
   const olg_node_more *more; /* or NULL: all of it NULL / 0 */
   /* The counts alone: the room an array has beyond its count is known only for the arrays grown
-   * last (olg_model.grown); any other is taken as full (72 bytes, not 80: two graphs' nodes) */
+   * last (olg_model.grown); any other is taken as full. Outputs and attributes share a word with
+   * the state (64 bytes, not 72: two graphs' nodes); where a count is made, more than
+   * OLG_NODE_MAX_OUTPUTS / OLG_NODE_MAX_ATTRS is refused (OLG_ERR_LIMIT). */
   uint32_t n_args;
-  uint32_t n_outputs;
-  uint32_t n_attrs;
-  uint8_t state;      /* olg_node_state */
+  uint32_t n_outputs : 16;
+  uint32_t n_attrs : 14;
+  uint32_t state : 2; /* olg_node_state */
 } olg_node;
-_Static_assert(sizeof(olg_node) <= 72, "olg_node grew: one per node, two graphs at a time");
+_Static_assert(sizeof(olg_node) <= 64, "olg_node grew: one per node, two graphs at a time");
+#define OLG_NODE_MAX_OUTPUTS 0xffffu
+#define OLG_NODE_MAX_ATTRS 0x3fffu
 
 /* Value flags */
 enum {

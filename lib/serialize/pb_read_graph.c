@@ -547,8 +547,11 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   r->at.op = op;
   r->at.attr = NULL;
   r->at.node_index = g->n_nodes;
-  if (n_in > UINT32_MAX / 2 || n_out > UINT32_MAX / 2 || n_attr > UINT32_MAX / 2)
-    return olg__pbr_perr(r, fn->p, "NodeProto '%s': too many inputs, outputs or attributes", name);
+  if (n_in > UINT32_MAX / 2 || n_out > OLG_NODE_MAX_OUTPUTS || n_attr > OLG_NODE_MAX_ATTRS)
+    return olg__err(OLG_ERR_LIMIT, "byte %zu: NodeProto '%s' (%s): %zu inputs, %zu outputs, %zu "
+                    "attributes: at most %u outputs and %u attributes are read",
+                    olg__pbr_off(r, fn->p), name, op, n_in, n_out, n_attr, OLG_NODE_MAX_OUTPUTS,
+                    OLG_NODE_MAX_ATTRS);
   if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
                      sizeof *g->nodes)))
     return s;
@@ -603,7 +606,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   }
   nd = &g->nodes[id];
   nd->attrs = attrs;
-  nd->n_attrs = (uint32_t)n_attr;
+  nd->n_attrs = n_attr & OLG_NODE_MAX_ATTRS; /* checked above */
   p = from[K_OUT];
   const olg_pbr_ahead *pa = &gs->ahead[gs->n_read++ & (AHEAD - 1)];
   for (size_t i = 0; i < n_out; i++) {
@@ -635,7 +638,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   }
   nd = &g->nodes[id];
   nd->outputs = outs;
-  nd->n_outputs = (uint32_t)n_out;
+  nd->n_outputs = n_out & OLG_NODE_MAX_OUTPUTS; /* checked above */
   if (n_meta) {
     olg_kv *kv = olg__pbr_aalloc(r, n_meta, sizeof *kv);
     if (!kv) return OLG_ERR_NOMEM;

@@ -771,3 +771,26 @@ TEST(node_add_value_as_api) {
   CHECK_EQ(olg__node_add_value(g, 99999, x), olg_node_arg_value(g, 99999, x));
   olg_model_free(m);
 }
+
+/* Past the output and attribute limits (they share a word of olg_node with its state) a node is
+ * refused with its name, never cut short. */
+TEST(node_count_limits_refused) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  CHECK_OK(olg_model_set_opset(m, "", 17));
+  olg_node_id n;
+  CHECK_OK(olg_node_begin(g, "", "Split", "wide", &n));
+  CHECK_STATUS(olg_node_end(g, n, OLG_NODE_MAX_OUTPUTS + 1, NULL, NULL), OLG_ERR_LIMIT);
+  CHECK(strstr(olg_last_error(), "wide") != NULL);
+  CHECK_OK(olg_node_end(g, n, OLG_NODE_MAX_OUTPUTS, NULL, NULL));
+  CHECK_EQ(g->nodes[n].n_outputs, OLG_NODE_MAX_OUTPUTS);
+  CHECK_EQ(g->nodes[n].state, OLG_NODE_DONE);
+  CHECK_OK(olg_node_begin(g, "", "Custom", "many", &n));
+  olg_attr a = {.name = "k", .type = OLG_ATTR_INT, .i = 1};
+  for (uint32_t i = 0; i < OLG_NODE_MAX_ATTRS; i++) CHECK_OK(olg__node_add_attr(g, n, &a));
+  CHECK_STATUS(olg__node_add_attr(g, n, &a), OLG_ERR_LIMIT);
+  CHECK_EQ(g->nodes[n].n_attrs, OLG_NODE_MAX_ATTRS);
+  CHECK_EQ(g->nodes[n].state, OLG_NODE_OPEN);
+  olg_model_free(m);
+}

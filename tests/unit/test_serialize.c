@@ -1258,6 +1258,38 @@ TEST(serialize_refuses_malformed_wire_format) {
   pbuf_free(&b);
 }
 
+/* A node's output and attribute counts share a word with its state (olg_node is 64 bytes):
+ * past their limits a node is refused, never cut short. */
+TEST(serialize_refuses_nodes_past_the_count_limits) {
+  pbuf b = {0}, g = {0}, nd = {0};
+  pstr(&nd, 4, "Split");
+  for (uint32_t i = 0; i <= OLG_NODE_MAX_OUTPUTS; i++) pstr(&nd, 2, "o");
+  pmsg(&g, 1, &nd);
+  model_of(&b, &g, NULL);
+  REFUSED(&b, OLG_ERR_LIMIT, "65536 outputs");
+  pbuf_free(&b);
+  pstr(&nd, 4, "Split");
+  for (uint32_t i = 0; i < OLG_NODE_MAX_OUTPUTS; i++) pstr(&nd, 2, "o");
+  pmsg(&g, 1, &nd);
+  model_of(&b, &g, NULL);
+  olg_model *m;
+  CHECK_OK(olg_model_read_memory(&m, b.p, b.n, NULL));
+  CHECK_EQ(olg_model_graph(m)->nodes[0].n_outputs, OLG_NODE_MAX_OUTPUTS);
+  olg_model_free(m);
+  pbuf_free(&b);
+  pbuf a = {0};
+  pstr(&nd, 4, "Custom");
+  pstr(&a, 1, "k");
+  pint(&a, 3, 1);
+  pint(&a, 20, OLG_ATTR_INT);
+  for (uint32_t i = 0; i <= OLG_NODE_MAX_ATTRS; i++) pbytes(&nd, 5, a.p, a.n);
+  pbuf_free(&a);
+  pmsg(&g, 1, &nd);
+  model_of(&b, &g, NULL);
+  REFUSED(&b, OLG_ERR_LIMIT, "16384 attributes");
+  pbuf_free(&b);
+}
+
 TEST(serialize_refuses_bad_tensors) {
   pbuf b = {0}, g = {0}, t = {0};
   /* dims whose product overflows */
