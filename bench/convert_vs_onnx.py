@@ -17,7 +17,9 @@
    (1.0 = linear). onnx's converter runs up to --onnx-max nodes (it is slow and grows faster).
    Times are CPU seconds of this process (time.process_time), not wall time. Then the command
    line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds and the
-   peak resident memory of the process, also per node beyond the input file's size.
+   peak resident memory of the process, also per node beyond the input file's size. And the
+   reading rate (MB/s) of the largest size in a fresh process, for the chain and for the same
+   chain named as torch.onnx.export names nodes and values.
 3. Weights in external data (issue 23): 24 MatMul blocks at opset 13 whose weights total
    --weights-mb MiB in one data file, converted 13 -> 17 by `onnxlegal convert` three ways --
    weights loaded and written back inline is impossible past 2 GiB, so: into a new data file
@@ -62,6 +64,64 @@ def make_chain(n, path):
     with open(path, "wb") as f:
         f.write(m.SerializeToString())
     return len(nodes)
+
+
+def make_named_chain(n, path):
+    """make_chain's graph with the names torch.onnx.export gives: a scoped name for every node
+    ("/blocks.7/mlp/Add") and "<node>_output_0" for its output; returns the node count."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    width = 64
+    inits = [numpy_helper.from_array(np.full(width, 0.5, np.float32), "blocks.bias"),
+             numpy_helper.from_array(np.full(width, 1.5, np.float32), "blocks.scale"),
+             numpy_helper.from_array(np.array([0], np.int64), "onnx::Unsqueeze_axes")]
+    nodes, cur = [], "input"
+    steps = (("Add", "blocks.bias"), ("Relu", None), ("Mul", "blocks.scale"),
+             ("Unsqueeze", "onnx::Unsqueeze_axes"), ("Squeeze", "onnx::Unsqueeze_axes"))
+    for i in range(n // 5):
+        for op, second in steps:
+            name = "/blocks.%d/mlp/%s" % (i, op)
+            nodes.append(helper.make_node(op, [cur] + ([second] if second else []),
+                                          [name + "_output_0"], name=name))
+            cur = name + "_output_0"
+    g = helper.make_graph(nodes, "main_graph", [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", width])],
+                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["batch", width])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    return len(nodes)
+
+
+READ_CHILD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import onnxlegal
+t0 = time.process_time()
+m = onnxlegal.Model.read(sys.argv[2])
+print(time.process_time() - t0)
+"""
+
+
+def reading(n, repeat):
+    """Issue 23's reading rate: olg_model_read_file of a node-dense model in a fresh process (a
+    reused heap would hide the kernel's cost of the IR's pages), CPU seconds (user + system) of
+    the read alone, best of `repeat` processes; two shapes of n nodes: make_chain's (short names,
+    no node names: the most nodes per byte) and make_named_chain's (names as torch.onnx.export
+    writes them)."""
+    import subprocess
+    with tempfile.TemporaryDirectory(prefix="olg-read-bench-") as tmp:
+        for shape, make in (("chain", make_chain), ("named chain", make_named_chain)):
+            path = os.path.join(tmp, "m.onnx")
+            nodes = make(n, path)
+            size = os.path.getsize(path)
+            t = min(float(subprocess.run([sys.executable, "-c", READ_CHILD, os.path.join(ROOT, "bindings", "python"), path],
+                                         check=True, capture_output=True, text=True).stdout)
+                    for _ in range(repeat))
+            print("read %-11s %8d nodes, %6.1f MB: %.3f s CPU, %4.0f MB/s, %4.0f ns/node" % (
+                shape, nodes, size / 1e6, t, size / 1e6 / t, 1e9 * t / nodes), flush=True)
+            os.unlink(path)
 
 
 def best(fn, repeat):
@@ -306,6 +366,7 @@ def main():
         corpus([int(t) for t in a.targets.split(",")])
     sizes = [int(s) for s in a.sizes.split(",")]
     chains(sizes, a.onnx_max, a.repeat)
+    reading(max(sizes), a.repeat)
     cli_chains(sizes)
     if not a.no_weights:
         weights(a.weights_mb, a.onnx_weights)
