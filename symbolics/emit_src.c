@@ -77,7 +77,6 @@ bool olg__src_output_read_only_by(olg_lower *cx, size_t i, const char *const *op
        node's outputs, the only ones asked about from here on */
     uint32_t *cnt = olg__arena_alloc(cx->dst_model, (g->n_values ? g->n_values : 1) * sizeof *cnt);
     if (!cnt) return false; /* refused as if read by another op: the caller names the reason */
-    memset(cnt, 0, (g->n_values ? g->n_values : 1) * sizeof *cnt);
     cx->read_by = cnt;
     for (uint32_t k = 0; k < g->n_nodes; k++) {
       const olg_node *c = &g->nodes[k];
