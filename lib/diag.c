@@ -137,6 +137,9 @@ OLG_API size_t olg_diag_format(const olg_diags *d, size_t i, char *buf, size_t c
   return n;
 }
 
+/* The checker's and the lowering's (no check implies no legalize): left out with them, for the
+ * minimal configuration's 64 KiB (onnxlegal/config.h). */
+#ifndef OLG_CONFIG_NO_CHECK
 void olg__diags_set_last_node(olg_diags *d, size_t count_before, const olg_graph *g,
                               const olg_node *nd) {
   if (!d || d->n <= count_before || !g || !nd) return;
@@ -160,6 +163,9 @@ olg_status olg__diags_add_node(olg_diags *d, olg_severity sev, const char *code,
   return s;
 }
 
+#endif
+
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone */
 void olg__diags_set_last_min_opset(olg_diags *d, size_t count_before, int64_t min_opset) {
   if (d && d->n > count_before) d->items[d->n - 1].min_opset = min_opset;
 }
@@ -188,3 +194,4 @@ void olg__diags_restate_min(olg_diags *d, size_t from, int64_t old_min, int64_t 
     g->min_opset = new_min;
   }
 }
+#endif

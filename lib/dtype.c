@@ -42,6 +42,9 @@ OLG_API size_t olg_dtype_nbytes(olg_dtype t, uint64_t n) {
   return (size_t)((total + 7) / 8);
 }
 
+/* For the wire's byte order: the reader's and the default writer's, and the nanopb writer's on a
+ * big-endian host (left out otherwise: the minimal configuration's 64 KiB). */
+#if OLG_BIG_ENDIAN || !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_PROTOBUF_WRITER)
 unsigned olg__dtype_swap_unit(olg_dtype t) {
   switch (t) {
   case OLG_UINT16: case OLG_INT16: case OLG_FLOAT16: case OLG_BFLOAT16: return 2;
@@ -64,3 +67,4 @@ void olg__swap_bytes(void *dst, const void *src, size_t n, unsigned unit) {
       }
   if (d != s && i < n) memmove(d + i, s + i, n - i);
 }
+#endif

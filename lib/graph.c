@@ -134,16 +134,6 @@ olg_status olg__model_own_tensor(olg_model *m, olg_tensor *t) {
   return OLG_OK;
 }
 
-olg_status olg__model_add_mapping(olg_model *m, void *addr, size_t len) {
-  olg_mapping *mp = olg__arena_alloc(m, sizeof *mp);
-  if (!mp) return OLG_ERR_NOMEM;
-  mp->addr = addr;
-  mp->len = len;
-  mp->next = m->mappings;
-  m->mappings = mp;
-  return OLG_OK;
-}
-
 OLG_API olg_graph *olg_model_graph(olg_model *m) { return m ? m->graph : NULL; }
 OLG_API const olg_graph *olg_model_graph_const(const olg_model *m) { return m ? m->graph : NULL; }
 
@@ -348,11 +338,6 @@ olg_value olg__graph_lookup_scan(const olg_graph *g, const char *p, size_t n) {
   return -1;
 }
 
-void olg__graph_drop_names(olg_graph *g) {
-  olg__g_valmap_free(&g->model->alloc, &g->names);
-  g->names_dropped = true;
-}
-
 olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
   size_t n = SIZE_MAX;
   uint32_t h = olg__name_hash(name, &n);
@@ -372,29 +357,7 @@ void olg__g_forget_auto_name(olg_graph *g, olg_value_rec *r) {
   r->flags &= ~(uint32_t)OLG_VF_AUTO_NAME;
 }
 
-olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
-  olg_value_rec *r = olg__value(g, v);
-  if (!r) return OLG_ERR_INVALID_ARG;
-  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
-  if (strcmp(r->name, name) == 0) return OLG_OK;
-  size_t n = SIZE_MAX;
-  uint32_t h = olg__name_hash(name, &n);
-  if (olg__graph_lookup_h(g, name, n, h) >= 0)
-    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
-  const char *nm = olg__strndup(g->model, name, n);
-  if (!nm) return OLG_ERR_NOMEM;
-  /* the new name's slot, then the old one's removed by its hash and the id while the record
-     still holds the old name (were the two hashes equal, either slot may go: they are alike) */
-  olg_status s = olg__g_valmap_put_h(&g->model->alloc, &g->names, h, v);
-  if (s) return s;
-  if (r->flags & OLG_VF_AUTO_NAME)
-    olg__g_forget_auto_name(g, r);
-  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE))
-    olg__g_valmap_del(&g->names, olg__name_hash(r->name, &(size_t){SIZE_MAX}), v);
-  r->name = nm;
-  return OLG_OK;
-}
-
+#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_LEGALIZE) /* they know the counts */
 olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named, uint32_t n_nodes,
                               uint32_t n_named_nodes) {
   const olg_allocator *a = &g->model->alloc;
@@ -421,12 +384,43 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
   if (!s && n_named_nodes) s = olg__g_namemap_reserve(a, &g->node_names, n_named_nodes);
   return s;
 }
+#endif
+
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's: the minimal configuration's 64 KiB */
+void olg__graph_drop_names(olg_graph *g) {
+  olg__g_valmap_free(&g->model->alloc, &g->names);
+  g->names_dropped = true;
+}
+
+olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
+  olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
+  if (strcmp(r->name, name) == 0) return OLG_OK;
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(name, &n);
+  if (olg__graph_lookup_h(g, name, n, h) >= 0)
+    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
+  const char *nm = olg__strndup(g->model, name, n);
+  if (!nm) return OLG_ERR_NOMEM;
+  /* the new name's slot, then the old one's removed by its hash and the id while the record
+     still holds the old name (were the two hashes equal, either slot may go: they are alike) */
+  olg_status s = olg__g_valmap_put_h(&g->model->alloc, &g->names, h, v);
+  if (s) return s;
+  if (r->flags & OLG_VF_AUTO_NAME)
+    olg__g_forget_auto_name(g, r);
+  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE))
+    olg__g_valmap_del(&g->names, olg__name_hash(r->name, &(size_t){SIZE_MAX}), v);
+  r->name = nm;
+  return OLG_OK;
+}
 
 olg_status olg__graph_reserve_like(olg_graph *g, const olg_graph *src) {
   if (src->n_values > UINT32_MAX / 2 || src->n_nodes > UINT32_MAX / 2)
     return olg__err(OLG_ERR_LIMIT, "too many elements");
   return olg__graph_reserve(g, src->n_values + 64, 0, src->n_nodes + 64, src->node_names.n);
 }
+#endif
 
 static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out);
 
@@ -486,6 +480,7 @@ olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *
   }
 }
 
+#ifndef OLG_CONFIG_NO_CHECK /* the checker's and the lowering's */
 bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *second) {
   if (!first || !second || first->producer >= 0 || second->producer >= 0) return false;
   /* input only, or initializer only: a record that is both (the reader merged the pair) already
@@ -495,6 +490,7 @@ bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *
   return (f == OLG_VF_INPUT && s == OLG_VF_INITIALIZER) ||
          (f == OLG_VF_INITIALIZER && s == OLG_VF_INPUT);
 }
+#endif
 
 static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out) {
   olg_model *m = g->model;
@@ -512,6 +508,7 @@ static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value
   return OLG_OK;
 }
 
+#ifndef OLG_CONFIG_NO_READER /* the reader's alone: the minimal configuration's 64 KiB */
 olg_status olg__graph_add_value_new(olg_graph *g, const char *p, size_t n, uint32_t h,
                                     olg_value *out) {
   olg_model *m = g->model;
@@ -535,7 +532,6 @@ static inline const char *name_dup(olg_model *m, const char *p, size_t n) {
   return q;
 }
 
-#ifndef OLG_CONFIG_NO_READER /* the reader's alone: the minimal configuration's 64 KiB */
 olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
                                        olg_value *out, bool *added) {
   *added = false;

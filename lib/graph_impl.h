@@ -8,10 +8,6 @@
 /* graph_names.c */
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key);
 int32_t olg__g_namemap_get_h(const olg_namemap *nm, const char *key, size_t n, uint32_t h);
-/* The id of key (n bytes without NUL, hashed h by olg__name_hash), or -1 once it is put with
- * id (*st says whether that failed); key must live as long as the map. */
-int32_t olg__g_namemap_get_or_put(const olg_allocator *a, olg_namemap *nm, const char *key,
-                                  size_t n, uint32_t h, int32_t id, olg_status *st);
 olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key,
                               int32_t id);
 olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n);
@@ -19,8 +15,6 @@ void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm);
 /* Puts key hashed h (olg__name_hash), which is not in the map yet. */
 olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const char *key,
                                 int32_t id, uint32_t h);
-/* Removes key, if there (backward-shift deletion). */
-void olg__g_namemap_del(olg_namemap *nm, const char *key);
 /* The value map (ir.h, olg_valmap), whose keys are values[id].name. */
 /* The id of the value named by the n bytes at p (no NUL among them) hashed h, or -1. */
 olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values, const char *p,

@@ -118,11 +118,13 @@ int32_t olg__g_namemap_get_h(const olg_namemap *nm, const char *key, size_t n, u
   }
 }
 
+#ifndef OLG_CONFIG_NO_CHECK /* the function inliner's: the minimal configuration's 64 KiB */
 int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
   size_t n = SIZE_MAX;
   uint32_t h = olg__name_hash(key, &n);
   return olg__g_namemap_get_h(nm, key, n, h);
 }
+#endif
 
 /* Room for n names at load 1/2 (a lowering knows about how many it will add). */
 olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n) {
@@ -158,53 +160,11 @@ olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const c
   return OLG_OK;
 }
 
-/* The id of key (n bytes hashed h), or -1 once key is put with id: one probe sequence where a
- * lookup then a put took two (each a cache miss in the map of a million-node graph). */
-int32_t olg__g_namemap_get_or_put(const olg_allocator *a, olg_namemap *nm, const char *key,
-                                  size_t n, uint32_t h, int32_t id, olg_status *st) {
-  *st = OLG_OK;
-  if ((nm->n + 1) * 2 > nm->cap) {
-    if (nm->cap >= (1u << 31)) { *st = olg__err(OLG_ERR_LIMIT, "too many names"); return -1; }
-    if ((*st = olg__g_namemap_reserve(a, nm, nm->cap ? nm->cap : 32))) return -1;
-  }
-  uint32_t mask = nm->cap - 1, i = h & mask;
-  for (;; i = (i + 1) & mask) {
-    olg__count_probe();
-    const olg_name_slot *e = &nm->slots[i];
-    if (!e->key) break;
-    if (e->hash == h && memcmp(e->key, key, n) == 0 && !e->key[n]) return e->id;
-  }
-  nm->slots[i] = (olg_name_slot){key, h, id};
-  nm->n++;
-  return -1;
-}
-
+#ifndef OLG_CONFIG_NO_CHECK /* the function inliner's */
 olg_status olg__g_namemap_put(const olg_allocator *a, olg_namemap *nm, const char *key, int32_t id) {
   return olg__g_namemap_put_h(a, nm, key, id, hash_str(key));
 }
-
-/* Removes key (backward-shift deletion keeps every probe chain intact). */
-void olg__g_namemap_del(olg_namemap *nm, const char *key) {
-  if (!nm->cap) return;
-  uint32_t mask = nm->cap - 1, h = hash_str(key), i = h & mask;
-  olg_name_slot *e = nm->slots;
-  while (e[i].key && (e[i].hash != h || strcmp(e[i].key, key) != 0)) i = (i + 1) & mask;
-  if (!e[i].key) return;
-  nm->n--;
-  for (uint32_t j = i;;) {
-    e[i].key = NULL;
-    for (;;) {
-      j = (j + 1) & mask;
-      if (!e[j].key) return;
-      uint32_t k = e[j].hash & mask;
-      /* the entry at j may move to i unless its home k lies cyclically in (i, j] */
-      if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j)) continue;
-      break;
-    }
-    e[i] = e[j];
-    i = j;
-  }
-}
+#endif
 
 void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
   olg__free(a, nm->slots, (size_t)nm->cap * sizeof *nm->slots);
@@ -411,6 +371,7 @@ olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t 
   return name_put_k(g, p, h, numbered, k);
 }
 
+#ifndef OLG_CONFIG_NO_LEGALIZE /* (olg__node_begin_fresh's, the lowering's) */
 /* want, or want#2, want#3, ...: the first that no node has, taken for the next node. */
 olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char **out) {
   size_t wl = strlen(want);
@@ -441,7 +402,9 @@ olg_status olg__graph_claim_node_name(olg_graph *g, const char *want, const char
     }
   }
 }
+#endif
 
+#ifndef OLG_CONFIG_NO_CHECK /* the function inliner's */
 static bool node_name_free(const olg_graph *g, const char *p) {
   size_t n = SIZE_MAX;
   uint32_t h = olg__name_hash(p, &n);
@@ -465,3 +428,4 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
     if (node_name_free(g, p)) return p;
   }
 }
+#endif

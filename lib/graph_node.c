@@ -71,6 +71,7 @@ OLG_API olg_status olg_node_begin(olg_graph *g, const char *domain, const char *
   return OLG_OK;
 }
 
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone: the minimal configuration's 64 KiB */
 olg_status olg__node_begin_fresh(olg_graph *g, const char *domain, const char *op,
                                  const char *want, olg_node_id *out) {
   const char *d, *o;
@@ -82,6 +83,7 @@ olg_status olg__node_begin_fresh(olg_graph *g, const char *domain, const char *o
   *out = node_push(g, d, o, nm);
   return OLG_OK;
 }
+#endif
 
 static olg_node *open_node(olg_graph *g, olg_node_id n) {
   olg_node *nd = olg__node(g, n);
@@ -137,6 +139,7 @@ static olg_status arena_grow(olg_model *m, void **pp, uint32_t n, size_t elem) {
   return OLG_OK;
 }
 
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone */
 olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count) {
   olg_node *nd = open_node(g, n);
   if (!nd) return OLG_ERR_STATE;
@@ -146,6 +149,7 @@ olg_status olg__node_reserve_args(olg_graph *g, olg_node_id n, uint32_t count) {
   grown_note(g->model, NULL, nd->args, count);
   return OLG_OK;
 }
+#endif
 
 olg_status olg__node_add_arg(olg_graph *g, olg_node_id n, const olg_arg *a) {
   olg_node *nd = open_node(g, n);

@@ -11,11 +11,19 @@
     return c;                                                                  \
   } while (0)
 
+/* Which parts use what (onnxlegal/config.h): the graph builder needs only olg__type_set_more
+ * and olg__type_set_elem_wide; the rest is left out with the parts that use it (the minimal
+ * configuration's 64 KiB). The checker's are the lowering's too (no check implies no
+ * legalize). */
+#ifndef OLG_CONFIG_NO_READER /* (and the tests') */
 olg_type_more *olg__type_more_own(olg_model *m, olg_type *t) { MORE_OWN(olg_type_more, t, m); }
-olg_node_more *olg__node_more_own(olg_model *m, olg_node *n) { MORE_OWN(olg_node_more, n, m); }
 olg_value_more *olg__value_more_own(olg_model *m, olg_value_rec *r) {
   MORE_OWN(olg_value_more, r, m);
 }
+#endif
+#ifndef OLG_CONFIG_NO_LEGALIZE
+olg_node_more *olg__node_more_own(olg_model *m, olg_node *n) { MORE_OWN(olg_node_more, n, m); }
+#endif
 
 olg_status olg__type_set_more(olg_model *m, olg_type *t, const olg_type_more *tm) {
   if (!tm->denotation && !tm->opaque_domain && !tm->opaque_name && !tm->extra && !tm->inner &&
@@ -26,6 +34,7 @@ olg_status olg__type_set_more(olg_model *m, olg_type *t, const olg_type_more *tm
   return (t->more = olg__arena_dup(m, tm, sizeof *tm)) ? OLG_OK : OLG_ERR_NOMEM;
 }
 
+#ifndef OLG_CONFIG_NO_CHECK
 olg_status olg__type_set_inner(olg_model *m, olg_type *t, const olg_type *inner) {
   if (olg__type_inner(t) == inner) return OLG_OK;
   olg_type_more tm = t->more ? *t->more : (olg_type_more){0};
@@ -39,6 +48,7 @@ olg_status olg__type_set_key(olg_model *m, olg_type *t, olg_dtype key) {
   tm.key = key;
   return olg__type_set_more(m, t, &tm);
 }
+#endif
 
 /* olg__type_set_elem's other case: dt does not fit elem8, or t's element type is in its side
  * record now (which then keeps 0 there, so that equal types keep equal side records). */
@@ -53,6 +63,7 @@ olg_status olg__type_set_elem_wide(olg_model *m, olg_type *t, olg_dtype dt) {
   return OLG_OK;
 }
 
+#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_CHECK) /* (olg__node_drop_extra's) */
 olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm) {
   if (!nm->doc_string && !nm->overload && !nm->metadata && !nm->n_metadata && !nm->extra) {
     n->more = NULL;
@@ -60,7 +71,9 @@ olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm
   }
   return (n->more = olg__arena_dup(m, nm, sizeof *nm)) ? OLG_OK : OLG_ERR_NOMEM;
 }
+#endif
 
+#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_CHECK) /* (olg__value_set_sym's) */
 olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_more *vm) {
   if (!vm->doc_string && !vm->metadata && !vm->n_metadata && !vm->extra && !vm->sym) {
     r->more = NULL;
@@ -68,14 +81,18 @@ olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_m
   }
   return (r->more = olg__arena_dup(m, vm, sizeof *vm)) ? OLG_OK : OLG_ERR_NOMEM;
 }
+#endif
 
+#ifndef OLG_CONFIG_NO_LEGALIZE
 olg_status olg__type_drop_extra(olg_model *m, olg_type *t) {
   if (!t->more || !t->more->extra) return OLG_OK;
   olg_type_more tm = *t->more;
   tm.extra = NULL;
   return olg__type_set_more(m, t, &tm);
 }
+#endif
 
+#ifndef OLG_CONFIG_NO_CHECK
 olg_status olg__node_drop_extra(olg_model *m, olg_node *n) {
   if (!n->more || !n->more->extra) return OLG_OK;
   olg_node_more nm = *n->more;
@@ -91,3 +108,4 @@ olg_status olg__value_set_sym(olg_model *m, olg_value_rec *r, const olg_dim *sym
   vm.n_sym = sym ? (int32_t)n : 0;
   return olg__value_set_more(m, r, &vm);
 }
+#endif

@@ -49,8 +49,8 @@ PARTS = [
     ("OLG_CONFIG_NO_READER", ["lib/serialize/pb_read*.c", "lib/serialize/pb_schema.c"]),
     ("OLG_CONFIG_NO_PROTOBUF_WRITER", ["lib/serialize/pb_writer.c", "lib/write_options.c"]),
     ("OLG_CONFIG_NO_LEGALIZE", ["lib/legalize*.c", "lib/lower*.c", "lib/registry.c",
-                                "lib/profile*.c", "lib/function_keep.c", "lib/passes/*.c",
-                                "symbolics/*.c", "opsets/*.c", "profiles/*.c"]),
+                                "lib/profile*.c", "lib/function_keep.c", "lib/meaning.c",
+                                "lib/passes/*.c", "symbolics/*.c", "opsets/*.c", "profiles/*.c"]),
     ("OLG_CONFIG_NO_CHECK", ["lib/check*.c", "lib/infer*.c", "lib/schema*.c", "lib/namestack.c",
                              "lib/function_inline.c"]),
     ("OLG_CONFIG_NO_PRINTERS", ["lib/text.c", "lib/dot.c"]),
@@ -72,8 +72,28 @@ def part_of(rel):
 TAKEN_ARGS = {"olg_legalize_consume": "olg_model_free(src); "}
 
 
-def stubs(bodies):
-    """Stubs of the public functions of the parts left out: the same signature, no work."""
+# The zero a stub that returns no status gives back, by a helper of the width of its return type
+# that sets the error and returns it: the stub is then a tail call (three instructions on
+# aarch64), not a call with a frame and an unwind entry of its own. A conversion that changes
+# the width (int64_t to int) is not a tail call, hence one helper per width. The helpers are
+# emitted under the macros whose stubs use them (an unused static function is a warning).
+ZERO_HELPERS = [  # (helper, its return type, the return types it serves)
+    ("olg__left_out_int", "int", ("int", "int32_t", "olg_dtype")),
+    ("olg__left_out_i64", "int64_t", ("int64_t", "size_t")),
+    ("olg__left_out_ptr", "void *", ()),  # every pointer type
+]
+
+
+def zero_helper(ret):
+    for helper, _, rets in ZERO_HELPERS:
+        if ret in rets or (not rets and ret.endswith("*") and "(" not in ret):
+            return helper
+    return None
+
+
+def stubs(bodies, used=None):
+    """Stubs of the public functions of the parts left out: the same signature, no work. used,
+    when given, gets {helper: [the macros whose stubs call it]}."""
     out = []
     for macro, _ in PARTS:
         fns = []
@@ -88,6 +108,12 @@ def stubs(bodies):
                     body = ""
                 elif ret == "olg_status":
                     body = TAKEN_ARGS.get(name, "") + "return olg__left_out(\"%s\", \"%s\");" % (name, shown)
+                elif zero_helper(ret):
+                    helper = zero_helper(ret)
+                    cast = "" if helper == "olg__left_out_ptr" else "(%s)" % ret
+                    body = "return %s%s(\"%s\", \"%s\");" % (cast, helper, name, shown)
+                    if used is not None and macro not in used.setdefault(helper, []):
+                        used[helper].append(macro)
                 else:
                     zero = "NULL" if "*" in ret else "OLG_NO_VALUE" if ret == "olg_value" else "0"
                     body = "olg__left_out(\"%s\", \"%s\"); return %s;" % (name, shown, zero)
@@ -315,9 +341,23 @@ def build(out_dir):
     w("static olg_status olg__left_out(const char *fn, const char *macro) {")
     w('  return olg__err(OLG_ERR_UNSUPPORTED, "%s: not in this build of onnxlegal (%s)", fn, macro);')
     w("}")
+    used = {}
+    stub_lines = stubs(bodies, used)
+    for helper, ret, _ in ZERO_HELPERS:
+        if not used.get(helper):
+            continue
+        w("#if " + " || ".join("(defined(%s))" % m for m in used[helper]))
+        # not inlined: -Os would put the helper's call and zero back into each stub
+        w("#if defined(__GNUC__)\n__attribute__((noinline))\n#endif")
+        w("static %s%s%s(const char *fn, const char *macro) {"
+          % (ret, "" if ret.endswith("*") else " ", helper))
+        w("  olg__left_out(fn, macro);")
+        w("  return %s;" % ("NULL" if ret.endswith("*") else "0"))
+        w("}")
+        w("#endif")
     w("#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
       "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n#endif")
-    out.extend(stubs(bodies))
+    out.extend(stub_lines)
     w("#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif")
     w("#endif")
 

@@ -678,6 +678,18 @@ OLG_API olg_status olg_model_read_memory(olg_model **out, const void *data, size
   return OLG_OK;
 }
 
+/* A file the model's data points into, unmapped by olg_model_free (here, with the reader, which
+ * alone maps files: the minimal configuration's 64 KiB). */
+olg_status olg__model_add_mapping(olg_model *m, void *addr, size_t len) {
+  olg_mapping *mp = olg__arena_alloc(m, sizeof *mp);
+  if (!mp) return OLG_ERR_NOMEM;
+  mp->addr = addr;
+  mp->len = len;
+  mp->next = m->mappings;
+  m->mappings = mp;
+  return OLG_OK;
+}
+
 OLG_API olg_status olg_model_read_file(olg_model **out, const char *path,
                                        const olg_read_options *opts) {
   if (!out || !path)
