@@ -104,7 +104,6 @@ static olg_status push_node(olg_graph *g, const olg_node *proto, olg_node_id *ou
     olg_value v = proto->outputs[i];
     if (v < 0) continue;
     g->values[v].producer = id;
-    g->values[v].slot = (int32_t)i;
   }
   if (out) *out = id;
   return OLG_OK;
@@ -404,7 +403,6 @@ static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_gr
     d->name = name;
     d->flags = (r->flags & ~(uint32_t)(OLG_VF_DUPLICATE | OLG_VF_AUTO_NAME)) | dup; /* named by add_value */
     d->producer = -1;
-    d->slot = 0;
   }
   if (sg->n_inits) {
     if ((s = olg__grow(&m->alloc, (void **)&dg->inits, &dg->cap_inits, sg->n_inits, sizeof *dg->inits)))
@@ -525,7 +523,6 @@ static olg_status copy_graph(inliner *x, const olg_graph *sg, olg_graph *dg, int
     d->name = name;
     d->flags = (r->flags & ~(uint32_t)(OLG_VF_DUPLICATE | OLG_VF_AUTO_NAME)) | dup; /* named by add_value */
     d->producer = -1;
-    d->slot = 0;
   }
   bool as_constants = x->inits_as_constants && depth == 0;
   if (sg->n_inits && !as_constants) {

@@ -736,9 +736,15 @@ fail:
   return s;
 }
 
+olg_status olg__too_many_inits(const olg_graph *g) {
+  return olg__err(OLG_ERR_LIMIT, "graph '%s': more than %d initializers", g->name ? g->name : "",
+                  OLG_MAX_INITS);
+}
+
 olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate,
                                olg_value *out) {
   olg_model *m = g->model;
+  if (g->n_inits >= OLG_MAX_INITS) return olg__too_many_inits(g);
   olg_status s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, (size_t)g->n_inits + 1,
                            sizeof *g->inits);
   if (s) return s;
@@ -883,7 +889,12 @@ OLG_API olg_status olg_value_producer(const olg_graph *g, olg_value v, olg_node_
   if (!r) return OLG_ERR_INVALID_ARG;
   if (r->producer < 0) return olg__err(OLG_ERR_NOT_FOUND, "value '%s' has no producer", r->name);
   if (node) *node = r->producer;
-  if (slot) *slot = r->slot;
+  if (slot) { /* where the producer's outputs name it (a few: a scan is cheaper than a field) */
+    const olg_node *nd = &g->nodes[r->producer];
+    uint32_t i = 0;
+    while (i < nd->n_outputs && nd->outputs[i] != v) i++;
+    *slot = (int32_t)i;
+  }
   return OLG_OK;
 }
 

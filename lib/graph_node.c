@@ -501,7 +501,6 @@ static olg_status node_close(olg_graph *g, olg_node_id n, olg_node *nd, size_t n
   for (size_t i = 0; i < n_out; i++) {
     if (o[i] == OLG_NO_VALUE) continue;
     g->values[o[i]].producer = n;
-    g->values[o[i]].slot = (int32_t)i;
   }
   nd->outputs = o;
   nd->n_outputs = n_out & OLG_NODE_MAX_OUTPUTS; /* checked above */

@@ -301,18 +301,21 @@ typedef struct olg_value_more {
 typedef struct olg_value_rec {
   const char *name;
   olg_type type;
-  olg_node_id producer; /* -1: none */
-  int32_t slot;
-  int32_t init;         /* index into g->inits, or -1 */
-  uint32_t flags;
   /* The value's contents when known: its initializer, a Constant's tensor, or a small value
    * that inference propagated (shape computations). NULL otherwise. What inference knows of
    * partly known contents is olg_value_more.sym. */
   const olg_tensor *known;
   const olg_value_more *more; /* or NULL: doc_string, metadata, extra and sym all NULL */
+  /* -1: none. Which of its outputs the value is, the producer's outputs say (olg__value_slot):
+   * a field of its own would make the record 64 bytes, not 56 (two graphs' values) */
+  olg_node_id producer;
+  int32_t init : 24;    /* index into g->inits, or -1: at most OLG_MAX_INITS initializers */
+  uint32_t flags : 8;   /* OLG_VF_* */
 } olg_value_rec;
-_Static_assert(sizeof(olg_value_rec) <= 64,
+_Static_assert(sizeof(olg_value_rec) <= 56,
                "olg_value_rec grew: one per value, two graphs at a time");
+#define OLG_MAX_INITS 0x7fffff /* a graph's initializers (olg_value_rec.init) */
+_Static_assert(OLG_VF_AUTO_NAME <= 0x80, "the value flags fill olg_value_rec.flags' 8 bits");
 
 /* A growable vector of int32 ids. */
 typedef struct olg_idvec {
@@ -671,6 +674,8 @@ olg_status olg__tensor_new(olg_model *m, const char *name, olg_dtype dtype, int3
 bool olg__shape_numel(int32_t rank, const int64_t *dims, uint64_t *out);
 
 /* Adds an initializer for an existing tensor (name taken from the tensor). */
+/* OLG_ERR_LIMIT: g holds OLG_MAX_INITS initializers already (olg_value_rec.init's range). */
+olg_status olg__too_many_inits(const olg_graph *g);
 olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate,
                                olg_value *out);
 /* Adds a finished attribute (copied shallowly: its arrays must live in the arena). */

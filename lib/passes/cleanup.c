@@ -47,6 +47,7 @@ static olg_status fold_one(olg_lower *cx, uint32_t i) {
     if (!it) return OLG_ERR_NOMEM;
     it->owner = OLG_OWNER_BORROWED; /* the bytes live in this model's arena or source */
     it->name = g->values[out].name;
+    if (g->n_inits >= OLG_MAX_INITS) return OLG_OK; /* stays a Constant */
     olg_value_rec *r = &g->values[out];
     OLG_TRY(olg__grow(&cx->dst_model->alloc, (void **)&g->inits, &g->cap_inits,
                       (size_t)g->n_inits + 1, sizeof *g->inits));

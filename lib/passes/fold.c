@@ -176,7 +176,6 @@ static olg_status fold_bn(olg_lower *cx, olg_node_id bn_id, olg_node_id p_id, co
   olg_value y = bw->outputs[0];
   pw->outputs[0] = y;
   g->values[y].producer = p_id;
-  g->values[y].slot = 0;
   g->values[x].producer = -1;
   bw->state = OLG_NODE_DEAD;
   *done = true;

@@ -631,7 +631,6 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     if (!claim && (s = new_value(r, gs, nmc, &v, VK_NORMAL))) return s;
     gs->kind[v] = VK_NORMAL;
     g->values[v].producer = id;
-    g->values[v].slot = (int32_t)i;
     outs[i] = v;
     /* the name's value in the map, now that it is this output (a second definition is not) */
     if (claim && k == o.n && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
@@ -765,6 +764,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
     olg_value v = *nm ? olg__graph_lookup(g, nm) : -1;
     olg_value_rec *vr = v >= 0 ? &g->values[v] : NULL;
     if (vr && (vr->flags & OLG_VF_INPUT) && !(vr->flags & OLG_VF_INITIALIZER) && vr->producer < 0) {
+      if (g->n_inits >= OLG_MAX_INITS) return olg__too_many_inits(g);
       if ((s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, (size_t)g->n_inits + 1,
                          sizeof *g->inits)))
         return s;

@@ -794,3 +794,40 @@ TEST(node_count_limits_refused) {
   CHECK_EQ(g->nodes[n].state, OLG_NODE_OPEN);
   olg_model_free(m);
 }
+
+/* A value's output slot is where its producer's outputs name it (olg_value_rec keeps no copy). */
+TEST(value_producer_slot) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_node_id n;
+  olg_value outs[3];
+  CHECK_OK(olg_node_begin(g, "", "Split", "split", &n));
+  CHECK_OK(olg_node_end(g, n, 3, NULL, outs));
+  for (int32_t i = 0; i < 3; i++) {
+    olg_node_id pn = -1;
+    int32_t slot = -1;
+    CHECK_OK(olg_value_producer(g, outs[i], &pn, &slot));
+    CHECK_EQ(pn, n);
+    CHECK_EQ(slot, i);
+  }
+  olg_model_free(m);
+}
+
+/* olg_value_rec.init has 24 bits: an initializer past OLG_MAX_INITS is refused, never wrapped. */
+TEST(initializer_count_limit_refused) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  const float f = 1;
+  olg_value v;
+  CHECK_OK(olg_graph_add_initializer(g, "w0", OLG_FLOAT, 0, NULL, &f, 4, OLG_DATA_COPY, NULL, NULL, &v));
+  CHECK_EQ(g->values[v].init, 0);
+  uint32_t n = g->n_inits;
+  g->n_inits = OLG_MAX_INITS; /* as if the graph held that many (the check comes before any use) */
+  CHECK_STATUS(olg_graph_add_initializer(g, "w1", OLG_FLOAT, 0, NULL, &f, 4, OLG_DATA_COPY, NULL, NULL, &v), OLG_ERR_LIMIT);
+  CHECK(strstr(olg_last_error(), "initializers") != NULL);
+  g->n_inits = n;
+  CHECK_EQ(olg_graph_initializer_count(g), 1);
+  olg_model_free(m);
+}
