@@ -736,11 +736,6 @@ fail:
   return s;
 }
 
-olg_status olg__too_many_inits(const olg_graph *g) {
-  return olg__err(OLG_ERR_LIMIT, "graph '%s': more than %d initializers", g->name ? g->name : "",
-                  OLG_MAX_INITS);
-}
-
 olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate,
                                olg_value *out) {
   olg_model *m = g->model;

@@ -109,3 +109,9 @@ olg_status olg__value_set_sym(olg_model *m, olg_value_rec *r, const olg_dim *sym
   return olg__value_set_more(m, r, &vm);
 }
 #endif
+
+/* The one limit a record's packed fields set on a graph (olg_value_rec.init's 24 bits). */
+olg_status olg__too_many_inits(const olg_graph *g) {
+  return olg__err(OLG_ERR_LIMIT, "graph '%s': more than %d initializers", g->name ? g->name : "",
+                  OLG_MAX_INITS);
+}
