@@ -39,53 +39,31 @@ sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 NODE = "/usr/share/libonnx-testdata/data/node"
 
 
-def make_chain(n, path):
-    """About n nodes at opset 13, written to path; returns the node count."""
+def make_chain(n, path, torch_names=False):
+    """About n nodes at opset 13 (Add, Relu, Mul, Unsqueeze, Squeeze, repeated), written to path;
+    returns the node count. Short value names and no node names (the most nodes per byte), or
+    with torch_names the names torch.onnx.export gives: a scoped name for every node
+    ("/blocks.7/mlp/Add") and "<node>_output_0" for its output."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     width = 64
-    inits = [numpy_helper.from_array(np.full(width, 0.5, np.float32), "b"),
-             numpy_helper.from_array(np.full(width, 1.5, np.float32), "s"),
-             numpy_helper.from_array(np.array([0], np.int64), "ax")]
-    nodes, cur = [], "x"
-    make = helper.make_node
+    b, s, ax, cur = (("blocks.bias", "blocks.scale", "onnx::Unsqueeze_axes", "input") if torch_names
+                     else ("b", "s", "ax", "x"))
+    inits = [numpy_helper.from_array(np.full(width, 0.5, np.float32), b),
+             numpy_helper.from_array(np.full(width, 1.5, np.float32), s),
+             numpy_helper.from_array(np.array([0], np.int64), ax)]
+    first, nodes = cur, []
+    steps = (("Add", b, "a"), ("Relu", None, "r"), ("Mul", s, "m"), ("Unsqueeze", ax, "u"),
+             ("Squeeze", ax, "q"))
     for i in range(n // 5):
-        nodes.append(make("Add", [cur, "b"], ["a%d" % i]))
-        nodes.append(make("Relu", ["a%d" % i], ["r%d" % i]))
-        nodes.append(make("Mul", ["r%d" % i, "s"], ["m%d" % i]))
-        nodes.append(make("Unsqueeze", ["m%d" % i, "ax"], ["u%d" % i]))
-        nodes.append(make("Squeeze", ["u%d" % i, "ax"], ["q%d" % i]))
-        cur = "q%d" % i
-    g = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", width])],
-                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["batch", width])], inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 7
-    with open(path, "wb") as f:
-        f.write(m.SerializeToString())
-    return len(nodes)
-
-
-def make_named_chain(n, path):
-    """make_chain's graph with the names torch.onnx.export gives: a scoped name for every node
-    ("/blocks.7/mlp/Add") and "<node>_output_0" for its output; returns the node count."""
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    width = 64
-    inits = [numpy_helper.from_array(np.full(width, 0.5, np.float32), "blocks.bias"),
-             numpy_helper.from_array(np.full(width, 1.5, np.float32), "blocks.scale"),
-             numpy_helper.from_array(np.array([0], np.int64), "onnx::Unsqueeze_axes")]
-    nodes, cur = [], "input"
-    steps = (("Add", "blocks.bias"), ("Relu", None), ("Mul", "blocks.scale"),
-             ("Unsqueeze", "onnx::Unsqueeze_axes"), ("Squeeze", "onnx::Unsqueeze_axes"))
-    for i in range(n // 5):
-        for op, second in steps:
-            name = "/blocks.%d/mlp/%s" % (i, op)
-            nodes.append(helper.make_node(op, [cur] + ([second] if second else []),
-                                          [name + "_output_0"], name=name))
-            cur = name + "_output_0"
-    g = helper.make_graph(nodes, "main_graph", [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", width])],
+        for op, second, short in steps:
+            name = "/blocks.%d/mlp/%s" % (i, op) if torch_names else None
+            out = name + "_output_0" if torch_names else "%s%d" % (short, i)
+            nodes.append(helper.make_node(op, [cur] + ([second] if second else []), [out], name=name))
+            cur = out
+    g = helper.make_graph(nodes, "main_graph" if torch_names else "chain",
+                          [helper.make_tensor_value_info(first, TensorProto.FLOAT, ["batch", width])],
                           [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["batch", width])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
@@ -107,14 +85,13 @@ print(time.process_time() - t0)
 def reading(n, repeat):
     """Issue 23's reading rate: olg_model_read_file of a node-dense model in a fresh process (a
     reused heap would hide the kernel's cost of the IR's pages), CPU seconds (user + system) of
-    the read alone, best of `repeat` processes; two shapes of n nodes: make_chain's (short names,
-    no node names: the most nodes per byte) and make_named_chain's (names as torch.onnx.export
-    writes them)."""
+    the read alone, best of `repeat` processes; two shapes of n nodes: make_chain's, with short
+    names and with torch_names."""
     import subprocess
     with tempfile.TemporaryDirectory(prefix="olg-read-bench-") as tmp:
-        for shape, make in (("chain", make_chain), ("named chain", make_named_chain)):
+        for shape, torch_names in (("chain", False), ("named chain", True)):
             path = os.path.join(tmp, "m.onnx")
-            nodes = make(n, path)
+            nodes = make_chain(n, path, torch_names)
             size = os.path.getsize(path)
             t = min(float(subprocess.run([sys.executable, "-c", READ_CHILD, os.path.join(ROOT, "bindings", "python"), path],
                                          check=True, capture_output=True, text=True).stdout)
