@@ -306,8 +306,8 @@ typedef struct olg_value_rec {
    * partly known contents is olg_value_more.sym. */
   const olg_tensor *known;
   const olg_value_more *more; /* or NULL: doc_string, metadata, extra and sym all NULL */
-  /* -1: none. Which of its outputs the value is, the producer's outputs say (olg__value_slot):
-   * a field of its own would make the record 64 bytes, not 56 (two graphs' values) */
+  /* -1: none. Which of its outputs the value is, the producer's outputs say (olg_value_producer
+   * scans them): a field of its own would make the record 64 bytes, not 56 (two graphs' values) */
   olg_node_id producer;
   int32_t init : 24;    /* index into g->inits, or -1: at most OLG_MAX_INITS initializers */
   uint32_t flags : 8;   /* OLG_VF_* */
