@@ -17,7 +17,8 @@
    (1.0 = linear). onnx's converter runs up to --onnx-max nodes (it is slow and grows faster).
    Times are CPU seconds of this process (time.process_time), not wall time. Then the command
    line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds and the
-   peak resident memory of the process, also per node beyond the input file's size. And the
+   peak resident memory of the process (GNU time's, where installed), also per node beyond the
+   input file's size, and beyond that and the process's own (a 5-node chain's peak). And the
    reading rate (MB/s) of the largest size in a fresh process, for the chain and for the same
    chain named as torch.onnx.export names nodes and values.
 3. Weights in external data (issue 23): 24 MatMul blocks at opset 13 whose weights total
@@ -232,10 +233,21 @@ def chains(sizes, onnx_max, repeat):
 
 
 def _run_measured(cmd):
-    """(wall seconds, peak RSS in MiB) of cmd run in a child of a fresh child, so that the
-    children's maximum is this command's alone."""
+    """(wall seconds, peak RSS in MiB) of cmd. Measured by GNU time where it is installed: the
+    command is its child, forked from a small process. Otherwise cmd runs in a child of a fresh
+    Python child, whose own RSS (about 10 MiB) exec carries into the command's maximum: then a
+    small command's figure is that floor, not its own."""
     import json
     import subprocess
+    if os.path.exists("/usr/bin/time"):
+        with tempfile.NamedTemporaryFile(prefix="olg-rss-", suffix=".txt") as f:
+            t = time.perf_counter()
+            r = subprocess.run(["/usr/bin/time", "-o", f.name, "-f", "%M"] + cmd,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            wall = time.perf_counter() - t
+            if r.returncode != 0:
+                raise RuntimeError("%s failed: %s" % (" ".join(cmd[:3]), r.stderr.decode()[-300:]))
+            return wall, int(f.read().split()[-1]) / 1024.0
     probe = ("import json, resource, subprocess, sys, time; t = time.perf_counter(); "
              "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
              "print(json.dumps([r.returncode, time.perf_counter() - t, "
@@ -253,16 +265,23 @@ def _tool():
 
 
 def cli_chains(sizes):
-    """onnxlegal convert end to end on the chain models: wall time and peak RSS."""
+    """onnxlegal convert end to end on the chain models: wall time and peak RSS, per node beyond
+    the input file, and also beyond the process's own (a 5-node chain's peak: the program, libc,
+    the registry), which dominates the smallest size."""
     with tempfile.TemporaryDirectory(prefix="olg-convert-bench-") as tmp:
-        for n in sizes:
+        def convert(n):
             path = os.path.join(tmp, "chain%d.onnx" % n)
             nodes = make_chain(n, path)
-            size = os.path.getsize(path)
-            wall, rss = _run_measured([_tool(), "convert", path, os.path.join(tmp, "out.onnx"), "--opset", "17"])
+            return (nodes, os.path.getsize(path)) + _run_measured(
+                [_tool(), "convert", path, os.path.join(tmp, "out.onnx"), "--opset", "17"])
+        _, _, _, base = convert(5)
+        for n in sizes:
+            nodes, size, wall, rss = convert(n)
             beyond = max(rss * 1048576 - size, 0) / nodes
-            print("cli   %8d nodes 13->17: %7.3f s wall, peak RSS %7.1f MiB (%5.0f bytes/node beyond the %.1f MiB input)"
-                  % (nodes, wall, rss, beyond, size / 1048576.0), flush=True)
+            own = max((rss - base) * 1048576 - size, 0) / nodes
+            print("cli   %8d nodes 13->17: %7.3f s wall, peak RSS %7.1f MiB (%5.0f bytes/node beyond the "
+                  "%.1f MiB input, %4.0f beyond it and the process's own %.1f MiB)"
+                  % (nodes, wall, rss, beyond, size / 1048576.0, own, base), flush=True)
 
 
 def make_weights_model(mb, d):
