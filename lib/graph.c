@@ -71,6 +71,7 @@ static void graph_destroy(olg_model *m, olg_graph *g) {
   olg__free(a, g->dups.p, (size_t)g->dups.cap * sizeof(int32_t));
   olg__free(a, g->inits, (size_t)g->cap_inits * sizeof *g->inits);
   olg__g_valmap_free(a, &g->names);
+  olg__g_valmap_free(a, &g->kept);
   olg__free(a, g->auto_names.p, (size_t)g->auto_names.cap * sizeof(int32_t));
   olg__g_namemap_free(a, &g->node_names);
   olg__free(a, g->numbered_node_names, (size_t)g->cap_numbered_node_names * sizeof(char *));
@@ -318,9 +319,7 @@ olg_node *olg__node(const olg_graph *g, olg_node_id n) {
   return &g->nodes[n];
 }
 
-/* The value whose olg__graph_add_value_auto name is the n bytes at p, or -1 (at once if none was
- * made): the number after the last '_' indexes g->auto_names, the name there must be p's. */
-static olg_value auto_lookup(const olg_graph *g, const char *p, size_t n) {
+olg_value olg__g_auto_lookup(const olg_graph *g, const char *p, size_t n) {
   uint32_t k;
   if (!g->auto_names.n || !olg__g_name_number(p, n, &k) || k >= g->auto_names.n) return -1;
   olg_value v = g->auto_names.p[k];
@@ -347,7 +346,8 @@ olg_value olg__graph_lookup(const olg_graph *g, const char *name) {
 olg_value olg__graph_lookup_h(const olg_graph *g, const char *p, size_t n, uint32_t h) {
   if (g->names_dropped) return olg__graph_lookup_scan(g, p, n);
   olg_value v = olg__g_valmap_get_h(&g->names, g->values, p, n, h);
-  return v >= 0 ? v : auto_lookup(g, p, n);
+  if (v < 0 && g->kept.cap) v = olg__g_valmap_get_h(&g->kept, g->values, p, n, h);
+  return v >= 0 ? v : olg__g_auto_lookup(g, p, n);
 }
 
 void olg__g_forget_auto_name(olg_graph *g, olg_value_rec *r) {
@@ -389,30 +389,8 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
 #ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's: the minimal configuration's 64 KiB */
 void olg__graph_drop_names(olg_graph *g) {
   olg__g_valmap_free(&g->model->alloc, &g->names);
+  olg__g_valmap_free(&g->model->alloc, &g->kept);
   g->names_dropped = true;
-}
-
-olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
-  olg_value_rec *r = olg__value(g, v);
-  if (!r) return OLG_ERR_INVALID_ARG;
-  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
-  if (strcmp(r->name, name) == 0) return OLG_OK;
-  size_t n = SIZE_MAX;
-  uint32_t h = olg__name_hash(name, &n);
-  if (olg__graph_lookup_h(g, name, n, h) >= 0)
-    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
-  const char *nm = olg__strndup(g->model, name, n);
-  if (!nm) return OLG_ERR_NOMEM;
-  /* the new name's slot, then the old one's removed by its hash and the id while the record
-     still holds the old name (were the two hashes equal, either slot may go: they are alike) */
-  olg_status s = olg__g_valmap_put_h(&g->model->alloc, &g->names, h, v);
-  if (s) return s;
-  if (r->flags & OLG_VF_AUTO_NAME)
-    olg__g_forget_auto_name(g, r);
-  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE))
-    olg__g_valmap_del(&g->names, olg__name_hash(r->name, &(size_t){SIZE_MAX}), v);
-  r->name = nm;
-  return OLG_OK;
 }
 
 olg_status olg__graph_reserve_like(olg_graph *g, const olg_graph *src) {
@@ -467,6 +445,8 @@ olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *
     char *p = auto_name(g, base, bl, &n, &h);
     if (!p) return OLG_ERR_NOMEM;
     if (olg__g_valmap_get_h(&g->names, g->values, p, n, h) >= 0) continue; /* a name given elsewhere */
+    if ((g->kept_k[k / 64 % 8] >> (k % 64) & 1) && olg__g_valmap_get_h(&g->kept, g->values, p, n, h) >= 0)
+      continue; /* a source's name */
     if (k >= INT32_MAX) return olg__err(OLG_ERR_LIMIT, "too many generated names");
     while (g->auto_names.n < k)
       if ((s = olg__idvec_push(m, &g->auto_names, -1))) return s;
@@ -535,7 +515,7 @@ static inline const char *name_dup(olg_model *m, const char *p, size_t n) {
 olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, uint32_t h,
                                        olg_value *out, bool *added) {
   *added = false;
-  if (!n || g->names_dropped || g->auto_names.n) { /* a lookup that is more than the map's */
+  if (!n || g->names_dropped || g->auto_names.n || g->kept.cap) { /* more than the map's */
     if ((*out = olg__graph_lookup_h(g, p, n, h)) >= 0) return OLG_OK;
     *added = true;
     return olg__graph_add_value_new(g, p, n, h, out);

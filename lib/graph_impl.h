@@ -32,6 +32,8 @@ olg_status olg__g_valmap_put_h(const olg_allocator *a, olg_valmap *vm, uint32_t 
 /* Removes the slot of value id whose name hashed to h, if there (backward-shift deletion). */
 void olg__g_valmap_del(olg_valmap *vm, uint32_t h, olg_value id);
 void olg__g_valmap_free(const olg_allocator *a, olg_valmap *vm);
+/* Removes value id's slot (its name hashed h) from the map that holds it: names or kept. */
+void olg__g_valmap_del_named(olg_graph *g, uint32_t h, olg_value id);
 /* Drops the most recently added value (rollback of a failed multi-step add). */
 void olg__g_graph_pop_value(olg_graph *g);
 /* The number k a name of n bytes at p ends in, "<x>_<k>" (k <= UINT32_MAX), as generated
@@ -45,5 +47,8 @@ olg_status olg__g_node_name_put(olg_graph *g, const char *p, size_t n, uint32_t 
 /* graph.c */
 /* r's name, made by olg__graph_add_value_auto, leaves g->auto_names (renamed or dropped). */
 void olg__g_forget_auto_name(olg_graph *g, olg_value_rec *r);
+/* The value whose olg__graph_add_value_auto name is the n bytes at p, or -1 (at once if none was
+ * made): the number after the last '_' indexes g->auto_names, the name there must be p's. */
+olg_value olg__g_auto_lookup(const olg_graph *g, const char *p, size_t n);
 
 #endif

@@ -190,7 +190,7 @@ olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values,
   }
 }
 
-#ifndef OLG_CONFIG_NO_READER /* (olg__graph_get_or_add_value's) */
+#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_LEGALIZE) /* the reader's, the lowering's */
 /* The id of the value named by the n bytes at p (hashed h), or -1 once a slot for value id is put
  * (*st says whether that failed): one probe sequence where a lookup then a put took two (each a
  * cache miss in the map of a million-node graph). */
@@ -285,13 +285,18 @@ void olg__g_valmap_free(const olg_allocator *a, olg_valmap *vm) {
   memset(vm, 0, sizeof *vm);
 }
 
+void olg__g_valmap_del_named(olg_graph *g, uint32_t h, olg_value id) {
+  olg__g_valmap_del(&g->names, h, id);
+  olg__g_valmap_del(&g->kept, h, id);
+}
+
 /* Drops the most recently added value (rollback of a failed multi-step add): its slot leaves the
  * map while the record still holds its name. */
 void olg__g_graph_pop_value(olg_graph *g) {
   olg_value id = (olg_value)g->n_values - 1;
   olg_value_rec *r = &g->values[id];
   if (r->flags & OLG_VF_AUTO_NAME) olg__g_forget_auto_name(g, r);
-  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE)) olg__g_valmap_del(&g->names, hash_str(r->name), id);
+  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE)) olg__g_valmap_del_named(g, hash_str(r->name), id);
   g->n_values--;
 }
 
@@ -427,5 +432,54 @@ const char *olg__graph_fresh_node_name(olg_graph *g, const char *want) {
     memcpy(p + wl, suffix, (size_t)sl + 1);
     if (node_name_free(g, p)) return p;
   }
+}
+#endif
+
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's */
+olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name) {
+  olg_value_rec *r = olg__value(g, v);
+  if (!r) return OLG_ERR_INVALID_ARG;
+  if (!name || !*name) return olg__err(OLG_ERR_INVALID_ARG, "value '%s': the new name is empty", r->name);
+  if (strcmp(r->name, name) == 0) return OLG_OK;
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(name, &n);
+  if (olg__graph_lookup_h(g, name, n, h) >= 0)
+    return olg__err(OLG_ERR_DUPLICATE, "a value named '%s' already exists in graph '%s'", name, g->name);
+  const char *nm = olg__strndup(g->model, name, n);
+  if (!nm) return OLG_ERR_NOMEM;
+  /* the new name's slot, then the old one's removed by its hash and the id while the record
+     still holds the old name (were the two hashes equal, either slot may go: they are alike) */
+  olg_status s = olg__g_valmap_put_h(&g->model->alloc, &g->names, h, v);
+  if (s) return s;
+  if (r->flags & OLG_VF_AUTO_NAME)
+    olg__g_forget_auto_name(g, r);
+  else if (*r->name && !(r->flags & OLG_VF_DUPLICATE))
+    olg__g_valmap_del_named(g, olg__name_hash(r->name, &(size_t){SIZE_MAX}), v);
+  r->name = nm;
+  return OLG_OK;
+}
+
+olg_status olg__value_take_name(olg_graph *g, olg_value v, const char *name, bool *took) {
+  olg_value_rec *r = &g->values[v];
+  size_t n = SIZE_MAX;
+  uint32_t h = olg__name_hash(name, &n);
+  *took = false;
+  if (!n || !(r->flags & OLG_VF_AUTO_NAME) || g->names_dropped || olg__g_auto_lookup(g, name, n) >= 0 ||
+      olg__g_valmap_get_h(&g->names, g->values, name, n, h) >= 0)
+    return OLG_OK;
+  olg_status s;
+  /* room for every value the graph has room for: a lowering's target is sized from its source
+     (olg__graph_reserve_like), and the map then never grows while a lookahead prefetches */
+  if (!g->kept.cap && (s = olg__g_valmap_reserve(&g->model->alloc, &g->kept, g->cap_values)))
+    return s;
+  /* the slot is v's from here: the record takes the name before the next lookup */
+  if (olg__g_valmap_get_or_put(&g->model->alloc, &g->kept, g->values, name, n, h, v, &s) >= 0 || s)
+    return s;
+  uint32_t k;
+  if (olg__g_name_number(name, n, &k)) g->kept_k[k / 64 % 8] |= 1ull << (k % 64);
+  olg__g_forget_auto_name(g, r); /* by the old name's number */
+  r->name = name;
+  *took = true;
+  return OLG_OK;
 }
 #endif

@@ -372,6 +372,11 @@ typedef struct olg_graph {
    * a million-entry map was a cache miss per emitted value. */
   olg_valmap names;
   olg_idvec auto_names;
+  /* The names a lowering's target took from its source (olg__value_take_name): a map of their
+   * own, so that `names` stays small for the check of each generated name, which probes `kept`
+   * only where its number k may end a kept name ("<x>_<k>": bit k % 512 of kept_k set). */
+  olg_valmap kept;
+  uint64_t kept_k[8];
   /* The node names in use (a set: only uniqueness is asked of it). A name "<x>_<k>" (k a number
    * below a few times the node count) is kept at numbered_node_names[k] when that is free,
    * others in node_names: a lowering's "<Op>_<k>" names, one per emitted node, then take a
@@ -623,6 +628,10 @@ olg_status olg__graph_reserve(olg_graph *g, uint32_t n_values, uint32_t n_named,
 olg_status olg__graph_reserve_like(olg_graph *g, const olg_graph *src);
 /* Renames value v; the new name must be free in g (OLG_ERR_DUPLICATE otherwise). */
 olg_status olg__value_rename(olg_graph *g, olg_value v, const char *name);
+/* The lowering's: v, named by olg__graph_add_value_auto, takes name, not copied (it must live as
+ * long as g's model: a string of the lowering's source, which the target keeps), unless a value
+ * of g has that name: *took says which. A probe of the small `names` map and one of `kept`. */
+olg_status olg__value_take_name(olg_graph *g, olg_value v, const char *name, bool *took);
 /* Adds a value named as olg__graph_unique_name(g, base) names it, looking the name up once. */
 olg_status olg__graph_add_value_auto(olg_graph *g, const char *base, olg_value *out);
 /* As olg__graph_fresh_node_name, and the name is g's node g->n_nodes's from now on (one probe

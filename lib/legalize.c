@@ -390,6 +390,7 @@ olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   size_t before = olg_diags_count(cx->diags);
   olg_status s = node_defects(cx, nd);
   if (s) return s;
+  uint32_t first_value = cx->dst->n_values, first_node = cx->dst->n_nodes;
   s = dispatch_run(cx, id, nd);
   if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT || s == LOWER_SKIPPED) return s;
   if (s) {
@@ -408,7 +409,7 @@ olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
     s = cross_check(cx, sv, cx->map[sv]);
     if (s) return s;
   }
-  return OLG_OK;
+  return olg__lower_keep_names(cx, nd, first_value, first_node);
 }
 
 static void count_use(olg_lower *cx, olg_value v) {
@@ -731,6 +732,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   olg__consume_begin(cx);
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;
+    if (k + 4 < sg->n_nodes && order[k + 4] >= 0) olg__lower_keep_names_ahead(cx, &sg->nodes[order[k + 4]]);
     cx->dst->first_hit = UINT32_MAX;
     s = olg__lower_node(cx, order[k]);
     if (s == OLG_ERR_NOMEM || s == OLG_ERR_LIMIT) goto done;

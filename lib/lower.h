@@ -80,6 +80,19 @@ olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, con
                                olg_value *out);
 /* Sets cx->intern_off for source node nd, about to be lowered. */
 void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
+/* After source node nd lowered (its first emitted value and node given): its outputs keep their
+ * source names in the target where the lowering made them, values of its own that were given
+ * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise
+ * comparisons with the source, quantizers' exclusion lists) find them in the converted model. A
+ * name the target holds already, a value from before (an interned Constant, an input passed
+ * through), a front end's node (aten, prim), and a lowering that emitted subgraphs (they read
+ * enclosing values by the names they had) keep the generated name. The name is the source's
+ * string, not copied: the target keeps its source (olg_legalize's contract). */
+olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
+                                 uint32_t first_node);
+/* A lookahead: asks for the slots of the kept-name map that source node nd's outputs will take
+ * (a cache miss each in a large graph's map), a few nodes before nd is lowered. */
+void olg__lower_keep_names_ahead(const olg_lower *cx, const olg_node *nd);
 /* olg_model_opset(cx->src_model, domain), remembered for the last (model, domain pointer). */
 int64_t olg__src_opset_of(olg_lower *cx, const char *domain);
 /* Drops the table of g's interned Constants, once its nodes are lowered (NULL is fine). */

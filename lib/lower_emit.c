@@ -5,6 +5,7 @@
 
 #include "infer.h"
 #include "lower.h"
+#include "passes/passes.h"
 #include "schema.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -33,8 +34,14 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   if (domain && *domain && strcmp(domain, "ai.onnx") == 0) domain = ""; /* mostly "" */
   char buf[512];
   const char *base = cx->name_base && *cx->name_base ? cx->name_base : NULL;
-  /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>" */
+  /* the k-th node of an op for this source node: "<base>/<Op>", then "<base>/<Op>_<k>"; the
+     first of the source node's own op keeps its name (a tool that names nodes finds it; not
+     a node emitted at a named version, whose stand-in source node is of the op it emits) */
   uint32_t k = op_use(cx, op);
+  const olg_node *sn = cx->cur_node;
+  if (base && !k && sn && !cx->versioned_depth && !strcmp(sn->op, op) &&
+      !strcmp(strcmp(sn->domain, "ai.onnx") ? sn->domain : "", domain ? domain : ""))
+    return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, base, out);
   olg_sbuf sb = {buf, 0, sizeof buf}; /* "%s/%s", "%s/%s_%u" or "%s_%u" */
   buf[0] = 0;
   if (base) {
@@ -451,6 +458,32 @@ olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, con
     g->consts->n++;
   }
   return OLG_OK;
+}
+
+olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
+                                 uint32_t first_node) {
+  if (cx->probing || cx->versioned_depth || !strcmp(nd->domain, "aten") || !strcmp(nd->domain, "prim"))
+    return OLG_OK;
+  olg_graph *g = cx->dst;
+  for (uint32_t k = first_node; k < g->n_nodes; k++)
+    if (olg__has_subgraph(&g->nodes[k])) return OLG_OK;
+  for (uint32_t i = 0; i < nd->n_outputs; i++) {
+    olg_value sv = nd->outputs[i], tv = sv == OLG_NO_VALUE ? OLG_NO_VALUE : cx->map[sv];
+    if (tv == OLG_NO_VALUE || (uint32_t)tv < first_value) continue;
+    bool took;
+    OLG_TRY(olg__value_take_name(g, tv, cx->src->values[sv].name, &took));
+  }
+  return OLG_OK;
+}
+
+void olg__lower_keep_names_ahead(const olg_lower *cx, const olg_node *nd) {
+  const olg_valmap *vm = &cx->dst->kept;
+  if (!vm->cap) return;
+  for (uint32_t i = 0; i < nd->n_outputs && i < 4; i++)
+    if (nd->outputs[i] != OLG_NO_VALUE) {
+      size_t n = SIZE_MAX;
+      __builtin_prefetch(&vm->slots[olg__name_hash(cx->src->values[nd->outputs[i]].name, &n) & (vm->cap - 1)]);
+    }
 }
 
 OLG_API olg_status olg_lower_bind_output(olg_lower *cx, size_t i, olg_value v) {

@@ -205,8 +205,14 @@ OLG_API int64_t olg_ir_version_for_opset(int64_t opset);
 /* Legalizes src into a new model *out at the target opset. opts may be NULL (defaults); diags
  * may be NULL (then only olg_last_error says what failed), else every finding is appended.
  *
- * Ownership: the output model BORROWS the source model's initializer data and the tensors of its
- * Constant nodes (no tensor bytes are copied): src must outlive *out and must not change while *out is in use. Names, shapes and
+ * Names: the values that a source node computes keep their names in *out, and a node lowered to
+ * its own op keeps its name; values and nodes a lowering adds are named after the source node
+ * ("<node>/<Op>", "<node>/<Op>_<k>"). A source name that *out already holds (one a lowering made
+ * up before) is not taken twice: that value gets a generated name.
+ *
+ * Ownership: the output model BORROWS the source model's initializer data, the tensors of its
+ * Constant nodes and the names of the values it keeps (no tensor bytes and none of those names
+ * are copied): src must outlive *out and must not change while *out is in use. Shapes and
  * attributes are copied. The registry is only read, so a frozen registry may serve several
  * threads at once. On failure *out is NULL and nothing leaks. */
 OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,

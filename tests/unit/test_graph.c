@@ -831,3 +831,39 @@ TEST(initializer_count_limit_refused) {
   CHECK_EQ(olg_graph_initializer_count(g), 1);
   olg_model_free(m);
 }
+
+/* A lowering's target takes its source's names (olg__value_take_name): only for a value named
+ * by olg__graph_add_value_auto and only for a name nobody holds; a generated name then steps
+ * over a taken one that ends in its number; lookups find taken names; a rename gives one back. */
+TEST(value_take_name) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value held, a, b, c, d;
+  CHECK_OK(olg__graph_add_value(g, "held", false, &held));
+  CHECK_OK(olg__graph_add_value_auto(g, "t", &a)); /* t_0 */
+  CHECK_OK(olg__graph_add_value_auto(g, "u", &b)); /* u_1 */
+  CHECK_STR(g->values[a].name, "t_0");
+  bool took = true;
+  CHECK_OK(olg__value_take_name(g, b, "held", &took)); /* a name the map holds */
+  CHECK(!took);
+  CHECK_OK(olg__value_take_name(g, b, "t_0", &took)); /* a generated name */
+  CHECK(!took);
+  CHECK_OK(olg__value_take_name(g, held, "src", &took)); /* not a generated name's value */
+  CHECK(!took);
+  static const char kept_name[] = "t_2"; /* the source's string: taken, not copied */
+  CHECK_OK(olg__value_take_name(g, b, kept_name, &took));
+  CHECK(took);
+  CHECK(g->values[b].name == kept_name);
+  CHECK_EQ(olg__graph_lookup(g, "t_2"), b);
+  CHECK_EQ(olg__graph_lookup(g, "u_1"), -1);
+  CHECK_OK(olg__graph_add_value_auto(g, "t", &c)); /* t_2 is b's: the next number */
+  CHECK_STR(g->values[c].name, "t_3");
+  CHECK_STATUS(olg__graph_add_value(g, "t_2", false, &d), OLG_ERR_DUPLICATE);
+  CHECK_OK(olg__value_rename(g, b, "renamed"));
+  CHECK_EQ(olg__graph_lookup(g, "t_2"), -1);
+  CHECK_EQ(olg__graph_lookup(g, "renamed"), b);
+  CHECK_OK(olg__graph_add_value(g, "t_2", false, &d));
+  CHECK_EQ(olg__graph_lookup(g, "t_2"), d);
+  olg_model_free(m);
+}

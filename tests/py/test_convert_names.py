@@ -1,0 +1,165 @@
+"""Converting an ONNX model keeps its names: every value a source node computes keeps its name in
+the converted model, and a node lowered to its own op keeps the node's name, so that tools which
+name tensors and nodes (TensorRT calibration caches and per-tensor precision, polygraphy's
+layerwise comparison, ONNX Runtime quantization's exclusion lists) find them there. Checked the
+way such a tool uses them: every source value marked as an output of the source and of the
+converted model, and ONNX Runtime's results compared name by name."""
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for p in ("bindings/python", "tests/ort", "bench"):
+    sys.path.insert(0, os.path.join(ROOT, p))
+BUILD = os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build"))
+TOOL = os.path.join(BUILD, "bin", "onnxlegal")
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not os.path.exists(TOOL), reason="%s is not built" % TOOL)
+
+
+def convert(src, dst, opset):
+    r = subprocess.run([TOOL, "convert", str(src), str(dst), "--opset", str(opset)],
+                       capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    m = onnx.load(str(dst))
+    if opset <= 17:  # python3-onnx 1.12 checks IR versions up to 8 (opset 17)
+        onnx.checker.check_model(m)
+    return m
+
+
+def computed(m):
+    """The values m's nodes compute, by name, and the node computing each."""
+    return {o: n for n in m.graph.node for o in n.output if o}
+
+
+def all_names_unique(m):
+    names = [i.name for i in m.graph.input] + [t.name for t in m.graph.initializer]
+    names += [o for n in m.graph.node for o in n.output if o]
+    dup = [k for k, c in Counter(names).items() if c > 1]
+    assert not dup, dup
+    nodes = [n.name for n in m.graph.node if n.name]
+    assert len(nodes) == len(set(nodes)), [k for k, c in Counter(nodes).items() if c > 1]
+
+
+def layerwise(src_path, out_path, names, feeds):
+    """ONNX Runtime's values of `names` in the source and the converted model (each marked as an
+    output of its graph, as a layerwise comparison does)."""
+    from ortrun import run_one
+    got = []
+    for p in (src_path, out_path):
+        m = onnx.load(str(p))
+        have = {o.name for o in m.graph.output}
+        m.graph.output.extend([helper.make_empty_tensor_value_info(n) for n in names if n not in have])
+        got.append(run_one(m.SerializeToString(), feeds))
+    return got
+
+
+@pytest.mark.parametrize("opset", [11, 13, 17, 21])
+def test_torch_named_chain_keeps_every_name(tmp_path, opset):
+    from convert_vs_onnx import make_chain
+    src = tmp_path / "chain13.onnx"
+    make_chain(10, str(src), torch_names=True)
+    out = tmp_path / ("chain%d.onnx" % opset)
+    m = convert(src, out, opset)
+    all_names_unique(m)
+    s = onnx.load(str(src))
+    src_made, made = computed(s), computed(m)
+    for name, node in src_made.items():
+        assert name in made, "'%s' lost at opset %d" % (name, opset)
+        # the node of the same op keeps the source node's name (Unsqueeze and Squeeze are
+        # lowered with a Constant for their axes at 13 and later, an attribute before)
+        assert made[name].op_type == node.op_type and made[name].name == node.name
+    feeds = {"input": np.linspace(-3, 3, 128, dtype=np.float32).reshape(2, 64)}
+    want, got = layerwise(src, out, list(src_made), feeds)
+    for name in src_made:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+def _layernorm_model(path, relu_out="relu_out"):
+    """LayerNormalization-17 (decomposed below 17), Relu, Add: the decomposition makes values of
+    its own, named after its node."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    nodes = [helper.make_node("LayerNormalization", ["x", "g", "b"], ["ln_out"], name="/ln/LayerNormalization"),
+             helper.make_node("Relu", ["ln_out"], [relu_out], name="/act/Relu"),
+             helper.make_node("Add", [relu_out, "b"], ["y"], name="/add/Add")]
+    inits = [numpy_helper.from_array(np.linspace(0.5, 2, 4).astype(np.float32), "g"),
+             numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "b")]
+    g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(path))
+
+
+def test_decomposed_node_keeps_its_outputs_name(tmp_path):
+    src, out = tmp_path / "ln17.onnx", tmp_path / "ln13.onnx"
+    _layernorm_model(src)
+    m = convert(src, out, 13)
+    made = computed(m)
+    assert made["ln_out"].op_type == "Add"  # the decomposition's last node computes it
+    assert made["ln_out"].name.startswith("/ln/LayerNormalization/")
+    assert made["relu_out"].name == "/act/Relu"
+    assert "LayerNormalization" not in [n.op_type for n in m.graph.node]
+    feeds = {"x": np.arange(8, dtype=np.float32).reshape(2, 4)}
+    want, got = layerwise(src, out, ["ln_out", "relu_out", "y"], feeds)
+    for name in ("ln_out", "relu_out", "y"):
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_a_source_name_the_conversion_made_up_first_stays_generated(tmp_path):
+    """A source value whose name the decomposition has already given one of its own values keeps
+    a generated name: the converted model never names two values alike."""
+    first, out = tmp_path / "first.onnx", tmp_path / "first13.onnx"
+    _layernorm_model(first)
+    helper_values = [o for n in convert(first, out, 13).graph.node
+                     if n.name.startswith("/ln/") for o in n.output if o != "ln_out"]
+    taken = helper_values[1]
+    src, out = tmp_path / "clash.onnx", tmp_path / "clash13.onnx"
+    _layernorm_model(src, relu_out=taken)
+    m = convert(src, out, 13)
+    all_names_unique(m)
+    made = computed(m)
+    assert made[taken].name.startswith("/ln/")  # still the decomposition's
+    relu = [n for n in m.graph.node if n.op_type == "Relu"]
+    assert relu and relu[0].output[0] != taken
+    feeds = {"x": np.arange(8, dtype=np.float32).reshape(2, 4)}
+    want, got = layerwise(src, out, ["y"], feeds)
+    np.testing.assert_allclose(got["y"], want["y"], rtol=1e-6, atol=1e-6)
+
+
+def test_a_generated_name_steps_over_a_source_name_taken_before(tmp_path):
+    """A source value named as a later decomposition would name one of its own values keeps its
+    name; the decomposition's value takes the next free name."""
+    first, out = tmp_path / "first.onnx", tmp_path / "first13.onnx"
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+
+    def model(path, relu_out):
+        nodes = [helper.make_node("Relu", ["x"], [relu_out], name="/act/Relu"),
+                 helper.make_node("LayerNormalization", [relu_out, "g", "b"], ["y"], name="/ln/LayerNormalization")]
+        inits = [numpy_helper.from_array(np.linspace(0.5, 2, 4).astype(np.float32), "g"),
+                 numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "b")]
+        g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        m.ir_version = 8
+        onnx.save(m, str(path))
+
+    model(first, "relu_out")
+    later = [o for n in convert(first, out, 13).graph.node if n.name.startswith("/ln/") for o in n.output
+             if o != "y"]
+    name = later[2]
+    src, out = tmp_path / "ahead.onnx", tmp_path / "ahead13.onnx"
+    model(src, name)
+    m = convert(src, out, 13)
+    all_names_unique(m)
+    made = computed(m)
+    assert made[name].op_type == "Relu" and made[name].name == "/act/Relu"
+    feeds = {"x": np.arange(8, dtype=np.float32).reshape(2, 4) - 3}
+    want, got = layerwise(src, out, [name, "y"], feeds)
+    for k in (name, "y"):
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-6, atol=1e-6, err_msg=k)
