@@ -1,12 +1,31 @@
 /* onnxlegal — graph surgery for the rewrites that run after lowering (lib/profile.h). */
 #include "passes/passes.h"
 
-/* Makes `by` stand for `old` everywhere: uses through subst, and, when old is a graph output,
- * the output list under old's name (by takes the name, or an Identity carries it). */
+/* Whether by, standing for old, takes old's name: a value a rewrite made (its name generated,
+ * computed by a node, nothing of the graph's own) for one with a name of its source (a tool that
+ * names tensors still finds it). Not a value subgraphs read by name: they read old's. */
+static bool takes_name(const olg_lower *cx, olg_value old, olg_value by) {
+  const olg_value_rec *o = &cx->dst->values[old], *b = &cx->dst->values[by];
+  uint32_t own = OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT;
+  return !(o->flags & OLG_VF_AUTO_NAME) && *o->name && (b->flags & OLG_VF_AUTO_NAME) &&
+         b->producer >= 0 && !(b->flags & own) && !olg__is_protected(cx, old) &&
+         !olg__is_protected(cx, by);
+}
+
+/* Makes `by` stand for `old` everywhere: uses through subst; when old is a graph output, the
+ * output list under old's name (by takes the name, or an Identity carries it); otherwise by
+ * takes old's name where takes_name says so. */
 olg_status olg__replace_value(olg_lower *cx, olg_value old, olg_value by, olg_value *subst) {
   olg_graph *g = cx->dst;
   subst[old] = by;
-  if (!(g->values[old].flags & OLG_VF_OUTPUT)) return OLG_OK;
+  if (!(g->values[old].flags & OLG_VF_OUTPUT)) {
+    if (!takes_name(cx, old, by)) return OLG_OK;
+    const char *name = g->values[old].name;
+    const char *tmp = olg__graph_unique_name(g, name);
+    if (!tmp) return OLG_ERR_NOMEM;
+    OLG_TRY(olg__value_rename(g, old, tmp));
+    return olg__value_rename(g, by, name);
+  }
   const char *name = g->values[old].name;
   const char *tmp = olg__graph_unique_name(g, name);
   if (!tmp) return OLG_ERR_NOMEM;

@@ -163,3 +163,58 @@ def test_a_generated_name_steps_over_a_source_name_taken_before(tmp_path):
     want, got = layerwise(src, out, [name, "y"], feeds)
     for k in (name, "y"):
         np.testing.assert_allclose(got[k], want[k], rtol=1e-6, atol=1e-6, err_msg=k)
+
+
+def test_a_profile_rewrite_keeps_the_name_of_what_it_replaces(tmp_path):
+    """A target profile's rewrite (openvino: Swish becomes x * Sigmoid(x); tensorrt: a Gather of a
+    shape becomes a slice of it) computes the replaced node's value under that value's name."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    nodes = [helper.make_node("Swish", ["x"], ["swish_out"], name="/act/Swish"),
+             helper.make_node("Relu", ["swish_out"], ["y"], name="/r/Relu")]
+    g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 24)])
+    m.ir_version = 11
+    src, out = tmp_path / "swish.onnx", tmp_path / "swish_ov.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "24", "--profile", "openvino"],
+                       capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    c = onnx.ModelProto()
+    c.ParseFromString(out.read_bytes())
+    made = computed(c)
+    assert "Swish" not in [n.op_type for n in c.graph.node]
+    assert made["swish_out"].op_type == "Mul"
+    all_names_unique(c)
+    from ortrun import run_one
+    feeds = {"x": np.linspace(-3, 3, 8, dtype=np.float32).reshape(2, 4)}
+    c.graph.output.extend([helper.make_empty_tensor_value_info("swish_out")])
+    got = run_one(c.SerializeToString(), feeds)
+    xv = feeds["x"]
+    np.testing.assert_allclose(got["swish_out"], xv / (1 + np.exp(-xv)), rtol=1e-6)
+
+    nodes = [helper.make_node("Shape", ["x"], ["shape"], name="/s/Shape"),
+             helper.make_node("Gather", ["shape", "i"], ["dim1"], name="/s/Gather", axis=0),
+             helper.make_node("Unsqueeze", ["dim1", "ax"], ["dim1_1d"], name="/s/Unsqueeze"),
+             helper.make_node("Concat", ["minus1", "dim1_1d"], ["dims"], name="/s/Concat", axis=0),
+             helper.make_node("Reshape", ["x", "dims"], ["y"], name="/s/Reshape")]
+    inits = [numpy_helper.from_array(np.array(1, np.int64), "i"), numpy_helper.from_array(np.array([0], np.int64), "ax"),
+             numpy_helper.from_array(np.array([-1], np.int64), "minus1")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "m"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src, out = tmp_path / "gather.onnx", tmp_path / "gather_trt.onnx"
+    onnx.save(m, str(src))
+    r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "13", "--profile", "tensorrt"],
+                       capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    c = onnx.load(str(out))
+    onnx.checker.check_model(c)
+    made = computed(c)
+    assert "Gather" not in [n.op_type for n in c.graph.node]
+    assert "dim1" in made and "dims" in made
+    all_names_unique(c)
+    feeds = {"x": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    want, got = layerwise(src, out, ["dim1", "dims", "y"], feeds)
+    for k in ("dim1", "dims", "y"):
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
