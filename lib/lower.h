@@ -85,8 +85,8 @@ void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
  * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise
  * comparisons with the source, quantizers' exclusion lists) find them in the converted model. A
  * name the target holds already, a value from before (an interned Constant, an input passed
- * through), a front end's node (aten, prim), and a lowering that emitted subgraphs (they read
- * enclosing values by the names they had) keep the generated name. The name is the source's
+ * through), a front end's node (aten, prim), and a value computed before a node with subgraphs
+ * that the lowering emitted (they may read it by the name it had) keep the generated name. The name is the source's
  * string, not copied: the target keeps its source (olg_legalize's contract). */
 olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
                                  uint32_t first_node);

@@ -465,11 +465,15 @@ olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t fir
   if (cx->probing || cx->versioned_depth || !strcmp(nd->domain, "aten") || !strcmp(nd->domain, "prim"))
     return OLG_OK;
   olg_graph *g = cx->dst;
+  /* a subgraph emitted here may read by name what was computed before its node (not its node's
+     own outputs): those keep the name it reads */
+  olg_node_id last_sub = -1;
   for (uint32_t k = first_node; k < g->n_nodes; k++)
-    if (olg__has_subgraph(&g->nodes[k])) return OLG_OK;
+    if (olg__has_subgraph(&g->nodes[k])) last_sub = (olg_node_id)k;
   for (uint32_t i = 0; i < nd->n_outputs; i++) {
     olg_value sv = nd->outputs[i], tv = sv == OLG_NO_VALUE ? OLG_NO_VALUE : cx->map[sv];
-    if (tv == OLG_NO_VALUE || (uint32_t)tv < first_value) continue;
+    if (tv == OLG_NO_VALUE || (uint32_t)tv < first_value || g->values[tv].producer < last_sub)
+      continue;
     bool took;
     OLG_TRY(olg__value_take_name(g, tv, cx->src->values[sv].name, &took));
   }

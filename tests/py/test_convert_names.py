@@ -218,3 +218,37 @@ def test_a_profile_rewrite_keeps_the_name_of_what_it_replaces(tmp_path):
     want, got = layerwise(src, out, ["dim1", "dims", "y"], feeds)
     for k in ("dim1", "dims", "y"):
         np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+@pytest.mark.parametrize("opset", [11, 17])
+def test_if_keeps_its_outputs_and_its_branches_names(tmp_path, opset):
+    """The If node's output and the values of its branches keep their names; a branch still
+    reads the enclosing value it read (by its name)."""
+    def branch(name, nodes, out):
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, [2, 3])])
+    then_g = branch("then", [helper.make_node("Unsqueeze", ["xr", "ax"], ["t_u"], name="/then/Unsqueeze"),
+                             helper.make_node("Squeeze", ["t_u", "ax"], ["t_out"], name="/then/Squeeze")], "t_out")
+    else_g = branch("else", [helper.make_node("Neg", ["xr"], ["e_out"], name="/else/Neg")], "e_out")
+    nodes = [helper.make_node("Relu", ["x"], ["xr"], name="/r/Relu"),
+             helper.make_node("If", ["c"], ["if_out"], name="/if/If", then_branch=then_g, else_branch=else_g),
+             helper.make_node("Abs", ["if_out"], ["y"], name="/a/Abs")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+                                       helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                          [numpy_helper.from_array(np.array([0], np.int64), "ax")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src, out = tmp_path / "if13.onnx", tmp_path / ("if%d.onnx" % opset)
+    onnx.save(m, str(src))
+    c = convert(src, out, opset)
+    made = computed(c)
+    assert made["if_out"].op_type == "If" and made["if_out"].name == "/if/If"
+    assert made["xr"].name == "/r/Relu"
+    branches = {a.name: a.g for a in made["if_out"].attribute}
+    assert {"t_u", "t_out"} <= {o for n in branches["then_branch"].node for o in n.output}
+    assert "e_out" in {o for n in branches["else_branch"].node for o in n.output}
+    for cond in (True, False):
+        feeds = {"x": np.arange(6, dtype=np.float32).reshape(2, 3) - 2, "c": np.array(cond)}
+        want, got = layerwise(src, out, ["xr", "if_out", "y"], feeds)
+        for k in ("xr", "if_out", "y"):
+            np.testing.assert_array_equal(got[k], want[k], err_msg=k)
