@@ -660,8 +660,7 @@ typedef struct saved_value {
   uint32_t graph;
   olg_value v;
   olg_type type;
-  const olg_tensor *known;
-  const olg_value_more *more; /* inference changes it (sym), in the scratch arena */
+  const olg_value_more *more; /* inference changes it (sym, known), in the scratch arena */
 } saved_value;
 
 typedef struct snapshot {
@@ -685,7 +684,7 @@ static olg_status snapshot_take(olg_model *m, snapshot *sn) {
     const olg_graph *g = m->graphs[gi];
     for (uint32_t v = 0; v < g->n_values; v++) {
       const olg_value_rec *r = &g->values[v];
-      if (r->type.kind != OLG_TYPE_NONE || r->known || r->more) need++;
+      if (r->type.kind != OLG_TYPE_NONE || r->more) need++;
     }
   }
   sn->cap = need ? need : 1;
@@ -695,8 +694,8 @@ static olg_status snapshot_take(olg_model *m, snapshot *sn) {
     const olg_graph *g = m->graphs[gi];
     for (uint32_t v = 0; v < g->n_values; v++) {
       const olg_value_rec *r = &g->values[v];
-      if (r->type.kind != OLG_TYPE_NONE || r->known || r->more)
-        sn->p[sn->n++] = (saved_value){gi, (olg_value)v, r->type, r->known, r->more};
+      if (r->type.kind != OLG_TYPE_NONE || r->more)
+        sn->p[sn->n++] = (saved_value){gi, (olg_value)v, r->type, r->more};
     }
   }
   /* inference allocates in the model's arena: give it a scratch arena, freed afterwards */
@@ -713,7 +712,6 @@ static void snapshot_restore(olg_model *m, snapshot *sn) {
       olg_value_rec *r = &g->values[v];
       memset(&r->type, 0, sizeof r->type);
       r->type.rank = OLG_RANK_UNKNOWN;
-      r->known = NULL;
       r->more = NULL;
     }
   }
@@ -721,7 +719,6 @@ static void snapshot_restore(olg_model *m, snapshot *sn) {
     const saved_value *s = &sn->p[i];
     olg_value_rec *r = &m->graphs[s->graph]->values[s->v];
     r->type = s->type;
-    r->known = s->known;
     r->more = s->more;
   }
   olg_arena_free(&m->arena);

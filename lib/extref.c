@@ -67,7 +67,8 @@ OLG_API olg_status olg_model_rebase_external_data(olg_model *m, const char *from
         c->external = kv; /* (a kept verbatim entry is written only while it still reads the same) */
         g->inits[i].t = c;
         olg_value_rec *r = &g->values[g->inits[i].v];
-        if (r->known == t) r->known = c;
+        olg_status s = olg__value_known(r) == t ? olg__value_set_known(m, r, c) : OLG_OK;
+        if (s) return s;
       }
     }
   }

@@ -413,7 +413,7 @@ static olg_status copy_body_graph(inliner *x, const body_scope *up, const olg_gr
       t->name = dg->values[sg->inits[i].v].name;
       dg->inits[i].v = sg->inits[i].v;
       dg->inits[i].t = t;
-      dg->values[sg->inits[i].v].known = t;
+      if ((s = olg__value_set_known(dg->model, &dg->values[sg->inits[i].v], t))) return s;
     }
     dg->n_inits = sg->n_inits;
   }

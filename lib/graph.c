@@ -738,8 +738,8 @@ olg_status olg__graph_add_init(olg_graph *g, olg_tensor *t, bool allow_duplicate
     if (!r->type.dims) return OLG_ERR_NOMEM;
     for (int32_t i = 0; i < t->rank; i++) r->type.dims[i].value = t->dims[i];
   }
+  if ((s = olg__value_set_known(g->model, r, t))) return s;
   r->flags |= OLG_VF_INITIALIZER;
-  r->known = t;
   r->init = (int32_t)g->n_inits;
   g->inits[g->n_inits++] = (struct olg_init){v, t};
   if (out) *out = v;

@@ -159,8 +159,8 @@ int32_t olg__in_rank(const olg_icx *cx, int i) {
 
 const olg_tensor *olg__in_known(const olg_icx *cx, int i) {
   const olg_value_rec *r = olg__in(cx, i);
-  if (!r || !r->known) return NULL;
-  const olg_tensor *t = r->known;
+  const olg_tensor *t = r ? olg__value_known(r) : NULL;
+  if (!t) return NULL;
   if (t->dtype != OLG_STRING && !t->data && t->nbytes) return NULL; /* external, not loaded */
   /* contents count only when the data covers the dims: an API-built initializer may declare
      elements it has no bytes for (the reader refuses such a tensor, the checker reports it) */
@@ -230,7 +230,7 @@ static bool tensor_numel(const olg_tensor *t, uint64_t *n) {
 
 bool olg__in_ints(const olg_icx *cx, int i, int64_t *buf, size_t cap, size_t *n) {
   const olg_value_rec *r = olg__in(cx, i);
-  const olg_tensor *v = r ? r->known : NULL;
+  const olg_tensor *v = r ? olg__value_known(r) : NULL;
   /* the usual: an int64 vector (axes, a shape) whose bytes cover it, read at once; the checks
      below (olg__in_known's too) pass it alike */
   if (v && v->dtype == OLG_INT64 && v->rank == 1 && v->data && v->dims[0] >= 0 &&

@@ -2,7 +2,7 @@
  *
  * The lowering calls olg__infer_node for every node it emits; the validator's full mode and
  * olg_infer_shapes call olg__infer_graph. Types are written into the values' olg_type, and
- * small constant contents into olg_value_rec.known (or, partly known shape computations over
+ * small constant contents into olg_value_more.known (or, partly known shape computations over
  * symbolic dims, olg_value_more.sym), all allocated in the model's arena. Inferred types may
  * share their dims arrays with other values (an output with its input's shape): never change a
  * dims array in place, give the value a new one. */
@@ -16,7 +16,7 @@
 
 /* Infers dtype and shape (and, when small and computable, the contents) of node n's outputs
  * at `opset` (the opset of the node's domain), from its inputs' types and known contents
- * (olg_value_rec.known). Sets the outputs' olg_type (and .known for propagated constants,
+ * (olg__value_known). Sets the outputs' olg_type (and the known contents of propagated constants,
  * allocated in the model's arena) when it can; leaves unknown what it cannot. Where an output
  * already has a type (declared), checks agreement and reports a contradiction to diags
  * (may be NULL) with code OLG-INFER-MISMATCH. Returns OLG_OK unless memory fails or the

@@ -101,8 +101,7 @@ static const olg_type *with_leading(olg_icx *cx, const olg_type *inner, olg_dim 
 typedef struct saved_type {
   olg_value_rec *r;
   olg_type type;
-  const olg_tensor *known;
-  const olg_value_more *more; /* inference changes it (sym) */
+  const olg_value_more *more; /* inference changes it (sym, known) */
 } saved_type;
 
 typedef struct type_save {
@@ -116,7 +115,7 @@ static olg_status save_graph_types(olg_icx *cx, olg_graph *g, type_save *ts, int
     olg_status s = olg__grow(&cx->m->alloc, (void **)&ts->p, &ts->cap, (size_t)ts->n + 1, sizeof *ts->p);
     if (s) return s;
     olg_value_rec *r = &g->values[v];
-    ts->p[ts->n++] = (saved_type){r, r->type, r->known, r->more};
+    ts->p[ts->n++] = (saved_type){r, r->type, r->more};
   }
   for (uint32_t n = 0; n < g->n_nodes; n++) {
     const olg_node *nd = &g->nodes[n];
@@ -136,7 +135,6 @@ static void restore_graph_types(const type_save *ts) {
   for (uint32_t i = 0; i < ts->n; i++) {
     saved_type *s = &ts->p[i];
     s->r->type = s->type;
-    s->r->known = s->known;
     s->r->more = s->more;
   }
 }
@@ -171,8 +169,8 @@ static bool body_keeps_cond(const olg_graph *body) {
   for (int hops = 0; hops < 8; hops++) {
     if (v == cin) return true;
     const olg_value_rec *r = &body->values[v];
-    if (r->known && r->known->dtype == OLG_BOOL && r->known->data && r->known->nbytes == 1)
-      return *(const uint8_t *)r->known->data != 0;
+    const olg_tensor *t = olg__value_known(r);
+    if (t && t->dtype == OLG_BOOL && t->data && t->nbytes == 1) return *(const uint8_t *)t->data != 0;
     if (r->producer < 0) return false;
     const olg_node *p = &body->nodes[r->producer];
     if (strcmp(p->op, "Identity") != 0 || p->n_args != 1 || p->args[0].kind != OLG_ARG_VALUE) return false;

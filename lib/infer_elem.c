@@ -342,7 +342,7 @@ static olg_dtype first_dtype(const olg_icx *cx, int n) {
 /* Whether input i has contents to compute with (known or partly known). */
 static bool has_contents(const olg_icx *cx, int i) {
   const olg_value_rec *r = olg__in(cx, i);
-  return r && (r->known || olg__value_sym(r));
+  return r && (olg__value_known(r) || olg__value_sym(r));
 }
 
 OLG_INFER_RULE(olg__inf_unary) {
@@ -365,7 +365,7 @@ OLG_INFER_RULE(olg__inf_identity) {
   if (!r) return OLG_OK;
   olg_status s;
   if (r->type.kind != OLG_TYPE_NONE && (s = olg__set_out_type(cx, 0, &r->type))) return s;
-  if (r->known) return olg__set_out_known(cx, 0, r->known);
+  if (olg__value_known(r)) return olg__set_out_known(cx, 0, olg__value_known(r));
   if (olg__value_sym(r)) {
     int32_t rank = olg__in_rank(cx, 0);
     return olg__set_out_syms(cx, 0, olg__in_dtype(cx, 0), rank, olg__value_sym(r),

@@ -184,8 +184,11 @@ olg_status olg__set_out_known(olg_icx *cx, int i, const olg_tensor *kt) {
   for (int32_t k = 0; k < kt->rank; k++) s.d[k] = olg__dnum(kt->dims[k]);
   olg_status st = olg__set_out(cx, i, kt->dtype, &s);
   if (st) return st;
-  r->known = kt;
-  return olg__value_set_sym(cx->m, r, NULL, 0);
+  olg_value_more vm = r->more ? *r->more : (olg_value_more){0};
+  vm.known = kt; /* known contents, so no partly known ones */
+  vm.sym = NULL;
+  vm.n_sym = 0;
+  return olg__value_set_more(cx->m, r, &vm);
 }
 
 static olg_status store_le(unsigned char *p, olg_dtype dt, uint64_t k, int64_t iv, double fv,

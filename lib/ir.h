@@ -280,7 +280,7 @@ enum {
 
 #define OLG_SYM_UNKNOWN INT64_MIN /* an element of olg_value_more.sym that is not known */
 
-/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (64
+/* The rarely set parts of a value record (in the model's arena), apart so that it stays small (48
  * bytes with its type, was 136). */
 typedef struct olg_value_more {
   const char *doc_string; /* from ValueInfoProto, or NULL */
@@ -296,23 +296,25 @@ typedef struct olg_value_more {
    * it is read by inference alone. Read it with olg__value_sym, set it with olg__value_set_sym.
    * Lives in the model's arena. */
   const olg_dim *sym;
+  /* The value's contents when known: its initializer, a Constant's tensor, or a small value
+   * that inference propagated (shape computations). NULL otherwise. Here, not in the record:
+   * few values of a large graph have it (a 48-byte record, not 56: two graphs' values). Read
+   * it with olg__value_known, set it with olg__value_set_known. */
+  const olg_tensor *known;
 } olg_value_more;
 
 typedef struct olg_value_rec {
   const char *name;
   olg_type type;
-  /* The value's contents when known: its initializer, a Constant's tensor, or a small value
-   * that inference propagated (shape computations). NULL otherwise. What inference knows of
-   * partly known contents is olg_value_more.sym. */
-  const olg_tensor *known;
-  const olg_value_more *more; /* or NULL: doc_string, metadata, extra and sym all NULL */
+  /* or NULL: doc_string, metadata, extra, sym and known (the contents) all NULL */
+  const olg_value_more *more;
   /* -1: none. Which of its outputs the value is, the producer's outputs say (olg_value_producer
-   * scans them): a field of its own would make the record 64 bytes, not 56 (two graphs' values) */
+   * scans them): a field of its own would make the record 56 bytes, not 48 (two graphs' values) */
   olg_node_id producer;
   int32_t init : 24;    /* index into g->inits, or -1: at most OLG_MAX_INITS initializers */
   uint32_t flags : 8;   /* OLG_VF_* */
 } olg_value_rec;
-_Static_assert(sizeof(olg_value_rec) <= 56,
+_Static_assert(sizeof(olg_value_rec) <= 48,
                "olg_value_rec grew: one per value, two graphs at a time");
 #define OLG_MAX_INITS 0x7fffff /* a graph's initializers (olg_value_rec.init) */
 _Static_assert(OLG_VF_AUTO_NAME <= 0x80, "the value flags fill olg_value_rec.flags' 8 bits");
@@ -541,6 +543,12 @@ static inline const olg_dim *olg__value_sym(const olg_value_rec *r) {
 static inline size_t olg__value_n_sym(const olg_value_rec *r) {
   return r->more ? (size_t)r->more->n_sym : 0;
 }
+static inline const olg_tensor *olg__value_known(const olg_value_rec *r) {
+  return r->more ? r->more->known : NULL;
+}
+/* r's known contents become t (NULL: none; not copied), its other side fields kept: a new side
+ * record in m's arena, none when it would be all NULL. */
+olg_status olg__value_set_known(olg_model *m, olg_value_rec *r, const olg_tensor *t);
 /* r's sym becomes sym[n] (NULL: none; the array is not copied), its other side fields kept: a
  * new side record in m's arena, none when it would be all NULL. */
 olg_status olg__value_set_sym(olg_model *m, olg_value_rec *r, const olg_dim *sym, size_t n);

@@ -73,15 +73,20 @@ olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm
 }
 #endif
 
-#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_CHECK) /* (olg__value_set_sym's) */
 olg_status olg__value_set_more(olg_model *m, olg_value_rec *r, const olg_value_more *vm) {
-  if (!vm->doc_string && !vm->metadata && !vm->n_metadata && !vm->extra && !vm->sym) {
+  if (!vm->doc_string && !vm->metadata && !vm->n_metadata && !vm->extra && !vm->sym && !vm->known) {
     r->more = NULL;
     return OLG_OK;
   }
   return (r->more = olg__arena_dup(m, vm, sizeof *vm)) ? OLG_OK : OLG_ERR_NOMEM;
 }
-#endif
+
+olg_status olg__value_set_known(olg_model *m, olg_value_rec *r, const olg_tensor *t) {
+  if (olg__value_known(r) == t) return OLG_OK;
+  olg_value_more vm = r->more ? *r->more : (olg_value_more){0};
+  vm.known = t;
+  return olg__value_set_more(m, r, &vm);
+}
 
 #ifndef OLG_CONFIG_NO_LEGALIZE
 olg_status olg__type_drop_extra(olg_model *m, olg_type *t) {

@@ -629,8 +629,8 @@ static olg_status resolve_outer_ref(olg_lower *cx, olg_value sv) {
       pr = &p->dst->values[ptv];
       olg_value_rec *r = &cx->dst->values[tv];
       r->type = pr->type; /* the arena's: shared, never changed in place */
-      r->known = pr->known;
-      OLG_TRY(olg__value_set_sym(cx->dst->model, r, olg__value_sym(pr), olg__value_n_sym(pr)));
+      OLG_TRY(olg__value_set_more(cx->dst->model, r, &(olg_value_more){
+          .known = olg__value_known(pr), .sym = olg__value_sym(pr), .n_sym = (int32_t)olg__value_n_sym(pr)}));
       r->flags |= OLG_VF_OUTER | OLG_VF_RESOLVED;
     }
     cx->map[sv] = tv;

@@ -228,8 +228,8 @@ OLG_API olg_status olg_lower_arg_values(olg_lower *cx, size_t i, const olg_value
 
 const olg_tensor *olg__known(const olg_lower *cx, olg_value v) {
   const olg_value_rec *r = v >= 0 && (uint32_t)v < cx->dst->n_values ? &cx->dst->values[v] : NULL;
-  if (!r || !r->known) return NULL;
-  const olg_tensor *t = r->known;
+  const olg_tensor *t = r ? olg__value_known(r) : NULL;
+  if (!t) return NULL;
   if (t->dtype != OLG_STRING && !t->data && t->nbytes) return NULL; /* external, not loaded */
   return t;
 }

@@ -452,7 +452,7 @@ olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, con
   OLG_TRY(olg_lower_emit_end(cx, n, 1, out));
   /* the contents are known whatever inference does with a Constant */
   olg_value_rec *r = &g->values[*out];
-  if (!r->known) r->known = g->nodes[n].attrs[0].t;
+  if (!olg__value_known(r)) OLG_TRY(olg__value_set_known(g->model, r, g->nodes[n].attrs[0].t));
   if (intern) {
     g->consts->slot[k] = (struct olg_const_slot){h, *out};
     g->consts->n++;

@@ -36,8 +36,8 @@ static olg_status stand_in(olg_lower *cx, olg_graph *g, olg_value v, olg_value *
   olg_value_rec *sr = &g->values[sv];
   r = &cx->dst->values[v];
   sr->type = r->type; /* the arena's: shared, never changed in place */
-  sr->known = r->known;
-  OLG_TRY(olg__value_set_sym(g->model, sr, olg__value_sym(r), olg__value_n_sym(r)));
+  OLG_TRY(olg__value_set_more(g->model, sr, &(olg_value_more){
+      .known = olg__value_known(r), .sym = olg__value_sym(r), .n_sym = (int32_t)olg__value_n_sym(r)}));
   sr->flags |= OLG_VF_INPUT;
   *out = sv;
   return OLG_OK;

@@ -19,7 +19,7 @@ int olg__profile_op_version(const char *op, int opset) {
 static bool known_ints(const olg_graph *g, olg_value v, int64_t *out, size_t *n) {
   if (v < 0 || (uint32_t)v >= g->n_values) return false;
   const olg_value_rec *r = &g->values[v];
-  const olg_tensor *t = r->known;
+  const olg_tensor *t = olg__value_known(r);
   if (!t && r->init >= 0) t = g->inits[r->init].t;
   if (!t || !t->data) return false;
   size_t es = t->dtype == OLG_INT64 ? 8 : t->dtype == OLG_INT32 ? 4 : 0;
@@ -39,7 +39,7 @@ static bool known_ints(const olg_graph *g, olg_value v, int64_t *out, size_t *n)
 static bool is_known(const olg_graph *g, olg_value v) {
   if (v < 0 || (uint32_t)v >= g->n_values) return false;
   const olg_value_rec *r = &g->values[v];
-  if (r->known || r->init >= 0 || (r->flags & OLG_VF_INITIALIZER)) return true;
+  if (olg__value_known(r) || r->init >= 0 || (r->flags & OLG_VF_INITIALIZER)) return true;
   return r->producer >= 0 && strcmp(g->nodes[r->producer].op, "Constant") == 0 &&
          !*g->nodes[r->producer].domain;
 }

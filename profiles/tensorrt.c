@@ -34,7 +34,7 @@ olg_value olg__prof_input(const olg_graph *g, olg_node_id i, uint32_t k) {
 const olg_tensor *olg__prof_known(const olg_graph *g, olg_value v) {
   if (v < 0 || (uint32_t)v >= g->n_values) return NULL;
   const olg_value_rec *r = &g->values[v];
-  if (r->known) return r->known;
+  if (olg__value_known(r)) return olg__value_known(r);
   if (r->init >= 0) return g->inits[r->init].t;
   if (r->producer >= 0 && !*g->nodes[r->producer].domain &&
       strcmp(g->nodes[r->producer].op, "Constant") == 0) {

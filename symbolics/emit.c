@@ -302,11 +302,11 @@ static olg_status const_via_double(olg_lower *cx, olg_dtype dtype, int32_t rank,
   OLG_TRY(olg__emit_cast(cx, c, dtype, out));
   /* the contents stay known to later symbolics, as a Constant's are */
   olg_graph *g = olg_lower_target(cx);
-  if (!g->values[*out].known) {
+  if (!olg__value_known(&g->values[*out])) {
     olg_tensor *t;
     OLG_TRY(olg__tensor_new(g->model, NULL, dtype, rank, dims, data, nbytes, OLG_DATA_COPY, NULL,
                             NULL, &t));
-    g->values[*out].known = t;
+    OLG_TRY(olg__value_set_known(g->model, &g->values[*out], t));
   }
   return OLG_OK;
 }

@@ -63,7 +63,7 @@ olg_status olg__loop_outer(olg_loop_body *b, olg_value v, olg_value *out) {
     r = &og->values[v];
     olg_value_rec *t = &b->g->values[tv];
     t->type = r->type; /* the arena's: shared, never changed in place */
-    t->known = NULL;   /* read at run time: nothing is folded into the body */
+    /* its known contents left out: read at run time, nothing is folded into the body */
     OLG_TRY(olg__value_set_sym(b->g->model, t, olg__value_sym(r), olg__value_n_sym(r)));
     t->flags |= OLG_VF_OUTER | OLG_VF_RESOLVED;
   }

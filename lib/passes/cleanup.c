@@ -54,7 +54,7 @@ static olg_status fold_one(olg_lower *cx, uint32_t i) {
     r = &g->values[out];
     r->producer = -1;
     r->flags |= OLG_VF_INITIALIZER;
-    r->known = it;
+    OLG_TRY(olg__value_set_known(cx->dst_model, r, it));
     r->init = (int32_t)g->n_inits;
     g->inits[g->n_inits++] = (struct olg_init){out, it};
     nd = &g->nodes[i];
@@ -235,7 +235,7 @@ static olg_status dce_and_compact(olg_lower *cx) {
     if (!live_val[v] && !(r->flags & (OLG_VF_INPUT | OLG_VF_OUTPUT))) {
       r->flags &= ~(uint32_t)OLG_VF_INITIALIZER;
       r->init = -1;
-      r->known = NULL;
+      OLG_TRY(olg__value_set_known(cx->dst_model, r, NULL));
       continue;
     }
     r->init = (int32_t)k;

@@ -770,7 +770,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
         return s;
       vr->flags |= OLG_VF_INITIALIZER;
       vr->init = (int32_t)g->n_inits;
-      vr->known = t;
+      if ((s = olg__value_set_known(m, vr, t))) return s;
       g->inits[g->n_inits++] = (struct olg_init){v, t};
     } else {
       if ((s = olg__graph_add_init(g, t, true, &v))) return s;

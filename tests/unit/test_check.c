@@ -476,7 +476,7 @@ TEST(check_initializers) {
   float w8[8] = {0};
   CHECK_OK(olg__tensor_new(m, "x", OLG_FLOAT, 2, wd, w8, sizeof w8, OLG_DATA_COPY, NULL, NULL, &t));
   g->values[x].flags |= OLG_VF_INITIALIZER;
-  g->values[x].known = t;
+  CHECK_OK(olg__value_set_known(m, &g->values[x], t));
   CHECK_OK(olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits));
   g->values[x].init = (int32_t)g->n_inits;
   g->inits[g->n_inits++] = (struct olg_init){x, t};

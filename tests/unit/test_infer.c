@@ -234,7 +234,7 @@ TEST(infer_constant_of_shape_short_value) {
   CHECK_OK(olg_node_attr_tensor(t.g, n, "value", OLG_INT64, 1, (int64_t[]){0}, one_byte, 0));
   olg_value c = end(&t, n, 1);
   CHECK_TYPE(&t, c, "int64[3,4]");
-  CHECK(olg__resolve(t.g, c, NULL)->known == NULL);
+  CHECK(olg__value_known(olg__resolve(t.g, c, NULL)) == NULL);
   DONE(t);
 }
 
@@ -244,16 +244,16 @@ TEST(infer_shape_computation_static) {
   olg_value x = in(&t, "x", OLG_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
   olg_value s = op1(&t, "Shape", x);
   const olg_value_rec *sr = olg__resolve(t.g, s, NULL);
-  CHECK(sr->known != NULL && sr->known->dtype == OLG_INT64);
+  CHECK(olg__value_known(sr) != NULL && olg__value_known(sr)->dtype == OLG_INT64);
   /* Slice(shape, [1], [3]) -> [3, 4]; ReduceProd-less: Mul of a Gather pair */
   olg_value st = ints(&t, "st", 1, (int64_t[]){1}, (int64_t[]){1}, 1);
   olg_value en = ints(&t, "en", 1, (int64_t[]){1}, (int64_t[]){3}, 1);
   olg_value tail = end(&t, begin(&t, "Slice", 3, s, st, en), 1);
   CHECK_TYPE(&t, tail, "int64[2]");
-  CHECK(olg__resolve(t.g, tail, NULL)->known != NULL);
+  CHECK(olg__value_known(olg__resolve(t.g, tail, NULL)) != NULL);
   olg_value c = op1(&t, "ConstantOfShape", tail);
   CHECK_TYPE(&t, c, "float[3,4]");
-  CHECK(olg__resolve(t.g, c, NULL)->known != NULL);
+  CHECK(olg__value_known(olg__resolve(t.g, c, NULL)) != NULL);
   /* Expand with a computed shape; Tile with computed repeats */
   olg_value y = in(&t, "y", OLG_FLOAT, 2, (int64_t[]){3, 1}, NULL);
   CHECK_TYPE(&t, op2(&t, "Expand", y, tail), "float[3,4]");
@@ -264,7 +264,7 @@ TEST(infer_shape_computation_static) {
   CHECK_OK(olg_node_attr_int(t.g, n, "to", OLG_INT32));
   olg_value ci = end(&t, n, 1);
   CHECK_TYPE(&t, ci, "int32[2]");
-  CHECK(olg__resolve(t.g, ci, NULL)->known != NULL);
+  CHECK(olg__value_known(olg__resolve(t.g, ci, NULL)) != NULL);
   /* Range with known bounds */
   olg_value r0 = ints(&t, "r0", 0, NULL, (int64_t[]){1}, 1), r1 = ints(&t, "r1", 0, NULL, (int64_t[]){10}, 1);
   olg_value r2 = ints(&t, "r2", 0, NULL, (int64_t[]){3}, 1);
@@ -272,7 +272,7 @@ TEST(infer_shape_computation_static) {
   /* Equal / Where on small tensors */
   olg_value eq = op2(&t, "Equal", tail, en);
   CHECK_TYPE(&t, eq, "bool[2]");
-  CHECK(olg__resolve(t.g, eq, NULL)->known != NULL);
+  CHECK(olg__value_known(olg__resolve(t.g, eq, NULL)) != NULL);
   DONE(t);
 }
 
@@ -507,7 +507,7 @@ TEST(infer_misc_ops) {
   CHECK_OK(olg_node_attr_ints(t.g, n, "value_ints", (int64_t[]){4, 5}, 2));
   olg_value cst = end(&t, n, 1);
   CHECK_TYPE(&t, cst, "int64[2]");
-  CHECK(olg__resolve(t.g, cst, NULL)->known != NULL);
+  CHECK(olg__value_known(olg__resolve(t.g, cst, NULL)) != NULL);
   DONE(t);
 
   tg_init(&t, 23);
@@ -777,7 +777,7 @@ TEST(infer_overflow_guards) {
 
 /* The known contents of v as int64 (false when not known or not int). */
 static bool known_i64(tg *t, olg_value v, int64_t *out, size_t n) {
-  const olg_tensor *k = olg__resolve(t->g, v, NULL)->known;
+  const olg_tensor *k = olg__value_known(olg__resolve(t->g, v, NULL));
   if (!k || !k->data) return false;
   for (size_t i = 0; i < n; i++) {
     switch (k->dtype) {
@@ -809,7 +809,7 @@ TEST(infer_cast_folding_out_of_range) {
     olg_node_id n = begin(&t, "Cast", 1, c);
     CHECK_OK(olg_node_attr_int(t.g, n, "to", refused[i].to));
     olg_value o = end(&t, n, 1);
-    CHECK(olg__resolve(t.g, o, NULL)->known == NULL);
+    CHECK(olg__value_known(olg__resolve(t.g, o, NULL)) == NULL);
   }
   /* in range: folded, truncated toward zero; a bool is "non-zero" */
   olg_value f = floats(&t, "f", 1, (int64_t[]){3}, (float[]){3.7f, -2.5f, 0.0f}, 3);
