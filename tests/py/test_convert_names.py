@@ -82,19 +82,25 @@ def test_torch_named_chain_keeps_every_name(tmp_path, opset):
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
-def _layernorm_model(path, relu_out="relu_out"):
-    """LayerNormalization-17 (decomposed below 17), Relu, Add: the decomposition makes values of
-    its own, named after its node."""
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
-    nodes = [helper.make_node("LayerNormalization", ["x", "g", "b"], ["ln_out"], name="/ln/LayerNormalization"),
-             helper.make_node("Relu", ["ln_out"], [relu_out], name="/act/Relu"),
-             helper.make_node("Add", [relu_out, "b"], ["y"], name="/add/Add")]
+def _save_opset17(path, nodes):
+    """nodes over input x [2, 4] and initializers g and b (LayerNormalization's scale and bias),
+    computing y [2, 4], saved at opset 17 (LayerNormalization is decomposed below 17: the
+    decomposition makes values of its own, named after its node)."""
     inits = [numpy_helper.from_array(np.linspace(0.5, 2, 4).astype(np.float32), "g"),
              numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "b")]
-    g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])], inits)
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
     onnx.save(m, str(path))
+
+
+def _layernorm_model(path, relu_out="relu_out"):
+    """LayerNormalization-17, Relu, Add."""
+    _save_opset17(path, [
+        helper.make_node("LayerNormalization", ["x", "g", "b"], ["ln_out"], name="/ln/LayerNormalization"),
+        helper.make_node("Relu", ["ln_out"], [relu_out], name="/act/Relu"),
+        helper.make_node("Add", [relu_out, "b"], ["y"], name="/add/Add")])
 
 
 def test_decomposed_node_keeps_its_outputs_name(tmp_path):
@@ -137,17 +143,11 @@ def test_a_generated_name_steps_over_a_source_name_taken_before(tmp_path):
     """A source value named as a later decomposition would name one of its own values keeps its
     name; the decomposition's value takes the next free name."""
     first, out = tmp_path / "first.onnx", tmp_path / "first13.onnx"
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
 
     def model(path, relu_out):
-        nodes = [helper.make_node("Relu", ["x"], [relu_out], name="/act/Relu"),
-                 helper.make_node("LayerNormalization", [relu_out, "g", "b"], ["y"], name="/ln/LayerNormalization")]
-        inits = [numpy_helper.from_array(np.linspace(0.5, 2, 4).astype(np.float32), "g"),
-                 numpy_helper.from_array(np.linspace(-1, 1, 4).astype(np.float32), "b")]
-        g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])], inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-        m.ir_version = 8
-        onnx.save(m, str(path))
+        _save_opset17(path, [
+            helper.make_node("Relu", ["x"], [relu_out], name="/act/Relu"),
+            helper.make_node("LayerNormalization", [relu_out, "g", "b"], ["y"], name="/ln/LayerNormalization")])
 
     model(first, "relu_out")
     later = [o for n in convert(first, out, 13).graph.node if n.name.startswith("/ln/") for o in n.output
