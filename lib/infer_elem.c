@@ -184,6 +184,10 @@ olg_status olg__eval_elementwise(olg_icx *cx, olg_eval_op op, const olg_ishape *
   for (int i = 0; i < nin; i++) {
     if (!kin_load(cx, i, &in[i])) return OLG_OK;
     if (in[i].rank > os->rank) return OLG_OK;
+    /* contents that do not broadcast to the output's shape (an initializer of another shape
+       than its input declares: the checker reports it) are not computed with, never read past */
+    for (int32_t k = 0; k < in[i].rank; k++)
+      if (in[i].dims[k] != 1 && in[i].dims[k] != os->d[k + os->rank - in[i].rank].value) return OLG_OK;
     if (op == OLG_EV_WHERE ? i > 0 && in[i].is_f : in[i].is_f) any_f = true;
   }
   bool out_f = olg__dtype_is_float(out_dt);

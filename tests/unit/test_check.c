@@ -482,6 +482,22 @@ TEST(check_initializers) {
   g->inits[g->n_inits++] = (struct olg_init){x, t};
   EXPECT_CODE(m, 0, "OLG-CHECK-INIT-TYPE", "initializer has shape [2,4]");
   olg_model_free(m);
+
+  /* the same with an initializer smaller than its input declares, checked in full: inference
+     does not compute with contents that do not fit the input's shape (it read past their end) */
+  m = new_model(14);
+  g = olg_model_graph(m);
+  x = input(g, "x", OLG_FLOAT, 2, (const int64_t[]){2, 42});
+  CHECK(node(g, "Neg", 1, &x, "y", &y) >= 0);
+  CHECK_OK(olg_graph_add_output(g, y));
+  CHECK_OK(olg__tensor_new(m, "x", OLG_FLOAT, 2, (const int64_t[]){2, 2}, w8, 16, OLG_DATA_COPY, NULL, NULL, &t));
+  g->values[x].flags |= OLG_VF_INITIALIZER;
+  CHECK_OK(olg__value_set_known(m, &g->values[x], t));
+  CHECK_OK(olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits));
+  g->values[x].init = (int32_t)g->n_inits;
+  g->inits[g->n_inits++] = (struct olg_init){x, t};
+  EXPECT_CODE(m, 1, "OLG-CHECK-INIT-TYPE", "initializer has shape [2,2]");
+  olg_model_free(m);
 }
 
 TEST(check_domains_and_source_nodes) {
