@@ -358,15 +358,23 @@ static olg_status emit_col2im(olg_lower *cx, olg_value xb, const col2im_params *
   int n = p->n;
   int64_t blocks[OLG_MAX_SPATIAL], nblocks = 1, kk = 1;
   for (int i = 0; i < n; i++) {
-    int64_t num = p->size[i] + p->pads[i] + p->pads[i + n] - p->d[i] * (p->k[i] - 1) - 1;
     if (p->k[i] <= 0 || p->d[i] <= 0 || p->s[i] <= 0 || p->pads[i] < 0 || p->pads[i + n] < 0)
       return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: block, dilation and stride must be "
                                                       "> 0, pads >= 0");
+    /* num = size + pads - d * (k - 1) - 1, and the products, in int64 or refused (a file's
+       attributes and known inputs may be anything) */
+    int64_t span, padded, num;
+    if (__builtin_mul_overflow(p->d[i], p->k[i] - 1, &span) ||
+        __builtin_add_overflow(p->size[i], p->pads[i], &padded) ||
+        __builtin_add_overflow(padded, p->pads[i + n], &padded) ||
+        __builtin_sub_overflow(padded, span, &num) || __builtin_sub_overflow(num, 1, &num))
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: the image, pads, block and "
+                                                      "dilation overflow int64");
     if (num < 0)
       return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: the image is smaller than a block");
     blocks[i] = num / p->s[i] + 1;
-    nblocks *= blocks[i];
-    kk *= p->k[i];
+    if (__builtin_mul_overflow(nblocks, blocks[i], &nblocks) || __builtin_mul_overflow(kk, p->k[i], &kk))
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "col2im: the block count overflows int64");
   }
   olg_dtype dt = olg__dtype(cx, xb);
   if (olg__op_takes(cx, "Col2Im", 0, dt)) {
@@ -394,7 +402,7 @@ static olg_status emit_col2im(olg_lower *cx, olg_value xb, const col2im_params *
   if (l >= 0 && l != nblocks)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "col2im: %lld blocks given, %lld expected",
                      (long long)l, (long long)nblocks);
-  if (ck * kk > ((int64_t)1 << 26))
+  if (ck > ((int64_t)1 << 26) / kk) /* ck * kk, without overflowing */
     return olg_lower_error(cx, OLG_ERR_LIMIT, "col2im: the one-hot weights would be too large");
   OLG_TRY(olg_lower_decompose(cx, "col2im (as a ConvTranspose with one-hot weights)", 18));
   int64_t shape[2 + OLG_MAX_SPATIAL] = {0, 0};
