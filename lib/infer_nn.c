@@ -671,7 +671,8 @@ OLG_INFER_RULE(olg__inf_col2im) {
     out.d[0] = x.d[0];
     if (hb && x.d[1].value >= 0) {
       int64_t p = 1;
-      for (size_t k = 0; k < nb; k++) p *= blk[k];
+      for (size_t k = 0; k < nb && p > 0; k++)
+        if (__builtin_mul_overflow(p, blk[k], &p)) p = 0; /* no block size fits: dim 1 unknown */
       if (p > 0 && x.d[1].value % p == 0) out.d[1] = olg__dnum(x.d[1].value / p);
     }
   }

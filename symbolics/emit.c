@@ -710,6 +710,10 @@ olg_status olg__emit_full(olg_lower *cx, olg_value shape, olg_dtype dtype, doubl
       unsigned char one[8];
       if (!put_scalar(dtype, v, one) || es > 8)
         return olg__errf(cx, OLG_ERR_TYPE, "full: cannot make a %s tensor", olg_dtype_name(dtype));
+      if (numel > ((uint64_t)1 << 30) / es) /* a shape from a file may be anything */
+        return olg__unsupportedf(cx, 9, "a filled %s tensor of %llu elements, over 1 GiB, as a "
+                                 "constant (ConstantOfShape makes it at run time)",
+                                 olg_dtype_name(dtype), (unsigned long long)numel);
       size_t nb = (size_t)numel * es;
       unsigned char *buf = olg__lower_alloc(cx, nb ? nb : 1);
       if (!buf) return OLG_ERR_NOMEM;
