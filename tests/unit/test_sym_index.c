@@ -513,3 +513,33 @@ TEST(family_every_allocation_failure) {
   CHECK_FAIL_EACH_ALLOCATION(family_scenario, r);
   olg_registry_free(r);
 }
+
+/* full_like of a [2^20, 2^20] input below opset 9 would be a 4 TiB constant: refused naming 9,
+ * not attempted (a hostile shape asked for 16 TiB); at 9 ConstantOfShape makes it at run time. */
+TEST(full_like_too_large_for_a_constant_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  builder b;
+  b_init(&b, NULL);
+  int64_t xd[2] = {(int64_t)1 << 20, (int64_t)1 << 20};
+  olg_value x = b_input(&b, "x", OLG_FLOAT, 2, xd, NULL);
+  b_begin(&b, "full_like");
+  b_value(&b, x);
+  b_float(&b, 2.5);
+  b_end(&b, 1);
+  olg_model *m, *out = NULL;
+  CHECK_OK(b_done(&b, &m));
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_STATUS(legalize_at(m, r, 8, 0, NULL, &out, d), OLG_ERR_UNSUPPORTED);
+  CHECK(out == NULL);
+  int found = 0;
+  for (size_t i = 0; i < olg_diags_count(d); i++)
+    found |= strstr(olg_diag_message(d, i), "over 1 GiB") != NULL && olg_diag_min_opset(d, i) == 9;
+  CHECK(found);
+  CHECK_OK(legalize_at(m, r, 9, 0, NULL, &out, NULL));
+  olg_model_free(out);
+  olg_diags_free(d);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
