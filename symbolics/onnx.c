@@ -178,6 +178,7 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value x, dyn;
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   size_t n_out = olg_lower_output_count(cx);
+  if (!n_out) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Split with no outputs");
   const int64_t *sizes;
   size_t n;
   bool present;

@@ -57,7 +57,7 @@ static olg_status window(olg_lower *cx, bool aten) {
   double n;
   const float tau = 6.2831854820251465f;
   if (olg__known_scalar(cx, sz, &n)) {
-    if (n < 0 || n > WINDOW_FOLD_MAX)
+    if (!(n >= 0 && n <= WINDOW_FOLD_MAX)) /* NaN too */
       return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s: size %g out of range", op, n);
     int64_t len = (int64_t)n;
     float *w = olg__lower_alloc(cx, (size_t)(len ? len : 1) * sizeof *w);
