@@ -741,6 +741,8 @@ static olg_status pad_common(olg_lower *cx, olg_value x, const int64_t *p,
   size_t nc = 0;
   for (int32_t d = 0; d < rank; d++) {
     if (begin[d] >= 0 && end[d] >= 0) continue;
+    if (begin[d] == INT64_MIN) /* a crop of 2^63: not negated */
+      return olg__errf(cx, OLG_ERR_INVALID_ARG, "pad: a pad of %lld", (long long)begin[d]);
     cs[nc] = begin[d] < 0 ? -begin[d] : 0;
     ce[nc] = end[d] < 0 ? end[d] : INT64_MAX;
     ca[nc++] = d;

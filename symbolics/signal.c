@@ -463,6 +463,9 @@ olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
                                      "length differs from the window's", 17);
   }
   bool onesided = olg__src_attr_int(cx, "onesided", 1) != 0;
+  if (step != step || step > 0x1p40 || fl != fl || fl > 0x1p40) /* NaN or beyond any signal */
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "STFT: frame step %g or frame length %g out of range",
+                     step, fl);
   OLG_TRY(emit_stft(cx, x, (int64_t)step, step < 1 ? stepv : OLG_NO_VALUE, (int64_t)fl, flrt, win,
                     onesided, 1.0, &y));
   return olg_lower_bind_output(cx, 0, y);
