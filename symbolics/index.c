@@ -530,6 +530,9 @@ static olg_status one_hot(olg_lower *cx, ix_caps caps) {
     OLG_TRY(olg_lower_emit_end(cx, nd, 1, &y));
     return olg__ix_bind(cx, y);
   }
+  if (c > ((int64_t)1 << 27)) /* the class list is a constant: 1 GiB while it is made */
+    return olg__unsupportedf(cx, 9, "one_hot of %lld classes, more than 2^27, as a constant "
+                             "(OneHot takes the count at run time)", (long long)c);
   int64_t *classes = olg__ix_alloc_ints(cx, (size_t)c);
   if (!classes) return OLG_ERR_NOMEM;
   for (int64_t i = 0; i < c; i++) classes[i] = i;
