@@ -289,7 +289,10 @@ OLG_INFER_RULE(olg__inf_roi_align) {
     if (x.rank != 4) return olg__fail(cx, "X must be 4-D [N,C,H,W], not rank %d", (int)x.rank);
     out.d[1] = x.d[1];
   }
-  if (olg__in_shape(cx, 1, &r)) out.d[0] = r.d[0];
+  if (olg__in_shape(cx, 1, &r)) { /* rois [num_rois, 4]: a dim 0 to read only then */
+    if (r.rank != 2) return olg__fail(cx, "rois must be 2-D [num_rois, 4], not rank %d", (int)r.rank);
+    out.d[0] = r.d[0];
+  }
   out.d[2] = olg__dnum(olg__attr_i(cx, "output_height", 1));
   out.d[3] = olg__dnum(olg__attr_i(cx, "output_width", 1));
   return olg__set_out(cx, 0, dt, &out);
