@@ -451,6 +451,22 @@ TEST(check_names) {
   olg_model_free(m);
 }
 
+/* Makes input x of the main graph also an initializer: float data of dims [2, d[1]] (at most 8
+ * elements), whatever x's declared type says (the builder API would refuse a mismatch). */
+static olg_status attach_initializer(olg_model *m, olg_value x, const int64_t d[2], const float *data) {
+  olg_graph *g = olg_model_graph(m);
+  olg_tensor *t;
+  olg_status s = olg__tensor_new(m, "x", OLG_FLOAT, 2, d, data, (size_t)(d[0] * d[1]) * sizeof *data,
+                                 OLG_DATA_COPY, NULL, NULL, &t);
+  if (!s) s = olg__value_set_known(m, &g->values[x], t);
+  if (!s) s = olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits);
+  if (s) return s;
+  g->values[x].flags |= OLG_VF_INITIALIZER;
+  g->values[x].init = (int32_t)g->n_inits;
+  g->inits[g->n_inits++] = (struct olg_init){x, t};
+  return OLG_OK;
+}
+
 TEST(check_initializers) {
   olg_model *m = relu_model(14);
   olg_graph *g = olg_model_graph(m);
@@ -471,15 +487,8 @@ TEST(check_initializers) {
   g = olg_model_graph(m);
   olg_value x;
   CHECK_OK(olg_graph_find_value(g, "x", &x));
-  olg_tensor *t;
-  const int64_t wd[2] = {2, 4};
   float w8[8] = {0};
-  CHECK_OK(olg__tensor_new(m, "x", OLG_FLOAT, 2, wd, w8, sizeof w8, OLG_DATA_COPY, NULL, NULL, &t));
-  g->values[x].flags |= OLG_VF_INITIALIZER;
-  CHECK_OK(olg__value_set_known(m, &g->values[x], t));
-  CHECK_OK(olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits));
-  g->values[x].init = (int32_t)g->n_inits;
-  g->inits[g->n_inits++] = (struct olg_init){x, t};
+  CHECK_OK(attach_initializer(m, x, (const int64_t[]){2, 4}, w8));
   EXPECT_CODE(m, 0, "OLG-CHECK-INIT-TYPE", "initializer has shape [2,4]");
   olg_model_free(m);
 
@@ -490,12 +499,7 @@ TEST(check_initializers) {
   x = input(g, "x", OLG_FLOAT, 2, (const int64_t[]){2, 42});
   CHECK(node(g, "Neg", 1, &x, "y", &y) >= 0);
   CHECK_OK(olg_graph_add_output(g, y));
-  CHECK_OK(olg__tensor_new(m, "x", OLG_FLOAT, 2, (const int64_t[]){2, 2}, w8, 16, OLG_DATA_COPY, NULL, NULL, &t));
-  g->values[x].flags |= OLG_VF_INITIALIZER;
-  CHECK_OK(olg__value_set_known(m, &g->values[x], t));
-  CHECK_OK(olg__grow(&m->alloc, (void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits));
-  g->values[x].init = (int32_t)g->n_inits;
-  g->inits[g->n_inits++] = (struct olg_init){x, t};
+  CHECK_OK(attach_initializer(m, x, (const int64_t[]){2, 2}, w8));
   EXPECT_CODE(m, 1, "OLG-CHECK-INIT-TYPE", "initializer has shape [2,2]");
   olg_model_free(m);
 }
