@@ -39,8 +39,9 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
      a node emitted at a named version, whose stand-in source node is of the op it emits) */
   uint32_t k = op_use(cx, op);
   const olg_node *sn = cx->cur_node;
+  const char *sn_domain = sn && strcmp(sn->domain, "ai.onnx") ? sn->domain : ""; /* as domain */
   if (base && !k && sn && !cx->versioned_depth && !strcmp(sn->op, op) &&
-      !strcmp(strcmp(sn->domain, "ai.onnx") ? sn->domain : "", domain ? domain : ""))
+      !strcmp(sn_domain, domain ? domain : ""))
     return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, base, out);
   olg_sbuf sb = {buf, 0, sizeof buf}; /* "%s/%s", "%s/%s_%u" or "%s_%u" */
   buf[0] = 0;

@@ -18,18 +18,13 @@ static bool takes_name(const olg_lower *cx, olg_value old, olg_value by) {
 olg_status olg__replace_value(olg_lower *cx, olg_value old, olg_value by, olg_value *subst) {
   olg_graph *g = cx->dst;
   subst[old] = by;
-  if (!(g->values[old].flags & OLG_VF_OUTPUT)) {
-    if (!takes_name(cx, old, by)) return OLG_OK;
-    const char *name = g->values[old].name;
-    const char *tmp = olg__graph_unique_name(g, name);
-    if (!tmp) return OLG_ERR_NOMEM;
-    OLG_TRY(olg__value_rename(g, old, tmp));
-    return olg__value_rename(g, by, name);
-  }
+  bool output = g->values[old].flags & OLG_VF_OUTPUT;
+  if (!output && !takes_name(cx, old, by)) return OLG_OK;
   const char *name = g->values[old].name;
   const char *tmp = olg__graph_unique_name(g, name);
   if (!tmp) return OLG_ERR_NOMEM;
   OLG_TRY(olg__value_rename(g, old, tmp));
+  if (!output) return olg__value_rename(g, by, name);
   olg_value_rec *br = &g->values[by];
   if (br->producer < 0 || (br->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTPUT))) {
     olg_node_id n;
