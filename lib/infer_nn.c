@@ -432,6 +432,18 @@ OLG_INFER_RULE(olg__inf_gemm) {
   return olg__set_out(cx, 0, dt, &out);
 }
 
+/* How many ellipses ("...") the term p holds; -1 when a '.' stands outside one. */
+static int einsum_ellipses(const char *p) {
+  int n = 0;
+  for (const char *q = p; *q; q++) {
+    if (*q != '.') continue;
+    if (q[1] != '.' || q[2] != '.') return -1;
+    n++;
+    q += 2;
+  }
+  return n;
+}
+
 OLG_INFER_RULE(olg__inf_einsum) {
   const olg_attr *eq = olg__attr(cx, "equation");
   olg_dtype dt = olg__in_dtype(cx, 0);
@@ -456,8 +468,12 @@ OLG_INFER_RULE(olg__inf_einsum) {
     if (comma) *comma = 0;
     olg_ishape s;
     bool hs = olg__in_shape(cx, term, &s);
-    int n_letters = 0;
-    bool has_ell = strstr(p, "...") != NULL;
+    int n_letters = 0, n_ell = einsum_ellipses(p);
+    /* a second ellipsis (or a stray '.') would walk the dims past the input's rank */
+    if (n_ell < 0 || n_ell > 1)
+      return olg__fail(cx, "term %d of the equation has %s; a term holds at most one ellipsis (...)",
+                       term, n_ell < 0 ? "a '.' outside an ellipsis" : "more than one ellipsis");
+    bool has_ell = n_ell == 1;
     for (char *q = p; *q; q++)
       if (*q != '.') n_letters++;
     if (hs && !has_ell && n_letters != s.rank)
@@ -505,6 +521,10 @@ OLG_INFER_RULE(olg__inf_einsum) {
   olg_ishape out;
   out.rank = 0;
   if (arrow) {
+    int n_ell = einsum_ellipses(arrow + 2);
+    if (n_ell < 0 || n_ell > 1)
+      return olg__fail(cx, "the output term of the equation has %s; it holds at most one ellipsis (...)",
+                       n_ell < 0 ? "a '.' outside an ellipsis" : "more than one ellipsis");
     for (char *q = arrow + 2; *q; q++) {
       if (*q == '.') {
         if (!ell_known) return olg__set_out(cx, 0, dt, NULL);

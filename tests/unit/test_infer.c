@@ -829,3 +829,26 @@ TEST(infer_cast_folding_out_of_range) {
   CHECK(known_i64(&t, o, got, 1) && got[0] == 255);
   DONE(t);
 }
+
+/* Einsum: a term with two ellipses (or a stray '.') walked its dims past the input's rank (past
+ * the shape's 32 dims for a rank-32 input); refused, naming the term. */
+TEST(infer_einsum_ellipsis_refused) {
+  tg t;
+  tg_init(&t, 14);
+  int64_t d32[32];
+  for (int k = 0; k < 32; k++) d32[k] = 2;
+  olg_value x = in(&t, "x", OLG_FLOAT, 32, d32, NULL);
+  olg_value q = in(&t, "q", OLG_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+  static const char *const bad[] = {"...a...", "...a...->a", "a.b..->ab", "...ab->...a...", "abc->a."};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    olg_node_id n = begin(&t, "Einsum", 1, i < 2 ? x : q);
+    CHECK_OK(olg_node_attr_string(t.g, n, "equation", bad[i]));
+    CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+    CHECK_STATUS(olg__infer_node(t.g, n, 14, NULL), OLG_ERR_INVALID_MODEL);
+    CHECK(strstr(olg_last_error(), "ellipsis") != NULL);
+  }
+  olg_node_id n = begin(&t, "Einsum", 1, q);
+  CHECK_OK(olg_node_attr_string(t.g, n, "equation", "a...->...a"));
+  CHECK_TYPE(&t, end(&t, n, 1), "float[3,4,2]");
+  DONE(t);
+}
