@@ -448,7 +448,8 @@ olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 1, &stepv));
   OLG_TRY(olg__arg_value_or_none(cx, 2, &win));
   OLG_TRY(olg__arg_value_or_none(cx, 3, &flv));
-  if (!olg__known_scalar(cx, stepv, &step)) step = -1; /* the frames counted at run time */
+  bool step_known = olg__known_scalar(cx, stepv, &step);
+  if (!step_known) step = -1; /* the frames counted at run time */
   int64_t wl = win != OLG_NO_VALUE ? olg__dim(cx, win, 0) : -1;
   olg_value flrt = OLG_NO_VALUE; /* the frame length, known only at run time */
   if (flv != OLG_NO_VALUE && !olg__known_scalar(cx, flv, &fl)) {
@@ -463,7 +464,9 @@ olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
                                      "length differs from the window's", 17);
   }
   bool onesided = olg__src_attr_int(cx, "onesided", 1) != 0;
-  if (step != step || step > 0x1p40 || fl != fl || fl > 0x1p40) /* NaN or beyond any signal */
+  /* NaN, beyond any signal either way, or a known step below 1 (which would count the frames
+     at run time by it): out of range, and not converted to int64 */
+  if ((step_known && !(step >= 1 && step <= 0x1p40)) || !(fl >= -0x1p40 && fl <= 0x1p40))
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "STFT: frame step %g or frame length %g out of range",
                      step, fl);
   OLG_TRY(emit_stft(cx, x, (int64_t)step, step < 1 ? stepv : OLG_NO_VALUE, (int64_t)fl, flrt, win,

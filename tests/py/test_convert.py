@@ -447,3 +447,17 @@ def test_stft_with_known_step_converts_below_17(onesided, window):
     onnxlegal.convert(flen_rt.SerializeToString(), 13)  # frames and DFT matrices at run time (9)
     with pytest.raises(onnxlegal.Error, match="needs opset >= 9"):
         onnxlegal.convert(flen_rt.SerializeToString(), 8)
+
+
+@pytest.mark.parametrize("step", [0, -3, -(1 << 50)])
+def test_stft_known_step_below_one_refused(step):
+    """STFT-17 whose known frame step is below 1 is refused below 17, not framed by it at run time
+    (a step of -5.5e136 was converted to int64: undefined behaviour found by fuzz_builder)."""
+    import onnxlegal
+    inits = [numpy_helper.from_array(np.array(step, np.int64), "step"),
+             numpy_helper.from_array(np.array(16, np.int64), "flen")]
+    src = _model([helper.make_node("STFT", ["sig", "step", "", "flen"], ["y"])], 17,
+                 [_vi("sig", TensorProto.FLOAT, [2, 64, 1])], [_vi("y", TensorProto.FLOAT, None)],
+                 inits)
+    with pytest.raises(onnxlegal.Error, match="frame step .* out of range"):
+        onnxlegal.convert(src.SerializeToString(), 13)
