@@ -296,9 +296,10 @@ bool olg__keep_lower(olg_lower *cx, const olg_node *nd, olg_status *out) {
     if (!s) s = olg_lower_emit_input(cx, n, v);
   }
   for (uint32_t i = 0; i < nd->n_attrs && !s; i++) s = olg__node_add_attr(cx->dst, n, &nd->attrs[i]);
-  olg_value outs[64];
+  olg_value buf[64], *outs = olg__lower_values(cx, buf, 64, nd->n_outputs);
   const olg_graph *cg = sig->conv->graph;
-  if (!s && (nd->n_outputs > 64 || nd->n_outputs > cg->outputs.n))
+  if (!s && !outs) s = OLG_ERR_NOMEM;
+  if (!s && nd->n_outputs > cg->outputs.n)
     s = olg__err(OLG_ERR_LIMIT, "call '%s' of %s::%s: %u outputs", nd->name, nd->domain, nd->op,
                  nd->n_outputs);
   if (!s) s = olg_lower_emit_end(cx, n, nd->n_outputs, outs);

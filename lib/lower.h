@@ -67,6 +67,16 @@ olg_status olg__errf(olg_lower *cx, olg_status code, const char *fmt, ...) OLG_P
 olg_status olg__unsupportedf(olg_lower *cx, int min_opset, const char *fmt, ...) OLG_PRINTF(3, 4);
 /* Allocation from the target model's arena (zeroed; error set on failure). */
 void *olg__lower_alloc(olg_lower *cx, size_t n);
+/* Room for n values (a node's outputs or inputs, as many as it has): the caller's buf of
+ * n_buf when they fit (most nodes: nothing taken from the arena per node), else the arena. */
+static inline olg_value *olg__lower_values(olg_lower *cx, olg_value *buf, size_t n_buf, size_t n) {
+  if (buf && n <= n_buf) return buf;
+  if (n > SIZE_MAX / sizeof(olg_value)) {
+    olg__errf(cx, OLG_ERR_NOMEM, "%zu values", n);
+    return NULL;
+  }
+  return olg__lower_alloc(cx, (n ? n : 1) * sizeof(olg_value));
+}
 /* An initializer of the target graph, named after the source node; mode says whether the data
  * is copied (OLG_DATA_COPY) or borrowed (OLG_DATA_BORROW, data outliving the target model).
  * lib/lower_emit.c */

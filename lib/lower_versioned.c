@@ -60,7 +60,6 @@ OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int versi
   if (cx->versioned_depth >= MAX_VERSIONED_DEPTH)
     return olg__errf(cx, OLG_ERR_LIMIT, "nodes emitted at a named version nest deeper than %d "
                      "(a conversion that emits what it converts?)", MAX_VERSIONED_DEPTH);
-  if (n_out > 64) return olg__err(OLG_ERR_LIMIT, "olg_lower_emit_end_at: %zu outputs", n_out);
 
   /* the node, moved into a source model of its own at `version` (freed when it is lowered:
    * what the lowering emits copies its strings and borrows only the target's arena) */
@@ -69,6 +68,8 @@ OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int versi
   /* sub's subgraphs resolve enclosing names through cx's source graph, not sub's stand-in
      one: cx's names are pushed, sub's never (it pops nothing) */
   OLG_TRY(olg__scopes_ensure(cx));
+  olg_value souts_buf[64], *souts = olg__lower_values(cx, souts_buf, 64, n_out);
+  if (!souts) return OLG_ERR_NOMEM;
   olg_model *sm;
   OLG_TRY(olg_model_new(&sm, &mo));
   const olg_allocator *al = &cx->dst_model->alloc;
@@ -78,7 +79,6 @@ OLG_API olg_status olg_lower_emit_end_at(olg_lower *cx, olg_node_id n, int versi
   sub.map = NULL;
   sub.uses = NULL;
   sub.pinned = NULL; /* indexed by the caller's source values */
-  olg_value souts[64];
   olg_node_id sn;
   olg_status s = olg_model_set_opset(sm, "", version);
   if (!s) s = olg_node_begin(g, "", nd->op, cx->name_base && *cx->name_base ? cx->name_base : "", &sn);

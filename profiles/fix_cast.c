@@ -93,11 +93,10 @@ olg_status olg__fix_cast_around(olg_prule_site *st) {
   }
   /* the slots bound to the constraint */
   uint32_t n_in = nd->n_args, n_out = nd->n_outputs;
-  if (n_in > 64 || n_out > 64) {
-    snprintf(st->msg, sizeof st->msg, "too many inputs or outputs to cast around");
-    return OLG_ERR_UNSUPPORTED;
-  }
-  bool in_tc[64] = {false}, out_tc[64] = {false};
+  bool tc_buf[128] = {false};
+  bool *in_tc = (size_t)n_in + n_out <= 128 ? tc_buf : olg__lower_alloc(cx, (size_t)n_in + n_out);
+  if (!in_tc) return OLG_ERR_NOMEM;
+  bool *out_tc = in_tc + n_in;
   for (uint32_t i = 0; i < n_in; i++) {
     const olg_formal *f = olg_schema_input_formal(s, (int)i);
     in_tc[i] = f && strcmp(f->type_str, r->tc) == 0 && nd->args[i].kind == OLG_ARG_VALUE;
@@ -131,7 +130,9 @@ olg_status olg__fix_cast_around(olg_prule_site *st) {
       return OLG_ERR_UNSUPPORTED;
     }
   /* the inputs, cast where bound to the constraint (emitting may move the node array) */
-  olg_value ins[64];
+  olg_value in_buf[64], out_buf[64], *ins = olg__lower_values(cx, in_buf, 64, n_in),
+                                     *outs = olg__lower_values(cx, out_buf, 64, n_out);
+  if (!ins || !outs) return OLG_ERR_NOMEM;
   for (uint32_t i = 0; i < n_in; i++) {
     const olg_arg *a = &g->nodes[st->node].args[i];
     ins[i] = a->kind == OLG_ARG_VALUE ? a->u.v : OLG_NO_VALUE;
@@ -146,7 +147,6 @@ olg_status olg__fix_cast_around(olg_prule_site *st) {
     olg_attr a = g->nodes[st->node].attrs[j]; /* arrays in the target model's arena: shared */
     OLG_TRY(olg__node_add_attr(g, n, &a));
   }
-  olg_value outs[64];
   OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
   for (uint32_t k = 0; k < n_out; k++) {
     olg_value old = g->nodes[st->node].outputs[k], by = outs[k];

@@ -8,11 +8,6 @@
 #include "symbolics.h"
 
 
-static olg_value *alloc_values(olg_lower *cx, size_t n) {
-  olg_value *v = olg__lower_alloc(cx, (n ? n : 1) * sizeof *v);
-  return v;
-}
-
 static int64_t *alloc_ints(olg_lower *cx, size_t n) {
   return olg__lower_alloc(cx, (n ? n : 1) * sizeof(int64_t));
 }
@@ -312,7 +307,7 @@ static olg_status split_by_sizes(olg_lower *cx, olg_value x, int64_t axis, const
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "split sizes sum to %lld, the dim is %lld",
                      (long long)total, (long long)size);
   if (n == 1) return olg_lower_bind_output(cx, 0, x);
-  olg_value *outs = alloc_values(cx, n);
+  olg_value *outs = olg__lower_values(cx, NULL, 0, n);
   if (!outs) return OLG_ERR_NOMEM;
   OLG_TRY(olg__emit_split(cx, x, axis, sizes, n, outs));
   return bind_all(cx, outs, n);
@@ -322,7 +317,7 @@ static olg_status split_by_sizes(olg_lower *cx, olg_value x, int64_t axis, const
  * int or a 1-element tensor computed at run time. */
 static olg_status split_by_slices(olg_lower *cx, olg_value x, int64_t axis, int64_t step,
                                   olg_value step_v, size_t n) {
-  olg_value *outs = alloc_values(cx, n);
+  olg_value *outs = olg__lower_values(cx, NULL, 0, n);
   if (!outs) return OLG_ERR_NOMEM;
   olg_value av, big;
   if (step_v != OLG_NO_VALUE) {
@@ -453,7 +448,7 @@ olg_status olg__sym_unbind(olg_lower *cx, olg_node_id src, void *ud) {
   if (size >= 0 && (size_t)size != n)
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "unbind of a dim of %lld into %zu outputs",
                      (long long)size, n);
-  olg_value *outs = alloc_values(cx, n);
+  olg_value *outs = olg__lower_values(cx, NULL, 0, n);
   int64_t *ones = alloc_ints(cx, n);
   if (!outs || !ones) return OLG_ERR_NOMEM;
   for (size_t i = 0; i < n; i++) ones[i] = 1;

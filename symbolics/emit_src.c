@@ -315,8 +315,8 @@ olg_status olg__sym_onnx_passthrough(olg_lower *cx, olg_node_id src, void *ud) {
   }
   size_t n_out = nd->n_outputs;
   while (n_out > 0 && nd->outputs[n_out - 1] == OLG_NO_VALUE) n_out--;
-  olg_value outs[64];
-  if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "more than 64 outputs");
+  olg_value buf[64], *outs = olg__lower_values(cx, buf, 64, n_out);
+  if (!outs) return OLG_ERR_NOMEM;
   OLG_TRY(olg_lower_emit_end(cx, n, n_out, outs));
   return olg__bind_outputs(cx, outs, n_out);
 }

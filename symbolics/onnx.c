@@ -185,8 +185,8 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__src_ints_attr_or_input(cx, "split", 1, 13, &sizes, &n, &present, &dyn));
   int64_t axis = olg__src_attr_int(cx, "axis", 0);
   if (dyn != OLG_NO_VALUE) { /* run-time sizes: an input from 13 on */
-    olg_value outs[64];
-    if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
+    olg_value buf[64], *outs = olg__lower_values(cx, buf, 64, n_out);
+    if (!outs) return OLG_ERR_NOMEM;
     if (!c.sizes_input) { /* Slice (10+) or Gather of a run-time range per part (emit_axes.c) */
       OLG_TRY(olg_lower_decompose(cx, "Split with run-time sizes", 13));
       OLG_TRY(olg__emit_split_dyn(cx, x, axis, dyn, n_out, outs));
@@ -216,8 +216,8 @@ olg_status olg__sym_onnx_split(olg_lower *cx, olg_node_id src, void *ud) {
       present = true;
     }
   }
-  olg_value outs[64];
-  if (n_out > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "Split into more than 64 parts");
+  olg_value buf[64], *outs = olg__lower_values(cx, buf, 64, n_out);
+  if (!outs) return OLG_ERR_NOMEM;
   OLG_TRY(olg__emit_split(cx, x, axis, present ? sizes : NULL, n_out, outs));
   return olg__bind_outputs(cx, outs, n_out);
 }
@@ -678,7 +678,7 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
   const olg_node *nd = olg__src_node(cx);
   const olg_schema *ts = olg__target_schema(cx, nd->op);
   int n_in = (int)nd->n_args;
-  if (!ts || n_in > 64 || nd->n_outputs != 1) return olg__sym_onnx_passthrough(cx, src, ud);
+  if (!ts || nd->n_outputs != 1) return olg__sym_onnx_passthrough(cx, src, ud);
   if (strcmp(nd->op, "Pow") == 0 && n_in == 2 && nd->args[0].kind == OLG_ARG_VALUE &&
       nd->args[1].kind == OLG_ARG_VALUE) {
     olg_value b, e;
@@ -686,7 +686,8 @@ olg_status olg__sym_onnx_cast_around(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg_lower_arg_value(cx, 1, &e));
     return pow_in_double(cx, src, ud, nd, b, e);
   }
-  olg_value in[64];
+  olg_value buf[64], *in = olg__lower_values(cx, buf, 64, (size_t)n_in);
+  if (!in) return OLG_ERR_NOMEM;
   bool cast_any = false;
   olg_dtype out_t = OLG_UNDEFINED;
   for (int i = 0; i < n_in; i++) {
@@ -743,12 +744,13 @@ olg_status olg__sym_onnx_scan(olg_lower *cx, olg_node_id src, void *ud) {
   const olg_attr *body = olg__node_attr(nd, "body");
   int64_t n_scan = olg__src_attr_int(cx, "num_scan_inputs", -1);
   size_t n_args = nd->n_args, n_out = nd->n_outputs;
-  if (!body || body->type != OLG_ATTR_GRAPH || n_scan < 1 || n_args < 1 + (size_t)n_scan ||
-      n_args > 65 || n_out > 64)
+  if (!body || body->type != OLG_ATTR_GRAPH || n_scan < 1 || n_args < 1 + (size_t)n_scan)
     return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "Scan-8: body, num_scan_inputs or inputs missing");
   if (!olg_lower_arg_is_none(cx, 0))
     return olg_lower_unsupported(cx, "Scan-8 with sequence_lens at opset 9 or later", 8);
-  olg_value in[64], outs[64];
+  olg_value in_buf[64], out_buf[64], *in = olg__lower_values(cx, in_buf, 64, n_args),
+                                     *outs = olg__lower_values(cx, out_buf, 64, n_out);
+  if (!in || !outs) return OLG_ERR_NOMEM;
   static const int64_t zero = 0;
   for (size_t i = 1; i < n_args; i++) {
     olg_value v;
