@@ -153,3 +153,58 @@ def test_a_kept_function_of_70_outputs(tmp_path):
     for i in range(n):
         np.testing.assert_array_equal(got[1]["y%d" % i], feeds["x"] + i)
         np.testing.assert_array_equal(got[0]["y%d" % i], got[1]["y%d" % i])
+
+
+@pytest.mark.parametrize("target", [11, 13, 18])
+def test_a_callers_split_of_100_written_at_11_converts(target):
+    """A caller's symbolic emits Split-11 of 100 outputs at version 11 (olg_lower_emit_end_at)
+    and concatenates them in reverse order: converted at each target, the rows come back
+    reversed."""
+    import onnxlegal
+    from onnxlegal.lowering import Registry, legalize
+    from ortrun import run_one
+
+    def reverse_rows(cx, node):
+        parts = cx.emit("Split", [cx.arg_value(0)], outputs=N, axis=0, version=11)
+        cx.bind(0, cx.emit("Concat", list(reversed(parts)), axis=0, version=11))
+
+    reg = Registry()
+    reg.add("t", "reverse_rows", reverse_rows)
+    reg.freeze()
+    m = onnxlegal.Model(opset=None)
+    x = m.graph.add_input("x", np.float32, [N, 2])
+    m.graph.add_output(m.graph.node("reverse_rows", [x], outputs=["y"], domain="t", name="rev"))
+    out = legalize(m, reg, opset=target)
+    ops = [n.op for n in out.graph.nodes]
+    assert ops == ["Split", "Concat"], ops
+    xv = np.arange(2 * N, dtype=np.float32).reshape(N, 2)
+    np.testing.assert_array_equal(run_one(out.to_bytes(), {"x": xv})["y"], xv[::-1])
+
+
+def test_a_scan8_of_70_scan_outputs_converts_to_scan9(tmp_path):
+    """Scan-8 (a batch axis first) with 70 scan outputs, each a running sum plus its index,
+    converted to Scan-9+ with the batch of 1 squeezed off and put back."""
+    from ortrun import run_batch
+    n = 70
+    consts = [helper.make_node("Constant", [], ["k%d" % i],
+                               value=numpy_helper.from_array(np.full(2, float(i), np.float32)))
+              for i in range(n)]  # IR 3: an initializer must also be a graph input
+    body = helper.make_graph(
+        consts + [helper.make_node("Add", ["s", "e"], ["s2"])] +
+        [helper.make_node("Add", ["s2", "k%d" % i], ["o%d" % i]) for i in range(n)], "body",
+        [_vi("s", [2]), _vi("e", [2])], [_vi("s2", [2])] + _outs("o", n, [2]))
+    node = helper.make_node("Scan", ["", "s0", "xs"], ["sN"] + ["y%d" % i for i in range(n)],
+                            body=body, num_scan_inputs=1)
+    m = _model([node], [_vi("s0", [1, 2]), _vi("xs", [1, 4, 2])],
+               [_vi("sN", [1, 2])] + _outs("y", n, [1, 4, 2]), opset=8)
+    m.ir_version = 3
+    feeds = {"s0": np.array([[1.0, -1.0]], np.float32),
+             "xs": np.arange(8, dtype=np.float32).reshape(1, 4, 2)}
+    outs = [_convert(tmp_path, m, t) for t in (9, 11, 17)]
+    got = run_batch([(m.SerializeToString(), feeds)] + [(o, feeds) for o in outs])
+    assert not isinstance(got[0], str), got[0]
+    assert len(got[0]) == n + 1
+    for t, g in zip((9, 11, 17), got[1:]):
+        assert not isinstance(g, str), (t, g)
+        for k in got[0]:
+            np.testing.assert_array_equal(g[k], got[0][k], err_msg="%d: %s" % (t, k))
