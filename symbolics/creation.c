@@ -347,10 +347,12 @@ olg_status olg__sym_linspace(olg_lower *cx, olg_node_id src, void *ud) {
     return olg__errf(cx, OLG_ERR_UNSUPPORTED, "linspace of %s", olg_dtype_name(t));
   int64_t half = steps / 2;
   olg_value y;
+  /* either path makes a constant of steps doubles (the values, or the run-time path's index
+     vectors): 1 GiB of them while it is made */
+  if (steps > ((int64_t)1 << 27))
+    return olg__errf(cx, OLG_ERR_LIMIT, "linspace: %lld steps, more than 2^27, as a constant",
+                     (long long)steps);
   if (a.known && b.known) {
-    if (steps > ((int64_t)1 << 27)) /* a constant of 1 GiB of doubles while it is made */
-      return olg__errf(cx, OLG_ERR_LIMIT, "linspace: %lld steps, more than 2^27, as a constant",
-                       (long long)steps);
     double *vals = olg__lower_alloc(cx, (size_t)(steps ? steps : 1) * sizeof *vals);
     if (!vals) return OLG_ERR_NOMEM;
     if (steps == 1) vals[0] = a.v;

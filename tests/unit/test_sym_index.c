@@ -543,3 +543,31 @@ TEST(full_like_too_large_for_a_constant_refused) {
   olg_model_free(m);
   olg_registry_free(r);
 }
+
+/* linspace with a run-time start and 2^31 steps: its index vectors were 16 GiB of doubles
+ * asked at once (found by fuzz_builder; the known-ends path alone was bounded). Refused. */
+TEST(linspace_runtime_ends_too_many_steps_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  builder b;
+  b_init(&b, NULL);
+  olg_value s = b_input(&b, "s", OLG_FLOAT, 0, NULL, NULL);
+  b_begin(&b, "linspace");
+  b_value(&b, s);
+  b_float(&b, 1);
+  b_int(&b, (int64_t)1 << 31);
+  b_end(&b, 1);
+  olg_model *m, *out = NULL;
+  CHECK_OK(b_done(&b, &m));
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK(legalize_at(m, r, 13, 0, NULL, &out, d) != OLG_OK);
+  CHECK(out == NULL);
+  int found = 0;
+  for (size_t i = 0; i < olg_diags_count(d); i++)
+    found |= strstr(olg_diag_message(d, i), "more than 2^27") != NULL;
+  CHECK(found);
+  olg_diags_free(d);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
