@@ -516,10 +516,13 @@ olg_status olg__sym_onnx_eye_like(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg_lower_arg_value(cx, 0, &x));
   int64_t dims[OLG_MAX_RANK];
   int32_t rank;
-  if (!olg__static_shape(cx, x, dims, &rank) || rank != 2 || dims[0] * dims[1] > RANGE_FOLD_MAX)
-    return olg_lower_unsupported(cx, "EyeLike of an input whose shape is not known", 9);
+  int64_t n; /* the product checked: [2^32, 2^32] wrapped to 0 elements */
+  if (!olg__static_shape(cx, x, dims, &rank) || rank != 2 ||
+      __builtin_mul_overflow(dims[0], dims[1], &n) || n > RANGE_FOLD_MAX)
+    return olg_lower_unsupported(cx, "EyeLike of an input whose shape is not known or has more "
+                                     "than 2^20 elements", 9);
   olg_dtype t = (olg_dtype)olg__src_attr_int(cx, "dtype", olg__dtype(cx, x));
-  int64_t k = olg__src_attr_int(cx, "k", 0), n = dims[0] * dims[1];
+  int64_t k = olg__src_attr_int(cx, "k", 0);
   double *vals = olg__lower_alloc(cx, (size_t)(n ? n : 1) * sizeof *vals);
   if (!vals) return OLG_ERR_NOMEM;
   for (int64_t i = 0; i < n; i++) vals[i] = i % dims[1] - i / dims[1] == k;

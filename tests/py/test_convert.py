@@ -461,3 +461,14 @@ def test_stft_known_step_below_one_refused(step):
                  inits)
     with pytest.raises(onnxlegal.Error, match="frame step .* out of range"):
         onnxlegal.convert(src.SerializeToString(), 13)
+
+
+def test_eye_like_of_a_huge_input_refused_below_9():
+    """EyeLike-9 at 8 of a [2^32, 2^32] input: the element count 2^64 wrapped to 0 (signed
+    overflow) and an empty constant stood for it; now refused naming 9."""
+    import onnxlegal
+    src = _model([helper.make_node("EyeLike", ["x"], ["y"])], 9,
+                 [_vi("x", TensorProto.FLOAT, [1 << 32, 1 << 32])],
+                 [_vi("y", TensorProto.FLOAT, None)])
+    with pytest.raises(onnxlegal.Error, match="more than 2\\^20 elements"):
+        onnxlegal.convert(src.SerializeToString(), 8)
