@@ -129,7 +129,7 @@ int32_t olg__g_namemap_get(const olg_namemap *nm, const char *key) {
 /* Room for n names at load 1/2 (a lowering knows about how many it will add). */
 olg_status olg__g_namemap_reserve(const olg_allocator *a, olg_namemap *nm, uint32_t n) {
   if (n > (1u << 30)) return olg__err(OLG_ERR_LIMIT, "too many names");
-  uint32_t nc = nm->cap ? nm->cap : 64;
+  uint32_t nc = nm->cap ? nm->cap : 8;
   while (nc < 2 * n) nc *= 2;
   if (nc == nm->cap) return OLG_OK;
   olg_name_slot *slots = olg__calloc(a, nc, sizeof *slots);
@@ -150,7 +150,7 @@ olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const c
                                 int32_t id, uint32_t h) {
   if ((nm->n + 1) * 2 > nm->cap) {
     if (nm->cap >= (1u << 31)) return olg__err(OLG_ERR_LIMIT, "too many names");
-    olg_status s = olg__g_namemap_reserve(a, nm, nm->cap ? nm->cap : 32);
+    olg_status s = olg__g_namemap_reserve(a, nm, nm->cap ? nm->cap : 4);
     if (s) return s;
   }
   uint32_t mask = nm->cap - 1, i = h & mask;
@@ -207,7 +207,7 @@ olg_value olg__g_valmap_get_or_put(const olg_allocator *a, olg_valmap *vm,
       *st = olg__err(OLG_ERR_LIMIT, "too many names");
       return -1;
     }
-    if ((*st = olg__g_valmap_reserve(a, vm, vm->cap ? vm->cap : 32))) return -1;
+    if ((*st = olg__g_valmap_reserve(a, vm, vm->cap ? vm->cap : 4))) return -1;
   }
   uint32_t mask = vm->cap - 1, i = h & mask;
   for (;; i = (i + 1) & mask) {
@@ -227,7 +227,7 @@ olg_value olg__g_valmap_get_or_put(const olg_allocator *a, olg_valmap *vm,
 
 olg_status olg__g_valmap_reserve(const olg_allocator *a, olg_valmap *vm, uint32_t n) {
   if (n > (1u << 30)) return olg__err(OLG_ERR_LIMIT, "too many names");
-  uint32_t nc = vm->cap ? vm->cap : 64;
+  uint32_t nc = vm->cap ? vm->cap : 8;
   while (nc < 2 * n) nc *= 2;
   if (nc == vm->cap) return OLG_OK;
   olg_val_slot *slots = olg__calloc(a, nc, sizeof *slots);
@@ -248,7 +248,7 @@ olg_status olg__g_valmap_put_h(const olg_allocator *a, olg_valmap *vm, uint32_t 
   if (id < 0 || id >= INT32_MAX) return olg__err(OLG_ERR_LIMIT, "too many values");
   if ((vm->n + 1) * 2 > vm->cap) {
     if (vm->cap >= (1u << 31)) return olg__err(OLG_ERR_LIMIT, "too many names");
-    olg_status s = olg__g_valmap_reserve(a, vm, vm->cap ? vm->cap : 32);
+    olg_status s = olg__g_valmap_reserve(a, vm, vm->cap ? vm->cap : 4);
     if (s) return s;
   }
   uint32_t mask = vm->cap - 1, i = h & mask;

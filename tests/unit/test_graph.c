@@ -867,3 +867,29 @@ TEST(value_take_name) {
   CHECK_EQ(olg__graph_lookup(g, "t_2"), d);
   olg_model_free(m);
 }
+
+/* A graph's name map starts at 8 slots and doubles at load 1/2: a branch of one node (an If's,
+ * a Loop's body) holds 64 bytes of map, not 512, and a graph of thousands still finds every
+ * name. Three such maps per subgraph (the source's, the target's, the kept names) were most of
+ * the 10 KB an If cost in a conversion. */
+TEST(name_map_sized_to_the_graph) {
+  olg_model *m;
+  CHECK_OK(olg_model_new(&m, NULL));
+  olg_graph *g = olg_model_graph(m);
+  olg_value v;
+  CHECK_OK(olg__graph_add_value(g, "a", false, &v));
+  CHECK_OK(olg__graph_add_value(g, "b", false, &v));
+  CHECK_EQ(g->names.cap, 8u);
+  char nm[32];
+  for (int i = 0; i < 5000; i++) {
+    snprintf(nm, sizeof nm, "v%d", i);
+    CHECK_OK(olg__graph_add_value(g, nm, false, &v));
+  }
+  CHECK(g->names.cap >= 2 * g->names.n && g->names.cap <= 4 * g->names.n);
+  CHECK(vm_map_consistent(g));
+  for (int i = 0; i < 5000; i += 499) {
+    snprintf(nm, sizeof nm, "v%d", i);
+    CHECK_EQ(olg__graph_lookup(g, nm), (olg_value)(i + 2));
+  }
+  olg_model_free(m);
+}
