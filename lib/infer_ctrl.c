@@ -312,7 +312,12 @@ OLG_INFER_RULE(olg__inf_scan) {
     } else {
       int k = i - ns;
       int64_t a = !v8 && k < (int)noa ? oaxes[k] : 0;
-      o = with_leading(cx, t, seq, (int32_t)a);
+      olg_ishape bs; /* the axis within the output's rank (the body's + 1): not put first */
+      int32_t ax = 0;
+      if (olg__type_shape(t, &bs) && bs.rank < MAXR &&
+          (st = olg__axis(cx, a, bs.rank + 1, "scan output axis", &ax)))
+        return st;
+      o = with_leading(cx, t, seq, ax);
       if (v8 && o) o = with_leading(cx, o, batch, 0);
     }
     if (o && (st = olg__set_out_type(cx, i, o))) return st;

@@ -852,3 +852,37 @@ TEST(infer_einsum_ellipsis_refused) {
   CHECK_TYPE(&t, end(&t, n, 1), "float[3,4,2]");
   DONE(t);
 }
+
+/* Scan: a scan output axis out of range for the output's rank was put first (at 0) without a
+ * word; refused, naming it, as a scan input axis is. */
+TEST(infer_scan_output_axis_out_of_range_refused) {
+  static const int64_t axes[][1] = {{1}, {-1}, {2}, {-3}, {INT64_MIN}};
+  for (size_t c = 0; c < sizeof axes / sizeof *axes; c++) {
+    tg t;
+    tg_init(&t, 16);
+    olg_value x = in(&t, "x", OLG_FLOAT, 2, (int64_t[]){5, 3}, NULL);
+    olg_graph *body;
+    CHECK_OK(olg_model_new_subgraph(t.m, &body));
+    olg_value e, y;
+    CHECK_OK(olg_graph_add_input(body, "e", OLG_UNDEFINED, OLG_RANK_UNKNOWN, NULL, NULL, &e));
+    olg_node_id n;
+    CHECK_OK(olg_node_begin(body, "", "Identity", "id", &n));
+    CHECK_OK(olg_node_arg_value(body, n, e));
+    CHECK_OK(olg_node_end(body, n, 1, (const char *[]){"y"}, &y));
+    CHECK_OK(olg_graph_add_output(body, y));
+    n = begin(&t, "Scan", 1, x);
+    CHECK_OK(olg_node_attr_graph(t.g, n, "body", body));
+    CHECK_OK(olg_node_attr_int(t.g, n, "num_scan_inputs", 1));
+    CHECK_OK(olg_node_attr_ints(t.g, n, "scan_output_axes", axes[c], 1));
+    olg_value outs[1];
+    CHECK_OK(olg_node_end(t.g, n, 1, NULL, outs));
+    if (c < 2) {
+      CHECK_OK(olg__infer_node(t.g, n, 16, NULL));
+      CHECK_TYPE(&t, outs[0], "float[3,5]");
+    } else {
+      CHECK_STATUS(olg__infer_node(t.g, n, 16, NULL), OLG_ERR_INVALID_MODEL);
+      CHECK(strstr(olg_last_error(), "scan output axis") != NULL);
+    }
+    DONE(t);
+  }
+}
