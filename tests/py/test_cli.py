@@ -490,3 +490,32 @@ def test_dot_diff_colours_what_a_conversion_changed(tmp_path):
     assert run("dot", "--diff", "-", "-").returncode == 2
     r = run("dot", "--diff", before, tmp_path / "missing.onnx")
     assert r.returncode == 2 and "missing.onnx" in r.stderr
+
+
+def test_a_model_over_2_gib_is_refused_naming_the_commands_option(tmp_path):
+    """A model whose tensors would make it more than 2 GiB inline (its weights in a sparse 2.4 GB
+    external file: nothing on disk) is refused before anything is written, and the command names
+    its own option for external data, not the C option the library's message names."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    with open(tmp_path / "w.bin", "wb") as f:
+        f.truncate(2400000000)
+    t = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[600000000],
+                    data_location=TensorProto.EXTERNAL)
+    for k, v in (("location", "w.bin"), ("offset", "0"), ("length", "2400000000")):
+        t.external_data.add(key=k, value=v)
+    g = helper.make_graph([helper.make_node("Add", ["x", "W"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [600000000])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [600000000])], [t])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    (tmp_path / "big.onnx").write_bytes(m.SerializeToString())
+    for cmd, extra, option in (("convert", ["--opset", "17"], "--external-data writes"),
+                               ("copy", [], "--external-data FILE writes")):
+        r = run(cmd, tmp_path / "big.onnx", tmp_path / "out.onnx", *extra)
+        assert r.returncode == 1, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 2, r.stderr
+        assert "protobuf readers refuse more than 2 GiB" in lines[0], r.stderr
+        assert lines[1].startswith("onnxlegal: %s: %s" % (cmd, option)), r.stderr
+        assert not (tmp_path / "out.onnx").exists()

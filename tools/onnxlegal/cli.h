@@ -28,6 +28,9 @@ int cli_exit_status(olg_status s);
 int cli_fail(const char *cmd, olg_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* After a write refused for its size: names the command's option for external data. */
+void cli_hint_external_data(const char *cmd, const char *option);
+
 /* Prints "onnxlegal: <cmd>: <message>" and a hint to run --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

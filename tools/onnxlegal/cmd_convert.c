@@ -436,6 +436,7 @@ int cli_convert(int argc, char **argv) {
     s = olg_model_write_file(dst, out, &w);
     progress(NULL, 0, 0);
     if (s) rc = cli_fail("convert", s, "writing %s", out);
+    if (s == OLG_ERR_LIMIT && !want_external) cli_hint_external_data("convert", "--external-data");
   }
 done:
   olg_model_free(dst); /* before src (when the conversion did not take it): it borrows src's tensors */

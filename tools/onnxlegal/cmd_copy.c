@@ -86,6 +86,10 @@ int cli_copy(int argc, char **argv) {
     s = olg_model_write_file(m, out, &opts);
   }
   olg_model_free(m);
-  if (s) return cli_fail("copy", s, "writing %s", strcmp(out, "-") ? out : "standard output");
+  if (s) {
+    int rc = cli_fail("copy", s, "writing %s", strcmp(out, "-") ? out : "standard output");
+    if (s == OLG_ERR_LIMIT && !external && strcmp(out, "-")) cli_hint_external_data("copy", "--external-data FILE");
+    return rc;
+  }
   return CLI_OK;
 }

@@ -83,6 +83,13 @@ int cli_exit_status(olg_status s) {
   }
 }
 
+/* A write refused for its size (over protobuf's 2 GiB, the library's message naming the C
+ * option): the command's own option for it. */
+void cli_hint_external_data(const char *cmd, const char *option) {
+  fprintf(stderr, "onnxlegal: %s: %s writes the large tensors to a file beside OUT, which keeps "
+          "OUT small\n", cmd, option);
+}
+
 int cli_fail(const char *cmd, olg_status s, const char *fmt, ...) {
   /* copy the library's message first: formatting below must not disturb it */
   char msg[2048];
