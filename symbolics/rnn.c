@@ -159,8 +159,10 @@ static olg_status lower_rnn(olg_lower *cx, cell_kind kind) {
     return olg_lower_unsupported(cx, "a recurrent layer in training mode with dropout", -1);
   r.dirs = r.bidirectional ? 2 : 1;
   int64_t per = 2 + 2 * r.has_biases;
-  if (r.layers < 1 || r.n_params != (size_t)(r.layers * r.dirs * per)) {
-    if (kind == CELL_LSTM && r.layers >= 1 && r.n_params == (size_t)(r.layers * r.dirs * (per + 1)))
+  /* layers beyond the weight count is wrong anyway: checked first, the products cannot overflow */
+  bool fits = r.layers >= 1 && (uint64_t)r.layers <= r.n_params;
+  if (!fits || r.n_params != (size_t)(r.layers * r.dirs * per)) {
+    if (kind == CELL_LSTM && fits && r.n_params == (size_t)(r.layers * r.dirs * (per + 1)))
       return olg_lower_unsupported(cx, "an LSTM with projections (proj_size > 0)", -1);
     return olg__errf(cx, OLG_ERR_INVALID_ARG, "%s: %zu weights for %lld layers x %lld directions "
                      "(%lld each)", op, r.n_params, (long long)r.layers, (long long)r.dirs,
@@ -179,8 +181,11 @@ static olg_status lower_rnn(olg_lower *cx, cell_kind kind) {
   if (r.batch_first)
     OLG_TRY(olg__emit_transpose(cx, x, (const int64_t[]){1, 0, 2}, 3, &x));
 
-  olg_value hy[64], cy[64];
-  if (r.layers > 64) return olg_lower_error(cx, OLG_ERR_LIMIT, "more than 64 layers");
+  /* a layer's final states, concatenated after the last layer (any number of layers) */
+  olg_value hy_buf[64], cy_buf[64];
+  olg_value *hy = olg__lower_values(cx, hy_buf, 64, (size_t)r.layers),
+            *cy = olg__lower_values(cx, cy_buf, 64, (size_t)r.layers);
+  if (!hy || !cy) return OLG_ERR_NOMEM;
   for (int64_t l = 0; l < r.layers; l++) {
     olg_value w_src[2], r_src[2], b_src[4], W, R, B = OLG_NO_VALUE;
     for (int64_t d = 0; d < r.dirs; d++) {

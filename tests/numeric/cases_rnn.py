@@ -1,8 +1,8 @@
 """Numeric cases of the recurrence family (symbolics/rnn.c): lstm, gru, rnn_tanh, rnn_relu (the
 aten "input" overloads), compared with PyTorch 1.13's own ops on the weights of torch.nn.LSTM /
-GRU / RNN modules: one and two layers, one and two directions, batch_first, with and without
-biases, weights as initializers (gates reordered at export time) or as graph inputs (reordered
-in the graph), sequence and batch lengths known only at run time."""
+GRU / RNN modules: one, two, 66 and 70 layers, one and two directions, batch_first, with and
+without biases, weights as initializers (gates reordered at export time) or as graph inputs
+(reordered in the graph), sequence and batch lengths known only at run time."""
 import numpy as np
 import torch
 
@@ -54,4 +54,7 @@ for kind in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
 CASES += [
     make("lstm", 3, 4, layers=2, bidirectional=True, batch_first=True, dyn=True),
     make("gru", 3, 4, bidirectional=True, dyn=True, init=False),
+    # more layers than the 64 the lowering once kept on the stack (refused before)
+    make("lstm", 2, 2, layers=70, T=2, B=1),
+    make("gru", 2, 2, layers=66, bidirectional=True, T=2, B=1),
 ]
