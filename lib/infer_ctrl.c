@@ -544,6 +544,9 @@ OLG_INFER_RULE(olg__inf_stft) {
   }
   if (hs && flen.value > 0 && x.rank == 3 && x.d[1].value >= 0) {
     if (step[0] <= 0) return olg__fail(cx, "frame_step must be > 0");
+    if (flen.value > x.d[1].value) /* else a negative count of frames */
+      return olg__fail(cx, "the frame length %lld exceeds the signal's %lld samples",
+                       (long long)flen.value, (long long)x.d[1].value);
     out.d[1] = olg__dnum((x.d[1].value - flen.value) / step[0] + 1);
   }
   if (flen.value >= 0) {

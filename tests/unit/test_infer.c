@@ -886,3 +886,20 @@ TEST(infer_scan_output_axis_out_of_range_refused) {
     DONE(t);
   }
 }
+
+/* STFT: a known frame length past the signal's known length gave a negative count of frames
+ * (dim -4 for 10 of 5 samples); refused. */
+TEST(infer_stft_frame_longer_than_signal_refused) {
+  tg t;
+  tg_init(&t, 17);
+  olg_value x = in(&t, "x", OLG_FLOAT, 3, (int64_t[]){1, 5, 1}, NULL);
+  olg_value step = ints(&t, "step", 0, NULL, (int64_t[]){1}, 1);
+  olg_value fl10 = ints(&t, "fl10", 0, NULL, (int64_t[]){10}, 1);
+  olg_value fl4 = ints(&t, "fl4", 0, NULL, (int64_t[]){4}, 1);
+  CHECK_TYPE(&t, end(&t, begin(&t, "STFT", 4, x, step, OLG_NO_VALUE, fl4), 1), "float[1,2,3,2]");
+  olg_node_id n = begin(&t, "STFT", 4, x, step, OLG_NO_VALUE, fl10);
+  CHECK_OK(olg_node_end(t.g, n, 1, NULL, NULL));
+  CHECK_STATUS(olg__infer_node(t.g, n, 17, NULL), OLG_ERR_INVALID_MODEL);
+  CHECK(strstr(olg_last_error(), "exceeds the signal's 5 samples") != NULL);
+  DONE(t);
+}
