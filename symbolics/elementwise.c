@@ -399,7 +399,7 @@ olg_status olg__sym_round(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value k = OLG_NO_VALUE;
   y = x;
   if (decimals) { /* as PyTorch: x * 10^d rounded, / 10^d (d < 0: x / 10^-d, * 10^-d) */
-    double p = pow(10.0, (double)(decimals > 0 ? decimals : -decimals));
+    double p = pow(10.0, fabs((double)decimals)); /* INT64_MIN: not negated as an integer */
     OLG_TRY(olg__const_like(cx, x, p, &k));
     OLG_TRY(olg__emit_math2(cx, decimals > 0 ? "Mul" : "Div", x, k, &y));
   }

@@ -571,3 +571,24 @@ TEST(linspace_runtime_ends_too_many_steps_refused) {
   olg_model_free(m);
   olg_registry_free(r);
 }
+
+/* aten::round with decimals INT64_MIN negated it as an integer (undefined behaviour, found by
+ * fuzz_builder; this test fails under `make sanitize` without the fix): lowers, as PyTorch's
+ * 10^|d| in floating point. */
+TEST(round_decimals_int64_min_lowers) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  builder b;
+  b_init(&b, NULL);
+  olg_value x = b_input(&b, "x", OLG_FLOAT, 1, (const int64_t[]){3}, NULL);
+  b_begin(&b, "round");
+  b_value(&b, x);
+  b_int(&b, INT64_MIN);
+  b_end(&b, 1);
+  olg_model *m, *out = NULL;
+  CHECK_OK(b_done(&b, &m));
+  CHECK_OK(legalize_at(m, r, 13, 0, NULL, &out, NULL));
+  olg_model_free(out);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
