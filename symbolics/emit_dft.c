@@ -123,7 +123,8 @@ olg_status olg__emit_dft(olg_lower *cx, const olg_dft *p, olg_value x, olg_value
     if (!olg__known_scalar(cx, p->axis_value, &a)) return olg_lower_unsupported(cx, "DFT with a run-time axis", 20);
     olg_dft q = *p;
     q.axis_value = OLG_NO_VALUE;
-    q.axis = (int64_t)a;
+    if (!olg__f64_to_i64(a, &q.axis)) /* INT64_MAX is 2^63 as a double: not cast */
+      return olg__errf(cx, OLG_ERR_INVALID_ARG, "DFT: axis %g out of range", a);
     int32_t r = olg__rank(cx, x);
     if (q.axis < 0 && r > 0) q.axis += r;
     return olg__emit_dft(cx, &q, x, out);
@@ -144,7 +145,8 @@ olg_status olg__emit_dft(olg_lower *cx, const olg_dft *p, olg_value x, olg_value
   if (rt && c2r) return olg__unsupportedf(cx, need, "a complex-to-real DFT of a length not known at conversion time");
   if (n < 1 && !rt) return olg__unsupportedf(cx, need, "DFT along a dim whose size is not known at conversion time");
   int64_t len = c2r ? 2 * (n - 1) : n;
-  if (p->length != OLG_NO_VALUE && !rt) len = (int64_t)l;
+  if (p->length != OLG_NO_VALUE && !rt && !olg__f64_to_i64(l, &len)) /* not cast past int64 */
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "DFT: length %g out of range", l);
   if (!rt && len < 1) return olg__errf(cx, OLG_ERR_INVALID_ARG, "DFT: length %lld is not positive", (long long)len);
   /* rows: what of the input meets the matrices; cols: the output's length along the axis */
   int64_t rows = c2r ? len / 2 + 1 : len, cols = c2r ? len : p->onesided ? len / 2 + 1 : len;

@@ -698,7 +698,8 @@ olg_status olg__emit_topk(olg_lower *cx, olg_value x, olg_value k_v, int64_t k, 
   if (k_v != OLG_NO_VALUE) {
     double kd;
     if (olg__known_scalar(cx, k_v, &kd)) {
-      k = (int64_t)kd;
+      if (!olg__f64_to_i64(kd, &k)) /* INT64_MAX is 2^63 as a double: not cast */
+        return olg__errf(cx, OLG_ERR_INVALID_ARG, "TopK: k %g out of range", kd);
       k_v = OLG_NO_VALUE;
     } else if (opset < 10) { /* all of the dim sorted, then its first k by a Gather */
       int64_t d = rank >= 0 ? olg__dim(cx, x, (int32_t)axis) : -1;

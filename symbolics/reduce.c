@@ -551,7 +551,8 @@ olg_status olg__sym_onnx_cumsum(olg_lower *cx, olg_node_id src, void *ud) {
   if (rank == 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "CumSum of a 0-D tensor");
   double a;
   if (olg__known_scalar(cx, av, &a) || rank == 1) {
-    int64_t d = rank == 1 ? 0 : olg__norm_axis((int64_t)a, rank);
+    /* an axis past int64 (INT64_MAX is 2^63 as a double) or NaN is out of range, not cast */
+    int64_t ai, d = rank == 1 ? 0 : olg__f64_to_i64(a, &ai) ? olg__norm_axis(ai, rank) : -1;
     if (d < 0) return olg_lower_error(cx, OLG_ERR_RANGE, "CumSum: axis out of range");
     OLG_TRY(cumsum_matmul(cx, x, rank, d, ex, rev, &y));
     return olg_lower_bind_output(cx, 0, y);
@@ -651,7 +652,7 @@ olg_status olg__sym_onnx_cumprod(olg_lower *cx, olg_node_id src, void *ud) {
     if (olg__op_takes(cx, "CumProd", 0, olg__dtype(cx, x))) return olg__sym_onnx_passthrough(cx, src, ud);
     return olg_lower_unsupported(cx, "CumProd with an axis computed at run time", 26);
   }
-  int64_t d = rank == 1 ? 0 : olg__norm_axis((int64_t)a, rank);
+  int64_t ai, d = rank == 1 ? 0 : olg__f64_to_i64(a, &ai) ? olg__norm_axis(ai, rank) : -1;
   if (d < 0) return olg_lower_error(cx, OLG_ERR_RANGE, "CumProd: axis out of range");
   OLG_TRY(emit_cumprod(cx, x, rank, d, ex, rev, "CumProd as Where and ReduceProd over a triangle", &y));
   return olg_lower_bind_output(cx, 0, y);

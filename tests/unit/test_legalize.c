@@ -583,3 +583,50 @@ TEST(legalize_node_names_unique_when_source_names_repeat) {
   olg_registry_free(r);
   olg_model_free(src);
 }
+
+/* An ONNX node of op (src opset) on x float[2,4,2] and the int64 scalar INT64_MAX as its input
+ * 1 (axis, k, dft_length) or 2 (DFT-20's axis), legalized to `to`. */
+static olg_status int64_max_scalar_model(const char *op, int src, int at, int to,
+                                         const olg_registry *r, olg_diags *d) {
+  olg_model *m = NULL, *out = NULL;
+  olg_status s = olg_model_new(&m, NULL);
+  if (s) return s;
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, big, y;
+  olg_node_id n;
+  int64_t dims[3] = {2, 4, 2}, v = INT64_MAX;
+  if (!(s = olg_model_set_opset(m, "", src)) &&
+      !(s = olg_graph_add_input(g, "x", OLG_FLOAT, 3, dims, NULL, &x)) &&
+      !(s = olg_graph_add_initializer(g, "big", OLG_INT64, 0, NULL, &v, 8, OLG_DATA_COPY, NULL,
+                                      NULL, &big)) &&
+      !(s = olg_node_begin(g, "", op, op, &n)) && !(s = olg_node_arg_value(g, n, x)) &&
+      !(s = olg_node_arg_value(g, n, at == 1 ? big : OLG_NO_VALUE)) &&
+      (at != 2 || !(s = olg_node_arg_value(g, n, big))) &&
+      !(s = olg_node_end(g, n, 1, NULL, &y)) && !(s = olg_graph_add_output(g, y)))
+    s = legalize_at(m, r, to, &out, d);
+  olg_model_free(out);
+  olg_model_free(m);
+  return s;
+}
+
+/* A known axis, k or DFT length of INT64_MAX reached the lowerings as the double 2^63 and was
+ * cast back to int64 (undefined behaviour: these fail under `make sanitize` without the fix);
+ * each is refused as out of range. */
+TEST(legalize_int64_max_scalars_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const struct { const char *op; int src, at, to; } c[] = {
+      {"CumSum", 11, 1, 10}, {"CumProd", 26, 1, 25}, {"TopK", 11, 1, 10}, {"DFT", 20, 2, 16},
+      {"DFT", 17, 1, 16}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    CHECK(int64_max_scalar_model(c[i].op, c[i].src, c[i].at, c[i].to, r, d) != OLG_OK);
+    int found = 0;
+    for (size_t k = 0; k < olg_diags_count(d); k++)
+      found |= strstr(olg_diag_message(d, k), "out of range") != NULL;
+    CHECK(found);
+    olg_diags_free(d);
+  }
+  olg_registry_free(r);
+}
