@@ -457,6 +457,12 @@ olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
     else flrt = flv;
   }
   if (fl < 0 && flrt == OLG_NO_VALUE) fl = (double)wl;
+  /* NaN, beyond any signal either way, or a known step below 1 (which would count the frames
+     at run time by it): out of range, and not converted to int64 (compared with the window's
+     length below: checked before) */
+  if ((step_known && !(step >= 1 && step <= 0x1p40)) || !(fl >= -0x1p40 && fl <= 0x1p40))
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "STFT: frame step %g or frame length %g out of range",
+                     step, fl);
   if (fl < 1 && flrt == OLG_NO_VALUE && win != OLG_NO_VALUE) { /* the window's size, at run time */
     OLG_TRY(olg__dim_tensor(cx, win, 0, &flrt));
   } else if (flrt == OLG_NO_VALUE && (fl < 1 || (wl >= 0 && wl != (int64_t)fl))) {
@@ -464,11 +470,6 @@ olg_status olg__sym_onnx_stft(olg_lower *cx, olg_node_id src, void *ud) {
                                      "length differs from the window's", 17);
   }
   bool onesided = olg__src_attr_int(cx, "onesided", 1) != 0;
-  /* NaN, beyond any signal either way, or a known step below 1 (which would count the frames
-     at run time by it): out of range, and not converted to int64 */
-  if ((step_known && !(step >= 1 && step <= 0x1p40)) || !(fl >= -0x1p40 && fl <= 0x1p40))
-    return olg__errf(cx, OLG_ERR_INVALID_ARG, "STFT: frame step %g or frame length %g out of range",
-                     step, fl);
   OLG_TRY(emit_stft(cx, x, (int64_t)step, step < 1 ? stepv : OLG_NO_VALUE, (int64_t)fl, flrt, win,
                     onesided, 1.0, &y));
   return olg_lower_bind_output(cx, 0, y);
