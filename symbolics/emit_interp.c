@@ -286,7 +286,7 @@ static olg_status resize_table(olg_lower *cx, const resize_axis_in *r, olg_inter
   for (int64_t i = 0; i < O; i++) {
     float xo = source_coord(r, (float)i);
     if (crop) {
-      t->valid[i] = !(xo < 0 || xo > (float)(L - 1));
+      t->valid[i] = xo >= 0 && xo <= (float)(L - 1); /* a NaN (from a NaN roi) is outside: never cast */
       if (!t->valid[i]) { /* the row stays zero: any in-range taps */
         for (int k = 0; k < t->n_taps; k++) {
           t->idx[i * t->n_taps + k] = 0;
