@@ -514,6 +514,14 @@ static olg_status trilu_dyn(olg_lower *cx, olg_value x, int32_t rank, olg_value 
                            trilu_caps c);
 
 /* The target's trilu_caps, k known at conversion time. */
+/* A static mask or index map of rows x cols elements is made at conversion time only up to
+ * 2^24 of them (128 MiB of int64); past that (or past INT64_MAX) the Range form is the one. */
+#define TRILU_STATIC_MAX ((int64_t)1 << 24)
+static bool trilu_static(int64_t rows, int64_t cols) {
+  int64_t n;
+  return rows >= 0 && cols >= 0 && !__builtin_mul_overflow(rows, cols, &n) && n <= TRILU_STATIC_MAX;
+}
+
 static trilu_caps trilu_target(const olg_lower *cx) {
   return (trilu_caps){olg__target_has(cx, "Where"), olg__target_has(cx, "Range"),
                       olg__target_has(cx, "Trilu"), OLG_NO_VALUE};
@@ -541,9 +549,10 @@ static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
   }
   int64_t rows = olg__dim(cx, x, rank - 2), cols = olg__dim(cx, x, rank - 1);
   olg_value zero, mask;
-  if (rows < 0 || cols < 0) {
+  if (!trilu_static(rows, cols)) {
     if (!c.range)
-      return olg_lower_unsupported(cx, "tril/triu of a matrix whose size is not known (Range)", 11);
+      return olg_lower_unsupported(cx, "tril/triu of a matrix whose size is not known or over 2^24 "
+                                       "elements (Range)", 11);
     olg_value in[3], ri, ci, diff, kv;
     OLG_TRY(olg__const_i64(cx, 0, &in[0]));
     OLG_TRY(olg__const_i64(cx, 1, &in[2]));
@@ -553,7 +562,9 @@ static olg_status trilu(olg_lower *cx, int upper, trilu_caps c) {
     OLG_TRY(dim_scalar(cx, x, rank - 1, &in[1]));
     OLG_TRY(olg__emit(cx, "Range", in, 3, &ci));
     OLG_TRY(olg__emit2(cx, "Sub", ci, ri, &diff)); /* [rows, cols]: j - i */
-    OLG_TRY(olg__const_i64(cx, upper ? k - 1 : k + 1, &kv));
+    /* j - i lies within +-2^62 (dims are below it): k clamped there, k -+ 1 cannot overflow */
+    int64_t kc = k < -((int64_t)1 << 62) ? -((int64_t)1 << 62) : k > ((int64_t)1 << 62) ? ((int64_t)1 << 62) : k;
+    OLG_TRY(olg__const_i64(cx, upper ? kc - 1 : kc + 1, &kv));
     OLG_TRY(olg__emit2(cx, upper ? "Greater" : "Less", diff, kv, &mask));
   } else if (c.where) {
     uint8_t *m = olg__lower_alloc(cx, (size_t)(rows * cols) + 1);
@@ -615,9 +626,9 @@ static olg_status trilu_dyn(olg_lower *cx, olg_value x, int32_t rank, olg_value 
   }
   int64_t rows = olg__dim(cx, x, rank - 2), cols = olg__dim(cx, x, rank - 1);
   olg_value diff, drop, y, zero;
-  if (rows < 0 || cols < 0) {
+  if (!trilu_static(rows, cols)) {
     if (!c.range)
-      return olg_lower_unsupported(cx, "Trilu with k computed at run time of a matrix whose size is not known (Range)", 11);
+      return olg_lower_unsupported(cx, "Trilu with k computed at run time of a matrix whose size is not known or over 2^24 elements (Range)", 11);
     olg_value in[3], ri, ci;
     OLG_TRY(olg__const_i64(cx, 0, &in[0]));
     OLG_TRY(olg__const_i64(cx, 1, &in[2]));

@@ -592,3 +592,36 @@ TEST(round_decimals_int64_min_lowers) {
   olg_model_free(m);
   olg_registry_free(r);
 }
+
+/* triu of a [2^40, 2^40] matrix: its static mask multiplied rows by cols past int64 (undefined
+ * behaviour found by fuzz_builder in ONNX Trilu's run-time k form) and asked for 2^80 bytes.
+ * Past 2^24 elements the mask is computed at run time (Range, 11), else refused naming 11; a k
+ * of INT64_MIN there is not decremented past int64. */
+TEST(triu_of_a_huge_matrix_by_range) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  for (int c = 0; c < 2; c++) {
+    builder b;
+    b_init(&b, NULL);
+    int64_t xd[2] = {(int64_t)1 << 40, (int64_t)1 << 40};
+    olg_value x = b_input(&b, "x", OLG_FLOAT, 2, xd, NULL);
+    b_begin(&b, "triu");
+    b_value(&b, x);
+    b_int(&b, c ? INT64_MIN : 1);
+    b_end(&b, 1);
+    olg_model *m, *out = NULL;
+    CHECK_OK(b_done(&b, &m));
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    CHECK_STATUS(legalize_at(m, r, 9, 0, NULL, &out, d), OLG_ERR_UNSUPPORTED);
+    int found = 0;
+    for (size_t i = 0; i < olg_diags_count(d); i++)
+      found |= strstr(olg_diag_message(d, i), "over 2^24") != NULL && olg_diag_min_opset(d, i) == 11;
+    CHECK(found);
+    CHECK_OK(legalize_at(m, r, 11, 0, NULL, &out, NULL));
+    olg_model_free(out);
+    olg_diags_free(d);
+    olg_model_free(m);
+  }
+  olg_registry_free(r);
+}
