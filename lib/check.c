@@ -239,7 +239,10 @@ static bool defined_in_scopes_in(const ck *c, const olg_graph *g, const scope *s
   for (int32_t k = olg__iscopes_outer(c->isc, name); k >= 0; k = olg__iscopes_next(c->isc, k)) {
     const olg_graph *eg;
     olg_node_id limit;
-    if (value_defined_here(olg__iscopes_entry(c->isc, k, &eg, &limit), limit)) return true;
+    /* two statements: in one call, limit could be read before the entry sets it (the order
+       in which arguments are evaluated is unspecified; gcc -O2 read it first) */
+    const olg_value_rec *r = olg__iscopes_entry(c->isc, k, &eg, &limit);
+    if (value_defined_here(r, limit)) return true;
   }
   return false;
 }

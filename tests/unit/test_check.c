@@ -595,6 +595,18 @@ TEST(check_subgraphs) {
   th->outputs.n = 0;
   EXPECT_CODE(m, 0, "OLG-CHECK-SUBGRAPH", "then_branch of If-13 has 0 outputs but the node has 1");
   olg_model_free(m);
+
+  /* a branch's node output named as a value of the main graph defined before the If (SSA across
+     scopes): optimized builds missed it, reading the scope's limit before the entry set it */
+  m = if_model(0, "x");
+  g = olg_model_graph(m);
+  th = g->nodes[1].attrs[0].g;
+  CHECK_OK(olg_graph_find_value(th, "ot", &extra));
+  CHECK_OK(olg__value_rename(th, extra, "nx"));
+  for (int full = 0; full < 2; full++)
+    EXPECT_CODE(m, full, "OLG-CHECK-NAME-DUPLICATE",
+                "output 0 'nx' of subgraph 'then' reuses a name of an enclosing graph");
+  olg_model_free(m);
 }
 
 TEST(check_full_mode_reports_contradictions) {
