@@ -109,13 +109,13 @@ static const char *sig_name(olg_keep *k, olg_model *dm, const olg_function *fn) 
   unsigned n = 0;
   for (uint32_t i = 0; i < k->n; i++) n += k->sigs[i].fn == fn;
   if (!n) return fn->name;
-  char buf[512];
   for (unsigned j = n + 1;; j++) {
-    snprintf(buf, sizeof buf, "%s__%u", fn->name, j);
+    const char *buf = olg__strfmt(dm, "%s__%u", fn->name, j);
+    if (!buf) return NULL;
     bool taken = olg__find_function(k->src, fn->domain, buf, NULL) != NULL;
     for (uint32_t i = 0; i < k->n && !taken; i++)
       taken = !strcmp(k->sigs[i].name, buf) && !strcmp(k->sigs[i].fn->domain, fn->domain);
-    if (!taken) return olg__strdup(dm, buf);
+    if (!taken) return buf;
   }
 }
 

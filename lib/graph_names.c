@@ -1,5 +1,7 @@
 /* onnxlegal — the name maps of a graph (values, and node names) and the names a graph makes up
  * for new values and nodes (graph_impl.h): apart from graph.c for its size. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "graph_impl.h"
@@ -483,3 +485,20 @@ olg_status olg__value_take_name(olg_graph *g, olg_value v, const char *name, boo
   return OLG_OK;
 }
 #endif
+
+const char *olg__strfmt(olg_model *m, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    olg__err(OLG_ERR_INVALID_ARG, "olg__strfmt: '%s' does not format", fmt);
+    return NULL;
+  }
+  char *p = olg__arena_alloc_str(m, (size_t)n + 1);
+  if (!p) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}

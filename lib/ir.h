@@ -584,6 +584,9 @@ olg_status olg__node_drop_extra(olg_model *m, olg_node *n);
 /* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */
 const char *olg__strdup(olg_model *m, const char *s);
 const char *olg__strndup(olg_model *m, const char *s, size_t n);
+/* A formatted string in the model's arena, of any length (names built from names: a fixed
+ * buffer would cut a long one short and make two names one); NULL on failure, error set. */
+const char *olg__strfmt(olg_model *m, const char *fmt, ...) OLG_PRINTF(2, 3);
 void *olg__arena_alloc(olg_model *m, size_t n);    /* zeroed, 8-aligned; error set on failure */
 char *olg__arena_alloc_str(olg_model *m, size_t n); /* for n chars with NUL: not zeroed */
 void *olg__arena_dup(olg_model *m, const void *p, size_t n);

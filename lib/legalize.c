@@ -378,9 +378,7 @@ olg_status olg__lower_node(olg_lower *cx, olg_node_id id) {
   cx->cur_src_opset = olg__src_opset_of(cx, nd->domain);
   cx->name_base = *nd->name ? nd->name : NULL;
   if (!cx->name_base && cx->scope) { /* unnamed, in a subgraph: "<scope>/<index>", unique */
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s/%d", cx->scope, (int)id);
-    if (!(cx->name_base = olg__strdup(cx->dst_model, buf))) return OLG_ERR_NOMEM;
+    if (!(cx->name_base = olg__strfmt(cx->dst_model, "%s/%d", cx->scope, (int)id))) return OLG_ERR_NOMEM;
   }
   cx->n_emitted = 0;
   cx->n_op_uses = 0;
@@ -779,10 +777,8 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   olg_graph *g;
   OLG_TRY(olg_model_new_subgraph(cx->dst_model, &g));
   g->parent = cx->dst; /* for the inference of outer references; attaching sets it again */
-  char buf[512];
   const char *outer = cx->name_base && *cx->name_base ? cx->name_base : olg_lower_node_op(cx);
-  snprintf(buf, sizeof buf, "%s/%s", outer, attr);
-  const char *scope = olg__strdup(cx->dst_model, buf);
+  const char *scope = olg__strfmt(cx->dst_model, "%s/%s", outer, attr);
   if (!scope) return OLG_ERR_NOMEM;
   /* every graph must be named (olg_check): an unnamed source body is named by its place */
   OLG_TRY(olg_graph_set_name(g, src_sub->name && *src_sub->name ? src_sub->name : scope));

@@ -43,8 +43,13 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   if (base && !k && sn && !cx->versioned_depth && !strcmp(sn->op, op) &&
       !strcmp(sn_domain, domain ? domain : ""))
     return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, base, out);
-  olg_sbuf sb = {buf, 0, sizeof buf}; /* "%s/%s", "%s/%s_%u" or "%s_%u" */
-  buf[0] = 0;
+  /* "%s/%s", "%s/%s_%u" or "%s_%u"; a name longer than buf in the arena: cut short, a body's
+     "<body>/<Op>" would be its parent's "<node>/<Op>" and their generated names one */
+  size_t need = (base ? strlen(base) + 1 : 0) + strlen(op) + 22;
+  char *p = need <= sizeof buf ? buf : olg__arena_alloc_str(cx->dst_model, need);
+  if (!p) return OLG_ERR_NOMEM;
+  olg_sbuf sb = {p, 0, need <= sizeof buf ? sizeof buf : need};
+  p[0] = 0;
   if (base) {
     olg__sb_str(&sb, base);
     olg__sb_mem(&sb, "/", 1);
@@ -55,7 +60,7 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
     olg__sb_u64(&sb, base ? k : cx->dst->n_nodes + cx->dst->n_interned);
   }
   /* two source nodes may share a name (a module called twice): keep emitted names unique */
-  return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, buf, out);
+  return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, p, out);
 }
 
 OLG_API olg_status olg_lower_emit_input(olg_lower *cx, olg_node_id n, olg_value v) {

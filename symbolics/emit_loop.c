@@ -14,12 +14,12 @@ olg_status olg__loop_body_begin(olg_lower *cx, olg_loop_body *b, const olg_value
   olg_graph *g;
   OLG_TRY(olg_model_new_subgraph(cx->dst_model, &g));
   g->parent = cx->dst; /* inference of the names the body reads from outside */
-  char buf[512];
   const char *base = cx->name_base && *cx->name_base ? cx->name_base : olg_lower_node_op(cx);
   /* a name no value of the graph has (nor will: the body's own names start with it), so that
    * the names in the body, generated under it, stay unique across the scopes (SSA) */
-  snprintf(buf, sizeof buf, "%s/Loop_body", base);
-  const char *name = olg__graph_unique_name(cx->dst, buf);
+  const char *body_base = olg__strfmt(cx->dst_model, "%s/Loop_body", base);
+  if (!body_base) return OLG_ERR_NOMEM;
+  const char *name = olg__graph_unique_name(cx->dst, body_base);
   if (!name) return OLG_ERR_NOMEM;
   OLG_TRY(olg_graph_set_name(g, name));
   b->outer = cx;
@@ -43,9 +43,10 @@ olg_status olg__loop_body_begin(olg_lower *cx, olg_loop_body *b, const olg_value
     int32_t rank = k < 2 ? 0 : olg__rank(cx, v);
     int64_t dims[OLG_MAX_RANK];
     for (int32_t d = 0; d < rank && d < OLG_MAX_RANK; d++) dims[d] = OLG_DIM_UNKNOWN;
-    snprintf(buf, sizeof buf, "%s/in%zu", name, k);
+    const char *in_name = olg__strfmt(cx->dst_model, "%s/in%zu", name, k);
+    if (!in_name) return OLG_ERR_NOMEM;
     olg_value in;
-    OLG_TRY(olg_graph_add_input(g, buf, t, rank, rank > 0 ? dims : NULL, NULL, &in));
+    OLG_TRY(olg_graph_add_input(g, in_name, t, rank, rank > 0 ? dims : NULL, NULL, &in));
     if (k == 0 && iter) *iter = in;
     if (k == 1 && cond) *cond = in;
     if (k >= 2 && n) carried[k - 2] = in;

@@ -252,3 +252,70 @@ def test_if_keeps_its_outputs_and_its_branches_names(tmp_path, opset):
         want, got = layerwise(src, out, ["xr", "if_out", "y"], feeds)
         for k in ("xr", "if_out", "y"):
             np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+# ---- names longer than a fixed buffer ----
+# Names the conversion builds from names ("<node>/<attr>" for a subgraph's scope, "<body>/in<k>"
+# for a Loop body's inputs, "<function>__<k>" for a kept function's copies) were formatted into
+# buffers of 512 bytes: a longer node or function name was cut, two names became one, and the
+# conversion failed (a duplicate input) or never ended (a copy's name taken at every k).
+LONG = 600
+
+NMS_TEST = "/usr/lib/python3/dist-packages/onnx/backend/test/data/node/test_nonmaxsuppression_two_batches"
+
+
+@pytest.mark.skipif(not os.path.exists(NMS_TEST), reason="onnx's node tests are not installed")
+def test_a_node_named_600_characters_lowered_through_a_loop(tmp_path):
+    """NonMaxSuppression-10 at 9 is a Loop whose body's inputs are named under the node's name."""
+    from ortrun import run_batch
+    from onnx import numpy_helper
+    m = onnx.load(os.path.join(NMS_TEST, "model.onnx"))
+    for n in m.graph.node:
+        n.name = "N" * LONG
+    src = tmp_path / "nms.onnx"
+    onnx.save(m, str(src))
+    out = convert(src, tmp_path / "nms9.onnx", 9)
+    assert any(n.op_type == "Loop" for n in out.graph.node)
+    feeds = {}
+    for i, inp in enumerate(m.graph.input):
+        t = onnx.load_tensor(os.path.join(NMS_TEST, "test_data_set_0", "input_%d.pb" % i))
+        feeds[inp.name] = numpy_helper.to_array(t)
+    got = run_batch([(m.SerializeToString(), feeds), (out.SerializeToString(), feeds)])
+    assert not isinstance(got[1], str), got[1]
+    for k in got[0]:
+        np.testing.assert_array_equal(got[1][k], got[0][k])
+
+
+def test_a_function_named_600_characters_kept_in_three_copies(tmp_path):
+    """--keep-functions: three call signatures of one function, three copies, each named apart
+    ("<name>", "<name>__2", "<name>__3"); the run ends (it looped at the third)."""
+    from ortrun import run_batch
+    from onnx import AttributeProto
+    name = "F" * LONG
+    k = helper.make_node("Constant", [], ["k"])
+    a = AttributeProto()
+    a.name, a.ref_attr_name, a.type = "value_float", "alpha", AttributeProto.FLOAT
+    k.attribute.append(a)
+    fn = helper.make_function("local", name, ["x"], ["y"], [k, helper.make_node("Mul", ["x", "k"], ["y"])],
+                              [helper.make_opsetid("", 17)], ["alpha"])
+    nodes, cur = [], "x"
+    for i in range(3):
+        nodes.append(helper.make_node(name, [cur], ["o%d" % i], domain="local", alpha=float(i + 2)))
+        cur = "o%d" % i
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info(cur, TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, functions=[fn], opset_imports=[helper.make_opsetid("", 17),
+                                                            helper.make_opsetid("local", 1)])
+    m.ir_version = 8
+    src, dst = tmp_path / "fn.onnx", tmp_path / "fn17.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "convert", str(src), str(dst), "--opset", "17", "--keep-functions"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = onnx.load(str(dst))
+    assert sorted(f.name for f in out.functions) == sorted([name, name + "__2", name + "__3"])
+    feeds = {"x": np.array([1.0, -3.0], np.float32)}
+    got = run_batch([(m.SerializeToString(), feeds), (out.SerializeToString(), feeds)])
+    assert not isinstance(got[1], str), got[1]
+    np.testing.assert_array_equal(got[1]["o2"], feeds["x"] * 24)
+    np.testing.assert_array_equal(got[0]["o2"], got[1]["o2"])
