@@ -18,6 +18,17 @@ static olg_status const_i64_nd(olg_lower *cx, int32_t rank, const int64_t *dims,
   return olg__const_tensor(cx, OLG_INT64, rank, dims, v, n * sizeof *v, out);
 }
 
+/* (in + pb + pe - (d * (k - 1) + 1)) / s + 1, the output size along an axis; 0 when a stride
+ * or dilation is below 1, a pad negative, or a step overflows (the caller refuses it). */
+static int64_t deform_out(int64_t in, int64_t pb, int64_t pe, int64_t d, int64_t k, int64_t s) {
+  int64_t span, sum;
+  if (s < 1 || d < 1 || pb < 0 || pe < 0 || __builtin_mul_overflow(d, k - 1, &span) ||
+      __builtin_add_overflow(span, 1, &span) || __builtin_add_overflow(in, pb, &sum) ||
+      __builtin_add_overflow(sum, pe, &sum) || sum < span)
+    return 0;
+  return (sum - span) / s + 1;
+}
+
 olg_status olg__emit_deform_conv(olg_lower *cx, olg_value x, olg_value w, olg_value off,
                                  olg_value b, olg_value mask, const olg_deform_conv *p,
                                  olg_value *out) {
@@ -30,18 +41,22 @@ olg_status olg__emit_deform_conv(olg_lower *cx, olg_value x, olg_value w, olg_va
                              xr - 2);
   int64_t n = xd[0], c = xd[1], h = xd[2], wi = xd[3], oc = wd[0], kh = p->kernel[0],
           kw = p->kernel[1], grp = p->group, og = p->offset_group;
-  if (grp < 1 || og < 1 || c % grp || c % og || oc % grp || wd[1] * grp != c || kh < 1 || kw < 1)
+  int64_t wg; /* every product and sum checked: dims and attributes come from the model */
+  if (grp < 1 || og < 1 || c % grp || c % og || oc % grp || __builtin_mul_overflow(wd[1], grp, &wg) ||
+      wg != c || kh < 1 || kw < 1)
     return olg__errf(cx, OLG_ERR_INVALID_MODEL, "DeformConv: channels %lld, weight [%lld, %lld], "
                      "group %lld and offset_group %lld do not agree", (long long)c, (long long)oc,
                      (long long)wd[1], (long long)grp, (long long)og);
-  int64_t oh = (h + p->pads[0] + p->pads[2] - (p->dilations[0] * (kh - 1) + 1)) / p->strides[0] + 1;
-  int64_t ow = (wi + p->pads[1] + p->pads[3] - (p->dilations[1] * (kw - 1) + 1)) / p->strides[1] + 1;
-  int64_t k = kh * kw, np = oh * ow, cg = c / og;
-  if (oh < 1 || ow < 1 || n * c * h * wi > (int64_t)1 << 24 || k * np > (int64_t)1 << 24 ||
-      n * c > (int64_t)1 << 20)
-    return olg__unsupportedf(cx, 19, "DeformConv of output %lldx%lld or input of %lld values "
-                             "(the decomposition's tables grow with them)", (long long)oh,
-                             (long long)ow, (long long)(n * c * h * wi));
+  int64_t oh = deform_out(h, p->pads[0], p->pads[2], p->dilations[0], kh, p->strides[0]);
+  int64_t ow = deform_out(wi, p->pads[1], p->pads[3], p->dilations[1], kw, p->strides[1]);
+  int64_t k, np, nc, nchw, knp, cg = c / og;
+  if (oh < 1 || ow < 1 || __builtin_mul_overflow(kh, kw, &k) || __builtin_mul_overflow(oh, ow, &np) ||
+      __builtin_mul_overflow(n, c, &nc) || __builtin_mul_overflow(nc, h, &nchw) ||
+      __builtin_mul_overflow(nchw, wi, &nchw) || __builtin_mul_overflow(k, np, &knp) ||
+      nchw > (int64_t)1 << 24 || knp > (int64_t)1 << 24 || nc > (int64_t)1 << 20 || c > (int64_t)1 << 20)
+    return olg__unsupportedf(cx, 19, "DeformConv of output %lldx%lld or input [%lld, %lld, %lld, "
+                             "%lld] (the decomposition's tables grow with them)", (long long)oh,
+                             (long long)ow, (long long)n, (long long)c, (long long)h, (long long)wi);
   olg_dtype t = olg__dtype(cx, x), ct = t == OLG_DOUBLE ? OLG_DOUBLE : OLG_FLOAT;
   if (t != ct) { /* float16, bfloat16: sampled and summed in float */
     OLG_TRY(olg__emit_cast(cx, x, ct, &x));

@@ -472,3 +472,17 @@ def test_eye_like_of_a_huge_input_refused_below_9():
                  [_vi("y", TensorProto.FLOAT, None)])
     with pytest.raises(onnxlegal.Error, match="more than 2\\^20 elements"):
         onnxlegal.convert(src.SerializeToString(), 8)
+
+
+def test_deform_conv_of_a_huge_input_refused_below_19():
+    """DeformConv-19 at 18 of an input [2^32, 2^32, 1, 1]: N x C x H x W wrapped to 0 (signed
+    overflow) and passed the decomposition's size guard; every product is now checked."""
+    import onnxlegal
+    big = 1 << 32
+    src = _model([helper.make_node("DeformConv", ["x", "w", "off"], ["y"])], 19,
+                 [_vi("x", TensorProto.FLOAT, [big, big, 1, 1]),
+                  _vi("w", TensorProto.FLOAT, [1, big, 1, 1]),
+                  _vi("off", TensorProto.FLOAT, [big, 2, 1, 1])],
+                 [_vi("y", TensorProto.FLOAT, None)])
+    with pytest.raises(onnxlegal.Error, match="tables grow"):
+        onnxlegal.convert(src.SerializeToString(), 18)
