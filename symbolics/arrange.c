@@ -400,7 +400,8 @@ static olg_status chunk(olg_lower *cx, bool dyn_slice) {
   OLG_TRY(olg__dim_arg(cx, 2, 0, rank, &axis));
   if (chunks <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "chunk: chunks must be positive");
   int64_t size = olg__dim(cx, x, (int32_t)axis);
-  if (size >= 0) return split_even(cx, x, axis, size ? (size + chunks - 1) / chunks : 1);
+  /* ceil(size / chunks), without size + chunks - 1 (past int64 for a huge chunks) */
+  if (size >= 0) return split_even(cx, x, axis, size ? size / chunks + (size % chunks != 0) : 1);
   if (!dyn_slice)
     return olg_lower_unsupported(cx, "chunk of a dim whose size is not known (Slice with run-time "
                                      "bounds)", 10);

@@ -625,3 +625,30 @@ TEST(triu_of_a_huge_matrix_by_range) {
   }
   olg_registry_free(r);
 }
+
+/* chunk of a dim of 4 into INT64_MAX - 2 chunks: ceil(size / chunks) added them first (signed
+ * overflow found by fuzz_builder); four parts of one. */
+TEST(chunk_into_int64_max_chunks) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  builder b;
+  b_init(&b, NULL);
+  olg_value x = b_input(&b, "x", OLG_FLOAT, 1, (const int64_t[]){4}, NULL);
+  b_begin(&b, "chunk");
+  b_value(&b, x);
+  b_int(&b, INT64_MAX - 2);
+  b_int(&b, 0);
+  b_end(&b, 4);
+  olg_model *m, *out = NULL;
+  CHECK_OK(b_done(&b, &m));
+  CHECK_OK(legalize_at(m, r, 13, 0, NULL, &out, NULL));
+  const olg_graph *g = olg_model_graph_const(out);
+  for (int i = 0; i < 4; i++) {
+    int64_t d = -1;
+    CHECK_OK(olg_value_dim(g, olg_graph_output_at(g, (size_t)i), 0, &d, NULL));
+    CHECK_EQ(d, 1);
+  }
+  olg_model_free(out);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
