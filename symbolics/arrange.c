@@ -350,7 +350,7 @@ static olg_status split_even(olg_lower *cx, olg_value x, int64_t axis, int64_t s
   if (step <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "split: size must be positive");
   int64_t size = olg__dim(cx, x, (int32_t)axis);
   if (size < 0) return split_by_slices(cx, x, axis, step, OLG_NO_VALUE, n_out);
-  size_t n = size == 0 ? 1 : (size_t)((size + step - 1) / step);
+  size_t n = size == 0 ? 1 : (size_t)(size / step + (size % step != 0)); /* no size + step */
   int64_t *sizes = alloc_ints(cx, n);
   if (!sizes) return OLG_ERR_NOMEM;
   for (size_t i = 0; i < n; i++) {

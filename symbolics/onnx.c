@@ -850,6 +850,10 @@ olg_status olg__sym_onnx_pool_ceil(olg_lower *cx, olg_node_id src, void *ud) {
     int64_t pb = np ? p[j] : 0, pe = np ? p[j + nk] : 0;
     if (in < 0) return olg_lower_unsupported(cx, "AveragePool with ceil_mode of an input whose spatial size is not known", 10);
     if (st <= 0 || k[j] <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape and strides must be > 0");
+    if (st > (int64_t)1 << 31 || k[j] > (int64_t)1 << 31 || pb < 0 || pe < 0 || pb > (int64_t)1 << 31 ||
+        pe > (int64_t)1 << 31 || in > (int64_t)1 << 40) /* else the window arithmetic passes int64 */
+      return olg_lower_error(cx, OLG_ERR_LIMIT, "AveragePool: kernel_shape, strides or pads negative or "
+                                                "past 2^31, or an input dim past 2^40");
     int64_t num = in + pb + pe - (k[j] - 1) - 1;
     if (num < 0) return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "the padded input is smaller than the window");
     int64_t o = (num + st - 1) / st + 1;

@@ -630,3 +630,38 @@ TEST(legalize_int64_max_scalars_refused) {
   }
   olg_registry_free(r);
 }
+
+/* AveragePool-10 with ceil_mode below 10, and AveragePool-19 with dilations below 19 (the
+ * grouped-Conv decomposition), of pads near INT64_MAX: the window arithmetic passed int64
+ * (undefined behaviour; inference leaves such dims unknown). Refused as past the bounds. */
+TEST(legalize_pool_huge_pads_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  for (int c = 0; c < 2; c++) {
+    olg_model *m, *out = NULL;
+    CHECK_OK(olg_model_new(&m, NULL));
+    olg_graph *g = olg_model_graph(m);
+    CHECK_OK(olg_model_set_opset(m, "", c ? 19 : 10));
+    olg_value x, y;
+    olg_node_id n;
+    CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 4, (const int64_t[]){1, 1, 8, 8}, NULL, &x));
+    CHECK_OK(olg_node_begin(g, "", "AveragePool", "pool", &n));
+    CHECK_OK(olg_node_arg_value(g, n, x));
+    CHECK_OK(olg_node_attr_ints(g, n, "kernel_shape", (const int64_t[]){2, 2}, 2));
+    CHECK_OK(olg_node_attr_ints(g, n, "pads", (const int64_t[]){0, 0, INT64_MAX - 1, 0}, 4));
+    if (c) CHECK_OK(olg_node_attr_ints(g, n, "dilations", (const int64_t[]){2, 1}, 2));
+    else CHECK_OK(olg_node_attr_int(g, n, "ceil_mode", 1));
+    CHECK_OK(olg_node_end(g, n, 1, NULL, &y));
+    CHECK_OK(olg_graph_add_output(g, y));
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    CHECK(legalize_at(m, r, c ? 18 : 9, &out, d) != OLG_OK);
+    int found = 0;
+    for (size_t k = 0; k < olg_diags_count(d); k++)
+      found |= strstr(olg_diag_message(d, k), "past 2^31") != NULL;
+    CHECK(found);
+    olg_diags_free(d);
+    olg_model_free(m);
+  }
+  olg_registry_free(r);
+}
