@@ -25,6 +25,8 @@
 static const int64_t ONES[OLG_MAX_SPATIAL] = {1, 1, 1};
 #define POOL_ARG_MAX ((int64_t)1 << 31)
 #define POOL_IN_MAX ((int64_t)1 << 40)
+#define ADAPTIVE_OUT_MAX ((int64_t)1 << 20)
+#define ADAPTIVE_IN_MAX ((int64_t)1 << 20)
 static const int64_t ZEROS[OLG_MAX_SPATIAL] = {0, 0, 0};
 
 /* PyTorch's pooling output size; -1 when the padded input is smaller than the window. */
@@ -509,6 +511,10 @@ static olg_status adaptive_arguments(olg_lower *cx, olg_value xb, adaptive_args 
   for (int j = 0; j < a->n; j++) {
     if (a->out[j] <= 0) return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "output_size must be > 0");
     a->in[j] = olg__dim(cx, xb, j + 2);
+    /* the bins' bounds ((o + 1) * in), their count and the planes' strides stay in int64 */
+    if (a->out[j] > ADAPTIVE_OUT_MAX || a->in[j] > ADAPTIVE_IN_MAX)
+      return olg__errf(cx, OLG_ERR_LIMIT, "adaptive pooling from %lld to %lld along spatial axis "
+                       "%d (past 2^20)", (long long)a->in[j], (long long)a->out[j], j);
     a->all_one = a->all_one && a->out[j] == 1;
     if (a->in[j] < 0) {
       a->dynamic = true;
@@ -572,6 +578,9 @@ olg_status olg__sym_adaptive_avg_pool(olg_lower *cx, olg_node_id src, void *ud) 
     for (int j = a.n - 1; j >= 0; j--) {
       int64_t in = a.in[j], out = a.out[j];
       if (in == out) continue;
+      if (in * out > (int64_t)1 << 24) /* both are at most 2^20 */
+        return olg__errf(cx, OLG_ERR_LIMIT, "adaptive_avg_pool: a %lld x %lld averaging matrix "
+                         "(past 2^24 values)", (long long)in, (long long)out);
       int from_end = a.n - 1 - j; /* 0: the last axis */
       size_t cnt = (size_t)(in * out);
       double *m = olg__lower_alloc(cx, cnt * sizeof *m);

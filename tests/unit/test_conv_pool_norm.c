@@ -213,3 +213,38 @@ TEST(family_refusals_name_the_opset_that_works) {
   olg_model_free(m);
   olg_registry_free(r);
 }
+
+/* adaptive pooling to an output_size near INT64_MAX (or from a huge input): the bins' bounds
+ * (o + 1) * in, their count and the averaging matrix in x out passed int64 or size_t. Refused
+ * (OLG_ERR_LIMIT) past 2^20 along an axis, and a matrix past 2^24 values. */
+TEST(adaptive_pool_huge_sizes_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const struct { const char *op; int64_t in, out; } c[] = {
+      {"adaptive_avg_pool2d", 7, INT64_MAX}, {"adaptive_max_pool2d", 7, (int64_t)1 << 40},
+      {"adaptive_avg_pool2d", (int64_t)1 << 33, 3}, {"adaptive_avg_pool2d", 99999, 99998}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    olg_model *m, *out = NULL;
+    CHECK_OK(olg_model_new(&m, NULL));
+    olg_graph *g = olg_model_graph(m);
+    olg_value x, y[2];
+    olg_node_id n;
+    olg_status s;
+    CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 4, (const int64_t[]){1, 1, 5, c[i].in}, NULL, &x));
+    CHECK_OK(NODE(c[i].op, "ap"));
+    CHECK_OK(VAL(x));
+    CHECK_OK(INTS(5, c[i].out));
+    CHECK_OK(END(strstr(c[i].op, "max") ? 2 : 1, y));
+    CHECK_OK(olg_graph_add_output(g, y[0]));
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    CHECK(legalize_at(m, r, 13, 1, &out, d) != OLG_OK);
+    int found = 0;
+    for (size_t k = 0; k < olg_diags_count(d); k++)
+      found |= strstr(olg_diag_message(d, k), "past 2^") != NULL;
+    CHECK(found);
+    olg_diags_free(d);
+    olg_model_free(m);
+  }
+  olg_registry_free(r);
+}
