@@ -87,6 +87,15 @@ size_t olg__pbr_off(const rd *r, const uint8_t *at);
 olg_status olg__pbr_perr(rd *r, const uint8_t *at, const char *fmt, ...) OLG_PRINTF(3, 4);
 const char *olg__pbr_where(const rd *r, char *buf, size_t cap);
 const char *olg__pbr_twhere(const rd *r, const char *tname, char *buf, size_t cap);
+/* Names, op types and domains are C strings in the IR: one holding a NUL byte would be cut there
+ * (another name, op or domain: a silent change of the model), so it is refused. n bytes at p are
+ * `what` (field words, e.g. "op_type", "input 2") of the message `where` names (NULL: the
+ * position olg__pbr_where gives). */
+olg_status olg__pbr_nul_name(rd *r, const uint8_t *p, size_t n, const char *what,
+                             const char *where);
+static inline olg_status olg__pbr_no_nul(rd *r, const uint8_t *p, size_t n, const char *what) {
+  return n && memchr(p, 0, n) ? olg__pbr_nul_name(r, p, n, what, NULL) : OLG_OK;
+}
 olg_status olg__pbr_enter(rd *r, const uint8_t *at, msgdesc *md);
 olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, msgdesc *md,
                                pbf *f);

@@ -30,6 +30,10 @@ olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn) {
     case 12: if ((s = olg__pbr_keep_validated(r, &fn->extra, &f))) return s; break;
     default: if ((s = olg__pbr_keep_raw(r, &fn->extra, &f))) return s;
     }
+    if (str && f.no != 8 &&
+        (s = olg__pbr_nul_name(r, f.p, f.n, f.no == 1 ? "name" : f.no == 10 ? "domain" : "overload",
+                               "FunctionProto")))
+      return s;
     if (str && !(*str = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
   }
   if (n_attr > UINT32_MAX / 2 || n_def > UINT32_MAX / 2 || n_opset > UINT32_MAX / 2 ||
@@ -50,6 +54,7 @@ olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn) {
   for (p = ff->p; p < end;) {
     if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 6) {
+      if ((s = olg__pbr_no_nul(r, f.p, f.n, "attribute name"))) return s;
       if (!(fn->attr_names[fn->n_attr_names++] = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
     } else if (f.no == 11) {
       if ((s = olg__pbr_rd_function_attr(r, &f, fn->body, &fn->attr_defaults[fn->n_attr_defaults++])))

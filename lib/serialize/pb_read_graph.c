@@ -111,8 +111,17 @@ static olg_status node_value_h(rd *r, gstate *gs, const uint8_t *p, size_t n, ui
   return OLG_OK;
 }
 
-/* The same for an input of a node (n > 0 bytes at p), through the cache of recent names. */
-static olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, olg_value *v) {
+/* A node's input or output i (n bytes at p) holds a NUL byte: refused (olg__pbr_nul_name). */
+static olg_status nul_arg(rd *r, const uint8_t *p, size_t n, const char *kind, size_t i) {
+  char what[40];
+  snprintf(what, sizeof what, "%s %zu", kind, i);
+  return olg__pbr_nul_name(r, p, n, what, NULL);
+}
+
+/* The same for input i of a node (n > 0 bytes at p), through the cache of recent names (which
+ * holds no name with a NUL byte: those are refused). */
+static olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
+                             olg_value *v) {
   rcache *c = &gs->rc[rc_slot(p, n)];
   if (c->n == n && c->p && olg__pbr_eq(c->p, p, n)) {
     *v = c->v;
@@ -120,9 +129,9 @@ static olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, olg_
   }
   size_t k = n;
   uint32_t h = olg__name_hash((const char *)p, &k);
+  if (k != n) return nul_arg(r, p, n, "input", i); /* the hash stopped at a NUL */
   olg_status s = node_value_h(r, gs, p, k, h, v, VK_FORWARD);
-  /* a name cut at a NUL is left to the map (an empty one is not in it) */
-  if (!s && k == n && n <= UINT32_MAX) *c = (rcache){p, (uint32_t)n, *v};
+  if (!s && n <= UINT32_MAX) *c = (rcache){p, (uint32_t)n, *v};
   return s;
 }
 
@@ -156,6 +165,8 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
     default: has_unknown = true;
     }
   }
+  static const char *const list_what[3] = {"input name", "output name", "value_info name"};
+  if (has_name && (s = olg__pbr_no_nul(r, name.p, name.n, list_what[list]))) return s;
   const char *nm = olg__pbr_cname(r, name.p, name.n);
   if (!nm) return OLG_ERR_NOMEM;
   olg_value v = *nm ? olg__graph_lookup(g, nm) : -1;
@@ -277,7 +288,11 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
     }
     if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     switch (f.no) {
-    case 1: if (!(a->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; has_name = true; break;
+    case 1:
+      if ((s = olg__pbr_no_nul(r, f.p, f.n, "attribute name"))) return s;
+      if (!(a->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      has_name = true;
+      break;
     case 2: { uint32_t b = (uint32_t)f.v; memcpy(&a->f, &b, 4); has_f = true; break; }
     case 3: a->i = (int64_t)f.v; has_i = true; break;
     case 4: a->s = (olg_bytes){(const char *)f.p, f.n}; has_s = true; break;
@@ -292,7 +307,10 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
     case 14: if (has_tp) return olg__pbr_dup_singular(r, &f, md); ftp = f; has_tp = true; break;
     case 15: lists[PBX_L_TPS]++; break;
     case 20: type_v = (int32_t)(uint32_t)f.v; has_type = true; break;
-    case 21: if (!(a->ref_attr_name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 21:
+      if ((s = olg__pbr_no_nul(r, f.p, f.n, "ref_attr_name"))) return s;
+      if (!(a->ref_attr_name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      break;
     case 22:
       if (has_sp) return olg__pbr_dup_singular(r, &f, md);
       if ((s = olg__pbr_validate_msg(r, f.p, f.n, f.fd->msg))) return s;
@@ -496,6 +514,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   const void *extra = NULL;
   const char *name = "", *op = "", *domain = "", *doc = NULL, *overload = NULL;
   bool has_op = false;
+  pbf named[4] = {{0}}; /* the last name (3), op_type (4), domain (7), overload (8) read */
   /* the inputs (1), outputs (2) and attributes (5) as this walk finds them (the first
    * NODE_SPANS of each), and where the first of each starts, for a node with more: the later
    * passes then walk only from there (every field checked by this walk) */
@@ -526,16 +545,25 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     }
     switch (f.no) {
     case 3:
+      named[0] = f;
       if (!(name = olg__pbr_sdup_name(r, &f))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_NAME_EMPTY))) return s;
       break;
-    case 4: if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM; has_op = true; break;
+    case 4:
+      named[1] = f;
+      if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
+      has_op = true;
+      break;
     case 6: if (!(doc = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 7:
+      named[2] = f;
       if (!(domain = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_DOMAIN_EMPTY))) return s;
       break;
-    case 8: if (!(overload = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 8:
+      named[3] = f;
+      if (!(overload = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+      break;
     case 9: n_meta++; break;
     case 10: if ((s = olg__pbr_keep_validated(r, &extra, &f))) return s; break;
     default: if ((s = olg__pbr_keep_raw(r, &extra, &f))) return s;
@@ -547,6 +575,9 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   r->at.op = op;
   r->at.attr = NULL;
   r->at.node_index = g->n_nodes;
+  static const char *const named_what[4] = {"name", "op_type", "domain", "overload"};
+  for (int k = 0; k < 4; k++)
+    if (named[k].p && (s = olg__pbr_no_nul(r, named[k].p, named[k].n, named_what[k]))) return s;
   if (n_in > UINT32_MAX / 2 || n_out > OLG_NODE_MAX_OUTPUTS || n_attr > OLG_NODE_MAX_ATTRS)
     return olg__err(OLG_ERR_LIMIT, "byte %zu: NodeProto '%s' (%s): %zu inputs, %zu outputs, %zu "
                     "attributes: at most %u outputs and %u attributes are read",
@@ -588,7 +619,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
       continue;
     }
     olg_value v;
-    if ((s = node_input(r, gs, a.p, a.n, &v))) return s;
+    if ((s = node_input(r, gs, a.p, a.n, i, &v))) return s;
     args[i].kind = OLG_ARG_VALUE;
     args[i].u.v = v;
   }
@@ -621,6 +652,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     size_t k = o.n;
     uint32_t h = pa->p == o.p && pa->raw_n == o.n ? (k = pa->n, pa->h)
                                                    : olg__name_hash((const char *)o.p, &k);
+    if (k != o.n) return nul_arg(r, o.p, o.n, "output", i); /* the hash stopped at a NUL */
     if ((s = node_value_h(r, gs, o.p, k, h, &v, VK_NORMAL))) return s;
     const olg_value_rec *vr = &g->values[v];
     /* a name seen before is this output only where an earlier input named it ahead */
@@ -633,7 +665,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     g->values[v].producer = id;
     outs[i] = v;
     /* the name's value in the map, now that it is this output (a second definition is not) */
-    if (claim && k == o.n && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
+    if (claim && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
   }
   nd = &g->nodes[id];
   nd->outputs = outs;
@@ -675,6 +707,7 @@ static olg_status sparse_init_value(rd *r, gstate *gs, const pbf *fs) {
     else if (f.no == 2) elem = (int32_t)(uint32_t)f.v;
   }
   if (!has_name || !name.n || n_dims > INT32_MAX) return OLG_OK;
+  if ((s = olg__pbr_no_nul(r, name.p, name.n, "sparse initializer name"))) return s;
   const char *nm = olg__pbr_cname(r, name.p, name.n);
   if (!nm) return OLG_ERR_NOMEM;
   if (olg__graph_lookup(gs->g, nm) >= 0) return OLG_OK;
@@ -717,6 +750,10 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
     switch (f.no) {
     case 1: case 5: case 11: case 12: case 13: case 16: break;
     case 2:
+      /* (a subgraph is named by its parent's attribute, being read) */
+      if ((s = olg__pbr_nul_name(r, f.p, f.n, g == m->graph ? "name" : "subgraph name",
+                                 g == m->graph ? "the main GraphProto" : NULL)))
+        return s;
       if (!(g->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &g->extra, PBX_NAME_EMPTY))) return s;
       break;
@@ -862,6 +899,7 @@ olg_status olg__pbr_rd_function_body(rd *r, const pbf *ff, olg_graph *g) {
         s = rd_node(r, &gs, &f);
         continue;
       }
+      if ((s = olg__pbr_no_nul(r, f.p, f.n, f.no == 4 ? "input" : "output"))) break;
       const char *nm = olg__pbr_cname(r, f.p, f.n);
       if (!nm) {
         s = OLG_ERR_NOMEM;

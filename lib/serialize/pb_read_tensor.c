@@ -253,7 +253,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   size_t n_dims = 0, cnt[DF_COUNT] = {0}, n_ext = 0;
   bool single_chunk[DF_COUNT] = {0};
   int chunks[DF_COUNT] = {0};
-  pbf raw = {0}, loc = {0}, chunk[DF_COUNT];
+  pbf raw = {0}, loc = {0}, nmf = {0}, chunk[DF_COUNT];
   memset(chunk, 0, sizeof chunk);
   bool has_loc = false;
   pbf f;
@@ -271,7 +271,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     case 2: t->dtype = (int32_t)(uint32_t)f.v; t->has_dtype = true; break;
     case 3: if ((s = olg__pbr_keep_validated(r, &t->extra, &f))) return s; break;
     case 6: cnt[DF_STR]++; break;
-    case 8: if (!(t->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 8: nmf = f; if (!(t->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 9: raw = f; cnt[DF_RAW] = 1; break;
     case 12: if (!(t->doc_string = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 13: n_ext++; break;
@@ -286,6 +286,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
   /* the tensor as the messages below name it: made when one is (a snprintf per tensor else) */
 #define TW olg__pbr_twhere(r, tname, tw, sizeof tw)
 
+  if (t->name && (s = olg__pbr_nul_name(r, nmf.p, nmf.n, "name", TW))) return s;
   /* dims */
   if (n_dims > INT32_MAX) return olg__pbr_perr(r, ft->p, "%s: too many dims", TW);
   t->rank = (int32_t)n_dims;

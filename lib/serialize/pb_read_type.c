@@ -32,6 +32,7 @@ static olg_status rd_dim(rd *r, const pbf *fd_, olg_dim *d, bool *irr) {
     case 2:
       members++;
       d->value = OLG_DIM_UNKNOWN;
+      if ((s = olg__pbr_no_nul(r, f.p, f.n, "dim_param"))) return s;
       if (!(d->param = olg__pbr_sdup(r, &f, irr))) return OLG_ERR_NOMEM;
       break;
     case 3:

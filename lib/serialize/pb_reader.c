@@ -71,6 +71,18 @@ const char *olg__pbr_twhere(const rd *r, const char *tname, char *buf, size_t ca
   return buf;
 }
 
+olg_status olg__pbr_nul_name(rd *r, const uint8_t *p, size_t n, const char *what,
+                             const char *where) {
+  const uint8_t *z = memchr(p, 0, n);
+  if (!z) return OLG_OK;
+  char w[700];
+  size_t k = (size_t)(z - p);
+  return olg__err(OLG_ERR_UNSUPPORTED, "byte %zu: %s: %s '%.*s%s' holds a NUL byte (byte %zu of "
+                  "its %zu): names, op types and domains with NUL bytes are not supported",
+                  olg__pbr_off(r, z), where ? where : olg__pbr_where(r, w, sizeof w), what,
+                  (int)(k < 200 ? k : 200), (const char *)p, k < 200 ? "" : "...", k, n);
+}
+
 static const char *fname(msgdesc *md, uint32_t no) {
   const olg_pb_field *fd = olg__pb_field(md, no);
   return fd ? fd->name : "?";
@@ -490,6 +502,8 @@ olg_status olg__pbr_rd_opset(rd *r, const pbf *fe, olg_opset *os, bool *exact) {
   while (p < end) {
     if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no == 1) {
+      if ((s = olg__pbr_nul_name(r, f.p, f.n, "opset_import domain", "OperatorSetIdProto")))
+        return s;
       if (!(os->domain = olg__pbr_sdup(r, &f, &lossy))) return OLG_ERR_NOMEM;
       has_d = true;
     } else if (f.no == 2) {
