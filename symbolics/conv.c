@@ -291,9 +291,14 @@ static olg_status fold_arguments(olg_lower *cx, size_t first, fold_args *f) {
   return OLG_OK;
 }
 
-/* Number of blocks along one axis of size `in`. */
+/* Number of blocks along one axis of size `in`; -1 when the padded input is smaller than a
+ * block or a step passes int64 (the arguments may be anything: checked as col2im's are). */
 static int64_t fold_blocks(const fold_args *f, int i, int64_t in) {
-  int64_t num = in + 2 * f->p[i] - f->d[i] * (f->k[i] - 1) - 1;
+  int64_t span, padded, num;
+  if (__builtin_mul_overflow(f->d[i], f->k[i] - 1, &span) ||
+      __builtin_mul_overflow(f->p[i], 2, &padded) || __builtin_add_overflow(padded, in, &padded) ||
+      __builtin_sub_overflow(padded, span, &num) || __builtin_sub_overflow(num, 1, &num))
+    return -1;
   return num < 0 ? -1 : num / f->s[i] + 1;
 }
 
@@ -317,7 +322,8 @@ olg_status olg__sym_im2col(olg_lower *cx, olg_node_id src, void *ud) {
                                        "export time", -1);
     out[i] = fold_blocks(&f, i, in[i]);
     if (out[i] <= 0)
-      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "im2col: the input is smaller than a block");
+      return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "im2col: the input is smaller than a block, "
+                                                      "or the sizes overflow int64");
   }
   olg_value t = xb;
   if (f.p[0] || f.p[1]) {
@@ -325,7 +331,10 @@ olg_status olg__sym_im2col(olg_lower *cx, olg_node_id src, void *ud) {
     OLG_TRY(olg__emit_pad(cx, xb, "constant", pads, 8, 0.0, &t));
   }
   for (int i = 0; i < 2; i++) {
-    int64_t n = f.k[i] * out[i];
+    int64_t n;
+    if (__builtin_mul_overflow(f.k[i], out[i], &n) || n > (int64_t)1 << 24)
+      return olg__errf(cx, OLG_ERR_LIMIT, "im2col: an index grid of %lld x %lld (past 2^24)",
+                       (long long)f.k[i], (long long)out[i]);
     int64_t *idx = olg__lower_alloc(cx, (size_t)n * sizeof *idx);
     if (!idx) return OLG_ERR_NOMEM;
     for (int64_t a = 0; a < f.k[i]; a++)

@@ -248,3 +248,38 @@ TEST(adaptive_pool_huge_sizes_refused) {
   }
   olg_registry_free(r);
 }
+
+/* im2col with a padding or dilation near INT64_MAX: the block count passed int64; and blocks
+ * whose index grid would pass 2^24 values. Refused. */
+TEST(im2col_huge_arguments_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const int64_t args[][4] = {/* kernel, dilation, padding, stride of both axes */
+                                    {2, INT64_MAX / 2, 0, 1}, {2, 1, INT64_MAX / 2, 1},
+                                    {1 << 13, 1, 1 << 20, 1}};
+  for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+    olg_model *m, *out = NULL;
+    CHECK_OK(olg_model_new(&m, NULL));
+    olg_graph *g = olg_model_graph(m);
+    olg_value x, y;
+    olg_node_id n;
+    olg_status s;
+    CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 4, (const int64_t[]){1, 1, 8, 8}, NULL, &x));
+    CHECK_OK(NODE("im2col", "i2c"));
+    CHECK_OK(VAL(x));
+    for (int a = 0; a < 4; a++) CHECK_OK(INTS(args[i][a], args[i][a]));
+    CHECK_OK(END(1, &y));
+    CHECK_OK(olg_graph_add_output(g, y));
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    CHECK(legalize_at(m, r, 13, 1, &out, d) != OLG_OK);
+    int found = 0;
+    for (size_t k = 0; k < olg_diags_count(d); k++)
+      found |= strstr(olg_diag_message(d, k), "overflow int64") != NULL ||
+               strstr(olg_diag_message(d, k), "past 2^24") != NULL;
+    CHECK(found);
+    olg_diags_free(d);
+    olg_model_free(m);
+  }
+  olg_registry_free(r);
+}
