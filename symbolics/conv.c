@@ -76,7 +76,10 @@ static olg_status conv_padding(olg_lower *cx, size_t i, olg_value w, conv_args *
         if (k < 0)
           return olg_lower_error(cx, OLG_ERR_UNSUPPORTED,
                                  "padding='same' with a kernel size unknown at export time");
-        int64_t total = a->dil[j] * (k - 1);
+        int64_t total;
+        if (k == 0 || a->dil[j] <= 0 || __builtin_mul_overflow(a->dil[j], k - 1, &total))
+          return olg__errf(cx, OLG_ERR_INVALID_ARG, "padding='same': dilation %lld times kernel "
+                           "size %lld - 1 is out of range", (long long)a->dil[j], (long long)k);
         pb = total / 2;
         pe = total - pb;
       } else if (strcmp(s, "valid") != 0) {

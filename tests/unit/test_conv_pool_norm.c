@@ -283,3 +283,41 @@ TEST(im2col_huge_arguments_refused) {
   }
   olg_registry_free(r);
 }
+
+/* conv2d with padding='same' and a dilation near INT64_MAX (or below 1): the total padding
+ * dilation * (kernel - 1) passed int64 (or came out negative). Refused. */
+TEST(conv_same_huge_dilation_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const int64_t dil[] = {INT64_MAX / 2 + 1, -3};
+  for (size_t i = 0; i < sizeof dil / sizeof *dil; i++) {
+    olg_model *m, *out = NULL;
+    CHECK_OK(olg_model_new(&m, NULL));
+    olg_graph *g = olg_model_graph(m);
+    olg_value x, w, y;
+    olg_node_id n;
+    olg_status s;
+    CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 4, (const int64_t[]){1, 4, 8, 8}, NULL, &x));
+    CHECK_OK(olg_graph_add_input(g, "w", OLG_FLOAT, 4, (const int64_t[]){4, 4, 3, 3}, NULL, &w));
+    CHECK_OK(NODE("conv2d", "conv"));
+    CHECK_OK(VAL(x));
+    CHECK_OK(VAL(w));
+    CHECK_OK(NONE);
+    CHECK_OK(INTS(1, 1));
+    CHECK_OK(olg_node_arg_string(g, n, "same"));
+    CHECK_OK(INTS(dil[i], 1));
+    CHECK_OK(INT(1));
+    CHECK_OK(END(1, &y));
+    CHECK_OK(olg_graph_add_output(g, y));
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    CHECK(legalize_at(m, r, 13, 1, &out, d) != OLG_OK);
+    int found = 0;
+    for (size_t k = 0; k < olg_diags_count(d); k++)
+      found |= strstr(olg_diag_message(d, k), "is out of range") != NULL;
+    CHECK(found);
+    olg_diags_free(d);
+    olg_model_free(m);
+  }
+  olg_registry_free(r);
+}
