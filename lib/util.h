@@ -92,12 +92,15 @@ typedef struct olg_sbuf {
   char *p;
   size_t n, cap; /* cap >= 1 */
 } olg_sbuf;
+/* The position and the buffer in locals: written through b->p, a char store that may alias
+ * b->n, clang 14 -O2 cut "Add_10" to "Add_1" (the digits of olg__sb_u64 after a first piece). */
 static inline void olg__sb_mem(olg_sbuf *b, const char *s, size_t l) {
-  size_t room = b->cap - 1 - b->n;
+  size_t n = b->n, room = b->cap - 1 - n;
+  char *p = b->p;
   if (l > room) l = room;
-  for (size_t i = 0; i < l; i++) b->p[b->n + i] = s[i];
-  b->n += l;
-  b->p[b->n] = 0;
+  for (size_t i = 0; i < l; i++) p[n + i] = s[i];
+  p[n + l] = 0;
+  b->n = n + l;
 }
 static inline void olg__sb_str(olg_sbuf *b, const char *s) {
   size_t l = 0;

@@ -12,6 +12,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAM = os.path.join(ROOT, "tests", "amalgamation", "roundtrip.c")
+CONVERT_MANY = os.path.join(ROOT, "tests", "amalgamation", "convert_many.c")
 WARN = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
 
 
@@ -68,12 +69,54 @@ def test_compiles_links_and_runs(cc, amalg, tmp_path):
     assert needed <= {"libc.so.6", "libm.so.6"}, needed
 
 
-def test_optimized_builds(amalg, tmp_path):
+@pytest.fixture(scope="module")
+def optimized(amalg, tmp_path_factory):
+    """The amalgamation compiled at -O2 by clang and by gcc: {cc: object file}."""
+    out = tmp_path_factory.mktemp("optimized")
+    objs = {}
     # clang stays silent at -O2 with every warning an error; gcc's -O2 sees across the former
     # files (format truncation of olg_last_error's buffer, a maybe-uninitialized): it builds
     for cc, flags in (("clang", ["-O2"]), ("gcc", ["-O2", "-Wno-error"])):
         need(cc)
-        compile_one(cc, amalg, tmp_path / ("%s.o" % cc), *flags)
+        objs[cc] = out / ("%s.o" % cc)
+        compile_one(cc, amalg, objs[cc], *flags)
+    return objs
+
+
+def test_optimized_builds(optimized):
+    assert sorted(optimized) == ["clang", "gcc"]
+
+
+NODE_TESTS = "/usr/lib/python3/dist-packages/onnx/backend/test/data/node"
+
+
+@pytest.mark.skipif(not os.path.isdir(NODE_TESTS), reason="onnx's node tests are not installed")
+def test_clang_and_gcc_builds_convert_alike(amalg, optimized, tmp_path):
+    """Each node test converted to 9, 13 and 17 by the -O2 library of each compiler: the same
+    bytes. A difference is behaviour that depends on the compiler (see convert_many.c)."""
+    import glob
+    models = sorted(glob.glob(os.path.join(NODE_TESTS, "*", "model.onnx")))
+    assert len(models) > 500, len(models)
+    exes = {}
+    for cc, obj in optimized.items():
+        exes[cc] = tmp_path / ("convert_%s" % cc)
+        r = subprocess.run([cc, "-std=c11", "-O2", "-I", str(amalg), CONVERT_MANY, str(obj), "-lm",
+                            "-o", str(exes[cc])], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-4000:]
+    for opset in (9, 13, 17):
+        dirs = {}
+        for cc, exe in exes.items():
+            dirs[cc] = tmp_path / ("%s_%d" % (cc, opset))
+            dirs[cc].mkdir()
+            r = subprocess.run([str(exe), str(opset), str(dirs[cc])] + models,
+                               capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, r.stderr[-4000:]
+        names = {cc: sorted(os.listdir(d)) for cc, d in dirs.items()}
+        assert names["clang"] == names["gcc"], opset
+        assert len(names["gcc"]) > 400, (opset, len(names["gcc"]))
+        differ = [models[int(n[:-5])] for n in names["gcc"]
+                  if (dirs["gcc"] / n).read_bytes() != (dirs["clang"] / n).read_bytes()]
+        assert not differ, "opset %d: %d differ, e.g. %s" % (opset, len(differ), differ[:5])
 
 
 def test_aarch64(amalg, tmp_path):
