@@ -26,12 +26,43 @@ static bool parse_u64(const char *s, uint64_t *out) {
   return true;
 }
 
+/* Adds e to the reader's table of mapped files (room made first). */
+static olg_status ext_add(rd *r, ext_file *e) {
+  const olg_allocator *a = &r->m->alloc;
+  if (r->ext_n + 1 > r->ext_cap / 2) {
+    if (r->ext_cap > UINT32_MAX / 4) return olg__err(OLG_ERR_LIMIT, "too many external data files");
+    uint32_t cap = r->ext_cap ? r->ext_cap * 2 : 16;
+    ext_file **t = olg__calloc(a, cap, sizeof *t);
+    if (!t) return OLG_ERR_NOMEM;
+    for (uint32_t i = 0; i < r->ext_cap; i++) {
+      ext_file *x = r->ext_tab[i];
+      if (!x) continue;
+      uint32_t j = x->hash & (cap - 1);
+      while (t[j]) j = (j + 1) & (cap - 1);
+      t[j] = x;
+    }
+    olg__free(a, r->ext_tab, (size_t)r->ext_cap * sizeof *r->ext_tab);
+    r->ext_tab = t;
+    r->ext_cap = cap;
+  }
+  uint32_t j = e->hash & (r->ext_cap - 1);
+  while (r->ext_tab[j]) j = (j + 1) & (r->ext_cap - 1);
+  r->ext_tab[j] = e;
+  r->ext_n++;
+  return OLG_OK;
+}
+
 static olg_status ext_map(rd *r, const char *tname, const char *location, ext_file **out) {
-  for (ext_file *e = r->ext; e; e = e->next)
-    if (strcmp(e->location, location) == 0) {
+  size_t ln = SIZE_MAX;
+  uint32_t h = olg__name_hash(location, &ln);
+  for (uint32_t j = r->ext_cap ? h & (r->ext_cap - 1) : 0; r->ext_cap && r->ext_tab[j];
+       j = (j + 1) & (r->ext_cap - 1)) {
+    ext_file *e = r->ext_tab[j];
+    if (e->hash == h && strcmp(e->location, location) == 0) {
       *out = e;
       return OLG_OK;
     }
+  }
   const char *why;
   char tw[800];
   olg__pbr_twhere(r, tname, tw, sizeof tw);
@@ -58,6 +89,7 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
     return OLG_ERR_NOMEM;
   }
   e->location = loc;
+  e->hash = h;
   e->size = (size_t)st.st_size;
   e->src = (olg_ext_src){olg__strdup(r->m, r->ext_dir), loc, (uint64_t)st.st_dev,
                          (uint64_t)st.st_ino, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec,
@@ -84,8 +116,8 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
     e->addr = a;
   }
   close(fd);
-  e->next = r->ext;
-  r->ext = e;
+  olg_status s = ext_add(r, e);
+  if (s) return s;
   *out = e;
   return OLG_OK;
 }

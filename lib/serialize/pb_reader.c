@@ -355,7 +355,9 @@ const char *olg__pbr_intern(rd *r, const pbf *f) {
   uint32_t h = n ? (uint32_t)(n + 3u * f->p[0] + 5u * f->p[n - 1] + 7u * f->p[n / 2]) & 63 : 0;
   const char *q = r->interned[h];
   if (q && r->interned_n[h] == n && olg__pbr_eq((const uint8_t *)q, f->p, n)) return q;
-  if (f->n > UINT32_MAX || !(q = olg__strndup(r->m, (const char *)f->p, f->n))) return q;
+  /* (past 4 GiB a copy that is not kept: the slot's length could not say it) */
+  if (f->n > UINT32_MAX) return olg__strndup(r->m, (const char *)f->p, f->n);
+  if (!(q = olg__strndup(r->m, (const char *)f->p, f->n))) return NULL;
   r->interned[h] = q;
   r->interned_n[h] = (uint32_t)f->n;
   return q;
@@ -666,6 +668,7 @@ static olg_status decode(olg_model *m, const uint8_t *data, size_t n, uint8_t ow
   r.load_ext = o->load_external_data != 0;
   olg_status s = rd_model(&r);
   olg__free(&m->alloc, r.scratch, r.scratch_cap);
+  olg__free(&m->alloc, r.ext_tab, (size_t)r.ext_cap * sizeof *r.ext_tab);
   return s;
 }
 
@@ -832,8 +835,8 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
       if (!peek_varint(&q, qe, &t)) return NULL;
       switch (t & 7) {
       case 0: if (!peek_varint(&q, qe, &n)) return NULL; break;
-      case 1: q += 8; break;
-      case 5: q += 4; break;
+      case 1: if (qe - q < 8) return NULL; q += 8; break;
+      case 5: if (qe - q < 4) return NULL; q += 4; break;
       case 2:
         if (!peek_varint(&q, qe, &n) || n > (uint64_t)(qe - q)) return NULL;
         if (t >> 3 == 2) {
