@@ -323,6 +323,15 @@ bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n) {
   return true;
 }
 
+const float *olg__tensor_f32(olg_lower *cx, const olg_tensor *t, size_t *n) {
+  if (!t || t->dtype != OLG_FLOAT || !t->data) return NULL;
+  *n = t->nbytes / 4;
+  if ((uintptr_t)t->data % _Alignof(float) == 0) return t->data;
+  float *q = olg__lower_alloc(cx, t->nbytes);
+  if (q) memcpy(q, t->data, t->nbytes);
+  return q;
+}
+
 bool olg__known_scalar(olg_lower *cx, olg_value v, double *out) {
   const olg_tensor *t = olg__known(cx, v);
   size_t k;

@@ -40,6 +40,10 @@ int64_t olg__dim(const olg_lower *cx, olg_value v, int32_t i);
 bool olg__static_shape(const olg_lower *cx, olg_value v, int64_t *dims, int32_t *rank);
 /* True when v's contents are known and integer/bool; *p valid until the legalize call ends. */
 bool olg__known_ints(olg_lower *cx, olg_value v, const int64_t **p, size_t *n);
+/* A FLOAT tensor's elements to read as floats: its data when 4-aligned, else a copy in the
+ * target's arena (data read from a file is where the file put it: raw_data at any offset).
+ * NULL when t is not FLOAT with data, or on failure. */
+const float *olg__tensor_f32(olg_lower *cx, const olg_tensor *t, size_t *n);
 /* True when argument i is a list of values whose items are all known scalars (an int[] with
  * only export-time items). A probe: unlike olg_lower_arg_ints it records no diagnostic, so a
  * symbolic can try the static path and fall back to the run-time one. */

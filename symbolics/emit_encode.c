@@ -639,11 +639,9 @@ olg_status olg__emit_resize(olg_lower *cx, olg_value x, const olg_resize_params 
   } else if (opset < 9) {
     const int64_t *dummy;
     (void)dummy;
-    const olg_tensor *t = olg__known(cx, scales_v);
-    if (!t || t->dtype != OLG_FLOAT)
-      return olg_lower_unsupported(cx, "Upsample with scales computed at run time", 9);
-    n = t->nbytes / 4;
-    sc = (float *)t->data;
+    const float *known = olg__tensor_f32(cx, olg__known(cx, scales_v), &n);
+    if (!known) return olg_lower_unsupported(cx, "Upsample with scales computed at run time", 9);
+    sc = (float *)known;
   }
   for (size_t i = 0; sc && opset < 10 && i < n; i++)
     if (sc[i] < 1) return olg__emit_resize_tables(cx, x, p, out); /* Upsample: scales >= 1 */

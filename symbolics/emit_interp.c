@@ -332,7 +332,11 @@ static bool known_floats(olg_lower *cx, olg_value v, float *out, size_t n) {
     return true;
   }
   if (t->dtype == OLG_DOUBLE && t->nbytes == 8 * n) {
-    for (size_t i = 0; i < n; i++) out[i] = (float)((const double *)t->data)[i];
+    for (size_t i = 0; i < n; i++) { /* at any alignment (data as a file put it) */
+      double d;
+      memcpy(&d, (const char *)t->data + 8 * i, 8);
+      out[i] = (float)d;
+    }
     return true;
   }
   return false;

@@ -262,12 +262,8 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
       p.n = sa->n;
     } else {
       OLG_TRY(olg_lower_arg_value(cx, 1, &p.scales_v));
-      const olg_tensor *t = olg__known(cx, p.scales_v);
-      if (t && t->dtype == OLG_FLOAT && t->data) {
-        p.scales = t->data;
-        p.n = t->nbytes / 4;
+      if ((p.scales = olg__tensor_f32(cx, olg__known(cx, p.scales_v), &p.n)))
         p.scales_v = OLG_NO_VALUE;
-      }
     }
     bool down = false;
     for (size_t i = 0; p.scales && i < p.n; i++) down = down || p.scales[i] < 1;
@@ -310,13 +306,7 @@ olg_status olg__sym_onnx_resize(olg_lower *cx, olg_node_id src, void *ud) {
         p.sizes_v = sizes;
       }
     } else if (scales != OLG_NO_VALUE) {
-      const olg_tensor *t = olg__known(cx, scales);
-      if (t && t->dtype == OLG_FLOAT && t->data) {
-        p.scales = t->data;
-        p.n = t->nbytes / 4;
-      } else {
-        p.scales_v = scales;
-      }
+      if (!(p.scales = olg__tensor_f32(cx, olg__known(cx, scales), &p.n))) p.scales_v = scales;
     }
   }
   OLG_TRY(olg__emit_resize(cx, x, &p, &y));

@@ -33,9 +33,16 @@ static const olg_tensor *known_real(const olg_lower *cx, const olg_graph *g, olg
   return t;
 }
 
+/* Element i, at any alignment: an initializer read from a file is where the file put it. */
 static double get(const olg_tensor *t, size_t i) {
-  return t->dtype == OLG_FLOAT ? (double)((const float *)t->data)[i]
-                               : ((const double *)t->data)[i];
+  if (t->dtype == OLG_FLOAT) {
+    float f;
+    memcpy(&f, (const char *)t->data + 4 * i, 4);
+    return f;
+  }
+  double d;
+  memcpy(&d, (const char *)t->data + 8 * i, 8);
+  return d;
 }
 
 static void put(olg_dtype dt, void *p, size_t i, double x) {

@@ -425,6 +425,51 @@ TEST(legalize_tensorrt_no_gather_on_shapes) {
   olg_registry_free(r);
 }
 
+/* A model read from a file borrows its initializers where the file put them: raw_data at any
+ * offset. Resize's known scales at an odd address are read as such (under `make sanitize`,
+ * UBSan's alignment check failed on the float loads of Resize's and Upsample's lowerings). */
+TEST(legalize_known_scales_at_an_odd_address) {
+  olg_registry *r = builtin();
+  olg_model *m, *out;
+  CHECK_OK(olg_model_new(&m, NULL));
+  CHECK_OK(olg_model_set_opset(m, "", 13));
+  olg_graph *g = olg_model_graph(m);
+  static const float scales[4] = {1, 1, 2, 3};
+  static _Alignas(8) unsigned char bytes[1 + sizeof scales];
+  memcpy(bytes + 1, scales, sizeof scales);
+  olg_value x, sc, y;
+  olg_node_id n;
+  int64_t dims[4] = {1, 1, 2, 2}, four = 4;
+  const char *names[1] = {"y"};
+  CHECK_OK(olg_graph_add_input(g, "x", OLG_FLOAT, 4, dims, NULL, &x));
+  CHECK_OK(olg_graph_add_initializer(g, "scales", OLG_FLOAT, 1, &four, bytes + 1, sizeof scales,
+                                     OLG_DATA_BORROW, NULL, NULL, &sc));
+  CHECK_OK(olg_node_begin(g, "", "Resize", "resize", &n));
+  CHECK_OK(olg_node_arg_value(g, n, x));
+  CHECK_OK(olg_node_arg_none(g, n));
+  CHECK_OK(olg_node_arg_value(g, n, sc));
+  CHECK_OK(olg_node_attr_string(g, n, "coordinate_transformation_mode", "asymmetric"));
+  CHECK_OK(olg_node_attr_string(g, n, "nearest_mode", "floor"));
+  CHECK_OK(olg_node_end(g, n, 1, names, &y));
+  CHECK_OK(olg_graph_add_output(g, y));
+  static const struct { int opset; const char *op; } want[] = {{7, "Upsample"}, {9, "Upsample"},
+                                                              {11, "Resize"}, {13, "Resize"}};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+    CHECK_OK(legalize_at(m, r, want[k].opset, &out, NULL));
+    const olg_graph *og = olg_model_graph_const(out);
+    CHECK(find_node(og, want[k].op) >= 0);
+    olg_value oy = olg_graph_output_at(og, 0);
+    CHECK_EQ(olg_value_rank(og, oy), 4);
+    int64_t h, w;
+    CHECK_OK(olg_value_dim(og, oy, 2, &h, NULL));
+    CHECK_OK(olg_value_dim(og, oy, 3, &w, NULL));
+    CHECK(h == 4 && w == 6);
+    olg_model_free(out);
+  }
+  olg_model_free(m);
+  olg_registry_free(r);
+}
+
 /* Initializers: borrowed (same bytes), listed as inputs where IR < 4 needs it */
 TEST(legalize_initializers_borrowed) {
   olg_registry *r = builtin();
