@@ -328,6 +328,11 @@ bool olg__ck_type_string(const olg_type *t, char *buf, size_t n) {
     snprintf(buf, n, "map(%s, %s)", k, in);
     return true;
   }
+  case OLG_TYPE_OPAQUE: { /* no ONNX op takes one: spelled for the message that says so */
+    const char *d = olg__type_opaque_domain(t), *nm = olg__type_opaque_name(t);
+    snprintf(buf, n, "opaque(%s, %s)", d ? d : "", nm ? nm : "");
+    return true;
+  }
   default:
     return false;
   }

@@ -234,7 +234,8 @@ static olg_status check_schema(olg_lower *cx, const olg_node *nd, const olg_sche
  * lists such a type (Identity from 14 for sequences, 16 for optionals; If and Loop likewise). */
 static const char *kind_prefix(uint8_t kind) {
   return kind == OLG_TYPE_SEQUENCE ? "seq(" : kind == OLG_TYPE_OPTIONAL ? "optional("
-       : kind == OLG_TYPE_MAP ? "map(" : kind == OLG_TYPE_SPARSE_TENSOR ? "sparse_tensor(" : NULL;
+       : kind == OLG_TYPE_MAP ? "map(" : kind == OLG_TYPE_SPARSE_TENSOR ? "sparse_tensor("
+       : kind == OLG_TYPE_OPAQUE ? "opaque(" : NULL; /* (no op of the default domain takes one) */
 }
 
 static bool formal_takes(const olg_schema *s, const olg_formal *f, const char *pre) {
@@ -269,7 +270,8 @@ static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema
   }
   uint8_t k = cx->dst->values[v].type.kind;
   const char *what = k == OLG_TYPE_SEQUENCE ? "a sequence" : k == OLG_TYPE_OPTIONAL ? "an optional"
-                   : k == OLG_TYPE_MAP ? "a map" : "a sparse tensor";
+                   : k == OLG_TYPE_MAP ? "a map" : k == OLG_TYPE_OPAQUE ? "an opaque value"
+                   : "a sparse tensor";
   return olg__unsupportedf(cx, from ? from : -1, "%s with %s as %s %d ('%s'; %s-%d takes none)",
                            nd->op, what, input ? "input" : "output", pos, f->name, s->name,
                            s->since_version);

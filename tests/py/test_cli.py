@@ -519,3 +519,24 @@ def test_a_model_over_2_gib_is_refused_naming_the_commands_option(tmp_path):
         assert "protobuf readers refuse more than 2 GiB" in lines[0], r.stderr
         assert lines[1].startswith("onnxlegal: %s: %s" % (cmd, option)), r.stderr
         assert not (tmp_path / "out.onnx").exists()
+
+
+def test_an_opaque_value_into_a_tensor_input_is_refused_by_check_and_convert(tmp_path):
+    """Hardmax of a graph input typed opaque (found by fuzz_pipeline): `check` names the type
+    constraint it breaks, and `convert` refuses the node instead of writing a model whose output
+    has no type."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TypeProto, ValueInfoProto, helper
+    x = ValueInfoProto(name="x", type=TypeProto(opaque_type=TypeProto.Opaque(domain="d", name="n")))
+    g = helper.make_graph([helper.make_node("Hardmax", ["x"], ["y"])], "g", [x],
+                          [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    (tmp_path / "m.onnx").write_bytes(m.SerializeToString())
+    r = run("check", tmp_path / "m.onnx")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "OLG-CHECK-TYPE-CONSTRAINT" in r.stdout and "is opaque(d, n)" in r.stdout, r.stdout
+    r = run("convert", tmp_path / "m.onnx", tmp_path / "out.onnx", "--opset", "13")
+    assert r.returncode == 1, r.stderr
+    assert "Hardmax with an opaque value as input 0" in r.stderr, r.stderr
+    assert not (tmp_path / "out.onnx").exists()
