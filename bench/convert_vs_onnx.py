@@ -4,6 +4,7 @@
     /usr/bin/python3 bench/convert_vs_onnx.py [--sizes 10000,100000,1000000] [--onnx-max 10000]
                                               [--targets 7,9,11,13,17] [--repeat 3] [--no-corpus]
                                               [--weights-mb 1536] [--no-weights] [--onnx-weights]
+                                              [--ifs 2000,20000]
 
 1. The same (model, target opset) pairs for both: every ONNX backend node test of the default
    domain (libonnx-testdata) to each target opset (the targets onnx's converter knows: up to its
@@ -21,6 +22,8 @@
    input file's size, and beyond that and the process's own (a 5-node chain's peak). And the
    reading rate (MB/s) of the largest size in a fresh process, for the chain and for the same
    chain named as torch.onnx.export names nodes and values.
+   Then a chain of If nodes with a one-node branch either side (--ifs counts): wall time and
+   peak RSS per If, the cost of a subgraph.
 3. Weights in external data (issue 23): 24 MatMul blocks at opset 13 whose weights total
    --weights-mb MiB in one data file, converted 13 -> 17 by `onnxlegal convert` three ways --
    weights loaded and written back inline is impossible past 2 GiB, so: into a new data file
@@ -284,6 +287,44 @@ def cli_chains(sizes):
                   % (nodes, wall, rss, beyond, size / 1048576.0, own, base), flush=True)
 
 
+def make_if_chain(n, path):
+    """n If nodes at opset 13 in a chain, each with a one-node branch either side (Relu, Neg of
+    the value before it): a model that is mostly subgraphs, as control flow exported per step
+    is. Returns the number of subgraphs."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    def vi(name):
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, [4])
+    nodes, cur = [], "x"
+    for i in range(n):
+        then = helper.make_graph([helper.make_node("Relu", [cur], ["t%d" % i])], "then%d" % i, [], [vi("t%d" % i)])
+        other = helper.make_graph([helper.make_node("Neg", [cur], ["e%d" % i])], "else%d" % i, [], [vi("e%d" % i)])
+        nodes.append(helper.make_node("If", ["c"], ["i%d" % i], then_branch=then, else_branch=other))
+        cur = "i%d" % i
+    g = helper.make_graph(nodes, "ifs", [vi("x")], [vi(cur)], [numpy_helper.from_array(np.array(True), "c")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+    return 2 * n
+
+
+def cli_ifs(counts):
+    """onnxlegal convert on If chains (make_if_chain): wall time and peak RSS per If, at each
+    count, so that the cost of a subgraph shows (a graph's maps, arrays and records)."""
+    with tempfile.TemporaryDirectory(prefix="olg-convert-bench-") as tmp:
+        for n in counts:
+            path = os.path.join(tmp, "ifs%d.onnx" % n)
+            make_if_chain(n, path)
+            size = os.path.getsize(path)
+            wall, rss = _run_measured([_tool(), "convert", path, os.path.join(tmp, "out.onnx"), "--opset", "17"])
+            print("ifs   %8d Ifs (2 one-node branches each) 13->17: %7.3f s wall (%5.1f us/If), peak RSS "
+                  "%7.1f MiB (%5.0f bytes/If beyond the %.1f MiB input)" % (
+                      n, wall, 1e6 * wall / n, rss, max(rss * 1048576 - size, 0) / n, size / 1048576.0),
+                  flush=True)
+
+
 def make_weights_model(mb, d):
     """24 MatMul+Relu blocks at opset 13, weights of about mb MiB in one external data file."""
     import numpy as np
@@ -356,6 +397,7 @@ def main():
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--weights-mb", type=int, default=1536)
     ap.add_argument("--no-weights", action="store_true")
+    ap.add_argument("--ifs", default="2000,20000", help="If counts of the subgraph-heavy chain ('' skips it)")
     ap.add_argument("--onnx-weights", action="store_true", help="also onnx's converter on the weights model (slow, large RSS)")
     a = ap.parse_args()
     if not a.no_corpus and os.path.isdir(NODE):
@@ -364,6 +406,7 @@ def main():
     chains(sizes, a.onnx_max, a.repeat)
     reading(max(sizes), a.repeat)
     cli_chains(sizes)
+    cli_ifs([int(n) for n in a.ifs.split(",") if n])
     if not a.no_weights:
         weights(a.weights_mb, a.onnx_weights)
 

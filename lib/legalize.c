@@ -686,6 +686,11 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   /* most nodes lower to about one node: a large graph gets the source's counts at once */
   if (sg->n_nodes >= 4096 && (s = olg__graph_reserve_like(cx->dst, sg)))
     goto done;
+  /* a small body (an If's branch, a Loop's): its own counts, not arrays of 8 it leaves empty */
+  if (sg->n_nodes < 4096 && cx->dst->parent && !cx->dst->n_nodes && !cx->dst->cap_nodes &&
+      (s = olg__graph_reserve(cx->dst, sg->n_values ? sg->n_values : 1, 0,
+                              sg->n_nodes ? sg->n_nodes : 1, 0)))
+    goto done;
   for (uint32_t i = 0; i < sg->n_nodes; i++) {
     const olg_node *nd = &sg->nodes[i];
     if (nd->state != OLG_NODE_DONE) continue;
