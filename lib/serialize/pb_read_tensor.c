@@ -104,8 +104,14 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
     if (a == MAP_FAILED) {
       int er = errno;
       close(fd);
-      return olg__err(OLG_ERR_IO, "%s: cannot map external data '%s': %s", tw,
-                      location, strerror(er));
+      /* past some 65000 mappings (Linux's vm.max_map_count) mmap fails with ENOMEM: a model
+       * saved one file per tensor can get there */
+      return olg__err(OLG_ERR_IO, "%s: cannot map external data '%s': %s%s", tw, location,
+                      strerror(er), er == ENOMEM && r->ext_n >= 1000
+                                        ? " (after mapping as many data files as the system "
+                                          "lets a process map, vm.max_map_count on Linux: "
+                                          "save the tensors in fewer files)"
+                                        : "");
     }
     olg_status s = olg__model_add_mapping(r->m, a, e->size);
     if (s) {
