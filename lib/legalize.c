@@ -537,8 +537,8 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
         OLG_TRY(olg__value_rename(g, tv, name));
       } else {
         OLG_TRY(identity_takes(cx, name, &tr->type));
-        char nb[512];
-        snprintf(nb, sizeof nb, "%s/Identity", name);
+        const char *nb = olg__strfmt(cx->dst_model, "%s/Identity", name); /* any length */
+        if (!nb) return OLG_ERR_NOMEM;
         olg_node_id n;
         OLG_TRY(olg_node_begin(g, "", "Identity", nb, &n));
         OLG_TRY(olg_node_arg_value(g, n, tv));
