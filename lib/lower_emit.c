@@ -43,8 +43,9 @@ OLG_API olg_status olg_lower_emit_begin(olg_lower *cx, const char *domain, const
   if (base && !k && sn && !cx->versioned_depth && !strcmp(sn->op, op) &&
       !strcmp(sn_domain, domain ? domain : ""))
     return olg__node_begin_fresh(cx->dst, domain ? domain : "", op, base, out);
-  /* "%s/%s", "%s/%s_%u" or "%s_%u"; a name longer than buf in the arena: cut short, a body's
-     "<body>/<Op>" would be its parent's "<node>/<Op>" and their generated names one */
+  /* "%s/%s", "%s/%s_%u" or "%s_%u"; a name that does not fit buf is built in the arena (cut
+     short, a body's "<body>/<Op>" could equal its parent's "<node>/<Op>", and so would the
+     value names generated from them) */
   size_t need = (base ? strlen(base) + 1 : 0) + strlen(op) + 22;
   char *p = need <= sizeof buf ? buf : olg__arena_alloc_str(cx->dst_model, need);
   if (!p) return OLG_ERR_NOMEM;
