@@ -58,6 +58,10 @@ typedef struct olg_window_pool {
   int64_t pads[2 * OLG_MAX_SPATIAL];
   int ceil_mode, count_include_pad, auto_pad; /* auto_pad: other than NOTSET */
 } olg_window_pool;
+/* A pooling window's kernel, stride, dilation and pads are refused past OLG_POOL_ARG_MAX, its
+ * input dim past OLG_POOL_IN_MAX: below them no window arithmetic (aten's or ONNX's) passes int64. */
+#define OLG_POOL_ARG_MAX ((int64_t)1 << 31)
+#define OLG_POOL_IN_MAX ((int64_t)1 << 40)
 /* The target's op cannot take it: AveragePool with dilations below 19, LpPool with dilations or
  * ceil_mode below 18. */
 bool olg__window_pool_decomposes(const olg_lower *cx, const olg_window_pool *w);

@@ -47,9 +47,8 @@ olg_status olg__emit_window_pool(olg_lower *cx, olg_value x, const olg_window_po
     int64_t pb = w->pads[j], pe = w->pads[j + nk];
     if (k <= 0 || s <= 0 || d <= 0 || pb < 0 || pe < 0)
       return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "kernel_shape, strides and dilations must be > 0");
-    /* below these bounds no window arithmetic here can pass int64 */
-    if (k > (int64_t)1 << 31 || s > (int64_t)1 << 31 || d > (int64_t)1 << 31 ||
-        pb > (int64_t)1 << 31 || pe > (int64_t)1 << 31 || in[j] > (int64_t)1 << 40)
+    if (k > OLG_POOL_ARG_MAX || s > OLG_POOL_ARG_MAX || d > OLG_POOL_ARG_MAX ||
+        pb > OLG_POOL_ARG_MAX || pe > OLG_POOL_ARG_MAX || in[j] > OLG_POOL_IN_MAX)
       return olg_lower_error(cx, OLG_ERR_LIMIT, "kernel_shape, strides, dilations or pads past "
                                                 "2^31, or an input dim past 2^40");
     int64_t ke = d * (k - 1) + 1, num = in[j] + pb + pe - ke;

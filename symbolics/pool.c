@@ -23,11 +23,9 @@
 
 
 static const int64_t ONES[OLG_MAX_SPATIAL] = {1, 1, 1};
-#define POOL_ARG_MAX ((int64_t)1 << 31)
-#define POOL_IN_MAX ((int64_t)1 << 40)
+static const int64_t ZEROS[OLG_MAX_SPATIAL] = {0, 0, 0};
 #define ADAPTIVE_OUT_MAX ((int64_t)1 << 20)
 #define ADAPTIVE_IN_MAX ((int64_t)1 << 20)
-static const int64_t ZEROS[OLG_MAX_SPATIAL] = {0, 0, 0};
 
 /* PyTorch's pooling output size; -1 when the padded input is smaller than the window. */
 static int64_t torch_pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
@@ -81,9 +79,8 @@ static olg_status pool_arguments(olg_lower *cx, olg_value xb, size_t i, int dil_
     if (a->k[j] <= 0 || a->s[j] <= 0 || a->d[j] <= 0 || a->p[j] < 0)
       return olg_lower_error(cx, OLG_ERR_INVALID_ARG,
                              "kernel_size, stride and dilation must be > 0, padding >= 0");
-    /* below these bounds no window arithmetic here can pass int64 */
-    if (a->k[j] > POOL_ARG_MAX || a->s[j] > POOL_ARG_MAX || a->d[j] > POOL_ARG_MAX ||
-        a->p[j] > POOL_ARG_MAX || olg__dim(cx, xb, j + 2) > POOL_IN_MAX)
+    if (a->k[j] > OLG_POOL_ARG_MAX || a->s[j] > OLG_POOL_ARG_MAX || a->d[j] > OLG_POOL_ARG_MAX ||
+        a->p[j] > OLG_POOL_ARG_MAX || olg__dim(cx, xb, j + 2) > OLG_POOL_IN_MAX)
       return olg_lower_error(cx, OLG_ERR_LIMIT, "kernel_size, stride, dilation or padding past "
                                                 "2^31, or an input dim past 2^40");
     if (2 * a->p[j] > a->d[j] * (a->k[j] - 1) + 1)
