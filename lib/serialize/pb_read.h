@@ -23,7 +23,6 @@ typedef struct ext_file {
   const uint8_t *addr;
   size_t size;
   olg_ext_src src;
-  uint32_t hash; /* of location (olg__name_hash) */
 } ext_file;
 
 /* Where the reader is, for messages about what a message carries: the graph, the node and
@@ -40,11 +39,11 @@ typedef struct rd {
   uint8_t owner;       /* owner of tensor data that points into the input */
   const char *ext_dir; /* olg__pbr_where external data is resolved; NULL: refused */
   bool load_ext;
-  /* the external data files mapped so far, by location: an open-addressed table of ext_cap
-   * slots (a power of two, at most half full; freed with the reader): a model saved one file
-   * per tensor names tens of thousands */
-  ext_file **ext_tab;
-  uint32_t ext_cap, ext_n;
+  /* the external data files mapped so far, and their indexes by location (a model saved one
+   * file per tensor names tens of thousands); both freed with the reader */
+  ext_file **ext_files;
+  uint32_t ext_n, ext_cap;
+  olg_namemap ext_by_location;
   int depth;
   int graphs; /* GraphProtos open: the subgraph depth is one less */
   char *scratch; /* NUL-terminated copy of a name, for lookups */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pb_read.h"
+#include "graph_impl.h" /* the name map: external data files by location */
 
 /* ---------------------------------------------------------------------------------------- */
 /* External data */
@@ -26,42 +27,24 @@ static bool parse_u64(const char *s, uint64_t *out) {
   return true;
 }
 
-/* Adds e to the reader's table of mapped files (room made first). */
-static olg_status ext_add(rd *r, ext_file *e) {
+/* Adds e (its location hashed h) to the reader's mapped files. */
+static olg_status ext_add(rd *r, ext_file *e, uint32_t h) {
   const olg_allocator *a = &r->m->alloc;
-  if (r->ext_n + 1 > r->ext_cap / 2) {
-    if (r->ext_cap > UINT32_MAX / 4) return olg__err(OLG_ERR_LIMIT, "too many external data files");
-    uint32_t cap = r->ext_cap ? r->ext_cap * 2 : 16;
-    ext_file **t = olg__calloc(a, cap, sizeof *t);
-    if (!t) return OLG_ERR_NOMEM;
-    for (uint32_t i = 0; i < r->ext_cap; i++) {
-      ext_file *x = r->ext_tab[i];
-      if (!x) continue;
-      uint32_t j = x->hash & (cap - 1);
-      while (t[j]) j = (j + 1) & (cap - 1);
-      t[j] = x;
-    }
-    olg__free(a, r->ext_tab, (size_t)r->ext_cap * sizeof *r->ext_tab);
-    r->ext_tab = t;
-    r->ext_cap = cap;
-  }
-  uint32_t j = e->hash & (r->ext_cap - 1);
-  while (r->ext_tab[j]) j = (j + 1) & (r->ext_cap - 1);
-  r->ext_tab[j] = e;
-  r->ext_n++;
+  olg_status s = olg__grow(a, (void **)&r->ext_files, &r->ext_cap, (size_t)r->ext_n + 1,
+                           sizeof *r->ext_files);
+  if (!s) s = olg__g_namemap_put_h(a, &r->ext_by_location, e->location, (int32_t)r->ext_n, h);
+  if (s) return s;
+  r->ext_files[r->ext_n++] = e;
   return OLG_OK;
 }
 
 static olg_status ext_map(rd *r, const char *tname, const char *location, ext_file **out) {
   size_t ln = SIZE_MAX;
   uint32_t h = olg__name_hash(location, &ln);
-  for (uint32_t j = r->ext_cap ? h & (r->ext_cap - 1) : 0; r->ext_cap && r->ext_tab[j];
-       j = (j + 1) & (r->ext_cap - 1)) {
-    ext_file *e = r->ext_tab[j];
-    if (e->hash == h && strcmp(e->location, location) == 0) {
-      *out = e;
-      return OLG_OK;
-    }
+  int32_t known = olg__g_namemap_get_h(&r->ext_by_location, location, ln, h);
+  if (known >= 0) {
+    *out = r->ext_files[known];
+    return OLG_OK;
   }
   const char *why;
   char tw[800];
@@ -89,7 +72,6 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
     return OLG_ERR_NOMEM;
   }
   e->location = loc;
-  e->hash = h;
   e->size = (size_t)st.st_size;
   e->src = (olg_ext_src){olg__strdup(r->m, r->ext_dir), loc, (uint64_t)st.st_dev,
                          (uint64_t)st.st_ino, (uint64_t)st.st_size, (int64_t)st.st_mtim.tv_sec,
@@ -122,7 +104,7 @@ static olg_status ext_map(rd *r, const char *tname, const char *location, ext_fi
     e->addr = a;
   }
   close(fd);
-  olg_status s = ext_add(r, e);
+  olg_status s = ext_add(r, e, h);
   if (s) return s;
   *out = e;
   return OLG_OK;

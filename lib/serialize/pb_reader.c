@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pb_read.h"
+#include "graph_impl.h" /* olg__g_namemap_free */
 
 const uint8_t olg__pbr_empty_input[1];
 
@@ -668,7 +669,8 @@ static olg_status decode(olg_model *m, const uint8_t *data, size_t n, uint8_t ow
   r.load_ext = o->load_external_data != 0;
   olg_status s = rd_model(&r);
   olg__free(&m->alloc, r.scratch, r.scratch_cap);
-  olg__free(&m->alloc, r.ext_tab, (size_t)r.ext_cap * sizeof *r.ext_tab);
+  olg__free(&m->alloc, r.ext_files, (size_t)r.ext_cap * sizeof *r.ext_files);
+  olg__g_namemap_free(&m->alloc, &r.ext_by_location);
   return s;
 }
 
