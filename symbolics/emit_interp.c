@@ -158,6 +158,10 @@ olg_status olg__emit_interp_tables(olg_lower *cx, olg_value x, const olg_interp_
 
 /* ---- ONNX Resize's tables ---- */
 
+/* Resize by tables: the elements of one axis's matrix, the entries of all its tables */
+#define RESIZE_MAX_MATRIX ((int64_t)1 << 24)
+#define RESIZE_MAX_TABLE ((int64_t)1 << 24)
+
 typedef struct resize_axis_in {
   const char *ctm, *mode, *nm;
   float s;             /* scale */
@@ -218,10 +222,26 @@ static float aa_filter(bool cubic, float a, float x) {
   return 0.0f;
 }
 
+/* The tables of one Resize are built at conversion time, out x taps (index, weight) entries per
+ * axis, before olg__emit_interp_tables bounds what it embeds: their sum is bounded by
+ * RESIZE_MAX_TABLE first, or a Resize to 2^24 on several axes (each within the per-axis range)
+ * allocates gigabytes before any refusal. *budget: the entries the Resize has left. */
+static olg_status table_budget(olg_lower *cx, const resize_axis_in *r, int64_t axis, int64_t taps,
+                               int64_t *budget) {
+  if (r->out > *budget / taps)
+    return olg__unsupportedf(cx, 11, "Resize whose conversion-time tables hold more than "
+                             "the %lld entries the decomposition embeds (axis %lld: %lld "
+                             "positions x %lld taps)", (long long)RESIZE_MAX_TABLE,
+                             (long long)axis, (long long)r->out, (long long)taps);
+  *budget -= r->out * taps;
+  return OLG_OK;
+}
+
 /* An axis that shrinks with antialias: the filter widened by 1 / scale over the taps around each
  * source coordinate, normalized to sum 1; without exclude_outside the taps outside the input are
  * folded onto the edge taps. The windows and float arithmetic follow ONNX Runtime's. */
-static olg_status antialias_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t) {
+static olg_status antialias_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t,
+                                  int64_t *budget) {
   int64_t L = r->in, O = r->out;
   bool cubic = streq(r->mode, "cubic");
   float rscale = r->sizes ? (float)r->out / (float)r->in : r->s, scale = 1.0f / rscale;
@@ -229,6 +249,7 @@ static olg_status antialias_table(olg_lower *cx, const resize_axis_in *r, olg_in
   float inv_scale = scale >= 1.0f ? 1.0f / scale : 1.0f;
   int64_t win = (int64_t)ceilf(support) * 2 + 1;
   if (win > 4096) return olg_lower_error(cx, OLG_ERR_LIMIT, "Resize: antialias window too large");
+  OLG_TRY(table_budget(cx, r, t->axis, win, budget));
   float *buf = olg__lower_alloc(cx, (size_t)win * sizeof *buf);
   t->in = L;
   t->out = O;
@@ -271,14 +292,22 @@ static olg_status antialias_table(olg_lower *cx, const resize_axis_in *r, olg_in
   return OLG_OK;
 }
 
-static olg_status resize_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t) {
-  if (r->antialias) return antialias_table(cx, r, t);
-  int64_t L = r->in, O = r->out;
+static olg_status resize_table(olg_lower *cx, const resize_axis_in *r, olg_interp_axis *t,
+                               int64_t *budget) {
   bool nearest = streq(r->mode, "nearest"), linear = streq(r->mode, "linear");
   bool crop = streq(r->ctm, "tf_crop_and_resize");
+  int64_t L = r->in, O = r->out;
+  /* an axis interpolated by a matrix that cannot be the identity (in != out) is refused by
+   * olg__emit_interp_tables past RESIZE_MAX_MATRIX anyway: refused before its tables */
+  if ((r->antialias || crop || !nearest) && L != O && L * O > RESIZE_MAX_MATRIX)
+    return olg__unsupportedf(cx, 11, "an interpolation matrix of %lld x %lld elements (axis %lld) "
+                             "is too large to embed", (long long)O, (long long)L,
+                             (long long)t->axis);
+  if (r->antialias) return antialias_table(cx, r, t, budget);
   t->in = L;
   t->out = O;
   t->n_taps = nearest ? 1 : linear ? 2 : 4;
+  OLG_TRY(table_budget(cx, r, t->axis, t->n_taps, budget));
   t->idx = olg__lower_alloc(cx, (size_t)(O * t->n_taps) * sizeof *t->idx);
   t->w = nearest ? NULL : olg__lower_alloc(cx, (size_t)(O * t->n_taps) * sizeof *t->w);
   t->valid = crop ? olg__lower_alloc(cx, (size_t)O * sizeof *t->valid) : NULL;
@@ -410,6 +439,7 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
                                     "at run time", out);
   olg_interp_axis t[OLG_MAX_RANK];
   int nt = 0;
+  int64_t budget = RESIZE_MAX_TABLE;
   for (int32_t d = 0; d < rank; d++) {
     if (same[d] || (dims[d] < 0 && !crop && !has_sizes && sc[d] == 1.0f)) continue; /* kept */
     if (dims[d] < 0) {
@@ -442,12 +472,12 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
     }
     if (!crop && r.out == r.in && r.s == 1.0f) continue; /* every mode maps x to x */
     t[nt].axis = d;
-    OLG_TRY(resize_table(cx, &r, &t[nt]));
+    OLG_TRY(resize_table(cx, &r, &t[nt], &budget));
     nt++;
   }
   OLG_TRY(olg_lower_decompose(cx, "Resize by index and weight tables computed at conversion time "
                                   "(Gather / MatMul per axis)", 11));
-  return olg__emit_interp_tables(cx, x, t, nt, p->extrapolation_value, (int64_t)1 << 24, 11, out);
+  return olg__emit_interp_tables(cx, x, t, nt, p->extrapolation_value, RESIZE_MAX_MATRIX, 11, out);
 }
 
 /* keep_aspect_ratio_policy below 18 with sizes or resized dims known only at run time: the

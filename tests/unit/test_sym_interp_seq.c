@@ -325,6 +325,86 @@ TEST(sdpa_attention23_or_decomposed) {
   olg_registry_free(r);
 }
 
+/* An allocator that refuses any single block over 16 MiB and keeps the largest one asked for. */
+typedef struct capped {
+  olg_allocator a;
+  size_t largest;
+} capped;
+static void *capped_alloc(void *ud, size_t n) {
+  capped *c = ud;
+  if (n > c->largest) c->largest = n;
+  return n > ((size_t)16 << 20) ? NULL : malloc(n);
+}
+static void capped_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+
+/* Resize-13 (mode) of x [1, 1, 5, 6] to sizes. */
+static olg_status resize_model(olg_model **out, const char *mode, const int64_t sizes[4]) {
+  olg_model *m;
+  olg_status s = new_model(&m, NULL);
+  if (s) return s;
+  olg_graph *g = olg_model_graph(m);
+  olg_value x, sz, y;
+  olg_node_id n;
+  int64_t dims[4] = {1, 1, 5, 6}, four = 4;
+  if ((s = olg_model_set_opset(m, "", 13)) ||
+      (s = olg_graph_add_input(g, "x", OLG_FLOAT, 4, dims, NULL, &x)) ||
+      (s = olg_graph_add_initializer(g, "sizes", OLG_INT64, 1, &four, sizes, 4 * sizeof *sizes,
+                                     OLG_DATA_COPY, NULL, NULL, &sz)) ||
+      (s = olg_node_begin(g, "", "Resize", "resize", &n)) || (s = olg_node_arg_value(g, n, x)) ||
+      (s = olg_node_arg_none(g, n)) || (s = olg_node_arg_none(g, n)) ||
+      (s = olg_node_arg_value(g, n, sz)) || (s = olg_node_attr_string(g, n, "mode", mode)) ||
+      (s = olg_node_end(g, n, 1, NULL, &y)) || (s = olg_graph_add_output(g, y))) {
+    olg_model_free(m);
+    return s;
+  }
+  *out = m;
+  return OLG_OK;
+}
+
+/* Below 11 Resize decomposes by tables built at conversion time; one too large to embed is
+ * refused before its tables are built (they had taken 2 x 128 MiB for the cubic case, 1 GiB for
+ * the fuzzer's three nodes), naming opset 11, where Resize is native. */
+TEST(resize_tables_too_large_refused_before_built) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const struct {
+    const char *mode;
+    int64_t sizes[4];
+    const char *why;
+  } cases[] = {
+      /* a 4194304 x 6 matrix: past the per-matrix bound */
+      {"cubic", {1, 1, 5, (int64_t)1 << 22}, "too large to embed"},
+      /* two nearest axes, each within the per-axis bound (2^24), not together: refused at the
+         second, whose table (120 MiB) is not built */
+      {"nearest", {1, 1, (int64_t)1 << 20, ((int64_t)1 << 24) - ((int64_t)1 << 19)},
+       "entries the decomposition embeds"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    olg_model *src, *out = NULL;
+    CHECK_OK(resize_model(&src, cases[i].mode, cases[i].sizes));
+    capped c = {{sizeof(olg_allocator), capped_alloc, NULL, capped_free, NULL}, 0};
+    c.a.ud = &c;
+    olg_legalize_options o = OLG_LEGALIZE_OPTIONS_INIT;
+    o.opset = 10;
+    o.allocator = &c.a;
+    olg_diags *dg;
+    CHECK_OK(olg_diags_new(&dg, NULL));
+    CHECK_STATUS(olg_legalize(src, r, &o, &out, dg), OLG_ERR_UNSUPPORTED);
+    CHECK(out == NULL);
+    CHECK(diags_mention(dg, cases[i].why));
+    CHECK(diags_mention(dg, "opset >= 11"));
+    CHECK(c.largest <= ((size_t)16 << 20));
+    olg_diags_free(dg);
+    o.opset = 11; /* native */
+    o.allocator = NULL;
+    CHECK_OK(olg_legalize(src, r, &o, &out, NULL));
+    CHECK_EQ(count_op(olg_model_graph_const(out), "Resize"), 1);
+    olg_model_free(out);
+    olg_model_free(src);
+  }
+  olg_registry_free(r);
+}
+
 /* One model with a node of each family, legalized at opset 9 (decompositions everywhere) with
  * every allocation failing in turn. */
 static olg_status family_scenario(void *ud, const olg_allocator *a) {
