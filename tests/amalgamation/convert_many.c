@@ -3,15 +3,16 @@
  * the conversion is refused), so that the outputs of two builds can be compared byte for byte.
  * A difference means behaviour that depends on the compiler (undefined, or an unspecified
  * order of evaluation): clang 14 -O2 once named nodes "Add_1" where gcc wrote "Add_10".
- *   convert_many OPSET OUTDIR MODEL... */
+ *   convert_many OPSET[:PROFILE] OUTDIR MODEL...   (PROFILE: a built-in target profile) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "onnxlegal/onnxlegal.h"
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: convert_many OPSET OUTDIR MODEL...\n");
+    fprintf(stderr, "usage: convert_many OPSET[:PROFILE] OUTDIR MODEL...\n");
     return 2;
   }
   olg_registry *reg;
@@ -25,6 +26,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "convert_many: opset: %s\n", olg_last_error());
     return 2;
   }
+  const char *profile = strchr(argv[1], ':');
+  if (profile) lo.profile = profile + 1; /* an unknown name: every olg_legalize refuses */
   int written = 0;
   for (int i = 3; i < argc; i++) {
     olg_model *m, *out;

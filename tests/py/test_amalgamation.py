@@ -92,31 +92,41 @@ NODE_TESTS = "/usr/lib/python3/dist-packages/onnx/backend/test/data/node"
 
 @pytest.mark.skipif(not os.path.isdir(NODE_TESTS), reason="onnx's node tests are not installed")
 def test_clang_and_gcc_builds_convert_alike(amalg, optimized, tmp_path):
-    """Each node test converted to 9, 13 and 17 by the -O2 library of each compiler: the same
-    bytes. A difference is behaviour that depends on the compiler (see convert_many.c)."""
+    """Each node test and each opsets 18-27 corpus model, converted to 9, 13, 17 and 21, and to
+    17 under each built-in target profile, by the -O2 library of each compiler: the same bytes.
+    A difference is behaviour that depends on the compiler (see convert_many.c)."""
     import glob
+    import numpy as np
     models = sorted(glob.glob(os.path.join(NODE_TESTS, "*", "model.onnx")))
     assert len(models) > 500, len(models)
+    corpus = tmp_path / "corpus18"
+    corpus.mkdir()
+    for npz in sorted(glob.glob(os.path.join(ROOT, "tests", "data", "corpus18", "*.npz"))):
+        with np.load(npz, allow_pickle=False) as z:
+            path = corpus / (os.path.basename(npz)[:-4] + ".onnx")
+            path.write_bytes(z["model"].tobytes())
+            models.append(str(path))
+    assert len(models) > 1100, len(models)
     exes = {}
     for cc, obj in optimized.items():
         exes[cc] = tmp_path / ("convert_%s" % cc)
         r = subprocess.run([cc, "-std=c11", "-O2", "-I", str(amalg), CONVERT_MANY, str(obj), "-lm",
                             "-o", str(exes[cc])], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-4000:]
-    for opset in (9, 13, 17):
+    for target in ("9", "13", "17", "21", "17:ort", "17:tensorrt", "17:openvino"):
         dirs = {}
         for cc, exe in exes.items():
-            dirs[cc] = tmp_path / ("%s_%d" % (cc, opset))
+            dirs[cc] = tmp_path / ("%s_%s" % (cc, target.replace(":", "_")))
             dirs[cc].mkdir()
-            r = subprocess.run([str(exe), str(opset), str(dirs[cc])] + models,
+            r = subprocess.run([str(exe), target, str(dirs[cc])] + models,
                                capture_output=True, text=True, timeout=600)
             assert r.returncode == 0, r.stderr[-4000:]
         names = {cc: sorted(os.listdir(d)) for cc, d in dirs.items()}
-        assert names["clang"] == names["gcc"], opset
-        assert len(names["gcc"]) > 400, (opset, len(names["gcc"]))
+        assert names["clang"] == names["gcc"], target
+        assert len(names["gcc"]) > 500, (target, len(names["gcc"]))
         differ = [models[int(n[:-5])] for n in names["gcc"]
                   if (dirs["gcc"] / n).read_bytes() != (dirs["clang"] / n).read_bytes()]
-        assert not differ, "opset %d: %d differ, e.g. %s" % (opset, len(differ), differ[:5])
+        assert not differ, "%s: %d differ, e.g. %s" % (target, len(differ), differ[:5])
 
 
 def test_aarch64(amalg, tmp_path):
