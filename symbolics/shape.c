@@ -437,11 +437,21 @@ olg_status olg__sym_narrow(olg_lower *cx, olg_node_id src, void *ud) {
   OLG_TRY(olg__input_rank(cx, x, &rank));
   OLG_TRY(olg__dim_arg(cx, 1, 0, rank, &dim));
   OLG_TRY(olg_lower_arg_int(cx, 3, &length));
+  /* torch refuses these at run time (and start + length could pass int64) */
+  if (length < 0)
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "aten::narrow: length %lld is negative",
+                     (long long)length);
   OLG_TRY(int_piece(cx, 2, 0, &sv, &known, &start));
   if (known) {
     int64_t size = olg__dim(cx, x, (int32_t)dim);
+    if (size >= 0 &&
+        (start < -size || start > size || length > size - (start < 0 ? start + size : start)))
+      return olg__errf(cx, OLG_ERR_RANGE, "aten::narrow: start %lld and length %lld are "
+                       "outside dim %lld of size %lld", (long long)start, (long long)length,
+                       (long long)dim, (long long)size);
     if (start < 0 && size >= 0) start += size;
-    int64_t end = start + length;
+    /* an end past int64 (a dim of unknown size) is its end: Slice clamps */
+    int64_t end = start > INT64_MAX - length ? INT64_MAX : start + length;
     if (start < 0 && end >= 0) end = INT64_MAX; /* to the end of a dim of unknown size */
     OLG_TRY(olg__emit_slice(cx, x, &start, &end, &dim, NULL, 1, &y));
   } else {

@@ -652,3 +652,58 @@ TEST(chunk_into_int64_max_chunks) {
   olg_model_free(m);
   olg_registry_free(r);
 }
+
+/* aten::narrow(x, 0, start, length): a negative length, or a start and length outside a known
+ * dim, are refused as torch refuses them (start + length had passed int64: undefined behaviour
+ * found by fuzz_builder with INT64_MIN); on a dim of unknown size a start near INT64_MAX slices
+ * to the end instead of overflowing. */
+TEST(narrow_bounds_refused_or_clamped) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  static const struct {
+    int64_t size, start, length, want_dim; /* size < 0: unknown; want_dim < 0: refused */
+    const char *why;
+  } cases[] = {
+      {4, INT64_MIN + 5, INT64_MIN, -1, "length -9223372036854775808 is negative"},
+      {4, 3, 2, -1, "start 3 and length 2 are outside dim 0 of size 4"},
+      {4, -5, 1, -1, "outside dim 0 of size 4"},
+      {4, -2, 2, 2, NULL},
+      {4, 4, 0, 0, NULL}, /* empty: folded to a constant */
+      {-1, INT64_MAX - 1, 5, -1, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    builder b;
+    b_init(&b, NULL);
+    int64_t xd[1] = {cases[i].size < 0 ? OLG_DIM_UNKNOWN : cases[i].size};
+    const char *params[1] = {cases[i].size < 0 ? "N" : NULL};
+    olg_value x = b_input(&b, "x", OLG_FLOAT, 1, xd, params);
+    b_begin(&b, "narrow");
+    b_value(&b, x);
+    b_int(&b, 0);
+    b_int(&b, cases[i].start);
+    b_int(&b, cases[i].length);
+    b_end(&b, 1);
+    olg_model *m, *out = NULL;
+    CHECK_OK(b_done(&b, &m));
+    olg_diags *d;
+    CHECK_OK(olg_diags_new(&d, NULL));
+    olg_status s = legalize_at(m, r, 13, 0, NULL, &out, d);
+    if (cases[i].why) {
+      CHECK(s != OLG_OK);
+      CHECK(out == NULL);
+      CHECK(diags_mention(d, cases[i].why));
+    } else {
+      CHECK_OK(s);
+      const olg_graph *g = olg_model_graph_const(out);
+      if (cases[i].want_dim >= 0) {
+        int64_t dim = -1;
+        CHECK_OK(olg_value_dim(g, olg_graph_output_at(g, 0), 0, &dim, NULL));
+        CHECK_EQ(dim, cases[i].want_dim);
+      }
+    }
+    olg_model_free(out);
+    olg_diags_free(d);
+    olg_model_free(m);
+  }
+  olg_registry_free(r);
+}
