@@ -622,6 +622,7 @@ olg_status olg__inline_copy_keep(const olg_model *src, const char *const *keep_a
   dm->producer_version = src->producer_version;
   dm->domain = src->domain;
   dm->doc_string = src->doc_string;
+  dm->doc_len = src->doc_len;
   dm->model_version = src->model_version;
   dm->has_model_version = src->has_model_version;
   inliner x = {.fm = src, .dm = dm};

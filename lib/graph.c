@@ -220,6 +220,7 @@ OLG_API olg_status olg_model_set_string(olg_model *m, olg_model_field f, const c
   const char *p = olg__strdup(m, s ? s : "");
   if (!p) return OLG_ERR_NOMEM;
   *slot = p;
+  if (f == OLG_MODEL_DOC_STRING) m->doc_len = 0;
   return OLG_OK;
 }
 

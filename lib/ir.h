@@ -441,6 +441,9 @@ typedef struct olg_model {
   olg_opset *opsets;
   uint32_t n_opsets, cap_opsets;
   const char *producer_name, *producer_version, *domain, *doc_string;
+  /* doc_string's bytes when they hold a NUL (a model read so): doc_len of them, written whole and
+   * carried by a conversion; 0: up to the NUL that ends it */
+  size_t doc_len;
   int64_t model_version;
   bool has_model_version;
   olg_kv *metadata;

@@ -177,6 +177,7 @@ olg_status olg__pbr_rep_fill(rd *r, const uint8_t *p, const uint8_t *end, msgdes
                             size_t count, uint64_t *out);
 void *olg__pbr_aalloc(rd *r, size_t count, size_t size);
 const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy);
+olg_status olg__pbr_text(rd *r, const void **slot, const pbf *f, const char **out);
 /* olg__pbr_aalloc(r, 1, n) and olg__pbr_sdup(r, f, NULL) with the arena's common case inline:
  * room in its current chunk (each call took four calls down to the arena's bump, twice a
  * node). The same block as olg_arena_alloc (8-aligned, zeroed) or olg_arena_alloc_str would

@@ -34,7 +34,11 @@ olg_status olg__pbr_rd_function(rd *r, const pbf *ff, olg_function *fn) {
         (s = olg__pbr_nul_name(r, f.p, f.n, f.no == 1 ? "name" : f.no == 10 ? "domain" : "overload",
                                "FunctionProto")))
       return s;
-    if (str && !(*str = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
+    if (str == &fn->doc_string) {
+      if ((s = olg__pbr_text(r, &fn->extra, &f, str))) return s;
+    } else if (str && !(*str = olg__pbr_sdup(r, &f, NULL))) {
+      return OLG_ERR_NOMEM;
+    }
   }
   if (n_attr > UINT32_MAX / 2 || n_def > UINT32_MAX / 2 || n_opset > UINT32_MAX / 2 ||
       n_meta > UINT32_MAX / 2)

@@ -197,7 +197,7 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
       x->type_snapshot = rec->type;
     }
     if (!has_name && (s = olg__pbr_set_flag(r, &vm.extra, PBX_NO_NAME))) return s;
-    if (has_doc && !(vm.doc_string = olg__pbr_sdup(r, &doc, NULL))) return OLG_ERR_NOMEM;
+    if (has_doc && (s = olg__pbr_text(r, &vm.extra, &doc, &vm.doc_string))) return s;
     if (n_meta) {
       olg_kv *kv = olg__pbr_aalloc(r, n_meta, sizeof *kv);
       if (!kv) return OLG_ERR_NOMEM;
@@ -303,7 +303,7 @@ static olg_status rd_attr(rd *r, gstate *gs, const pbf *fa, olg_attr *a) {
     case 9: lists[PBX_L_STRINGS]++; break;
     case 10: lists[PBX_L_TENSORS]++; break;
     case 11: lists[PBX_L_GRAPHS]++; break;
-    case 13: if (!(a->doc_string = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 13: if ((s = olg__pbr_text(r, &a->extra, &f, &a->doc_string))) return s; break;
     case 14: if (has_tp) return olg__pbr_dup_singular(r, &f, md); ftp = f; has_tp = true; break;
     case 15: lists[PBX_L_TPS]++; break;
     case 20: type_v = (int32_t)(uint32_t)f.v; has_type = true; break;
@@ -556,7 +556,7 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
       if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
       has_op = true;
       break;
-    case 6: if (!(doc = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 6: if ((s = olg__pbr_text(r, &extra, &f, &doc))) return s; break;
     case 7:
       named[2] = (olg_pb_span){f.p, f.n};
       if (!(domain = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
@@ -759,7 +759,7 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
       if (!(g->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &g->extra, PBX_NAME_EMPTY))) return s;
       break;
-    case 10: if (!(g->doc_string = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 10: if ((s = olg__pbr_text(r, &g->extra, &f, &g->doc_string))) return s; break;
     case 14: case 15: if ((s = olg__pbr_keep_validated(r, &g->extra, &f))) return s; break;
     default: if ((s = olg__pbr_keep_raw(r, &g->extra, &f))) return s;
     }

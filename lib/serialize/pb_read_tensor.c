@@ -293,7 +293,7 @@ olg_status olg__pbr_rd_tensor(rd *r, const pbf *ft, olg_tensor **out) {
     case 6: cnt[DF_STR]++; break;
     case 8: nmf = f; if (!(t->name = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
     case 9: raw = f; cnt[DF_RAW] = 1; break;
-    case 12: if (!(t->doc_string = olg__pbr_sdup(r, &f, NULL))) return OLG_ERR_NOMEM; break;
+    case 12: if ((s = olg__pbr_text(r, &t->extra, &f, &t->doc_string))) return s; break;
     case 13: n_ext++; break;
     case 14: loc = f; has_loc = true; break;
     case 16: if ((s = olg__pbr_keep_validated(r, &t->extra, &f))) return s; break;

@@ -349,6 +349,19 @@ const char *olg__pbr_sdup(rd *r, const pbf *f, bool *lossy) {
   return olg__strndup(r->m, (const char *)f->p, f->n);
 }
 
+/* A free-text string field (a doc string, the producer's name and version, the model's domain)
+ * into *out: an arena copy, or, where it holds a NUL (the IR's C string would end there, and a
+ * written model would lose the rest), NULL with the field kept verbatim among slot's raw fields,
+ * which the writer puts back at its number's place. A text set later through the API is
+ * written after it, and so wins, as the later of two singular fields does. */
+olg_status olg__pbr_text(rd *r, const void **slot, const pbf *f, const char **out) {
+  if (f->n && memchr(f->p, 0, f->n)) {
+    *out = NULL;
+    return olg__pbr_keep_raw(r, slot, f);
+  }
+  return (*out = olg__strndup(r->m, (const char *)f->p, f->n)) ? OLG_OK : OLG_ERR_NOMEM;
+}
+
 /* Like olg__pbr_sdup, but the same bytes as a recent call give the same string. */
 const char *olg__pbr_intern(rd *r, const pbf *f) {
   /* the slot by the length and three bytes (a clash costs a copy, not a wrong string) */
@@ -540,8 +553,16 @@ static olg_status rd_model(rd *r) {
     case 2: case 3: case 4: case 6: {
       static const uint32_t empty_flag[7] = {0, 0, PBX_NAME_EMPTY, PBX_PVERSION_EMPTY,
                                              PBX_DOMAIN_EMPTY, 0, PBX_DOC_EMPTY};
-      const char *str = olg__pbr_sdup(r, &f, NULL);
-      if (!str) return OLG_ERR_NOMEM;
+      const char *str;
+      if (f.no == 6) { /* the doc whole (a conversion carries it), NULs and all */
+        str = olg__strndup(m, (const char *)f.p, f.n);
+        if (!str) return OLG_ERR_NOMEM;
+        m->doc_len = f.n && memchr(f.p, 0, f.n) ? f.n : 0;
+      } else if ((s = olg__pbr_text(r, &m->extra, &f, &str))) {
+        return s;
+      } else if (!str) {
+        str = ""; /* kept verbatim: the model's strings are never NULL */
+      }
       if (f.no == 2) m->producer_name = str;
       else if (f.no == 3) m->producer_version = str;
       else if (f.no == 4) m->domain = str;

@@ -1,0 +1,82 @@
+"""Free-text string fields holding a NUL byte (legal in protobuf): doc strings of the model, graph,
+node, value info, attribute, initializer and function, and the producer's name and version and the
+model's domain. The IR's C strings end at a NUL; the reader once cut these there without a word,
+and a copy of the model lost the rest. Now a model read and written back is the same bytes, and a
+conversion carries the model's doc string whole (the other docs it drops, as for any model)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import numpy as np  # noqa: E402
+import onnxlegal  # noqa: E402
+
+TOOL = os.path.join(os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build")), "bin", "onnxlegal")
+
+
+def _model():
+    f = helper.make_function("local", "Twice", ["a"], ["b"], [helper.make_node("Add", ["a", "a"], ["b"])],
+                             [helper.make_opsetid("", 13)])
+    f.doc_string = "function doc\0after the NUL"
+    sm = helper.make_node("Softmax", ["x"], ["s"], axis=1, doc_string="node doc\0tail")
+    sm.attribute[0].doc_string = "attribute doc\0tail"
+    nodes = [sm, helper.make_node("Add", ["s", "w"], ["t"]), helper.make_node("Twice", ["t"], ["y"], domain="local")]
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    w.doc_string = "tensor doc\0tail"
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    x.doc_string = "input doc\0tail"
+    g = helper.make_graph(nodes, "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], [w])
+    g.doc_string = "graph doc\0tail"
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("local", 1)],
+                          functions=[f])
+    m.ir_version = 8
+    m.producer_name, m.producer_version = "maker\0x", "1.0\0beta"
+    m.domain, m.doc_string = "ai.example\0z", "\0model doc after a leading NUL"
+    return m
+
+
+def test_copy_keeps_every_text_field_whole(tmp_path):
+    m = _model()
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "copy", str(src), str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    back = onnx.load(str(out))
+    assert back == m  # every field, the text ones with their NULs
+    assert out.read_bytes() == src.read_bytes()  # at their places: the same bytes
+
+
+def test_api_reads_them_cut_and_a_new_text_wins(tmp_path):
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(_model().SerializeToString())
+    m = onnxlegal.Model.read(str(src))
+    # a C string cannot hold them: the producer's fields read empty, the doc up to its NUL
+    assert m.producer_name == "" and m.domain == ""
+    assert m.doc_string == ""
+    assert m.graph.doc_string == ""
+    # set through the API, the new text is what the written model says
+    m.graph.doc_string = "a new graph doc"
+    m.producer_name = "other"
+    m.doc_string = "a new model doc"
+    m.write(str(out))
+    back = onnx.load(str(out))
+    assert back.graph.doc_string == "a new graph doc"
+    assert back.producer_name == "other"
+    assert back.doc_string == "a new model doc"
+    assert back.graph.node[0].doc_string == "node doc\0tail"  # the untouched ones still whole
+
+
+def test_convert_carries_the_model_doc_whole(tmp_path):
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(_model().SerializeToString())
+    for args in ([], ["--keep-functions"]):
+        r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "17"] + args,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert onnx.load(str(out)).doc_string == "\0model doc after a leading NUL", args
