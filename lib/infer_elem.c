@@ -101,7 +101,8 @@ static bool eval_i(olg_eval_op op, const int64_t *x, int nx, int64_t *out) {
     return true;
   case OLG_EV_MOD: /* Mod with fmod=0: the result has the sign of the divisor */
     if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-    *out = a - floor_div(a, b) * b;
+    /* q * b may pass int64 (b = INT64_MIN, q = -1); the result never does */
+    *out = (int64_t)((uint64_t)a - (uint64_t)floor_div(a, b) * (uint64_t)b);
     return true;
   case OLG_EV_FMOD:
     if (b == 0 || (a == INT64_MIN && b == -1)) return false;

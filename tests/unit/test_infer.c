@@ -790,6 +790,22 @@ static bool known_i64(tg *t, olg_value v, int64_t *out, size_t n) {
   return true;
 }
 
+/* Folding an int64 Mod (fmod 0, the divisor's sign) with INT64_MIN as divisor: the quotient -1
+ * times the divisor passed int64 (undefined behaviour found by fuzz_builder); the remainders
+ * themselves fit. */
+TEST(infer_mod_folding_int64_min_divisor) {
+  tg t;
+  tg_init(&t, 19);
+  int64_t got[4];
+  olg_value a = ints(&t, "a", 1, (int64_t[]){4}, (int64_t[]){5, -5, INT64_MIN, 3}, 4);
+  olg_value b = ints(&t, "b", 1, (int64_t[]){4},
+                     (int64_t[]){INT64_MIN, INT64_MIN, INT64_MIN, INT64_MAX}, 4);
+  olg_value o = op2(&t, "Mod", a, b);
+  CHECK(known_i64(&t, o, got, 4));
+  CHECK(got[0] == INT64_MIN + 5 && got[1] == -5 && got[2] == 0 && got[3] == 3);
+  DONE(t);
+}
+
 /* Folding a Cast from float to an integer type: a value the type cannot hold (NaN, +-inf,
  * 1e30 -> int64, 3e9 -> int32, -1 -> uint8) is undefined in ONNX, so the Cast is not folded
  * (no UB in the library); values that fit are folded, truncating toward zero. */
