@@ -103,9 +103,14 @@ static olg_status broadcast_param(olg_lower *cx, olg_value p, olg_value x, int32
     if (!olg__static_shape(cx, x, xd, &xr) || !olg__static_shape(cx, p, pd, &prr) || prr != xr)
       return olg_lower_unsupported(cx, "blocked quantization of an input or scale whose shape is "
                                        "not known at export time", 21);
-    if (pd[a] * block < xd[a] || (pd[a] - 1) * block >= xd[a])
+    /* ceil(D / block) without multiplying by block, which may be near INT64_MAX */
+    if (pd[a] != xd[a] / block + (xd[a] % block != 0))
       return olg_lower_error(cx, OLG_ERR_INVALID_MODEL, "blocked quantization: the scale's size "
                                                         "along axis is not ceil(D / block_size)");
+    /* a block past D is one block of D: the repeated scale is D long, not block long */
+    if (block > xd[a] && xd[a] > 0) block = xd[a];
+    if (pd[a] > INT64_MAX / block)
+      return olg_lower_error(cx, OLG_ERR_LIMIT, "blocked quantization: the repeated scale passes int64");
     int64_t big[OLG_MAX_RANK + 1], flat[OLG_MAX_RANK];
     for (int32_t i = 0, k = 0; i < xr; i++) {
       big[k++] = pd[i];

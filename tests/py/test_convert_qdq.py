@@ -101,3 +101,21 @@ def test_qdq_conv_net_per_channel_weights_to_7_through_12():
     import onnxlegal
     out = onnxlegal.convert(onnxlegal.Model.from_bytes(m.SerializeToString()), 12).to_text()
     assert out.count("QuantizeLinear") >= 2 and out.count("DequantizeLinear") >= 2, out
+
+
+def test_quantize_blocked_block_past_the_axis_is_one_block():
+    """A block_size past the axis (here near INT64_MAX) is one block of the axis: the repeated
+    scale is the axis long. The check of the scale's size had multiplied by the block (signed
+    overflow found by fuzz_builder) and the scale was expanded to block elements, then sliced."""
+    import onnxlegal
+
+    def conv(block):
+        m = _model([helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1, block_size=block)],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 14])], ["y"],
+                   {"s": np.array([[1.0], [2.0]], np.float32), "z": np.array([[0], [1]], np.int8)}, 21)
+        src = onnxlegal.Model.from_bytes(m.SerializeToString())
+        return onnx.load_from_string(onnxlegal.convert(src, 19).to_bytes())
+
+    huge, exact = conv(2**63 - 2), conv(14)
+    assert "Slice" not in [n.op_type for n in huge.graph.node]
+    assert huge.SerializeToString() == exact.SerializeToString()
