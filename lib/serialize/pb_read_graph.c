@@ -585,7 +585,9 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
                     "attributes: at most %u outputs and %u attributes are read",
                     olg__pbr_off(r, fn->p), name, op, n_in, n_out, n_attr, OLG_NODE_MAX_OUTPUTS,
                     OLG_NODE_MAX_ATTRS);
-  if ((s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+  /* the room for every node is made (and mapped in) up front: a call per node only if not */
+  if (g->n_nodes >= g->cap_nodes &&
+      (s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
                      sizeof *g->nodes)))
     return s;
   olg_node_id id = (olg_node_id)g->n_nodes;
