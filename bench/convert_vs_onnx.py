@@ -17,7 +17,7 @@
    Also per node (ns), and the ratio of per-node time between the largest and smallest size
    (1.0 = linear). onnx's converter runs up to --onnx-max nodes (it is slow and grows faster).
    Times are CPU seconds of this process (time.process_time), not wall time. Then the command
-   line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds and the
+   line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds (best of --repeat runs) and the
    peak resident memory of the process (GNU time's, where installed), also per node beyond the
    input file's size, and beyond that and the process's own (a 5-node chain's peak). And the
    reading rate (MB/s) of the largest size in a fresh process, for the chain and for the same
@@ -267,16 +267,18 @@ def _tool():
     return os.path.join(build, "bin", "onnxlegal")
 
 
-def cli_chains(sizes):
-    """onnxlegal convert end to end on the chain models: wall time and peak RSS, per node beyond
-    the input file, and also beyond the process's own (a 5-node chain's peak: the program, libc,
-    the registry), which dominates the smallest size."""
+def cli_chains(sizes, repeat=1):
+    """onnxlegal convert end to end on the chain models: wall time (the best of `repeat` runs, as
+    the CPU times above) and peak RSS (the largest), per node beyond the input file, and also
+    beyond the process's own (a 5-node chain's peak: the program, libc, the registry), which
+    dominates the smallest size."""
     with tempfile.TemporaryDirectory(prefix="olg-convert-bench-") as tmp:
         def convert(n):
             path = os.path.join(tmp, "chain%d.onnx" % n)
             nodes = make_chain(n, path)
-            return (nodes, os.path.getsize(path)) + _run_measured(
-                [_tool(), "convert", path, os.path.join(tmp, "out.onnx"), "--opset", "17"])
+            runs = [_run_measured([_tool(), "convert", path, os.path.join(tmp, "out.onnx"), "--opset", "17"])
+                    for _ in range(repeat)]
+            return (nodes, os.path.getsize(path), min(w for w, _ in runs), max(r for _, r in runs))
         _, _, _, base = convert(5)
         for n in sizes:
             nodes, size, wall, rss = convert(n)
@@ -405,7 +407,7 @@ def main():
     sizes = [int(s) for s in a.sizes.split(",")]
     chains(sizes, a.onnx_max, a.repeat)
     reading(max(sizes), a.repeat)
-    cli_chains(sizes)
+    cli_chains(sizes, a.repeat)
     cli_ifs([int(n) for n in a.ifs.split(",") if n])
     if not a.no_weights:
         weights(a.weights_mb, a.onnx_weights)
