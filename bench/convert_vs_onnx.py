@@ -17,11 +17,11 @@
    Also per node (ns), and the ratio of per-node time between the largest and smallest size
    (1.0 = linear). onnx's converter runs up to --onnx-max nodes (it is slow and grows faster).
    Times are CPU seconds of this process (time.process_time), not wall time. Then the command
-   line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds (best of --repeat runs) and the
-   peak resident memory of the process (GNU time's, where installed), also per node beyond the
-   input file's size, and beyond that and the process's own (a 5-node chain's peak). And the
-   reading rate (MB/s) of the largest size in a fresh process, for the chain and for the same
-   chain named as torch.onnx.export names nodes and values.
+   line end to end (`onnxlegal convert`: read, convert, write) per size: wall seconds (the best
+   of --repeat runs) and the peak resident memory of the process (GNU time's, where installed),
+   also per node beyond the input file's size, and beyond that and the process's own (a 5-node
+   chain's peak). And the reading rate (MB/s) of the largest size in a fresh process, for the
+   chain and for the same chain named as torch.onnx.export names nodes and values.
    Then a chain of If nodes with a one-node branch either side (--ifs counts): wall time and
    peak RSS per If, the cost of a subgraph.
 3. Weights in external data (issue 23): 24 MatMul blocks at opset 13 whose weights total
