@@ -620,11 +620,7 @@ olg_status olg__inline_copy_keep(const olg_model *src, const char *const *keep_a
   dm->ir_version = src->ir_version; /* after the opsets, which may move it */
   dm->producer_name = src->producer_name;
   dm->producer_version = src->producer_version;
-  dm->domain = src->domain;
-  dm->doc_string = src->doc_string;
-  dm->doc_len = src->doc_len;
-  dm->model_version = src->model_version;
-  dm->has_model_version = src->has_model_version;
+  if (!s) s = olg__model_copy_about(dm, src);
   inliner x = {.fm = src, .dm = dm};
   if (!s) s = inliner_init(&x, src, dm);
   x.keep_in = src->graph;

@@ -259,6 +259,22 @@ OLG_API olg_status olg_model_set_metadata(olg_model *m, const char *key, const c
 
 OLG_API size_t olg_model_metadata_count(const olg_model *m) { return m ? m->n_metadata : 0; }
 
+olg_status olg__model_copy_about(olg_model *dst, const olg_model *src) {
+  olg_status s = OLG_OK;
+  if (src->domain && *src->domain) s = olg_model_set_string(dst, OLG_MODEL_DOMAIN, src->domain);
+  if (!s && src->doc_len) { /* a doc holding a NUL, whole */
+    if (!(dst->doc_string = olg__strndup(dst, src->doc_string, src->doc_len))) return OLG_ERR_NOMEM;
+    dst->doc_len = src->doc_len;
+  } else if (!s && src->doc_string && *src->doc_string) {
+    s = olg_model_set_string(dst, OLG_MODEL_DOC_STRING, src->doc_string);
+  }
+  dst->model_version = src->model_version;
+  dst->has_model_version = src->has_model_version;
+  for (uint32_t i = 0; i < src->n_metadata && !s; i++)
+    s = olg_model_set_metadata(dst, src->metadata[i].key, src->metadata[i].value);
+  return s;
+}
+
 OLG_API olg_status olg_model_metadata_at(const olg_model *m, size_t i, const char **key,
                                          const char **value) {
   if (!m || i >= m->n_metadata) return olg__err(OLG_ERR_RANGE, "metadata index %zu out of range", i);

@@ -587,6 +587,9 @@ olg_status olg__node_drop_extra(olg_model *m, olg_node *n);
 /* Copies a C string into the model's arena; NULL -> NULL. Sets the error on failure. */
 const char *olg__strdup(olg_model *m, const char *s);
 const char *olg__strndup(olg_model *m, const char *s, size_t n);
+/* What describes src rather than computes (its domain, model version, doc string and metadata),
+ * copied into dst, a conversion or inlined copy of src: ONNX's own converter keeps them too. */
+olg_status olg__model_copy_about(olg_model *dst, const olg_model *src);
 /* A formatted string in the model's arena, of any length (names built from names: a fixed
  * buffer would cut a long one short and make two names one); NULL on failure, error set. */
 const char *olg__strfmt(olg_model *m, const char *fmt, ...) OLG_PRINTF(2, 3);

@@ -920,18 +920,9 @@ olg_status olg__legalize(const olg_model *src, olg_model *owned, const olg_regis
   if ((s = olg_model_set_opset(dm, "", o.opset)) ||
       (s = olg_model_set_string(dm, OLG_MODEL_PRODUCER_NAME, "onnxlegal")) ||
       (s = olg_model_set_string(dm, OLG_MODEL_PRODUCER_VERSION, olg_version_string())) ||
-      (s = olg_graph_set_name(cx.dst, *sg->name ? sg->name : "main")))
+      (s = olg_graph_set_name(cx.dst, *sg->name ? sg->name : "main")) ||
+      (s = olg__model_copy_about(dm, src)) || (s = olg_graph_set_doc_string(cx.dst, sg->doc_string)))
     goto fail;
-  if (src->doc_len) { /* a doc holding a NUL, whole */
-    if (!(dm->doc_string = olg__strndup(dm, src->doc_string, src->doc_len))) {
-      s = OLG_ERR_NOMEM;
-      goto fail;
-    }
-    dm->doc_len = src->doc_len;
-  } else if (src->doc_string && *src->doc_string &&
-             (s = olg_model_set_string(dm, OLG_MODEL_DOC_STRING, src->doc_string))) {
-    goto fail;
-  }
   size_t n_failed; /* nodes, each reported at least once; those downstream are not counted */
   if ((s = olg__reads_memo_new(al, &cx.reads))) goto fail;
   olg_scopes scopes = {0};

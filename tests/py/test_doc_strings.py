@@ -80,3 +80,32 @@ def test_convert_carries_the_model_doc_whole(tmp_path):
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert onnx.load(str(out)).doc_string == "\0model doc after a leading NUL", args
+
+
+def test_convert_keeps_what_describes_the_model(tmp_path):
+    """A conversion keeps the model's domain, version, doc string, metadata and the main graph's
+    doc string (onnx's converter keeps them too); it dropped all but the doc string. So does a
+    conversion that inlines the model's functions first."""
+    twice = helper.make_function("local", "Twice", ["a"], ["b"], [helper.make_node("Add", ["a", "a"], ["b"])],
+                                 [helper.make_opsetid("", 13)])
+    for with_function in (False, True):
+        nodes = [helper.make_node("Relu", ["x"], ["r" if with_function else "y"])]
+        if with_function:
+            nodes.append(helper.make_node("Twice", ["r"], ["y"], domain="local"))
+        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+        g.doc_string = "what the graph computes"
+        opsets = [helper.make_opsetid("", 13)] + ([helper.make_opsetid("local", 1)] if with_function else [])
+        m = helper.make_model(g, opset_imports=opsets, functions=[twice] if with_function else [])
+        m.ir_version = 8
+        m.domain, m.model_version, m.doc_string = "com.example", 7, "model doc"
+        helper.set_model_props(m, {"author": "me", "license": "MIT"})
+        src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+        src.write_bytes(m.SerializeToString())
+        r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "17"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        back = onnx.load(str(out))
+        assert len(back.functions) == 0 and len(back.graph.node) == (2 if with_function else 1)
+        assert (back.domain, back.model_version, back.doc_string) == ("com.example", 7, "model doc")
+        assert [(e.key, e.value) for e in back.metadata_props] == [("author", "me"), ("license", "MIT")]
+        assert back.graph.doc_string == "what the graph computes"
