@@ -262,17 +262,22 @@ OLG_API size_t olg_model_metadata_count(const olg_model *m) { return m ? m->n_me
 olg_status olg__model_copy_about(olg_model *dst, const olg_model *src) {
   olg_status s = OLG_OK;
   if (src->domain && *src->domain) s = olg_model_set_string(dst, OLG_MODEL_DOMAIN, src->domain);
-  if (!s && src->doc_len) { /* a doc holding a NUL, whole */
-    if (!(dst->doc_string = olg__strndup(dst, src->doc_string, src->doc_len))) return OLG_ERR_NOMEM;
-    dst->doc_len = src->doc_len;
-  } else if (!s && src->doc_string && *src->doc_string) {
+  dst->doc_len = src->doc_len; /* not 0: a doc holding a NUL, copied whole */
+  if (!s && src->doc_len)
+    s = (dst->doc_string = olg__strndup(dst, src->doc_string, src->doc_len)) ? OLG_OK : OLG_ERR_NOMEM;
+  else if (!s && src->doc_string && *src->doc_string)
     s = olg_model_set_string(dst, OLG_MODEL_DOC_STRING, src->doc_string);
+  dst->model_version = src->model_version, dst->has_model_version = src->has_model_version;
+  /* appended as they are: olg_model_set_metadata's search per key is quadratic in many */
+  if (s || (s = olg__grow(&dst->alloc, (void **)&dst->metadata, &dst->cap_metadata,
+                          (size_t)dst->n_metadata + src->n_metadata, sizeof *dst->metadata)))
+    return s;
+  for (uint32_t i = 0; i < src->n_metadata; i++) {
+    olg_kv kv = {olg__strdup(dst, src->metadata[i].key), olg__strdup(dst, src->metadata[i].value)};
+    if (!kv.key || !kv.value) return OLG_ERR_NOMEM;
+    dst->metadata[dst->n_metadata++] = kv;
   }
-  dst->model_version = src->model_version;
-  dst->has_model_version = src->has_model_version;
-  for (uint32_t i = 0; i < src->n_metadata && !s; i++)
-    s = olg_model_set_metadata(dst, src->metadata[i].key, src->metadata[i].value);
-  return s;
+  return OLG_OK;
 }
 
 OLG_API olg_status olg_model_metadata_at(const olg_model *m, size_t i, const char **key,
