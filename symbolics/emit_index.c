@@ -56,8 +56,15 @@ olg_status olg__ix_elements_linear(olg_lower *cx, const int64_t *xd, const int64
   if (r < 1 || r > OLG_MAX_RANK || axis < 0 || axis >= r) /* a hostile axis (the fuzzer's) */
     return olg__errf(cx, OLG_ERR_INVALID_MODEL, "axis %lld is out of range for rank %d",
                      (long long)axis, (int)r);
-  stride[r - 1] = 1;
-  for (int32_t i = r - 2; i >= 0; i--) stride[i] = stride[i + 1] * xd[i + 1];
+  /* strides and x's size in int64 (a declared [2^40, 2^40, ...] had overflowed them) */
+  int64_t numel = 1;
+  for (int32_t i = r - 1; i >= 0; i--) {
+    stride[i] = numel;
+    if (__builtin_mul_overflow(numel, xd[i], &numel))
+      return olg__errf(cx, OLG_ERR_LIMIT, "the input's shape (dim %d of %lld) has more elements "
+                       "than int64 counts: no flat positions for a static decomposition", (int)i,
+                       (long long)xd[i]);
+  }
   for (int32_t i = 0; i < r; i++)
     if (i != axis && id[i] > xd[i])
       return olg__errf(cx, OLG_ERR_INVALID_ARG, "index dim %d (%lld) is larger than the input's "

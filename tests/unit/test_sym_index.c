@@ -707,3 +707,35 @@ TEST(narrow_bounds_refused_or_clamped) {
   }
   olg_registry_free(r);
 }
+
+/* gather below 11 of x [2, 2^40, 2^40]: the static decomposition's strides multiplied the dims
+ * past int64 (undefined behaviour found by fuzz_builder through ONNX GatherElements at 9).
+ * Refused naming the node; GatherElements at 11. */
+TEST(gather_of_more_than_int64_elements_refused) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  builder b;
+  b_init(&b, NULL);
+  int64_t xd[3] = {2, (int64_t)1 << 40, (int64_t)1 << 40}, id[3] = {1, 1, 1};
+  olg_value x = b_input(&b, "x", OLG_FLOAT, 3, xd, NULL);
+  olg_value i = b_input(&b, "i", OLG_INT64, 3, id, NULL);
+  b_begin(&b, "gather");
+  b_value(&b, x);
+  b_int(&b, 0);
+  b_value(&b, i);
+  b_end(&b, 1);
+  olg_model *m, *out = NULL;
+  CHECK_OK(b_done(&b, &m));
+  olg_diags *d;
+  CHECK_OK(olg_diags_new(&d, NULL));
+  CHECK_STATUS(legalize_at(m, r, 10, 0, NULL, &out, d), OLG_ERR_LIMIT);
+  CHECK(out == NULL);
+  CHECK(diags_mention(d, "(dim 1 of 1099511627776) has more elements than int64 counts"));
+  CHECK(strstr(olg_last_error(), "aten::gather (node 'gather') at opset 10") != NULL);
+  CHECK_OK(legalize_at(m, r, 11, 0, NULL, &out, NULL));
+  CHECK_EQ(count_op(olg_model_graph_const(out), "GatherElements"), 1);
+  olg_model_free(out);
+  olg_diags_free(d);
+  olg_model_free(m);
+  olg_registry_free(r);
+}
