@@ -256,8 +256,8 @@ OLG_INFER_RULE(olg__inf_scan) {
   int64_t m = olg__attr_i(cx, "num_scan_inputs", 0);
   bool v8 = cx->opset < 9;
   int first = v8 ? 1 : 0; /* Scan-8: input 0 is sequence_lens */
-  int nin = olg__nin(cx) - first, ns = nin - (int)m;
-  if (m <= 0 || ns < 0) return olg__fail(cx, "num_scan_inputs is %lld but the node has %d inputs", (long long)m, nin);
+  int nin = olg__nin(cx) - first, ns = m > 0 && m <= nin ? nin - (int)m : -1;
+  if (ns < 0) return olg__fail(cx, "num_scan_inputs is %lld but the node has %d inputs", (long long)m, nin);
   if ((int)body->inputs.n != nin)
     return olg__fail(cx, "the body has %u inputs; it needs %d (%d states, %lld scan inputs)", body->inputs.n, nin, ns, (long long)m);
   const int64_t *axes = NULL, *oaxes = NULL;

@@ -903,6 +903,36 @@ TEST(infer_scan_output_axis_out_of_range_refused) {
   }
 }
 
+/* Scan: num_scan_inputs past int was cut to int (2^31: signed overflow in nin - m, found by
+ * tests/fuzz/mutate.py; 2^32 + 1 read as 1 and accepted); refused, naming it. */
+TEST(infer_scan_num_scan_inputs_past_int_refused) {
+  static const int64_t ms[] = {(int64_t)1 << 31, ((int64_t)1 << 32) + 1, INT64_MAX, INT64_MIN, 2};
+  for (size_t c = 0; c < sizeof ms / sizeof *ms; c++) {
+    tg t;
+    tg_init(&t, 16);
+    olg_value x = in(&t, "x", OLG_FLOAT, 2, (int64_t[]){5, 3}, NULL);
+    olg_graph *body;
+    CHECK_OK(olg_model_new_subgraph(t.m, &body));
+    olg_value e, y;
+    CHECK_OK(olg_graph_add_input(body, "e", OLG_FLOAT, 1, (int64_t[]){3}, NULL, &e));
+    olg_node_id n;
+    CHECK_OK(olg_node_begin(body, "", "Identity", "id", &n));
+    CHECK_OK(olg_node_arg_value(body, n, e));
+    CHECK_OK(olg_node_end(body, n, 1, (const char *[]){"y"}, &y));
+    CHECK_OK(olg_graph_add_output(body, y));
+    n = begin(&t, "Scan", 1, x);
+    CHECK_OK(olg_node_attr_graph(t.g, n, "body", body));
+    CHECK_OK(olg_node_attr_int(t.g, n, "num_scan_inputs", ms[c]));
+    olg_value outs[1];
+    CHECK_OK(olg_node_end(t.g, n, 1, NULL, outs));
+    CHECK_STATUS(olg__infer_node(t.g, n, 16, NULL), OLG_ERR_INVALID_MODEL);
+    char want[96];
+    snprintf(want, sizeof want, "num_scan_inputs is %lld but the node has 1 inputs", (long long)ms[c]);
+    CHECK(strstr(olg_last_error(), want) != NULL);
+    DONE(t);
+  }
+}
+
 /* STFT: a known frame length past the signal's known length gave a negative count of frames
  * (dim -4 for 10 of 5 samples); refused. */
 TEST(infer_stft_frame_longer_than_signal_refused) {
