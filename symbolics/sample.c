@@ -138,8 +138,24 @@ typedef struct gs_table {
   int64_t stride[3];   /* per coordinate axis, in the padded input */
 } gs_table;
 
+#define GS_BATCH_CONST_MAX ((int64_t)1 << 24)
+
 static olg_status make_table(olg_lower *cx, const gs *g, gs_table *t) {
   int r = g->r;
+  int64_t plane = 1, total;
+  for (int k = 0; k < r; k++) { /* axis k = 0 is the last dim */
+    t->stride[k] = plane;
+    if (g->size[k] > INT64_MAX - 2 || __builtin_mul_overflow(plane, g->size[k] + 2, &plane))
+      plane = -1;
+  }
+  /* the flat positions are int64: hostile sizes had overflowed them (undefined behaviour) */
+  if (plane < 0 || (g->n > 0 && __builtin_mul_overflow(g->n, plane, &total)))
+    return olg__errf(cx, OLG_ERR_LIMIT, "grid_sampler's decomposition: the padded input has more "
+                     "elements than int64 counts (no flat positions)");
+  /* the batch offsets a constant up to 2^24 of them (a batch of 2^31 had asked for 16 GiB) */
+  if (g->n > GS_BATCH_CONST_MAX && !g->range)
+    return olg_lower_unsupported(cx, "grid_sampler's decomposition with a batch over 2^24 (its "
+                                     "offsets need Range)", 11);
   int64_t pads[10] = {0};
   for (int i = 0; i < r; i++) pads[2 + i] = pads[2 + r + 2 + i] = 1;
   olg_value xp, tr;
@@ -148,13 +164,8 @@ static olg_status make_table(olg_lower *cx, const gs *g, gs_table *t) {
   if (r == 2) perm[3] = 1;
   OLG_TRY(olg__emit_transpose(cx, xp, perm, (size_t)r + 2, &tr));
   OLG_TRY(olg__emit_flatten(cx, tr, r + 1, &t->table));
-  int64_t plane = 1;
-  for (int k = 0; k < r; k++) { /* axis k = 0 is the last dim */
-    t->stride[k] = plane;
-    plane *= g->size[k] + 2;
-  }
   int64_t shape[5] = {-1, 1, 1, 1, 1};
-  if (g->n >= 0) {
+  if (g->n >= 0 && g->n <= GS_BATCH_CONST_MAX) {
     int64_t *off = olg__lower_alloc(cx, (size_t)(g->n ? g->n : 1) * sizeof *off);
     if (!off) return OLG_ERR_NOMEM;
     for (int64_t i = 0; i < g->n; i++) off[i] = i * plane;

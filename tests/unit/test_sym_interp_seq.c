@@ -468,3 +468,33 @@ TEST(family_every_allocation_failure) {
   CHECK_FAIL_EACH_ALLOCATION(family_scenario, r);
   olg_registry_free(r);
 }
+
+/* grid_sampler decomposed (below 16) with a known batch of 2^31: its batch offsets, a constant,
+ * asked for 16 GiB (found by tests/fuzz/mutate.py through GridSample at 7). Past 2^24 they come
+ * from Range (11), refused naming 11 below; a padded input past int64 elements (a batch of
+ * 2^60) is refused, its flat positions having overflowed int64. */
+TEST(grid_sampler_huge_batch) {
+  olg_registry *r = builtin();
+  CHECK(r);
+  olg_model *src, *out = NULL;
+  olg_diags *dg;
+  CHECK_OK(grid_model(&src, 4, (int64_t)1 << 31, 0));
+  CHECK_OK(olg_diags_new(&dg, NULL));
+  CHECK_STATUS(legalize_at(src, r, 10, 0, &out, dg), OLG_ERR_UNSUPPORTED);
+  CHECK(out == NULL);
+  CHECK(diags_mention(dg, "with a batch over 2^24 (its offsets need Range)"));
+  CHECK_EQ(olg_diag_min_opset(dg, 0), 11);
+  olg_diags_free(dg);
+  CHECK_OK(legalize_at(src, r, 11, 0, &out, NULL));
+  CHECK_EQ(count_op(olg_model_graph_const(out), "Range"), 1);
+  olg_model_free(out);
+  olg_model_free(src);
+  CHECK_OK(grid_model(&src, 4, (int64_t)1 << 60, 0));
+  CHECK_OK(olg_diags_new(&dg, NULL));
+  CHECK_STATUS(legalize_at(src, r, 11, 0, &out, dg), OLG_ERR_LIMIT);
+  CHECK(diags_mention(dg, "the padded input has more elements than int64 counts"));
+  CHECK(strstr(olg_last_error(), "aten::grid_sampler (node 'gs') at opset 11") != NULL);
+  olg_diags_free(dg);
+  olg_model_free(src);
+  olg_registry_free(r);
+}
