@@ -109,3 +109,32 @@ def test_convert_keeps_what_describes_the_model(tmp_path):
         assert (back.domain, back.model_version, back.doc_string) == ("com.example", 7, "model doc")
         assert [(e.key, e.value) for e in back.metadata_props] == [("author", "me"), ("license", "MIT")]
         assert back.graph.doc_string == "what the graph computes"
+
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        c, v = v & 0x7F, v >> 7
+        out.append(c | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def test_function_doc_given_twice_the_later_is_kept(tmp_path):
+    # A FunctionProto's doc_string given twice, one holding a NUL (kept verbatim) then a plain one
+    # (the doc: the later of two singular fields wins). The writer put the plain one first, so the
+    # copy's doc was the NUL one, and a second copy differed from the first (found by fuzz_reader).
+    m = _model()
+    f = m.functions.pop()
+    f.doc_string = "first\0verbatim"
+    later = b"later doc"
+    fb = f.SerializeToString() + b"\x42" + _varint(len(later)) + later
+    src = tmp_path / "src.onnx"
+    src.write_bytes(m.SerializeToString() + b"\xca\x01" + _varint(len(fb)) + fb)
+    assert onnx.load(str(src)).functions[0].doc_string == "later doc"
+    a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
+    for i, o in ((src, a), (a, b)):
+        r = subprocess.run([TOOL, "copy", str(i), str(o)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert onnx.load(str(a)).functions[0].doc_string == "later doc"
+    assert a.read_bytes() == b.read_bytes()
