@@ -259,27 +259,6 @@ OLG_API olg_status olg_model_set_metadata(olg_model *m, const char *key, const c
 
 OLG_API size_t olg_model_metadata_count(const olg_model *m) { return m ? m->n_metadata : 0; }
 
-olg_status olg__model_copy_about(olg_model *dst, const olg_model *src) {
-  olg_status s = OLG_OK;
-  if (src->domain && *src->domain) s = olg_model_set_string(dst, OLG_MODEL_DOMAIN, src->domain);
-  dst->doc_len = src->doc_len; /* not 0: a doc holding a NUL, copied whole */
-  if (!s && src->doc_len)
-    s = (dst->doc_string = olg__strndup(dst, src->doc_string, src->doc_len)) ? OLG_OK : OLG_ERR_NOMEM;
-  else if (!s && src->doc_string && *src->doc_string)
-    s = olg_model_set_string(dst, OLG_MODEL_DOC_STRING, src->doc_string);
-  dst->model_version = src->model_version, dst->has_model_version = src->has_model_version;
-  /* appended as they are: olg_model_set_metadata's search per key is quadratic in many */
-  if (s || (s = olg__grow(&dst->alloc, (void **)&dst->metadata, &dst->cap_metadata,
-                          (size_t)dst->n_metadata + src->n_metadata, sizeof *dst->metadata)))
-    return s;
-  for (uint32_t i = 0; i < src->n_metadata; i++) {
-    olg_kv kv = {olg__strdup(dst, src->metadata[i].key), olg__strdup(dst, src->metadata[i].value)};
-    if (!kv.key || !kv.value) return OLG_ERR_NOMEM;
-    dst->metadata[dst->n_metadata++] = kv;
-  }
-  return OLG_OK;
-}
-
 OLG_API olg_status olg_model_metadata_at(const olg_model *m, size_t i, const char **key,
                                          const char **value) {
   if (!m || i >= m->n_metadata) return olg__err(OLG_ERR_RANGE, "metadata index %zu out of range", i);

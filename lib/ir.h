@@ -588,8 +588,13 @@ olg_status olg__node_drop_extra(olg_model *m, olg_node *n);
 const char *olg__strdup(olg_model *m, const char *s);
 const char *olg__strndup(olg_model *m, const char *s, size_t n);
 /* What describes src rather than computes (its domain, model version, doc string and metadata),
- * copied into dst, a conversion or inlined copy of src: ONNX's own converter keeps them too. */
+ * copied into dst, a conversion or inlined copy of src: ONNX's own converter keeps them too
+ * (lib/function_inline.c: the checker's part, which the conversion needs too). */
 olg_status olg__model_copy_about(olg_model *dst, const olg_model *src);
+/* (lib/serialize, the reader's) src's domain, metadata entries (from index meta_at of dst's) and
+ * main graph's doc string that hold a NUL, as the reader kept them, copied into dst's extras: the
+ * IR's C strings end at the NUL, and a conversion had written them cut (two keys made one). */
+olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at);
 /* A formatted string in the model's arena, of any length (names built from names: a fixed
  * buffer would cut a long one short and make two names one); NULL on failure, error set. */
 const char *olg__strfmt(olg_model *m, const char *fmt, ...) OLG_PRINTF(2, 3);

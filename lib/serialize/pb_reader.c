@@ -877,3 +877,54 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
   }
   return NULL;
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* A conversion's copy of what describes the model: the fields the reader kept whole */
+
+static const uint8_t *arena_bytes(olg_model *m, olg_pb_span b) {
+  uint8_t *q = olg__arena_alloc(m, b.n ? b.n : 1);
+  if (q && b.n) memcpy(q, b.p, b.n);
+  return q;
+}
+
+/* sx's known raw fields numbered no, their bytes copied into m, appended to *slot's (m's own). */
+static olg_status copy_raws(olg_model *m, const olg_pbx *sx, uint32_t no, const void **slot) {
+  for (uint32_t i = 0; sx && i < sx->n_raw; i++) {
+    const olg_pb_raw *f = &sx->raw[i];
+    if (f->unknown || f->field != no) continue;
+    olg_pbx *x = (olg_pbx *)*slot;
+    if (!x && !(*slot = x = olg__arena_alloc(m, sizeof *x))) return OLG_ERR_NOMEM;
+    olg_pb_raw *q = olg__arena_alloc(m, ((size_t)x->n_raw + 1) * sizeof *q);
+    const uint8_t *b = arena_bytes(m, f->bytes);
+    if (!q || !b) return OLG_ERR_NOMEM;
+    if (x->n_raw) memcpy(q, x->raw, (size_t)x->n_raw * sizeof *q);
+    q[x->n_raw] = (olg_pb_raw){no, false, {b, f->bytes.n}};
+    x->raw = q;
+    x->n_raw++;
+  }
+  return OLG_OK;
+}
+
+olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at) {
+  const olg_pbx *sx = src->extra;
+  olg_status s;
+  if ((s = copy_raws(dst, sx, 4, &dst->extra))) return s; /* the domain */
+  if (src->graph && dst->graph && !dst->graph->extra && /* the main graph's doc string */
+      (s = copy_raws(dst, src->graph->extra, 10, &dst->graph->extra)))
+    return s;
+  if (!sx || !sx->kv_verbatim) return OLG_OK;
+  olg_pbx *x = (olg_pbx *)dst->extra;
+  if (!x && !(dst->extra = x = olg__arena_alloc(dst, sizeof *x))) return OLG_ERR_NOMEM;
+  if (x->kv_verbatim) return OLG_OK; /* dst's own entries kept whole: not mixed */
+  size_t n = (size_t)meta_at + sx->n_kv_verbatim;
+  olg_pb_span *v = olg__arena_alloc(dst, n * sizeof *v);
+  if (!v) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < sx->n_kv_verbatim; i++) {
+    if (!sx->kv_verbatim[i].p) continue; /* written from the IR */
+    if (!(v[meta_at + i].p = arena_bytes(dst, sx->kv_verbatim[i]))) return OLG_ERR_NOMEM;
+    v[meta_at + i].n = sx->kv_verbatim[i].n;
+  }
+  x->kv_verbatim = v;
+  x->n_kv_verbatim = (uint32_t)n;
+  return OLG_OK;
+}

@@ -138,3 +138,33 @@ def test_function_doc_given_twice_the_later_is_kept(tmp_path):
         assert r.returncode == 0, r.stderr
     assert onnx.load(str(a)).functions[0].doc_string == "later doc"
     assert a.read_bytes() == b.read_bytes()
+
+
+def test_convert_keeps_text_fields_holding_a_nul_whole(tmp_path):
+    """The model's domain, its metadata entries and the main graph's doc string holding a NUL: a
+    conversion wrote them cut at the NUL (the IR's C strings), the domain dropped, two keys made
+    one (a model onnx.checker refuses for duplicate keys). Now carried whole, through the
+    inlined copy of a model with local functions and with --keep-functions too."""
+    m = _model()
+    g = m.graph
+    g.doc_string = "graph\0doc"
+    m.domain = "com.ex\0ample"
+    del m.metadata_props[:]
+    helper.set_model_props(m, {"k\0x": "1", "k\0y": "2", "plain": "v", "v": "a\0b"})
+    onnx.checker.check_model(m)
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    for args in ([], ["--keep-functions"]):
+        r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "17"] + args,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        back = onnx.load(str(out))
+        assert back.domain == "com.ex\0ample", args
+        assert [(e.key, e.value) for e in back.metadata_props] == \
+            [("k\0x", "1"), ("k\0y", "2"), ("plain", "v"), ("v", "a\0b")], args
+        assert back.graph.doc_string == "graph\0doc", args
+        onnx.checker.check_model(back)
+    # through the API (olg_legalize, the source kept): bytes in, bytes out
+    back = onnx.load_from_string(bytes(onnxlegal.convert(src.read_bytes(), 17)))
+    assert back.domain == "com.ex\0ample" and back.graph.doc_string == "graph\0doc"
+    assert [(e.key, e.value) for e in back.metadata_props][:2] == [("k\0x", "1"), ("k\0y", "2")]
