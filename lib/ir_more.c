@@ -63,7 +63,8 @@ olg_status olg__type_set_elem_wide(olg_model *m, olg_type *t, olg_dtype dt) {
   return OLG_OK;
 }
 
-#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_CHECK) /* (olg__node_drop_extra's) */
+#if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_CHECK) || \
+    !defined(OLG_CONFIG_NO_LEGALIZE) /* (olg__node_drop_extra's, the lowering's) */
 olg_status olg__node_set_more(olg_model *m, olg_node *n, const olg_node_more *nm) {
   if (!nm->doc_string && !nm->overload && !nm->metadata && !nm->n_metadata && !nm->extra) {
     n->more = NULL;

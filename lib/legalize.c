@@ -24,23 +24,6 @@
 /* ------------------------------------------------------------------------------------------ */
 /* The driver */
 
-static olg_status copy_type(olg_model *m, olg_type *to, const olg_type *from) {
-  *to = *from;
-  if (olg__type_drop_extra(m, to)) return OLG_ERR_NOMEM;
-  if (from->kind == OLG_TYPE_TENSOR && from->has_shape && from->rank > 0) {
-    to->dims = olg__arena_dup(m, from->dims, (size_t)from->rank * sizeof *from->dims);
-    if (!to->dims) return OLG_ERR_NOMEM;
-    for (int32_t i = 0; i < from->rank; i++) {
-      if (from->dims[i].param && !(to->dims[i].param = olg__strdup(m, from->dims[i].param)))
-        return OLG_ERR_NOMEM;
-      if (from->dims[i].denotation &&
-          !(to->dims[i].denotation = olg__strdup(m, from->dims[i].denotation)))
-        return OLG_ERR_NOMEM;
-    }
-  }
-  return OLG_OK; /* nested types (sequence, map, optional) are borrowed from the source */
-}
-
 /* A defect of the source model (what olg_check refuses too): reported as OLG-LOWER-GRAPH on
  * node nd (NULL: the graph), counted, so that olg_legalize fails with OLG_ERR_INVALID_MODEL and
  * no front end calls it unsupported or a bug of the library. */
@@ -128,14 +111,14 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
   if (st->kind != OLG_TYPE_TENSOR) return OLG_OK;
   if (tr->type.kind == OLG_TYPE_NONE) {
     if (tr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)) return OLG_OK;
-    return copy_type(cx->dst_model, &tr->type, st);
+    return olg__lower_copy_type(cx->dst_model, &tr->type, st);
   }
   if (tr->type.kind != OLG_TYPE_TENSOR) return OLG_OK;
   if ((!tr->type.has_shape || tr->type.rank < 0) && st->has_shape && st->rank >= 0 &&
       !(tr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER))) {
     /* inference could not tell (a data-dependent rank): the front end's declaration stands */
     olg_dtype elem = tr->type.has_elem ? olg__type_elem(&tr->type) : olg__type_elem(st);
-    OLG_TRY(copy_type(cx->dst_model, &tr->type, st));
+    OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, st));
     OLG_TRY(olg__type_set_elem(cx->dst_model, &tr->type, elem));
     tr->type.has_elem = elem != OLG_UNDEFINED;
     return OLG_OK;
@@ -424,7 +407,7 @@ static olg_status take_outer_type(olg_lower *cx, uint32_t i, olg_type *to) {
     return OLG_OK;
   const olg_value_rec *from = olg__value(p->dst, p->sub_in_from[i]);
   if (!from || from->type.kind == OLG_TYPE_NONE) return OLG_OK;
-  OLG_TRY(copy_type(cx->dst_model, to, &from->type));
+  OLG_TRY(olg__lower_copy_type(cx->dst_model, to, &from->type));
   if (to->kind == OLG_TYPE_TENSOR && to->has_shape)
     for (int32_t d = 0; d < to->rank; d++)
       to->dims[d] = (olg_dim){.value = OLG_DIM_UNKNOWN, .param = NULL, .denotation = NULL};
@@ -445,7 +428,7 @@ static olg_status carry_inputs(olg_lower *cx) {
       return graph_fault(cx, NULL, "input '%s' of graph '%s' %s", r->name, sg->name, defect);
     olg_value tv;
     OLG_TRY(olg__graph_add_value(cx->dst, r->name, false, &tv));
-    OLG_TRY(copy_type(cx->dst_model, &cx->dst->values[tv].type, &r->type));
+    OLG_TRY(olg__lower_copy_type(cx->dst_model, &cx->dst->values[tv].type, &r->type));
     OLG_TRY(take_outer_type(cx, i, &cx->dst->values[tv].type));
     cx->dst->values[tv].flags |= OLG_VF_INPUT;
     OLG_TRY(olg__idvec_push(cx->dst_model, &cx->dst->inputs, tv));
@@ -545,13 +528,13 @@ static olg_status bind_graph_outputs(olg_lower *cx) {
         const char *names[1] = {name};
         olg_value nv;
         OLG_TRY(olg_node_end(g, n, 1, names, &nv));
-        OLG_TRY(copy_type(cx->dst_model, &g->values[nv].type, &g->values[tv].type));
+        OLG_TRY(olg__lower_copy_type(cx->dst_model, &g->values[nv].type, &g->values[tv].type));
         tv = nv;
         tr = &g->values[tv];
       }
     }
     if (tr->type.kind == OLG_TYPE_NONE || (tr->type.kind == OLG_TYPE_TENSOR && !tr->type.has_elem))
-      OLG_TRY(copy_type(cx->dst_model, &tr->type, &sg->values[sv].type));
+      OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, &sg->values[sv].type));
     tr->flags |= OLG_VF_OUTPUT;
     OLG_TRY(olg__idvec_push(cx->dst_model, &g->outputs, tv));
   }
@@ -748,7 +731,9 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   cx->name_base = NULL;
   olg__lower_consts_free(cx->dst); /* every node is lowered */
   if (*n_failed || cx->n_errors) goto done;
-  if ((s = olg__compute_protect(cx)) || (s = bind_graph_outputs(cx))) goto done;
+  if ((s = olg__compute_protect(cx)) || (s = bind_graph_outputs(cx)) ||
+      (s = olg__lower_value_info(cx)))
+    goto done;
   olg__consume_end(cx);
   olg__free(al, cx->uses, nv * sizeof *cx->uses); /* done with: not kept for the cleanup's peak */
   olg__free(al, cx->pinned, nv), olg__free(al, order, nn * sizeof *order);

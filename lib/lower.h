@@ -102,6 +102,14 @@ void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
  * through), a front end's node (aten, prim), and a value computed before a node with subgraphs
  * that the lowering emitted (they may read it by the name it had) keep the generated name. The name is the source's
  * string, not copied: the target keeps its source (olg_legalize's contract). */
+/* *from into *to, a type of the target: its shape and dim names copied (olg_legalize's
+ * contract), its serializer's extra dropped. */
+olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from);
+/* The source graph's value_info entries whose value the target keeps under its name (and, as far
+ * as known, of the same type), with their doc strings and metadata_props (borrowed): listed in
+ * the target's value_info with the source's type, as onnx's converter keeps them; the cleanup
+ * drops those whose value it removes. After the graph's outputs are bound. */
+olg_status olg__lower_value_info(olg_lower *cx);
 olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
                                  uint32_t first_node);
 /* A lookahead: asks for the slots of the kept-name map that source node nd's outputs will take

@@ -469,10 +469,78 @@ olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, con
   return OLG_OK;
 }
 
+olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from) {
+  *to = *from;
+  if (olg__type_drop_extra(m, to)) return OLG_ERR_NOMEM;
+  if (from->kind == OLG_TYPE_TENSOR && from->has_shape && from->rank > 0) {
+    to->dims = olg__arena_dup(m, from->dims, (size_t)from->rank * sizeof *from->dims);
+    if (!to->dims) return OLG_ERR_NOMEM;
+    for (int32_t i = 0; i < from->rank; i++) {
+      if (from->dims[i].param && !(to->dims[i].param = olg__strdup(m, from->dims[i].param)))
+        return OLG_ERR_NOMEM;
+      if (from->dims[i].denotation &&
+          !(to->dims[i].denotation = olg__strdup(m, from->dims[i].denotation)))
+        return OLG_ERR_NOMEM;
+    }
+  }
+  return OLG_OK; /* nested types (sequence, map, optional) are borrowed from the source */
+}
+
+olg_status olg__lower_value_info(olg_lower *cx) {
+  const olg_graph *sg = cx->src;
+  olg_graph *g = cx->dst;
+  for (uint32_t i = 0; i < sg->value_info.n; i++) {
+    olg_value sv = sg->value_info.p[i], tv = cx->map[sv];
+    const olg_value_rec *sr = &sg->values[sv];
+    if (tv == OLG_NO_VALUE || strcmp(g->values[tv].name, sr->name) != 0 ||
+        (g->values[tv].flags & (OLG_VF_INPUT | OLG_VF_OUTPUT | OLG_VF_INITIALIZER)))
+      continue;
+    olg_value_rec *tr = &g->values[tv];
+    olg_dtype se = olg__type_elem(&sr->type), te = olg__type_elem(&tr->type);
+    if (sr->type.kind != OLG_TYPE_NONE &&
+        (tr->type.kind != OLG_TYPE_NONE && (tr->type.kind != sr->type.kind || (se && te && se != te))))
+      continue; /* the target computes it otherwise (a profile's other element type) */
+    if (sr->type.kind != OLG_TYPE_NONE) OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, &sr->type));
+    const olg_value_more *sm = sr->more;
+    if (sm && (sm->doc_string || sm->n_metadata)) {
+      olg_value_more vm = tr->more ? *tr->more : (olg_value_more){0};
+      vm.doc_string = sm->doc_string;
+      vm.metadata = sm->metadata;
+      vm.n_metadata = sm->n_metadata;
+      OLG_TRY(olg__value_set_more(cx->dst_model, tr, &vm));
+    }
+    OLG_TRY(olg_graph_add_value_info(g, tv));
+  }
+  return OLG_OK;
+}
+
+/* The source node's doc string and metadata_props on each node emitted for it (as onnx's
+ * converter keeps them: the dynamo exporter's scopes and stack traces are there), but for a
+ * Constant the lowering made for an operand (interned: other nodes may share it). Borrowed, as
+ * the kept names are: the source outlives the target (olg_legalize's contract). */
+static olg_status keep_about(olg_lower *cx, const olg_node *nd, uint32_t first_node) {
+  const olg_node_more *sm = nd->more;
+  if (!sm || (!sm->doc_string && !sm->n_metadata)) return OLG_OK;
+  bool constant = !*nd->domain && !strcmp(nd->op, "Constant");
+  olg_graph *g = cx->dst;
+  for (uint32_t k = first_node; k < g->n_nodes; k++) {
+    olg_node *dn = &g->nodes[k];
+    if (dn->state == OLG_NODE_DEAD || (!constant && !*dn->domain && !strcmp(dn->op, "Constant")))
+      continue;
+    olg_node_more nm = dn->more ? *dn->more : (olg_node_more){0};
+    nm.doc_string = sm->doc_string;
+    nm.metadata = sm->metadata;
+    nm.n_metadata = sm->n_metadata;
+    OLG_TRY(olg__node_set_more(cx->dst_model, dn, &nm));
+  }
+  return OLG_OK;
+}
+
 olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
                                  uint32_t first_node) {
-  if (cx->probing || cx->versioned_depth || !strcmp(nd->domain, "aten") || !strcmp(nd->domain, "prim"))
-    return OLG_OK;
+  if (cx->probing || cx->versioned_depth) return OLG_OK;
+  OLG_TRY(keep_about(cx, nd, first_node));
+  if (!strcmp(nd->domain, "aten") || !strcmp(nd->domain, "prim")) return OLG_OK;
   olg_graph *g = cx->dst;
   /* a subgraph emitted here may read by name what was computed before its node (not its node's
      own outputs): those keep the name it reads */

@@ -242,6 +242,16 @@ static olg_status dce_and_compact(olg_lower *cx) {
     g->inits[k++] = g->inits[i];
   }
   g->n_inits = k;
+  /* value_info entries (olg__lower_value_info) of values no node computes any more */
+  k = 0;
+  for (uint32_t i = 0; i < g->value_info.n; i++) {
+    olg_value_rec *r = &g->values[g->value_info.p[i]];
+    if (r->producer >= 0 || (r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)))
+      g->value_info.p[k++] = g->value_info.p[i];
+    else
+      r->flags &= ~(uint32_t)OLG_VF_VALUE_INFO;
+  }
+  g->value_info.n = k;
   (void)n_live;
 done:
   olg__free(al, order, (size_t)n * sizeof *order);

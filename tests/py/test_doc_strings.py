@@ -2,7 +2,7 @@
 node, value info, attribute, initializer and function, and the producer's name and version and the
 model's domain. The IR's C strings end at a NUL; the reader once cut these there without a word,
 and a copy of the model lost the rest. Now a model read and written back is the same bytes, and a
-conversion carries the model's doc string whole (the other docs it drops, as for any model)."""
+conversion carries the model's doc string whole (the others up to a NUL: the IR's C strings)."""
 import os
 import subprocess
 import sys
@@ -168,3 +168,47 @@ def test_convert_keeps_text_fields_holding_a_nul_whole(tmp_path):
     back = onnx.load_from_string(bytes(onnxlegal.convert(src.read_bytes(), 17)))
     assert back.domain == "com.ex\0ample" and back.graph.doc_string == "graph\0doc"
     assert [(e.key, e.value) for e in back.metadata_props][:2] == [("k\0x", "1"), ("k\0y", "2")]
+
+
+def _metadata_entry(key, value):
+    """NodeProto field 9 (metadata_props, IR 10) as bytes: the onnx package here predates it."""
+    e = b"\x0a" + bytes([len(key)]) + key.encode() + b"\x12" + bytes([len(value)]) + value.encode()
+    return b"\x4a" + bytes([len(e)]) + e
+
+
+@pytest.mark.parametrize("opset", [17, 13])
+def test_convert_keeps_each_node_doc_and_metadata(tmp_path, opset):
+    """Each node emitted for a source node carries its doc string and metadata_props (where the
+    dynamo exporter puts its scopes and stack traces), whether the node is kept (Relu) or
+    decomposed (GroupNormalization-18 below 18); a node without them gets none, and an operand
+    Constant the lowering shares between nodes none either."""
+    trace = _metadata_entry("pkg.torch.onnx.stack_trace", "model.py:12")
+    gn = helper.make_node("GroupNormalization", ["x", "s", "b"], ["g"], name="gn", num_groups=2,
+                          doc_string="group norm")
+    gn.MergeFromString(trace)
+    relu = helper.make_node("Relu", ["g"], ["r"], name="relu", doc_string="relu doc")
+    plain = helper.make_node("Unsqueeze", ["r", "ax"], ["y"], name="plain")
+    inits = [numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "s"),
+             numpy_helper.from_array(np.array([0.5, -1.0], np.float32), "b"),
+             numpy_helper.from_array(np.array([0], np.int64), "ax")]
+    g = helper.make_graph([gn, relu, plain], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 2, 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 2, 2])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 8
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", str(opset)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    nodes = onnx.load(str(out)).graph.node
+    from_gn = [n for n in nodes if n.op_type != "Constant" and n.name.startswith("gn")]
+    assert {n.op_type for n in from_gn} >= {"InstanceNormalization", "Reshape", "Mul", "Add"}
+    for n in from_gn:
+        assert n.doc_string == "group norm" and trace in n.SerializeToString(), n
+    (relu_out,) = [n for n in nodes if n.op_type == "Relu"]
+    assert relu_out.doc_string == "relu doc" and trace not in relu_out.SerializeToString()
+    (unsq,) = [n for n in nodes if n.op_type == "Unsqueeze"]
+    assert unsq.doc_string == "" and unsq.SerializeToString() == helper.make_node(
+        "Unsqueeze", list(unsq.input), list(unsq.output), name=unsq.name).SerializeToString()
+    axes = [n for n in nodes if n.op_type == "Constant" and n.output[0] in unsq.input]
+    assert axes and all(n.doc_string == "" for n in axes)
