@@ -108,7 +108,8 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
 /* The source graph's value_info entries whose value the target keeps under its name (and, as far
  * as known, of the same type), with their doc strings and metadata_props (borrowed): listed in
  * the target's value_info with the source's type, as onnx's converter keeps them; the cleanup
- * drops those whose value it removes. After the graph's outputs are bound. */
+ * drops those whose value it removes. The graph inputs' and outputs' doc strings and
+ * metadata_props too. After the graph's outputs are bound. */
 olg_status olg__lower_value_info(olg_lower *cx);
 olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
                                  uint32_t first_node);

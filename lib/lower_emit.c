@@ -486,6 +486,17 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
   return OLG_OK; /* nested types (sequence, map, optional) are borrowed from the source */
 }
 
+/* sr's doc string and metadata_props (borrowed) on tr. */
+static olg_status keep_value_about(olg_lower *cx, olg_value_rec *tr, const olg_value_rec *sr) {
+  const olg_value_more *sm = sr->more;
+  if (!sm || (!sm->doc_string && !sm->n_metadata)) return OLG_OK;
+  olg_value_more vm = tr->more ? *tr->more : (olg_value_more){0};
+  vm.doc_string = sm->doc_string;
+  vm.metadata = sm->metadata;
+  vm.n_metadata = sm->n_metadata;
+  return olg__value_set_more(cx->dst_model, tr, &vm);
+}
+
 olg_status olg__lower_value_info(olg_lower *cx) {
   const olg_graph *sg = cx->src;
   olg_graph *g = cx->dst;
@@ -499,18 +510,20 @@ olg_status olg__lower_value_info(olg_lower *cx) {
     olg_dtype se = olg__type_elem(&sr->type), te = olg__type_elem(&tr->type);
     if (sr->type.kind != OLG_TYPE_NONE &&
         (tr->type.kind != OLG_TYPE_NONE && (tr->type.kind != sr->type.kind || (se && te && se != te))))
-      continue; /* the target computes it otherwise (a profile's other element type) */
+      continue; /* the value is not what the entry says (a source contradicting itself) */
     if (sr->type.kind != OLG_TYPE_NONE) OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, &sr->type));
-    const olg_value_more *sm = sr->more;
-    if (sm && (sm->doc_string || sm->n_metadata)) {
-      olg_value_more vm = tr->more ? *tr->more : (olg_value_more){0};
-      vm.doc_string = sm->doc_string;
-      vm.metadata = sm->metadata;
-      vm.n_metadata = sm->n_metadata;
-      OLG_TRY(olg__value_set_more(cx->dst_model, tr, &vm));
-    }
+    OLG_TRY(keep_value_about(cx, tr, sr));
     OLG_TRY(olg_graph_add_value_info(g, tv));
   }
+  /* the graph's inputs and outputs (bound by now, under the source's names) */
+  const olg_idvec *io[2] = {&sg->inputs, &sg->outputs};
+  for (int k = 0; k < 2; k++)
+    for (uint32_t i = 0; i < io[k]->n; i++) {
+      const olg_value_rec *sr = &sg->values[io[k]->p[i]];
+      olg_value tv = sr->more && *sr->name ? olg__graph_lookup(g, sr->name) : -1;
+      if (tv >= 0 && (g->values[tv].flags & (k ? OLG_VF_OUTPUT : OLG_VF_INPUT)))
+        OLG_TRY(keep_value_about(cx, &g->values[tv], sr));
+    }
   return OLG_OK;
 }
 

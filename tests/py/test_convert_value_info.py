@@ -26,6 +26,12 @@ def _vi(name, shape, doc=""):
     return v
 
 
+def _metadata_entry(key, value):
+    """ValueInfoProto field 4 (metadata_props, IR 10) as bytes: the onnx package here predates it."""
+    e = b"\x0a" + bytes([len(key)]) + key.encode() + b"\x12" + bytes([len(value)]) + value.encode()
+    return b"\x22" + bytes([len(e)]) + e
+
+
 def _model():
     """GroupNormalization-18 (decomposed below 18: its output keeps its name), a Relu and an
     Identity (kept), a Sin whose output nothing reads (the cleanup removes it) and an If whose
@@ -42,8 +48,10 @@ def _model():
     ]
     inits = [numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "s"),
              numpy_helper.from_array(np.array([0.5, -1.0], np.float32), "b")]
-    g = helper.make_graph(nodes, "g", [_vi("x", ["batch", 4, 2, 2]), helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
-                          [_vi("y", ["batch", 4, 2, 2])], inits,
+    x = _vi("x", ["batch", 4, 2, 2], "the image")
+    x.MergeFromString(_metadata_entry("layout", "NCHW"))
+    g = helper.make_graph(nodes, "g", [x, helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                          [_vi("y", ["batch", 4, 2, 2], "the result")], inits,
                           value_info=[_vi("g", ["batch", 4, 2, 2], "normalized"), _vi("r0", ["batch", 4, 2, 2]),
                                       _vi("r", ["batch", 4, 2, 2], "after the identity"),
                                       _vi("unread", ["batch", 4, 2, 2], "computed for nothing")])
@@ -77,6 +85,9 @@ def test_convert_keeps_value_info(tmp_path, opset):
     (if_node,) = [n for n in back.graph.node if n.op_type == "If"]
     then_out = [a.g for a in if_node.attribute if a.name == "then_branch"][0]
     assert [(v.name, v.doc_string) for v in then_out.value_info] == [("n", "negated")]
+    # the graph's inputs and outputs keep theirs (doc string, metadata_props)
+    assert back.graph.input[0] == m.graph.input[0] and back.graph.output[0] == m.graph.output[0]
+    assert _metadata_entry("layout", "NCHW") in back.graph.input[0].SerializeToString()
     # a model ONNX Runtime runs, computing what the source computes
     r = subprocess.run([TOOL, "check", str(out), "--full"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
