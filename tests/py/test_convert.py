@@ -486,3 +486,32 @@ def test_deform_conv_of_a_huge_input_refused_below_19():
                  [_vi("y", TensorProto.FLOAT, None)])
     with pytest.raises(onnxlegal.Error, match="tables grow"):
         onnxlegal.convert(src.SerializeToString(), 18)
+
+
+def test_sparse_initializer_input_refused_saying_why(tmp_path):
+    """A node reading a sparse initializer (a sparse_tensor, which no ONNX op takes: onnx's
+    checker refuses it too) is refused naming the node, the input and what to do; the conversion
+    said only that the graph output was not lowered, and that no opset works."""
+    sp = helper.make_sparse_tensor(numpy_helper.from_array(np.array([1.5], np.float32), "sp"),
+                                   numpy_helper.from_array(np.array([1], np.int64)), [3])
+    g = helper.make_graph([helper.make_node("Add", ["x", "sp"], ["y"], name="add")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])], sparse_initializer=[sp])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src = tmp_path / "sparse.onnx"
+    src.write_bytes(m.SerializeToString())
+    for opset in (11, 17):
+        r = run("convert", src, tmp_path / "o.onnx", "--opset", opset)
+        err = r.stderr.decode()
+        assert r.returncode == 1, err
+        assert "node 'add' (Add" in err and "input 1 'sp' is a sparse initializer" in err, err
+        assert "dense initializer" in err and "was not lowered" not in err, err
+    # unread, it is left out as any unread initializer is
+    g.node[0].input[1] = "x"
+    m2 = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m2.ir_version = 7
+    src.write_bytes(m2.SerializeToString())
+    r = run("convert", src, tmp_path / "o.onnx", "--opset", 17)
+    assert r.returncode == 0, r.stderr
+    assert not onnx.load(str(tmp_path / "o.onnx")).graph.sparse_initializer
