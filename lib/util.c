@@ -88,7 +88,9 @@ static void std_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); 
 #define PREFAULT_STEP 65536
 #define HUGE_STEP ((size_t)4 << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
-void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to) {
+/* olg__prefault; lazy: the huge pages are only asked for, each mapped in (2 MiB, one fault) when
+ * first written, so that an arena chunk's unused end is not resident. */
+static void map_in(const olg_allocator *a, void *p, size_t from, size_t to, bool lazy) {
 #if defined(__linux__)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -98,13 +100,22 @@ void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to) {
   uintptr_t hi = ((uintptr_t)p + to) & ~(uintptr_t)4095;
 #ifdef MADV_HUGEPAGE
   uintptr_t huge_lo = (lo + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1), huge_hi = hi & ~(HUGE_PAGE - 1);
-  if (to - from >= HUGE_STEP && huge_hi > huge_lo)
+  if (to - from >= HUGE_STEP && huge_hi > huge_lo) {
     (void)madvise((void *)huge_lo, huge_hi - huge_lo, MADV_HUGEPAGE);
+    if (lazy) { /* the small pages before them, used first, at once */
+      if (huge_lo > lo) (void)madvise((void *)lo, huge_lo - lo, MADV_POPULATE_WRITE);
+      return;
+    }
+  }
 #endif
   if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #else
-  (void)a, (void)p, (void)from, (void)to;
+  (void)a, (void)p, (void)from, (void)to, (void)lazy;
 #endif
+}
+
+void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to) {
+  map_in(a, p, from, to, false);
 }
 
 olg_status olg__alloc_init(olg_allocator *dst, const olg_allocator *a) {
@@ -184,7 +195,16 @@ struct olg_arena_chunk {
   size_t size; /* bytes of the whole chunk, for free */
 };
 
+/* An arena that grows (the reader's, olg_arena.grow) takes from the default allocator chunks as
+ * large as the arena so far, from ARENA_CHUNK to ARENA_CHUNK_MAX: a large graph's names and
+ * argument blocks (45 MB at a million nodes) then sit in a few chunks mapped with huge pages as
+ * they are written, not in 700 of 64 KiB mapped 4 KiB at a time (reading the 1M-node chain:
+ * 0.125 -> 0.113 s of CPU, best of 15; peak RSS +3 MB). Other arenas (a lowering's, which
+ * fills while other blocks are freed) keep to ARENA_CHUNK, which reuses the heap's holes: growing
+ * there cost 17 MB of a 1M-node conversion's peak and saved no time. So does a caller's
+ * allocator (a device's pool). */
 #define ARENA_CHUNK (64 * 1024)
+#define ARENA_CHUNK_MAX ((size_t)8 << 20)
 #define ARENA_ALIGN 8
 #define ARENA_HDR ((sizeof(olg_arena_chunk) + 15) & ~(size_t)15)
 
@@ -201,12 +221,14 @@ static void *arena_bump(olg_arena *ar, size_t n, size_t align) {
   char *p = ar->cur ? (char *)(((uintptr_t)ar->cur + align - 1) & ~(uintptr_t)(align - 1)) : NULL;
   if (!p || p > ar->end || (size_t)(ar->end - p) < need) {
     /* Large requests get a chunk of their own, so the current chunk's free space is kept. */
-    size_t size = need > ARENA_CHUNK / 4 ? need + ARENA_HDR : ARENA_CHUNK;
+    size_t chunk = !ar->grow || ar->alloc->alloc != std_alloc || ar->total < ARENA_CHUNK ? ARENA_CHUNK
+                   : ar->total > ARENA_CHUNK_MAX ? ARENA_CHUNK_MAX : ar->total;
+    size_t size = need > ARENA_CHUNK / 4 ? need + ARENA_HDR : chunk;
     if (size < need) { ar->failures++; return NULL; }
     size = (size + 7) & ~(size_t)7;
     olg_arena_chunk *c = ar->alloc->alloc(ar->alloc->ud, size);
     if (!c) { ar->failures++; return NULL; }
-    olg__prefault(ar->alloc, c, 0, size); /* bumped through to its end */
+    map_in(ar->alloc, c, 0, size, true); /* bumped through to its end, or near it */
     c->size = size;
     ar->total += size;
     if (need > ARENA_CHUNK / 4 && ar->head) {

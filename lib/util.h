@@ -55,6 +55,7 @@ typedef struct olg_arena {
   olg_arena_chunk *head;
   char *cur, *end;
   size_t total; /* bytes held, for statistics */
+  bool grow;    /* chunks as large as the arena so far (util.c, ARENA_CHUNK_MAX) */
   uint32_t failures; /* allocations refused so far: lets a caller see a failure a callee took
                         for "unknown" (inference rules, whose helpers return NULL for both) */
 } olg_arena;

@@ -688,7 +688,9 @@ static olg_status decode(olg_model *m, const uint8_t *data, size_t n, uint8_t ow
   r.owner = owner;
   r.ext_dir = ext_dir;
   r.load_ext = o->load_external_data != 0;
+  m->arena.grow = true; /* (util.c, ARENA_CHUNK_MAX) */
   olg_status s = rd_model(&r);
+  m->arena.grow = false;
   olg__free(&m->alloc, r.scratch, r.scratch_cap);
   olg__free(&m->alloc, r.ext_files, (size_t)r.ext_cap * sizeof *r.ext_files);
   olg__g_namemap_free(&m->alloc, &r.ext_by_location);

@@ -655,6 +655,39 @@ TEST(arena_packs_strings_and_aligns_blocks) {
   olg_arena_free(&ar);
 }
 
+static void *counted_alloc(void *ud, size_t n) { (void)ud; return malloc(n); }
+static void counted_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); }
+
+/* A growing arena's chunk (the reader's) as it opens: from the default allocator, as large as
+ * the arena so far (up to 8 MiB: huge pages for a large graph's names), what it leaves unused at
+ * most what it holds; from a caller's allocator (a device's pool), 64 KiB each. */
+TEST(arena_chunks_grow_with_the_default_allocator_only) {
+  olg_allocator def, own = {sizeof(olg_allocator), counted_alloc, NULL, counted_free, NULL};
+  CHECK_OK(olg__alloc_init(&def, NULL));
+  for (int k = 0; k < 2; k++) {
+    olg_arena ar;
+    olg_arena_init(&ar, k ? &own : &def);
+    ar.grow = true;
+    size_t largest = 0, held = 0, n = 100;
+    char *prev = NULL;
+    for (size_t i = 0; i < 300000; i++) { /* 30 MB of names */
+      char *p = olg_arena_alloc_str(&ar, n);
+      CHECK(p != NULL);
+      if (p != prev + n && (size_t)(ar.end - p) > largest) largest = (size_t)(ar.end - p);
+      prev = p;
+      held += n;
+    }
+    if (k) {
+      CHECK(largest <= 64 * 1024);
+    } else {
+      CHECK(largest >= ((size_t)4 << 20) && largest <= ((size_t)8 << 20));
+      CHECK(ar.total - held <= held);
+    }
+    CHECK_EQ(ar.failures, 0);
+    olg_arena_free(&ar);
+  }
+}
+
 #ifdef __linux__
 #include <sys/mman.h>
 #include <unistd.h>
