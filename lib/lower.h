@@ -94,14 +94,6 @@ olg_status olg__lower_constant(olg_lower *cx, olg_dtype dtype, int32_t rank, con
                                olg_value *out);
 /* Sets cx->intern_off for source node nd, about to be lowered. */
 void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
-/* After source node nd lowered (its first emitted value and node given): its outputs keep their
- * source names in the target where the lowering made them, values of its own that were given
- * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise
- * comparisons with the source, quantizers' exclusion lists) find them in the converted model. A
- * name the target holds already, a value from before (an interned Constant, an input passed
- * through), a front end's node (aten, prim), and a value computed before a node with subgraphs
- * that the lowering emitted (they may read it by the name it had) keep the generated name. The name is the source's
- * string, not copied: the target keeps its source (olg_legalize's contract). */
 /* *from into *to, a type of the target: its shape and dim names copied (olg_legalize's
  * contract), its serializer's extra dropped. */
 olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from);
@@ -111,6 +103,16 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
  * drops those whose value it removes. The graph inputs' and outputs' doc strings and
  * metadata_props too. After the graph's outputs are bound. */
 olg_status olg__lower_value_info(olg_lower *cx);
+/* After source node nd lowered (its first emitted value and node given): its outputs keep their
+ * source names in the target where the lowering made them, values of its own that were given
+ * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise
+ * comparisons with the source, quantizers' exclusion lists) find them in the converted model. A
+ * name the target holds already, a value from before (an interned Constant, an input passed
+ * through), a front end's node (aten, prim), and a value computed before a node with subgraphs
+ * that the lowering emitted (they may read it by the name it had) keep the generated name. The
+ * name is the source's string, not copied: the target keeps its source (olg_legalize's
+ * contract). Each node emitted for nd (but an operand Constant) takes nd's doc string and
+ * metadata_props, borrowed too. */
 olg_status olg__lower_keep_names(olg_lower *cx, const olg_node *nd, uint32_t first_value,
                                  uint32_t first_node);
 /* A lookahead: asks for the slots of the kept-name map that source node nd's outputs will take

@@ -508,10 +508,11 @@ olg_status olg__lower_value_info(olg_lower *cx) {
       continue;
     olg_value_rec *tr = &g->values[tv];
     olg_dtype se = olg__type_elem(&sr->type), te = olg__type_elem(&tr->type);
-    if (sr->type.kind != OLG_TYPE_NONE &&
-        (tr->type.kind != OLG_TYPE_NONE && (tr->type.kind != sr->type.kind || (se && te && se != te))))
+    if (sr->type.kind != OLG_TYPE_NONE && tr->type.kind != OLG_TYPE_NONE &&
+        (tr->type.kind != sr->type.kind || (se && te && se != te)))
       continue; /* the value is not what the entry says (a source contradicting itself) */
-    if (sr->type.kind != OLG_TYPE_NONE) OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, &sr->type));
+    if (sr->type.kind != OLG_TYPE_NONE)
+      OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, &sr->type));
     OLG_TRY(keep_value_about(cx, tr, sr));
     OLG_TRY(olg_graph_add_value_info(g, tv));
   }

@@ -212,10 +212,10 @@ OLG_API int64_t olg_ir_version_for_opset(int64_t opset);
  *
  * Ownership: the output model BORROWS the source model's initializer data, the tensors of its
  * Constant nodes, the names of the values it keeps and the doc strings and metadata_props of
- * nodes and value_info (no tensor bytes and none of those strings are copied): src must outlive *out and must not
- * change while *out is in use. Shapes and
- * attributes are copied. The registry is only read, so a frozen registry may serve several
- * threads at once. On failure *out is NULL and nothing leaks. */
+ * nodes and value_info (no tensor bytes and none of those strings are copied): src must outlive
+ * *out and must not change while *out is in use. Shapes and attributes are copied. The registry
+ * is only read, so a frozen registry may serve several threads at once. On failure *out is NULL
+ * and nothing leaks. */
 OLG_API olg_status olg_legalize(const olg_model *src, const olg_registry *r,
                                 const olg_legalize_options *opts, olg_model **out,
                                 olg_diags *diags);
