@@ -520,21 +520,26 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   /* the inputs (1), outputs (2) and attributes (5) as this walk finds them (the first
    * NODE_SPANS of each), and where the first of each starts, for a node with more: the later
    * passes then walk only from there (every field checked by this walk) */
-  enum { K_IN, K_OUT, K_ATTR };
+  enum { K_IN, K_OUT, K_ATTR, K_OP };
   olg_pb_span sp[3][NODE_SPANS];
   const uint8_t *from[3] = {0};
   size_t cnt[3] = {0};
-  /* by the first byte of a field: an input, output or attribute (K_* + 1) whose one-byte tag
-   * says length-delimited, as the schema has fields 1, 2 and 5 of NodeProto */
+  /* by the first byte of a field: an input, output, attribute or the op type (K_* + 1) whose
+   * one-byte tag says length-delimited, as the schema has fields 1, 2, 5 and 4 of NodeProto */
   static const uint8_t kind_of[256] = {[0x0a] = K_IN + 1, [0x12] = K_OUT + 1,
-                                       [0x2a] = K_ATTR + 1};
+                                       [0x2a] = K_ATTR + 1, [0x22] = K_OP + 1};
   pbf f;
   while (p < end) {
     /* the common field inline: one of those with a one-byte length that fits */
     int k = kind_of[p[0]] - 1;
     if (k >= 0 && end - p >= 2 && p[1] < 0x80 && p[1] <= end - p - 2) {
-      if (cnt[k] < NODE_SPANS) sp[k][cnt[k]] = (olg_pb_span){p + 2, p[1]};
-      if (!cnt[k]++) from[k] = p;
+      if (k == K_OP) {
+        named[1] = (olg_pb_span){p + 2, p[1]};
+        has_op = true;
+      } else {
+        if (cnt[k] < NODE_SPANS) sp[k][cnt[k]] = (olg_pb_span){p + 2, p[1]};
+        if (!cnt[k]++) from[k] = p;
+      }
       p += 2 + p[1];
       continue;
     }
@@ -551,9 +556,8 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
       if (!(name = olg__pbr_sdup_name(r, &f))) return OLG_ERR_NOMEM;
       if (!f.n && (s = olg__pbr_set_flag(r, &extra, PBX_NAME_EMPTY))) return s;
       break;
-    case 4:
+    case 4: /* interned once the walk is done: the last one counts */
       named[1] = (olg_pb_span){f.p, f.n};
-      if (!(op = olg__pbr_intern(r, &f))) return OLG_ERR_NOMEM;
       has_op = true;
       break;
     case 6: if ((s = olg__pbr_text(r, &extra, &f, &doc))) return s; break;
@@ -572,6 +576,8 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
     }
   }
   size_t n_in = cnt[K_IN], n_out = cnt[K_OUT], n_attr = cnt[K_ATTR];
+  if (has_op && !(op = olg__pbr_intern(r, &(pbf){.p = named[1].p, .n = named[1].n})))
+    return OLG_ERR_NOMEM;
   if (!has_op && (s = olg__pbr_set_flag(r, &extra, PBX_NO_OP_TYPE))) return s;
   r->at.node = name;
   r->at.op = op;
@@ -745,6 +751,25 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
   olg_status s;
   pbf f;
   while (p < end) {
+    /* a run of nodes (field 1) whose length takes one or two bytes: counted here, each checked
+       by the walk that reads it (olg__pbr_next's checks) */
+    if (p[0] == 0x0a) {
+      const uint8_t *q = p;
+      size_t k = 0;
+      while (end - q >= 3 && q[0] == 0x0a) {
+        size_t len = q[1] < 0x80 ? q[1] : q[2] < 0x80 ? (size_t)(q[1] & 0x7f) | (size_t)q[2] << 7 : SIZE_MAX;
+        const uint8_t *body = q + (q[1] < 0x80 ? 2 : 3);
+        if (len > (size_t)(end - body)) break;
+        if (!from[1]) from[1] = q;
+        q = body + len;
+        k++;
+      }
+      if (k) {
+        n[1] += k;
+        to[1] = p = q;
+        continue;
+      }
+    }
     if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no <= 16) {
       n[f.no]++;
@@ -829,7 +854,14 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
     ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1],
                                            &gs->ahead[gs->n_ahead++ & (AHEAD - 1)]);
   for (p = from[1]; n[1] && p < to[1];) {
-    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
+    if (p[0] == 0x0a && end - p >= 2 && p[1] < 0x80 && p[1] <= end - p - 2) {
+      /* a node whose length takes a byte: what olg__pbr_next would say (GraphProto's field 1
+         is the first of its schema) */
+      f = (pbf){.no = 1, .wt = PB_LEN, .p = p + 2, .n = p[1], .start = p, .fd = &md->fields[0]};
+      f.end = p = p + 2 + p[1];
+    } else if ((s = olg__pbr_next(r, &p, end, md, &f))) {
+      return s;
+    }
     if (f.no != 1) continue;
     if (ahead)
       ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1],
