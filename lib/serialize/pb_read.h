@@ -96,8 +96,27 @@ const char *olg__pbr_twhere(const rd *r, const char *tname, char *buf, size_t ca
  * position olg__pbr_where gives). */
 olg_status olg__pbr_nul_name(rd *r, const uint8_t *p, size_t n, const char *what,
                              const char *where);
+/* Whether one of the n bytes at p is 0: up to 16 in two words (a node's op type, a name), inline
+ * where a call to memchr took a fifth of the check. */
+static inline bool olg__pbr_has_nul(const uint8_t *p, size_t n) {
+  const uint64_t lo = 0x0101010101010101u, hi = 0x8080808080808080u;
+  uint64_t a, b;
+  if (n > 16) return memchr(p, 0, n) != NULL;
+  if (n >= 8) {
+    memcpy(&a, p, 8);
+    memcpy(&b, p + n - 8, 8);
+  } else if (n >= 4) { /* two 4-byte words, each made 8 with bytes that are not 0 */
+    uint32_t x, y;
+    memcpy(&x, p, 4);
+    memcpy(&y, p + n - 4, 4);
+    a = x | 0xffffffff00000000u, b = y | 0xffffffff00000000u;
+  } else {
+    return n && (!p[0] || !p[n / 2] || !p[n - 1]);
+  }
+  return (((a - lo) & ~a) | ((b - lo) & ~b)) & hi;
+}
 static inline olg_status olg__pbr_no_nul(rd *r, const uint8_t *p, size_t n, const char *what) {
-  return n && memchr(p, 0, n) ? olg__pbr_nul_name(r, p, n, what, NULL) : OLG_OK;
+  return olg__pbr_has_nul(p, n) ? olg__pbr_nul_name(r, p, n, what, NULL) : OLG_OK;
 }
 olg_status olg__pbr_enter(rd *r, const uint8_t *at, msgdesc *md);
 olg_status olg__pbr_next_field(rd *r, const uint8_t **cur, const uint8_t *end, msgdesc *md,
