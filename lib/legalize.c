@@ -322,7 +322,10 @@ static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
       olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[j];
       if (v < 0 || (uint32_t)v >= cx->src->n_values || cx->map[v] != OLG_NO_VALUE) continue;
       const olg_value_rec *r = &cx->src->values[v];
-      if (r->type.kind == OLG_TYPE_SPARSE_TENSOR && r->producer < 0) /* onnx's checker agrees */
+      bool read = false; /* a node nothing reads goes with the cleanup, whatever it takes */
+      for (uint32_t o = 0; o < nd->n_outputs && !read; o++)
+        read = nd->outputs[o] != OLG_NO_VALUE && cx->uses[nd->outputs[o]];
+      if (r->type.kind == OLG_TYPE_SPARSE_TENSOR && r->producer < 0 && read) /* as onnx's checker */
         s = graph_fault(cx, nd, "input %u '%s' is a sparse initializer (a sparse_tensor), which a "
                         "conversion does not carry: ONNX's ops take dense tensors; store it as a "
                         "dense initializer", i, r->name);
