@@ -595,6 +595,12 @@ olg_status olg__model_copy_about(olg_model *dst, const olg_model *src);
  * main graph's doc string that hold a NUL, as the reader kept them, copied into dst's extras: the
  * IR's C strings end at the NUL, and a conversion had written them cut (two keys made one). */
 olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at);
+/* (the reader's) The doc string (field doc_no) and metadata entries of a node's or value's
+ * serializer extra src_extra that hold a NUL, as the reader kept them, copied into m as a new
+ * extra at *slot (NULL before): a conversion keeps the doc and metadata, which the IR's C strings
+ * would have cut (two keys made one). */
+olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_no,
+                              const void **slot);
 /* A formatted string in the model's arena, of any length (names built from names: a fixed
  * buffer would cut a long one short and make two names one); NULL on failure, error set. */
 const char *olg__strfmt(olg_model *m, const char *fmt, ...) OLG_PRINTF(2, 3);

@@ -487,13 +487,30 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
 }
 
 /* sr's doc string and metadata_props (borrowed) on tr. */
+/* The reader's verbatim copies of what of a doc string (field doc_no) and metadata entries holds
+ * a NUL, from src_extra into *out (NULL: none). */
+static olg_status verbatim_about(olg_lower *cx, const void *src_extra, uint32_t doc_no,
+                                 const void **out) {
+  *out = NULL;
+#ifndef OLG_CONFIG_NO_READER
+  return src_extra ? olg__pbr_copy_more(cx->dst_model, src_extra, doc_no, out) : OLG_OK;
+#else
+  (void)cx, (void)src_extra, (void)doc_no;
+  return OLG_OK;
+#endif
+}
+
 static olg_status keep_value_about(olg_lower *cx, olg_value_rec *tr, const olg_value_rec *sr) {
   const olg_value_more *sm = sr->more;
-  if (!sm || (!sm->doc_string && !sm->n_metadata)) return OLG_OK;
+  const void *x;
+  if (!sm || (!sm->doc_string && !sm->n_metadata && !sm->extra)) return OLG_OK;
+  OLG_TRY(verbatim_about(cx, sm->extra, 3, &x)); /* ValueInfoProto.doc_string */
+  if (!sm->doc_string && !sm->n_metadata && !x) return OLG_OK;
   olg_value_more vm = tr->more ? *tr->more : (olg_value_more){0};
   vm.doc_string = sm->doc_string;
   vm.metadata = sm->metadata;
   vm.n_metadata = sm->n_metadata;
+  if (x) vm.extra = x;
   return olg__value_set_more(cx->dst_model, tr, &vm);
 }
 
@@ -534,7 +551,10 @@ olg_status olg__lower_value_info(olg_lower *cx) {
  * the kept names are: the source outlives the target (olg_legalize's contract). */
 static olg_status keep_about(olg_lower *cx, const olg_node *nd, uint32_t first_node) {
   const olg_node_more *sm = nd->more;
-  if (!sm || (!sm->doc_string && !sm->n_metadata)) return OLG_OK;
+  const void *x;
+  if (!sm || (!sm->doc_string && !sm->n_metadata && !sm->extra)) return OLG_OK;
+  OLG_TRY(verbatim_about(cx, sm->extra, 6, &x)); /* NodeProto.doc_string; shared, read only */
+  if (!sm->doc_string && !sm->n_metadata && !x) return OLG_OK;
   bool constant = !*nd->domain && !strcmp(nd->op, "Constant");
   olg_graph *g = cx->dst;
   for (uint32_t k = first_node; k < g->n_nodes; k++) {
@@ -545,6 +565,7 @@ static olg_status keep_about(olg_lower *cx, const olg_node *nd, uint32_t first_n
     nm.doc_string = sm->doc_string;
     nm.metadata = sm->metadata;
     nm.n_metadata = sm->n_metadata;
+    if (x) nm.extra = x;
     OLG_TRY(olg__node_set_more(cx->dst_model, dn, &nm));
   }
   return OLG_OK;

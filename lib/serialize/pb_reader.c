@@ -907,6 +907,27 @@ static olg_status copy_raws(olg_model *m, const olg_pbx *sx, uint32_t no, const 
   return OLG_OK;
 }
 
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone: the minimal configuration's 64 KiB */
+olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_no,
+                              const void **slot) {
+  const olg_pbx *sx = src_extra;
+  olg_status s;
+  if (!sx || (s = copy_raws(m, sx, doc_no, slot))) return sx ? s : OLG_OK;
+  if (!sx->kv_verbatim) return OLG_OK;
+  olg_pbx *x = (olg_pbx *)*slot;
+  if (!x && !(*slot = x = olg__arena_alloc(m, sizeof *x))) return OLG_ERR_NOMEM;
+  olg_pb_span *v = olg__arena_alloc(m, (size_t)sx->n_kv_verbatim * sizeof *v);
+  if (!v) return OLG_ERR_NOMEM;
+  for (uint32_t i = 0; i < sx->n_kv_verbatim; i++)
+    if (sx->kv_verbatim[i].p && !(v[i] = (olg_pb_span){arena_bytes(m, sx->kv_verbatim[i]),
+                                                       sx->kv_verbatim[i].n}).p)
+      return OLG_ERR_NOMEM;
+  x->kv_verbatim = v;
+  x->n_kv_verbatim = sx->n_kv_verbatim;
+  return OLG_OK;
+}
+#endif
+
 olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at) {
   const olg_pbx *sx = src->extra;
   olg_status s;

@@ -212,3 +212,32 @@ def test_convert_keeps_each_node_doc_and_metadata(tmp_path, opset):
         "Unsqueeze", list(unsq.input), list(unsq.output), name=unsq.name).SerializeToString()
     axes = [n for n in nodes if n.op_type == "Constant" and n.output[0] in unsq.input]
     assert axes and all(n.doc_string == "" for n in axes)
+
+
+def test_convert_keeps_node_and_value_texts_holding_a_nul_whole(tmp_path):
+    """A node's doc string and metadata entries, a value_info's and a graph input's doc string
+    holding a NUL: a conversion carries them as read (the IR's C strings would cut them, and two
+    keys that differ past a NUL would become one); they had come out empty."""
+    trace = _metadata_entry("k\0x", "1") + _metadata_entry("k\0y", "2") + _metadata_entry("plain", "a\0b")
+    relu = helper.make_node("Relu", ["x"], ["r"], name="relu", doc_string="node\0doc")
+    relu.MergeFromString(trace)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    x.doc_string = "input\0doc"
+    r = helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 3])
+    r.doc_string = "value\0doc"
+    g = helper.make_graph([relu, helper.make_node("Neg", ["r"], ["y"], name="neg")], "g", [x],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], value_info=[r])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    for opset in (13, 17):
+        res = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", str(opset)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        back = onnx.load(str(out))
+        (node,) = [n for n in back.graph.node if n.op_type == "Relu"]
+        assert node.doc_string == "node\0doc" and trace in node.SerializeToString(), node
+        assert back.graph.input[0].doc_string == "input\0doc"
+        assert [(v.name, v.doc_string) for v in back.graph.value_info] == [("r", "value\0doc")]
+        (neg,) = [n for n in back.graph.node if n.op_type == "Neg"]
+        assert neg.doc_string == "" and b"k\0" not in neg.SerializeToString()
