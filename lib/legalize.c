@@ -313,6 +313,12 @@ static olg_status body_input_types(olg_lower *cx, const olg_node *nd) {
  * emit the defect and blame itself): an input no graph defines, a required input or output
  * left empty or missing (olg_check's wording), a subgraph input declared otherwise than the
  * node feeds it. An input of a node that failed upstream is not a defect: the node is skipped. */
+static bool output_read(const olg_lower *cx, const olg_node *nd) {
+  for (uint32_t o = 0; o < nd->n_outputs; o++)
+    if (nd->outputs[o] != OLG_NO_VALUE && cx->uses[nd->outputs[o]]) return true;
+  return false;
+}
+
 static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
   olg_status s = OLG_OK;
   for (uint32_t i = 0; i < nd->n_args; i++) {
@@ -322,10 +328,8 @@ static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
       olg_value v = a->kind == OLG_ARG_VALUE ? a->u.v : a->u.vals[j];
       if (v < 0 || (uint32_t)v >= cx->src->n_values || cx->map[v] != OLG_NO_VALUE) continue;
       const olg_value_rec *r = &cx->src->values[v];
-      bool read = false; /* a node nothing reads goes with the cleanup, whatever it takes */
-      for (uint32_t o = 0; o < nd->n_outputs && !read; o++)
-        read = nd->outputs[o] != OLG_NO_VALUE && cx->uses[nd->outputs[o]];
-      if (r->type.kind == OLG_TYPE_SPARSE_TENSOR && r->producer < 0 && read) /* as onnx's checker */
+      /* as onnx's checker; a node nothing reads goes with the cleanup, whatever it takes */
+      if (r->type.kind == OLG_TYPE_SPARSE_TENSOR && r->producer < 0 && output_read(cx, nd))
         s = graph_fault(cx, nd, "input %u '%s' is a sparse initializer (a sparse_tensor), which a "
                         "conversion does not carry: ONNX's ops take dense tensors; store it as a "
                         "dense initializer", i, r->name);

@@ -486,7 +486,6 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
   return OLG_OK; /* nested types (sequence, map, optional) are borrowed from the source */
 }
 
-/* sr's doc string and metadata_props (borrowed) on tr. */
 /* The reader's verbatim copies of what of a doc string (field doc_no) and metadata entries holds
  * a NUL, from src_extra into *out (NULL: none). */
 static olg_status verbatim_about(olg_lower *cx, const void *src_extra, uint32_t doc_no,
@@ -500,6 +499,7 @@ static olg_status verbatim_about(olg_lower *cx, const void *src_extra, uint32_t 
 #endif
 }
 
+/* sr's doc string and metadata_props (borrowed; what holds a NUL copied verbatim) on tr. */
 static olg_status keep_value_about(olg_lower *cx, olg_value_rec *tr, const olg_value_rec *sr) {
   const olg_value_more *sm = sr->more;
   const void *x;
@@ -548,7 +548,8 @@ olg_status olg__lower_value_info(olg_lower *cx) {
 /* The source node's doc string and metadata_props on each node emitted for it (as onnx's
  * converter keeps them: the dynamo exporter's scopes and stack traces are there), but for a
  * Constant the lowering made for an operand (interned: other nodes may share it). Borrowed, as
- * the kept names are: the source outlives the target (olg_legalize's contract). */
+ * the kept names are: the source outlives the target (olg_legalize's contract); what holds a NUL
+ * is copied verbatim, once for all of them. */
 static olg_status keep_about(olg_lower *cx, const olg_node *nd, uint32_t first_node) {
   const olg_node_more *sm = nd->more;
   const void *x;

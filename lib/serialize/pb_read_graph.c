@@ -757,7 +757,9 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
       const uint8_t *q = p;
       size_t k = 0;
       while (end - q >= 3 && q[0] == 0x0a) {
-        size_t len = q[1] < 0x80 ? q[1] : q[2] < 0x80 ? (size_t)(q[1] & 0x7f) | (size_t)q[2] << 7 : SIZE_MAX;
+        size_t len = q[1] < 0x80   ? q[1]
+                     : q[2] < 0x80 ? (size_t)(q[1] & 0x7f) | (size_t)q[2] << 7
+                                   : SIZE_MAX;
         const uint8_t *body = q + (q[1] < 0x80 ? 2 : 3);
         if (len > (size_t)(end - body)) break;
         if (!from[1]) from[1] = q;

@@ -907,47 +907,39 @@ static olg_status copy_raws(olg_model *m, const olg_pbx *sx, uint32_t no, const 
   return OLG_OK;
 }
 
-#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone: the minimal configuration's 64 KiB */
-olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_no,
-                              const void **slot) {
-  const olg_pbx *sx = src_extra;
-  olg_status s;
-  if (!sx || (s = copy_raws(m, sx, doc_no, slot))) return sx ? s : OLG_OK;
-  if (!sx->kv_verbatim) return OLG_OK;
+/* sx's verbatim metadata entries, their bytes copied into m, as those of *slot's from index at
+ * (the entries before it written from the IR). */
+static olg_status copy_kvs(olg_model *m, const olg_pbx *sx, uint32_t at, const void **slot) {
+  if (!sx || !sx->kv_verbatim) return OLG_OK;
   olg_pbx *x = (olg_pbx *)*slot;
   if (!x && !(*slot = x = olg__arena_alloc(m, sizeof *x))) return OLG_ERR_NOMEM;
-  olg_pb_span *v = olg__arena_alloc(m, (size_t)sx->n_kv_verbatim * sizeof *v);
-  if (!v) return OLG_ERR_NOMEM;
-  for (uint32_t i = 0; i < sx->n_kv_verbatim; i++)
-    if (sx->kv_verbatim[i].p && !(v[i] = (olg_pb_span){arena_bytes(m, sx->kv_verbatim[i]),
-                                                       sx->kv_verbatim[i].n}).p)
-      return OLG_ERR_NOMEM;
-  x->kv_verbatim = v;
-  x->n_kv_verbatim = sx->n_kv_verbatim;
-  return OLG_OK;
-}
-#endif
-
-olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at) {
-  const olg_pbx *sx = src->extra;
-  olg_status s;
-  if ((s = copy_raws(dst, sx, 4, &dst->extra))) return s; /* the domain */
-  if (src->graph && dst->graph && !dst->graph->extra && /* the main graph's doc string */
-      (s = copy_raws(dst, src->graph->extra, 10, &dst->graph->extra)))
-    return s;
-  if (!sx || !sx->kv_verbatim) return OLG_OK;
-  olg_pbx *x = (olg_pbx *)dst->extra;
-  if (!x && !(dst->extra = x = olg__arena_alloc(dst, sizeof *x))) return OLG_ERR_NOMEM;
-  if (x->kv_verbatim) return OLG_OK; /* dst's own entries kept whole: not mixed */
-  size_t n = (size_t)meta_at + sx->n_kv_verbatim;
-  olg_pb_span *v = olg__arena_alloc(dst, n * sizeof *v);
+  if (x->kv_verbatim) return OLG_OK; /* the slot's own entries kept whole: not mixed */
+  size_t n = (size_t)at + sx->n_kv_verbatim;
+  olg_pb_span *v = olg__arena_alloc(m, n * sizeof *v);
   if (!v) return OLG_ERR_NOMEM;
   for (uint32_t i = 0; i < sx->n_kv_verbatim; i++) {
     if (!sx->kv_verbatim[i].p) continue; /* written from the IR */
-    if (!(v[meta_at + i].p = arena_bytes(dst, sx->kv_verbatim[i]))) return OLG_ERR_NOMEM;
-    v[meta_at + i].n = sx->kv_verbatim[i].n;
+    if (!(v[at + i].p = arena_bytes(m, sx->kv_verbatim[i]))) return OLG_ERR_NOMEM;
+    v[at + i].n = sx->kv_verbatim[i].n;
   }
   x->kv_verbatim = v;
   x->n_kv_verbatim = (uint32_t)n;
   return OLG_OK;
+}
+
+#ifndef OLG_CONFIG_NO_LEGALIZE /* the lowering's alone: the minimal configuration's 64 KiB */
+olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_no,
+                              const void **slot) {
+  olg_status s = copy_raws(m, src_extra, doc_no, slot);
+  return s ? s : copy_kvs(m, src_extra, 0, slot);
+}
+#endif
+
+olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at) {
+  olg_status s;
+  if ((s = copy_raws(dst, src->extra, 4, &dst->extra))) return s; /* the domain */
+  if (src->graph && dst->graph && !dst->graph->extra && /* the main graph's doc string */
+      (s = copy_raws(dst, src->graph->extra, 10, &dst->graph->extra)))
+    return s;
+  return copy_kvs(dst, src->extra, meta_at, &dst->extra);
 }
