@@ -601,6 +601,18 @@ olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t me
  * would have cut (two keys made one). */
 olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_no,
                               const void **slot);
+/* (the reader's) How many raw fields a graph's serializer extra holds (0: none, or NULL). */
+uint32_t olg__pbr_n_raw(const void *extra);
+/* (the reader's) The names the k-th raw field of a graph's extra names when it is a
+ * quantization_annotation entry (TensorAnnotation): its tensor_name first ("" when left out),
+ * then the value of each of its quant_parameter_tensor_names, in order; in m's arena, not
+ * NUL-ended (a name may hold a NUL, and then names no value). *n_names 0: not such an entry. */
+olg_status olg__pbr_annotation(olg_model *m, const void *extra, uint32_t k, olg_bytes **names,
+                               uint32_t *n_names);
+/* (the reader's) The raw fields which[0..n) of extra (indices), their bytes copied into m,
+ * appended to the extra at *slot (made if NULL): a conversion's graph carries them as read. */
+olg_status olg__pbr_carry_raws(olg_model *m, const void *extra, const uint32_t *which, uint32_t n,
+                               const void **slot);
 /* A formatted string in the model's arena, of any length (names built from names: a fixed
  * buffer would cut a long one short and make two names one); NULL on failure, error set. */
 const char *olg__strfmt(olg_model *m, const char *fmt, ...) OLG_PRINTF(2, 3);

@@ -743,7 +743,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   olg__lower_consts_free(cx->dst); /* every node is lowered */
   if (*n_failed || cx->n_errors) goto done;
   if ((s = olg__compute_protect(cx)) || (s = bind_graph_outputs(cx)) ||
-      (s = olg__lower_value_info(cx)))
+      (s = olg__lower_value_info(cx)) || (s = olg__lower_annotations(cx)))
     goto done;
   olg__consume_end(cx);
   olg__free(al, cx->uses, nv * sizeof *cx->uses); /* done with: not kept for the cleanup's peak */
@@ -797,6 +797,8 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.n_invalid = 0;
   sub.protect = NULL;
   sub.n_protect = 0;
+  sub.roots = NULL;
+  sub.n_roots = 0;
   sub.sub_in_from = NULL;
   sub.n_sub_in_from = 0;
   size_t n_failed;

@@ -103,6 +103,10 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
  * drops those whose value it removes. The graph inputs' and outputs' doc strings and
  * metadata_props too. After the graph's outputs are bound. */
 olg_status olg__lower_value_info(olg_lower *cx);
+/* The source graph's quantization_annotation entries whose tensors the target holds under the
+ * same names, carried as read: those tensors protected and kept by the cleanup. An entry naming
+ * a tensor the target lacks goes, with a warning that says which (no silent loss). */
+olg_status olg__lower_annotations(olg_lower *cx);
 /* After source node nd lowered (its first emitted value and node given): its outputs keep their
  * source names in the target where the lowering made them, values of its own that were given
  * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise
@@ -196,6 +200,10 @@ struct olg_lower {
   uint8_t *protect;         /* target values that subgraphs read by name: never renamed or
                                merged away (NULL: none) */
   uint32_t n_protect;
+  /* target values the cleanup keeps though no output needs them: those the graph's carried
+     quantization annotations name (olg__lower_annotations) */
+  const olg_value *roots;
+  uint32_t n_roots;
 
   /* during the profile's rewrite (lib/profile.h): the substitution the fixes record with
    * olg__replace_value, and its room (the engine grows it) */

@@ -545,6 +545,84 @@ olg_status olg__lower_value_info(olg_lower *cx) {
   return OLG_OK;
 }
 
+#ifndef OLG_CONFIG_NO_READER /* what the reader kept */
+/* v of cx->dst protected from renaming and merging (cx->protect grown to the graph's values). */
+static olg_status protect_value(olg_lower *cx, olg_value v) {
+  olg_graph *g = cx->dst;
+  if (!cx->protect || (uint32_t)v >= cx->n_protect) {
+    uint8_t *p = olg__arena_alloc(cx->dst_model, g->n_values);
+    if (!p) return OLG_ERR_NOMEM;
+    memset(p, 0, g->n_values);
+    if (cx->protect) memcpy(p, cx->protect, cx->n_protect);
+    cx->protect = p;
+    cx->n_protect = g->n_values;
+  }
+  cx->protect[v] = 1;
+  return OLG_OK;
+}
+
+/* The value of cx->dst named by the bytes b, or -1 (none; empty; holding a NUL). */
+static olg_value lookup_bytes(const olg_lower *cx, olg_bytes b) {
+  size_t len = b.n;
+  uint32_t h = olg__name_hash(b.p, &len);
+  return b.n && len == b.n ? olg__graph_lookup_h(cx->dst, b.p, len, h) : -1;
+}
+
+olg_status olg__lower_annotations(olg_lower *cx) {
+  const void *sx = cx->src->extra;
+  uint32_t n_raw = olg__pbr_n_raw(sx), n_kept = 0;
+  if (!n_raw) return OLG_OK;
+  olg_model *m = cx->dst_model;
+  /* the entries kept and their names: a first walk, so that the roots take one array (an
+     annotation per tensor of a large quantized model) */
+  uint32_t *kept = olg__arena_alloc(m, (size_t)n_raw * sizeof *kept);
+  olg_bytes **names = olg__arena_alloc(m, (size_t)n_raw * sizeof *names);
+  uint32_t *n_names = olg__arena_alloc(m, (size_t)n_raw * sizeof *n_names);
+  if (!kept || !names || !n_names) return OLG_ERR_NOMEM;
+  size_t n_roots = 0;
+  for (uint32_t k = 0; k < n_raw; k++) {
+    olg_bytes *nm;
+    uint32_t n;
+    OLG_TRY(olg__pbr_annotation(m, sx, k, &nm, &n));
+    uint32_t missing = n;
+    for (uint32_t i = 0; i < n && missing == n; i++)
+      if (lookup_bytes(cx, nm[i]) < 0) missing = i;
+    if (missing < n) {
+      char msg[640];
+      snprintf(msg, sizeof msg,
+               "the quantization_annotation of tensor '%.*s' is dropped: %s'%.*s' is not a "
+               "tensor of the converted graph",
+               (int)(nm[0].n > 200 ? 200 : nm[0].n), nm[0].p, missing ? "its parameter tensor " : "",
+               (int)(nm[missing].n > 200 ? 200 : nm[missing].n), nm[missing].p);
+      olg__lower_diag(cx, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, msg);
+      continue;
+    }
+    if (!n) continue; /* not an annotation */
+    names[n_kept] = nm;
+    n_names[n_kept] = n;
+    kept[n_kept++] = k;
+    n_roots += n;
+  }
+  olg_value *roots = n_roots ? olg__arena_alloc(m, n_roots * sizeof *roots) : NULL;
+  if (n_roots && !roots) return OLG_ERR_NOMEM;
+  n_roots = 0;
+  for (uint32_t k = 0; k < n_kept; k++)
+    for (uint32_t i = 0; i < n_names[k]; i++) {
+      olg_value v = lookup_bytes(cx, names[k][i]);
+      OLG_TRY(protect_value(cx, v));
+      roots[n_roots++] = v;
+    }
+  cx->roots = roots;
+  cx->n_roots = (uint32_t)n_roots;
+  return olg__pbr_carry_raws(m, sx, kept, n_kept, &cx->dst->extra);
+}
+#else
+olg_status olg__lower_annotations(olg_lower *cx) {
+  (void)cx;
+  return OLG_OK;
+}
+#endif
+
 /* The source node's doc string and metadata_props on each node emitted for it (as onnx's
  * converter keeps them: the dynamo exporter's scopes and stack traces are there), but for a
  * Constant the lowering made for an operand (interned: other nodes may share it). Borrowed, as

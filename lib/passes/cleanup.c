@@ -159,6 +159,7 @@ static olg_status dce_and_compact(olg_lower *cx) {
   }
   uint32_t n_live = 0;
   for (uint32_t i = 0; i < g->outputs.n; i++) live_val[g->outputs.p[i]] = 1;
+  for (uint32_t i = 0; i < cx->n_roots; i++) live_val[cx->roots[i]] = 1;
   for (uint32_t i = 0; i < n; i++) newid[i] = -1;
   uint32_t n_order = 0;
   while (n_order < n && order[n_order] >= 0) n_order++;

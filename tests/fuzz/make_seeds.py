@@ -195,6 +195,34 @@ def builder():
         put("builder", "random-%d" % i, bytes(rnd.randrange(256) for _ in range(64 << (i % 3))))
 
 
+def quant_annotation_model():
+    """quantization_annotation entries in the main graph and an If branch: one carried, one
+    naming a tensor the graph lacks (dropped with a warning), parameters no node reads."""
+    then_g = helper.make_graph([helper.make_node("Neg", ["r"], ["n"])], "then", [],
+                               [helper.make_tensor_value_info("n", TensorProto.FLOAT, [2])],
+                               [numpy_helper.from_array(np.array(0.5, np.float32), "n_scale")])
+    a = then_g.quantization_annotation.add()
+    a.tensor_name = "n"
+    e = a.quant_parameter_tensor_names.add()
+    e.key, e.value = "SCALE_TENSOR", "n_scale"
+    else_g = helper.make_graph([helper.make_node("Abs", ["r"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]),
+                           helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+                          "qa", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2]),
+                                 helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+                          [numpy_helper.from_array(np.array(0.1, np.float32), "r_scale"),
+                           numpy_helper.from_array(np.array(0, np.uint8), "r_zp")])
+    for tensor, params in (("r", ("r_scale", "r_zp")), ("ghost", ("r_scale",))):
+        a = g.quantization_annotation.add()
+        a.tensor_name = tensor
+        for key, value in zip(("SCALE_TENSOR", "ZERO_POINT_TENSOR"), params):
+            e = a.quant_parameter_tensor_names.add()
+            e.key, e.value = key, value
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
 def main():
     builder()
     extdata()
@@ -204,6 +232,7 @@ def main():
         put(t, "if-nobody", if_model(with_body=False))
         put(t, "loop-seq", loop_model())
         put(t, "scan", scan_model())
+        put(t, "quant-annotation", quant_annotation_model())
         for k, v in payloadless().items():  # crash reproducers of ee8e0c2: regressions
             put(t, "nopayload-" + k, v, regression=True)
     return 0
