@@ -591,12 +591,13 @@ const char *olg__strndup(olg_model *m, const char *s, size_t n);
  * copied into dst, a conversion or inlined copy of src: ONNX's own converter keeps them too
  * (lib/function_inline.c: the checker's part, which the conversion needs too). */
 olg_status olg__model_copy_about(olg_model *dst, const olg_model *src);
-/* (lib/serialize, the reader's) src's domain, metadata entries (from index meta_at of dst's) and
- * main graph's doc string that hold a NUL, as the reader kept them, copied into dst's extras: the
- * IR's C strings end at the NUL, and a conversion had written them cut (two keys made one). */
+/* (lib/serialize, the reader's) src's domain and metadata entries (from index meta_at of dst's)
+ * that hold a NUL, as the reader kept them, copied into dst's extras: the IR's C strings end at
+ * the NUL, and a conversion had written them cut (two keys made one). A graph's: its conversion's
+ * (olg__lower_graph_about), or an inlined copy's (which shares the extra). */
 olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at);
-/* (the reader's) The doc string (field doc_no) and metadata entries of a node's or value's
- * serializer extra src_extra that hold a NUL, as the reader kept them, copied into m as a new
+/* (the reader's) The doc string (field doc_no) and metadata entries of a node's, value's or
+ * graph's serializer extra src_extra that hold a NUL, as the reader kept them, copied into m as a new
  * extra at *slot (NULL before): a conversion keeps the doc and metadata, which the IR's C strings
  * would have cut (two keys made one). */
 olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_no,

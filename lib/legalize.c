@@ -743,7 +743,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
   olg__lower_consts_free(cx->dst); /* every node is lowered */
   if (*n_failed || cx->n_errors) goto done;
   if ((s = olg__compute_protect(cx)) || (s = bind_graph_outputs(cx)) ||
-      (s = olg__lower_value_info(cx)) || (s = olg__lower_annotations(cx)))
+      (s = olg__lower_value_info(cx)) || (s = olg__lower_graph_about(cx)))
     goto done;
   olg__consume_end(cx);
   olg__free(al, cx->uses, nv * sizeof *cx->uses); /* done with: not kept for the cleanup's peak */

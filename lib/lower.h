@@ -103,10 +103,11 @@ olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from
  * drops those whose value it removes. The graph inputs' and outputs' doc strings and
  * metadata_props too. After the graph's outputs are bound. */
 olg_status olg__lower_value_info(olg_lower *cx);
-/* The source graph's quantization_annotation entries whose tensors the target holds under the
- * same names, carried as read: those tensors protected and kept by the cleanup. An entry naming
- * a tensor the target lacks goes, with a warning that says which (no silent loss). */
-olg_status olg__lower_annotations(olg_lower *cx);
+/* What describes the source graph, on the target: its doc string and metadata_props (borrowed;
+ * what holds a NUL copied as read), and its quantization_annotation entries whose tensors the
+ * target holds under the same names, carried as read: those tensors protected and kept by the
+ * cleanup. An entry naming a tensor the target lacks goes, with a warning that says which. */
+olg_status olg__lower_graph_about(olg_lower *cx);
 /* After source node nd lowered (its first emitted value and node given): its outputs keep their
  * source names in the target where the lowering made them, values of its own that were given
  * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise

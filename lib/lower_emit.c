@@ -568,7 +568,7 @@ static olg_value lookup_bytes(const olg_lower *cx, olg_bytes b) {
   return b.n && len == b.n ? olg__graph_lookup_h(cx->dst, b.p, len, h) : -1;
 }
 
-olg_status olg__lower_annotations(olg_lower *cx) {
+static olg_status lower_annotations(olg_lower *cx) {
   const void *sx = cx->src->extra;
   uint32_t n_raw = olg__pbr_n_raw(sx), n_kept = 0;
   if (!n_raw) return OLG_OK;
@@ -616,12 +616,22 @@ olg_status olg__lower_annotations(olg_lower *cx) {
   cx->n_roots = (uint32_t)n_roots;
   return olg__pbr_carry_raws(m, sx, kept, n_kept, &cx->dst->extra);
 }
-#else
-olg_status olg__lower_annotations(olg_lower *cx) {
-  (void)cx;
-  return OLG_OK;
-}
 #endif
+
+olg_status olg__lower_graph_about(olg_lower *cx) {
+  const olg_graph *sg = cx->src;
+  olg_graph *g = cx->dst;
+  /* borrowed, as a node's are (keep_about) */
+  if (!g->doc_string) g->doc_string = sg->doc_string; /* the main graph's is set already */
+  g->metadata = sg->metadata;
+  g->n_metadata = sg->n_metadata;
+#ifndef OLG_CONFIG_NO_READER
+  OLG_TRY(olg__pbr_copy_more(cx->dst_model, sg->extra, 10, &g->extra)); /* GraphProto.doc_string */
+  return lower_annotations(cx);
+#else
+  return OLG_OK;
+#endif
+}
 
 /* The source node's doc string and metadata_props on each node emitted for it (as onnx's
  * converter keeps them: the dynamo exporter's scopes and stack traces are there), but for a

@@ -66,9 +66,6 @@ olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_
 olg_status olg__pbr_copy_about(olg_model *dst, const olg_model *src, uint32_t meta_at) {
   olg_status s;
   if ((s = copy_raws(dst, src->extra, 4, NULL, 0, &dst->extra))) return s; /* the domain */
-  if (src->graph && dst->graph && !dst->graph->extra && /* the main graph's doc string */
-      (s = copy_raws(dst, src->graph->extra, 10, NULL, 0, &dst->graph->extra)))
-    return s;
   return copy_kvs(dst, src->extra, meta_at, &dst->extra);
 }
 

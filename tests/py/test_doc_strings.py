@@ -241,3 +241,55 @@ def test_convert_keeps_node_and_value_texts_holding_a_nul_whole(tmp_path):
         assert [(v.name, v.doc_string) for v in back.graph.value_info] == [("r", "value\0doc")]
         (neg,) = [n for n in back.graph.node if n.op_type == "Neg"]
         assert neg.doc_string == "" and b"k\0" not in neg.SerializeToString()
+
+
+def _graph_metadata_entry(key, value):
+    """GraphProto field 16 (metadata_props, IR 10) as bytes: the onnx package here predates it."""
+    e = b"\x0a" + bytes([len(key)]) + key.encode() + b"\x12" + bytes([len(value)]) + value.encode()
+    return b"\x82\x01" + bytes([len(e)]) + e
+
+
+@pytest.mark.parametrize("opset", [17, 13, 11])
+def test_convert_keeps_every_graph_doc_and_metadata(tmp_path, opset):
+    """Each graph's doc string and metadata_props, the main graph's and an If branch's, plain or
+    holding a NUL: a conversion carries them as read (a branch's doc string and every graph's
+    metadata had come out empty)."""
+    then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["n"])], "then", [],
+                               [helper.make_tensor_value_info("n", TensorProto.FLOAT, [2])])
+    then_g.doc_string = "then\0doc"
+    then_g.MergeFromString(_graph_metadata_entry("scope", "branch") + _graph_metadata_entry("k\0x", "1"))
+    else_g = helper.make_graph([helper.make_node("Abs", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+    else_g.doc_string = "else doc"
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], "main",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    g.doc_string = "main doc"
+    g.MergeFromString(_graph_metadata_entry("pkg.exporter", "dynamo") + _graph_metadata_entry("v", "a\0b"))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", str(opset)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    back = onnx.load(str(out))
+
+    def branches(graph):
+        (node,) = graph.node
+        return {a.name: a.g for a in node.attribute}
+
+    def metadata_bytes(graph):  # the graph's field 16, as written (onnx here cannot parse it)
+        body = graph.SerializeToString()
+        return [e for e in (_graph_metadata_entry("pkg.exporter", "dynamo"), _graph_metadata_entry("v", "a\0b"),
+                            _graph_metadata_entry("scope", "branch"), _graph_metadata_entry("k\0x", "1")) if e in body]
+
+    assert back.graph.doc_string == "main doc"
+    assert metadata_bytes(back.graph)[:2] == [_graph_metadata_entry("pkg.exporter", "dynamo"),
+                                              _graph_metadata_entry("v", "a\0b")]
+    got = branches(back.graph)
+    assert got["then_branch"].doc_string == "then\0doc" and got["else_branch"].doc_string == "else doc"
+    assert metadata_bytes(got["then_branch"]) == [_graph_metadata_entry("scope", "branch"),
+                                                  _graph_metadata_entry("k\0x", "1")]
+    assert metadata_bytes(got["else_branch"]) == []
+    onnx.checker.check_model(back)
