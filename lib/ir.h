@@ -604,6 +604,10 @@ olg_status olg__pbr_copy_more(olg_model *m, const void *src_extra, uint32_t doc_
                               const void **slot);
 /* (the reader's) How many raw fields a graph's serializer extra holds (0: none, or NULL). */
 uint32_t olg__pbr_n_raw(const void *extra);
+/* (the reader's) How many of a serializer extra's raw fields are known ones numbered no, or with
+ * no 0 unknown ones (fields of a newer ONNX than the reader's schema); the first's number in
+ * *first (may be NULL). */
+uint32_t olg__pbr_count_raw(const void *extra, uint32_t no, uint32_t *first);
 /* (the reader's) The names the k-th raw field of a graph's extra names when it is a
  * quantization_annotation entry (TensorAnnotation): its tensor_name first ("" when left out),
  * then the value of each of its quant_parameter_tensor_names, in order; in m's arena, not

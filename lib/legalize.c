@@ -726,6 +726,7 @@ static olg_status lower_graph(olg_lower *cx, size_t *n_failed) {
     }
     goto done;
   }
+  if ((s = olg__lower_note_dropped(cx))) goto done;
   olg__consume_begin(cx);
   for (uint32_t k = 0; k < sg->n_nodes && order[k] >= 0; k++) {
     uint32_t first = cx->dst->n_nodes;

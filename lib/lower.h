@@ -108,6 +108,11 @@ olg_status olg__lower_value_info(olg_lower *cx);
  * target holds under the same names, carried as read: those tensors protected and kept by the
  * cleanup. An entry naming a tensor the target lacks goes, with a warning that says which. */
 olg_status olg__lower_graph_about(olg_lower *cx);
+/* Warnings for what the reader kept of the source graph (and, for the main graph, of the model)
+ * that a conversion does not carry: training_info, multi-device configuration, fields unknown to
+ * this library; each kind said once per graph. Before the graph's nodes are lowered (a consumed
+ * source gives them back as it goes). */
+olg_status olg__lower_note_dropped(olg_lower *cx);
 /* After source node nd lowered (its first emitted value and node given): its outputs keep their
  * source names in the target where the lowering made them, values of its own that were given
  * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise

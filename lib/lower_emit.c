@@ -1,6 +1,7 @@
 /* onnxlegal — the lowering context's emission (olg_lower_emit_*, olg_lower_bind_output): every
  * emitted ONNX node is checked against the target opset's schema and inferred at once. */
 #include <stdio.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "infer.h"
@@ -617,6 +618,78 @@ static olg_status lower_annotations(olg_lower *cx) {
   return olg__pbr_carry_raws(m, sx, kept, n_kept, &cx->dst->extra);
 }
 #endif
+
+#ifndef OLG_CONFIG_NO_READER
+/* A warning that what the reader kept of the source is not in the target: "<n> <what> ...". */
+static void dropped(olg_lower *cx, const olg_node *first, const char *fmt, ...) OLG_PRINTF(3, 4);
+static void dropped(olg_lower *cx, const olg_node *first, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const olg_node *was = cx->cur_node;
+  cx->cur_node = first; /* the diagnostic names the first node it concerns */
+  olg__lower_diag(cx, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, msg);
+  cx->cur_node = was;
+}
+#endif
+
+olg_status olg__lower_note_dropped(olg_lower *cx) {
+#ifndef OLG_CONFIG_NO_READER
+  const olg_graph *sg = cx->src;
+  const char *gname = sg->name && *sg->name ? sg->name : "(unnamed)";
+  uint32_t no = 0, n;
+  if (!cx->parent) { /* the model's own fields, once */
+    const void *mx = cx->src_model->extra;
+    if ((n = olg__pbr_count_raw(mx, 20, NULL)))
+      dropped(cx, NULL, "the model's training_info (%u entr%s) is dropped: a conversion does not "
+              "convert its graphs (onnx's converter drops it too)", n, n == 1 ? "y" : "ies");
+    if ((n = olg__pbr_count_raw(mx, 26, NULL)))
+      dropped(cx, NULL, "the model's configuration (%u device configuration%s) is dropped: a "
+              "conversion does not carry multi-device placement", n, n == 1 ? "" : "s");
+    if ((n = olg__pbr_count_raw(mx, 0, &no)))
+      dropped(cx, NULL, "%u field%s of the ModelProto unknown to this library (the first numbered "
+              "%u) %s dropped", n, n == 1 ? "" : "s", no, n == 1 ? "is" : "are");
+  }
+  if ((n = olg__pbr_count_raw(sg->extra, 0, &no)))
+    dropped(cx, NULL, "%u field%s of graph '%s' unknown to this library (the first numbered %u) %s "
+            "dropped", n, n == 1 ? "" : "s", gname, no, n == 1 ? "is" : "are");
+  /* a node's and a value's: counted over the graph, said once (a field on every node of a large
+     graph is one warning, not a million) */
+  uint32_t n_dev = 0, n_unknown = 0, no_unknown = 0;
+  const olg_node *first_dev = NULL, *first_unknown = NULL;
+  for (uint32_t i = 0; i < sg->n_nodes; i++) {
+    const olg_node *nd = &sg->nodes[i];
+    const void *x = nd->more ? nd->more->extra : NULL;
+    if (!x) continue;
+    if ((n = olg__pbr_count_raw(x, 10, NULL)) && !n_dev++) first_dev = nd;
+    if ((n = olg__pbr_count_raw(x, 0, &no)) && !n_unknown++) first_unknown = nd, no_unknown = no;
+  }
+  if (n_dev)
+    dropped(cx, first_dev, "the device_configurations of %u node%s of graph '%s' (this one the "
+            "first) %s dropped: a conversion does not carry multi-device placement", n_dev,
+            n_dev == 1 ? "" : "s", gname, n_dev == 1 ? "is" : "are");
+  if (n_unknown)
+    dropped(cx, first_unknown, "%u node%s of graph '%s' (this one the first) hold%s fields unknown "
+            "to this library (the first numbered %u), which are dropped", n_unknown,
+            n_unknown == 1 ? "" : "s", gname, n_unknown == 1 ? "s" : "", no_unknown);
+  n_unknown = 0;
+  const char *first_value = NULL;
+  for (uint32_t v = 0; v < sg->n_values; v++) {
+    const olg_value_more *vm = sg->values[v].more;
+    if (vm && vm->extra && olg__pbr_count_raw(vm->extra, 0, &no) && !n_unknown++)
+      first_value = sg->values[v].name, no_unknown = no;
+  }
+  if (n_unknown)
+    dropped(cx, NULL, "%u value description%s of graph '%s' (the first of '%s') hold%s fields "
+            "unknown to this library (the first numbered %u), which are dropped", n_unknown,
+            n_unknown == 1 ? "" : "s", gname, first_value, n_unknown == 1 ? "s" : "", no_unknown);
+#else
+  (void)cx;
+#endif
+  return OLG_OK;
+}
 
 olg_status olg__lower_graph_about(olg_lower *cx) {
   const olg_graph *sg = cx->src;

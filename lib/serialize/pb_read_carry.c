@@ -107,6 +107,15 @@ static bool next_field(const uint8_t **p, const uint8_t *end, uint64_t *no, olg_
 
 uint32_t olg__pbr_n_raw(const void *extra) { return extra ? ((const olg_pbx *)extra)->n_raw : 0; }
 
+uint32_t olg__pbr_count_raw(const void *extra, uint32_t no, uint32_t *first) {
+  const olg_pbx *x = extra;
+  uint32_t n = 0;
+  for (uint32_t i = 0; x && i < x->n_raw; i++)
+    if (no ? !x->raw[i].unknown && x->raw[i].field == no : x->raw[i].unknown)
+      if (!n++ && first) *first = x->raw[i].field;
+  return n;
+}
+
 olg_status olg__pbr_annotation(olg_model *m, const void *extra, uint32_t k, olg_bytes **names,
                                uint32_t *n_names) {
   *names = NULL;
