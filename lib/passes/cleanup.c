@@ -1,9 +1,11 @@
 /* onnxlegal — the cleanup after lowering: the target profile's rewrites, constant folding,
  * identity removal, CSE of Constants, dead nodes and the final topological order. */
+#include <stdio.h>
 #include <string.h>
 
 #include "passes/passes.h"
 #include "profile.h"
+#include "schema.h"
 
 /* ---- cleanup ---- */
 
@@ -261,6 +263,60 @@ done:
   return s;
 }
 
+/* A subgraph's initializers as Constant nodes ahead of its others, each keeping its value (name,
+ * contents): at IR 3 every initializer must be an input of its graph too, and a subgraph's inputs
+ * are its op's to say (an If branch has none). Before Constant-9 a Constant holds floating types
+ * alone: an initializer of another type is refused, naming the opset that takes it. */
+static olg_status inits_as_constants(olg_lower *cx) {
+  olg_graph *g = cx->dst;
+  olg_model *m = cx->dst_model;
+  const olg_schema *cs = olg_schema_find("", "Constant", cx->opset);
+  const olg_formal *f = cs ? olg_schema_output_formal(cs, 0) : NULL;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < g->n_inits; i++) {
+    const olg_value_rec *r = &g->values[g->inits[i].v];
+    if (r->flags & OLG_VF_INPUT) continue;
+    olg_dtype dt = g->inits[i].t->dtype;
+    if (f && !olg_schema_formal_allows_dtype(f, dt)) {
+      char what[600];
+      snprintf(what, sizeof what, "initializer '%s' of subgraph '%s' (%s): at IR 3 a subgraph's "
+               "initializer must be a Constant node, and a Constant of %s", r->name, g->name,
+               olg_dtype_name(dt) ? olg_dtype_name(dt) : "?", olg_dtype_name(dt) ? olg_dtype_name(dt) : "?");
+      return olg_lower_unsupported(cx, what, 9);
+    }
+    k++;
+  }
+  if (!k) return OLG_OK;
+  if (g->n_nodes > UINT32_MAX / 2 - k) return olg__err(OLG_ERR_LIMIT, "too many nodes");
+  OLG_TRY(olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + k, sizeof *g->nodes));
+  memmove(g->nodes + k, g->nodes, (size_t)g->n_nodes * sizeof *g->nodes);
+  for (uint32_t v = 0; v < g->n_values; v++)
+    if (g->values[v].producer >= 0) g->values[v].producer += (olg_node_id)k;
+  g->n_nodes += k;
+  uint32_t kept = 0, made = 0;
+  for (uint32_t i = 0; i < g->n_inits; i++) {
+    olg_value v = g->inits[i].v;
+    olg_value_rec *r = &g->values[v];
+    if (r->flags & OLG_VF_INPUT) { /* an input with a default (IR 3's own way): stays */
+      r->init = (int32_t)kept;
+      g->inits[kept++] = g->inits[i];
+      continue;
+    }
+    olg_attr *a = olg__arena_alloc(m, sizeof *a);
+    olg_value *out = olg__arena_alloc(m, sizeof *out);
+    if (!a || !out) return OLG_ERR_NOMEM;
+    *a = (olg_attr){.name = "value", .type = OLG_ATTR_TENSOR, .t = g->inits[i].t};
+    *out = v;
+    g->nodes[made] = (olg_node){.domain = "", .op = "Constant", .name = "", .outputs = out,
+                                .attrs = a, .n_outputs = 1, .n_attrs = 1, .state = OLG_NODE_DONE};
+    r->producer = (olg_node_id)made++;
+    r->flags &= ~(uint32_t)OLG_VF_INITIALIZER;
+    r->init = -1;
+  }
+  g->n_inits = kept;
+  return OLG_OK;
+}
+
 /* Marks the values of the target graph that its subgraphs read by name. */
 olg_status olg__compute_protect(olg_lower *cx) {
   olg_graph *g = cx->dst;
@@ -317,7 +373,8 @@ olg_status olg__cleanup(olg_lower *cx) {
   if ((s = fold_and_dedup(cx, subst, &changed))) goto done;
   if (changed) apply_subst(g, subst); /* else the arguments are as they were */
   olg__free(al, subst, (size_t)n_vals * sizeof *subst);
-  return dce_and_compact(cx);
+  if ((s = dce_and_compact(cx))) return s;
+  return cx->parent && cx->dst_model->ir_version < 4 ? inits_as_constants(cx) : OLG_OK;
 done:
   olg__free(al, subst, (size_t)n_vals * sizeof *subst);
   return s;
