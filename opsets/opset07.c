@@ -70,6 +70,7 @@ const olg_symbolic_reg olg__opset07[] = {
     {"", "ArgMin", olg__sym_onnx_arg_extreme, OLG_LOWERING_NATIVE | OLG_UNTIL(12)}, /* select_last_index: reversed */
     {"", "AveragePool", olg__sym_onnx_pool_ceil, OLG_LOWERING_NATIVE | OLG_UNTIL(10)}, /* ceil_mode as padding */
     {"", "BatchNormalization", olg__sym_onnx_batchnorm, OLG_LOWERING_NATIVE}, /* norm.c */
+    {"", "Bernoulli", olg__sym_onnx_bernoulli, OLG_LOWERING_DECOMPOSED | OLG_UNTIL(15)}, /* creation.c */
     {"", "BitwiseAnd", olg__sym_onnx_bitwise_and, OLG_LOWERING_DECOMPOSED}, /* native from 18 (emit_bits.c) */
     {"", "BitwiseNot", olg__sym_onnx_bitwise_not, OLG_LOWERING_DECOMPOSED},
     {"", "BitwiseOr", olg__sym_onnx_bitwise_or, OLG_LOWERING_DECOMPOSED},
@@ -377,6 +378,7 @@ const olg_symbolic_reg olg__opset07[] = {
 
     /* ---- tensor creation (symbolics/creation.c) ---- */
     {"aten", "arange", olg__sym_arange, OLG_LOWERING_NATIVE}, /* a constant; Range from 11 for run-time bounds */
+    {"aten", "bernoulli", olg__sym_bernoulli, OLG_LOWERING_NATIVE}, /* U < p (RandomUniformLike) */
     {"aten", "empty", olg__sym_empty, OLG_LOWERING_NATIVE}, /* zeros: any contents are valid */
     {"aten", "fill", olg__sym_full_like, OLG_LOWERING_NATIVE}, /* fill_ made functional */
     {"aten", "full", olg__sym_full, OLG_LOWERING_NATIVE},

@@ -1,5 +1,5 @@
 /* onnxlegal — tensor creation: arange, zeros, ones, full, zeros_like, ones_like, full_like,
- * new_zeros, new_ones, new_full, linspace. Arguments as in PyTorch 1.13's schemas; the trailing
+ * new_zeros, new_ones, new_full, linspace, bernoulli. Arguments as in PyTorch 1.13's schemas; the trailing
  * layout/device/pin_memory/memory_format arguments mean nothing in a graph and are ignored, the
  * dtype is honoured.
  *
@@ -11,6 +11,7 @@
 
 #include "emit.h"
 #include "emit_axes.h"
+#include "emit_math.h"
 #include "symbolics.h"
 
 
@@ -528,5 +529,75 @@ olg_status olg__sym_onnx_eye_like(olg_lower *cx, olg_node_id src, void *ud) {
   for (int64_t i = 0; i < n; i++) vals[i] = i % dims[1] - i / dims[1] == k;
   OLG_TRY(const_vector(cx, t, vals, n, &y));
   OLG_TRY(olg__emit_reshape_static(cx, y, dims, 2, &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* Bernoulli: 1 with probability p, drawn as PyTorch's exporters draw it: U < p for U uniform in
+ * [0, 1) (RandomUniformLike, the seed kept), cast to dtype. The numbers drawn are the runtime's,
+ * as with Bernoulli itself. Not Bernoulli, even where the target has it: onnx's function body
+ * for it, which ONNX Runtime runs, compares Greater(U, p) and draws 1 with probability 1 - p,
+ * contrary to the operator's definition and onnx's reference implementation. */
+static olg_status emit_bernoulli(olg_lower *cx, olg_value p, olg_dtype to, bool has_seed,
+                                 double seed, olg_value *out) {
+  olg_dtype t = olg__dtype(cx, p);
+  if (!olg__is_float(t))
+    return olg__unsupportedf(cx, -1, "Bernoulli of %s probabilities (they are floating)",
+                             olg_dtype_name(t) ? olg_dtype_name(t) : "?");
+  /* RandomUniformLike draws float16, float and double: bfloat16 probabilities compare as float */
+  if (t != OLG_FLOAT16 && t != OLG_FLOAT && t != OLG_DOUBLE) OLG_TRY(olg__emit_cast(cx, p, OLG_FLOAT, &p));
+  olg_node_id nd;
+  olg_value u, keep;
+  OLG_TRY(olg_lower_emit_begin(cx, "", "RandomUniformLike", &nd));
+  OLG_TRY(olg_lower_emit_input(cx, nd, p));
+  if (has_seed) OLG_TRY(olg_lower_emit_attr_float(cx, nd, "seed", seed));
+  OLG_TRY(olg_lower_emit_end(cx, nd, 1, &u));
+  OLG_TRY(olg__emit_compare(cx, OLG_CMP_LT, u, p, &keep));
+  return to == OLG_BOOL ? (*out = keep, OLG_OK) : olg__emit_cast(cx, keep, to, out);
+}
+
+/* ONNX Bernoulli (15): below 15 by RandomUniformLike */
+olg_status olg__sym_onnx_bernoulli(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value p, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &p));
+  OLG_TRY(olg_lower_decompose(cx, "Bernoulli as RandomUniformLike < p", 15));
+  OLG_TRY(emit_bernoulli(cx, p, (olg_dtype)olg__src_attr_int(cx, "dtype", olg__dtype(cx, p)),
+                         olg_lower_src_attr_has(cx, "seed"), olg__src_attr_float(cx, "seed", 0), &y));
+  return olg_lower_bind_output(cx, 0, y);
+}
+
+/* aten::bernoulli(self, generator=None): 1 with probability self, in self's dtype;
+ * aten::bernoulli.p(self, float p, generator=None) and bernoulli.Tensor(self, Tensor p,
+ * generator=None): with probability p, shaped as self. U < p at every opset (see
+ * emit_bernoulli). A generator (a seeded torch.Generator) is not a graph value: refused. */
+olg_status olg__sym_bernoulli(olg_lower *cx, olg_node_id src, void *ud) {
+  UNUSED_SRC;
+  olg_value x, p = OLG_NO_VALUE, y;
+  OLG_TRY(olg_lower_arg_value(cx, 0, &x));
+  olg_dtype t = olg__dtype(cx, x);
+  size_t gen = 1;
+  int k = olg_lower_arg_kind(cx, 1);
+  if (k == OLG_ARGKIND_VALUE) OLG_TRY(olg_lower_arg_value(cx, 1, &p));
+  if (k == OLG_ARGKIND_FLOAT || (k == OLG_ARGKIND_VALUE && olg__is_float(olg__dtype(cx, p)))) {
+    olg_value shape, filled;
+    double pv = 0;
+    if (k == OLG_ARGKIND_FLOAT) {
+      OLG_TRY(olg_lower_arg_float(cx, 1, &pv));
+      if (!(pv >= 0 && pv <= 1)) return olg__unsupportedf(cx, -1, "bernoulli with p = %g (not in [0, 1])", pv);
+    }
+    OLG_TRY(olg__shape(cx, x, &shape));
+    OLG_TRY(olg__emit_full(cx, shape, t, pv, &filled));
+    if (k == OLG_ARGKIND_VALUE) { /* p broadcast to self's shape: p + zeros */
+      OLG_TRY(olg__emit_cast(cx, p, t, &p));
+      OLG_TRY(olg__emit2(cx, "Add", p, filled, &filled));
+    }
+    p = filled;
+    gen = 2;
+  } else {
+    p = x;
+  }
+  if (olg_lower_arg_count(cx) > gen && olg_lower_arg_kind(cx, gen) != OLG_ARGKIND_NONE)
+    return olg_lower_unsupported(cx, "bernoulli with a generator", -1);
+  OLG_TRY(emit_bernoulli(cx, p, t, false, 0, &y));
   return olg_lower_bind_output(cx, 0, y);
 }

@@ -73,6 +73,8 @@ OLG_SYMBOLIC(olg__sym_linspace);
 OLG_SYMBOLIC(olg__sym_onnx_constant_of_shape); /* ONNX ConstantOfShape at 7-8: Tile */
 OLG_SYMBOLIC(olg__sym_onnx_range);        /* ONNX Range below 11: known inputs folded */
 OLG_SYMBOLIC(olg__sym_onnx_eye_like);     /* ONNX EyeLike at 7-8: a constant */
+OLG_SYMBOLIC(olg__sym_onnx_bernoulli);    /* ONNX Bernoulli below 15: RandomUniformLike < p */
+OLG_SYMBOLIC(olg__sym_bernoulli);         /* bernoulli(self), bernoulli.p(self, p) */
 
 /* ---- sorting (symbolics/sort.c) ---- */
 OLG_SYMBOLIC(olg__sym_topk);

@@ -711,3 +711,79 @@ def test_unique_below_11_of_types_ort_has_no_kernel_for_matches_numpy():
         assert not isinstance(got, str), (name, axis, got)
         for k, w in zip(outs, want):
             assert np.array_equal(got[k], w) and got[k].dtype == w.dtype, (name, axis, k, got[k], w)
+
+
+def test_bernoulli_below_15_draws_as_defined():
+    """Bernoulli-15 below 15 as U < p for U uniform in [0, 1) (RandomUniformLike, the seed kept),
+    cast to dtype: 1 with probability p, as the operator is defined (and onnx's reference and
+    PyTorch draw it). The draws are the runtime's, so the numbers checked are those p fixes: p = 0
+    gives 0 and p = 1 gives 1 exactly at every target; p = 0.3 over 10^5 draws averages 0.3 (within
+    0.01, seven standard deviations). Output dtypes: the input's, int64 and bool by the dtype
+    attribute; float16 and double inputs. The source is not run: ONNX Runtime runs onnx's function
+    body for Bernoulli, which compares Greater(U, p) and draws 1 with probability 1 - p. At 15 the
+    node is kept as it is."""
+    n = 100000
+    fixed = np.concatenate([np.zeros(n // 2), np.ones(n // 2)])
+    batch, meta = [], []
+    for label, ptype, dtype, out_np in (("float", np.float32, None, np.float32), ("double", np.float64, None, np.float64),
+                                        ("half", np.float16, None, np.float16), ("to int64", np.float32, TensorProto.INT64, np.int64),
+                                        ("to bool", np.float32, TensorProto.BOOL, np.bool_)):
+        attrs = {"seed": 5.0}
+        if dtype is not None:
+            attrs["dtype"] = dtype
+        node = helper.make_node("Bernoulli", ["p"], ["y"], **attrs)
+        m = _model(node, 15, {"p": fixed.astype(ptype)}, out_type=NP2ONNX[np.dtype(out_np)])
+        src = onnxlegal.Model.from_bytes(m.SerializeToString())
+        kept = onnx.load_from_string(onnxlegal.convert(src, 15).to_bytes())
+        assert [(n.op_type, list(n.attribute)) for n in kept.graph.node] == [("Bernoulli", list(node.attribute))]
+        for t in (9, 11, 13, 14):
+            data = onnxlegal.convert(src, t).to_bytes()
+            assert b"RandomUniformLike" in data and b"Bernoulli" not in data, (label, t)
+            for feed in (fixed, np.full(n, 0.3)):
+                batch.append((data, {"p": feed.astype(ptype)}))
+                meta.append((label, t, out_np, feed is fixed))
+    res = run_batch(batch)
+    for (label, t, out_np, is_fixed), r in zip(meta, res):
+        assert not isinstance(r, str), (label, t, r)
+        y = r["y"]
+        assert y.dtype == np.dtype(out_np) and y.shape == (n,), (label, t, y.dtype, y.shape)
+        if is_fixed:
+            np.testing.assert_array_equal(y.astype(np.float64), fixed, err_msg="%s ->%s" % (label, t))
+        else:
+            assert abs(y.astype(np.float64).mean() - 0.3) < 0.01, (label, t, y.astype(np.float64).mean())
+
+
+def test_aten_bernoulli_shares_the_emitter():
+    """aten::bernoulli(self), bernoulli.p(self, p) and bernoulli.Tensor(self, p): U < p at every opset, as PyTorch's
+    exporters write it (not Bernoulli at 15: see above); the numbers p fixes, 0 and 1 exactly,
+    0.3 on average."""
+    from onnxlegal.lowering import legalize
+    n = 100000
+    fixed = np.concatenate([np.zeros(n // 2), np.ones(n // 2)]).astype(np.float32)
+    batch = []
+    for opset in (9, 13, 17):
+        m = onnxlegal.Model(opset={"": 11})
+        g = m.graph
+        x = g.add_input("x", np.float32, [n])
+        g.add_output(g.source_node("aten", "bernoulli", [x], n_outputs=["y"], name="b"))
+        g.add_output(g.source_node("aten", "bernoulli", [x, 0.3], n_outputs=["z"], name="bp"))
+        g.add_output(g.source_node("aten", "bernoulli", [x, 1.0], n_outputs=["w"], name="b1"))
+        ps = g.add_input("ps", np.float64, [2, 1])  # bernoulli.Tensor: p broadcast to self's shape
+        g.add_output(g.source_node("aten", "bernoulli", [g.add_input("z2", np.float32, [2, n // 2]), ps],
+                                   n_outputs=["v"], name="bt"))
+        data = legalize(m, opset=opset).to_bytes()
+        assert b"RandomUniformLike" in data and b"Bernoulli" not in data
+        batch.append((data, {"x": fixed, "ps": np.array([[0.0], [1.0]]), "z2": np.full((2, n // 2), 0.5, np.float32)}))
+    for r in run_batch(batch):
+        assert not isinstance(r, str), r
+        np.testing.assert_array_equal(r["y"], fixed)
+        assert r["y"].dtype == np.float32 and abs(r["z"].mean() - 0.3) < 0.01, r["z"].mean()
+        np.testing.assert_array_equal(r["w"], np.ones(n, np.float32))
+        np.testing.assert_array_equal(r["v"], fixed.reshape(2, n // 2))
+    # a generator (what is not a floating tensor in p's place) is not a graph value: refused
+    m = onnxlegal.Model(opset={"": 11})
+    g = m.graph
+    g.add_output(g.source_node("aten", "bernoulli", [g.add_input("x", np.float32, [3]), g.add_input("gen", np.int64, [])],
+                               n_outputs=["y"], name="b"))
+    with pytest.raises(onnxlegal.Error, match="bernoulli with a generator"):
+        legalize(m, opset=13)
