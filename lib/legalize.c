@@ -135,11 +135,7 @@ static olg_status cross_check(olg_lower *cx, olg_value sv, olg_value tv) {
     return olg_lower_warning(cx, msg);
   }
   if (st->has_shape && tr->type.has_shape && st->rank >= 0 && tr->type.rank >= 0) {
-    bool bad = st->rank != tr->type.rank;
-    for (int32_t i = 0; !bad && i < st->rank; i++)
-      bad = st->dims[i].value >= 0 && tr->type.dims[i].value >= 0 &&
-            st->dims[i].value != tr->type.dims[i].value;
-    if (bad) {
+    if (olg__shapes_contradict(st, &tr->type)) {
       snprintf(msg, sizeof msg, "output '%s': the declared shape differs from the lowered one",
                cx->src->values[sv].name);
       return olg_lower_warning(cx, msg);

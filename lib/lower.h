@@ -97,6 +97,15 @@ void olg__lower_consts_node(olg_lower *cx, const olg_node *nd);
 /* *from into *to, a type of the target: its shape and dim names copied (olg_legalize's
  * contract), its serializer's extra dropped. */
 olg_status olg__lower_copy_type(olg_model *m, olg_type *to, const olg_type *from);
+/* Two tensor types whose known shapes cannot be one: ranks differ, or a dim both know differs. */
+static inline bool olg__shapes_contradict(const olg_type *a, const olg_type *b) {
+  if (!a->has_shape || !b->has_shape || a->rank < 0 || b->rank < 0) return false;
+  if (a->rank != b->rank) return true;
+  for (int32_t i = 0; i < a->rank; i++)
+    if (a->dims[i].value >= 0 && b->dims[i].value >= 0 && a->dims[i].value != b->dims[i].value)
+      return true;
+  return false;
+}
 /* The source graph's value_info entries whose value the target keeps under its name (and, as far
  * as known, of the same type), with their doc strings and metadata_props (borrowed): listed in
  * the target's value_info with the source's type, as onnx's converter keeps them; the cleanup

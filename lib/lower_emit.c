@@ -527,8 +527,18 @@ olg_status olg__lower_value_info(olg_lower *cx) {
     olg_value_rec *tr = &g->values[tv];
     olg_dtype se = olg__type_elem(&sr->type), te = olg__type_elem(&tr->type);
     if (sr->type.kind != OLG_TYPE_NONE && tr->type.kind != OLG_TYPE_NONE &&
-        (tr->type.kind != sr->type.kind || (se && te && se != te)))
-      continue; /* the value is not what the entry says (a source contradicting itself) */
+        (tr->type.kind != sr->type.kind || (se && te && se != te) ||
+         olg__shapes_contradict(&sr->type, &tr->type))) {
+      /* the value is not what the entry says (a source contradicting itself): said by the
+         lowering's cross-check of a value something reads, here of one nothing does */
+      if (!cx->uses || !cx->uses[sv]) {
+        char msg[320];
+        snprintf(msg, sizeof msg, "the value_info entry of '%.200s' contradicts the type the value "
+                 "lowers to: it is not carried", sr->name);
+        olg__lower_diag(cx, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, msg);
+      }
+      continue;
+    }
     if (sr->type.kind != OLG_TYPE_NONE)
       OLG_TRY(olg__lower_copy_type(cx->dst_model, &tr->type, &sr->type));
     OLG_TRY(keep_value_about(cx, tr, sr));

@@ -111,3 +111,26 @@ def test_value_info_of_another_type_is_not_carried(tmp_path):
     r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "17"], capture_output=True, text=True)
     assert r.returncode == 0 and "declared double but lowers to float" in r.stderr, r.stderr
     assert [v.name for v in onnx.load(str(out)).graph.value_info] == ["r0", "r"]
+
+
+def test_value_info_of_another_shape_is_not_carried(tmp_path):
+    """An entry whose shape contradicts what the value computes (rank or a known dim), of an
+    output nothing reads of a node that stays (TopK's values, its indices the graph's output):
+    not carried (it had been, and the converted model failed olg_check), with a warning that
+    names it; the compatible entry beside it stays."""
+    nodes = [helper.make_node("TopK", ["x", "k"], ["vals", "idx"], axis=1), helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Add", ["r", "x"], ["y"])]
+    g = helper.make_graph(nodes, "g", [_vi("x", ["batch", 6])], [_vi("y", ["batch", 6]),
+                          helper.make_tensor_value_info("idx", TensorProto.INT64, ["batch", 2])],
+                          [numpy_helper.from_array(np.array([2], np.int64), "k")],
+                          value_info=[_vi("vals", ["batch", 5]), _vi("r", ["batch", 6], "relu")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    for opset in (17, 11):
+        r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", str(opset)], capture_output=True, text=True)
+        assert r.returncode == 0 and "the value_info entry of 'vals' contradicts the type the value lowers to" in r.stderr, r.stderr
+        assert [v.name for v in onnx.load(str(out)).graph.value_info] == ["r"]
+        c = subprocess.run([TOOL, "check", str(out), "--full"], capture_output=True, text=True)
+        assert c.returncode == 0, c.stdout + c.stderr
