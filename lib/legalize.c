@@ -30,19 +30,11 @@
 static olg_status graph_fault(olg_lower *cx, const olg_node *nd, const char *fmt, ...)
     OLG_PRINTF(3, 4);
 static olg_status graph_fault(olg_lower *cx, const olg_node *nd, const char *fmt, ...) {
-  char buf[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  const olg_node *was = cx->cur_node;
-  olg_node_id was_id = cx->cur;
-  cx->cur_node = nd;
-  if (nd) cx->cur = (olg_node_id)(nd - cx->src->nodes);
   cx->n_invalid++;
-  olg_status s = olg__lower_diag_min(cx, OLG_ERROR, "OLG-LOWER-GRAPH", OLG_ERR_INVALID_MODEL, buf, -1);
-  cx->cur_node = was;
-  cx->cur = was_id;
+  olg_status s = olg__lower_diag_at(cx, nd, OLG_ERROR, "OLG-LOWER-GRAPH", OLG_ERR_INVALID_MODEL, fmt, ap);
+  va_end(ap);
   return s;
 }
 

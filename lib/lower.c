@@ -42,6 +42,20 @@ olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code
   return status;
 }
 
+olg_status olg__lower_diag_at(olg_lower *cx, const olg_node *nd, olg_severity sev, const char *code,
+                              olg_status status, const char *fmt, va_list ap) {
+  char buf[768];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  const olg_node *was = cx->cur_node;
+  olg_node_id was_id = cx->cur;
+  cx->cur_node = nd;
+  if (nd) cx->cur = (olg_node_id)(nd - cx->src->nodes);
+  olg_status s = olg__lower_diag_min(cx, sev, code, status, buf, -1);
+  cx->cur_node = was;
+  cx->cur = was_id;
+  return s;
+}
+
 olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, olg_status status,
                            const char *message) {
   return olg__lower_diag_min(cx, sev, code, status, message, -1);

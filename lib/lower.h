@@ -11,6 +11,7 @@
  *   registry (opsets/builtin.c). */
 #ifndef OLG_LOWER_H
 #define OLG_LOWER_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -324,6 +325,10 @@ olg_status olg__lower_diag(olg_lower *cx, olg_severity sev, const char *code, ol
                            const char *message);
 olg_status olg__lower_diag_min(olg_lower *cx, olg_severity sev, const char *code,
                                olg_status status, const char *message, int min_opset);
+/* A diagnostic formatted from fmt and ap, about source node nd of cx->src (NULL: the graph),
+ * whatever node is being lowered: the driver's own findings. */
+olg_status olg__lower_diag_at(olg_lower *cx, const olg_node *nd, olg_severity sev, const char *code,
+                              olg_status status, const char *fmt, va_list ap) OLG_PRINTF(6, 0);
 
 /* Pushes cx's source names for the scope lookups of its subgraphs, once (legalize.c). */
 olg_status olg__scopes_ensure(olg_lower *cx);

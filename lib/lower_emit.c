@@ -630,18 +630,14 @@ static olg_status lower_annotations(olg_lower *cx) {
 #endif
 
 #ifndef OLG_CONFIG_NO_READER
-/* A warning that what the reader kept of the source is not in the target: "<n> <what> ...". */
+/* A warning that what the reader kept of the source is not in the target, about node first (the
+ * first it concerns; NULL: the graph or the model). */
 static void dropped(olg_lower *cx, const olg_node *first, const char *fmt, ...) OLG_PRINTF(3, 4);
 static void dropped(olg_lower *cx, const olg_node *first, const char *fmt, ...) {
-  char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  olg__lower_diag_at(cx, first, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, fmt, ap);
   va_end(ap);
-  const olg_node *was = cx->cur_node;
-  cx->cur_node = first; /* the diagnostic names the first node it concerns */
-  olg__lower_diag(cx, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, msg);
-  cx->cur_node = was;
 }
 #endif
 
