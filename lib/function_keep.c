@@ -39,6 +39,8 @@ struct olg_keep {
   uint32_t n, cap;
   const char **keep_as; /* per node of src's main graph */
   uint32_t n_keep_as;
+  olg_diags *diags; /* the call's, for what a kept function does not carry */
+  int64_t opset;
 };
 
 static bool attr_equal(const olg_attr *a, const olg_attr *b) {
@@ -217,6 +219,8 @@ olg_status olg__keep_prepare(const olg_model *src, const olg_registry *r,
   if (!k) return OLG_ERR_NOMEM;
   memset(k, 0, sizeof *k);
   k->src = src;
+  k->diags = diags;
+  k->opset = o->opset;
   const olg_graph *mg = src->graph;
   olg_status s = olg__inline_copy(src, &k->inl, NULL);
   if (!s) {
@@ -370,6 +374,22 @@ olg_status olg__keep_finish(olg_model *dm, olg_keep *k) {
     kf->attr_defaults = fn->attr_defaults;
     kf->n_attr_defaults = fn->n_attr_defaults;
     kf->doc_string = fn->doc_string;
+    kf->metadata = fn->metadata; /* borrowed, as the doc string is */
+    kf->n_metadata = fn->n_metadata;
+#ifndef OLG_CONFIG_NO_READER
+    /* what holds a NUL, as read (FunctionProto.doc_string is field 8) */
+    if ((s = olg__pbr_copy_more(dm, fn->extra, 8, &kf->extra))) return s;
+    uint32_t n_vi = olg__pbr_count_raw(fn->extra, 12, NULL);
+    bool said = false; /* a function kept for several call signatures: said once */
+    for (uint32_t j = 0; j < i && !said; j++) said = k->sigs[j].fn == fn;
+    if (n_vi && k->diags && !said) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "the value_info of function '%.100s' (%u entr%s) is dropped: the "
+               "conversion renames its body's values", fn->name, n_vi, n_vi == 1 ? "y" : "ies");
+      olg_diags_add(k->diags, OLG_WARNING, "OLG-LOWER-WARNING", NULL, fn->domain, fn->name,
+                    k->opset, msg);
+    }
+#endif
     *chain_end(dm) = sig->conv; /* the kept body borrows from it */
     sig->conv = NULL;
   }

@@ -266,3 +266,72 @@ def test_keep_functions_off_by_default_and_in_the_help():
     assert onnxlegal.convert(src, 17).functions == {}
     h = subprocess.run([TOOL, "convert", "--help"], capture_output=True, text=True)
     assert "--keep-functions" in h.stdout + h.stderr
+
+
+def _field(no, payload):
+    """A length-delimited field as bytes (FunctionProto's value_info and metadata_props are newer
+    than the onnx package here)."""
+    def varint(v):
+        out = b""
+        while True:
+            b, v = v & 0x7F, v >> 7
+            if not v:
+                return out + bytes([b])
+            out += bytes([b | 0x80])
+    return varint(no << 3 | 2) + varint(len(payload)) + payload
+
+
+def _field_starts(msg):
+    """The offsets of msg's top-level field tags (length-delimited and varint fields only)."""
+    starts, i = [], 0
+    while i < len(msg):
+        starts.append(i)
+        tag, i = _read_varint(msg, i)
+        if tag & 7 == 2:
+            n, i = _read_varint(msg, i)
+            i += n
+        else:
+            _, i = _read_varint(msg, i)
+    return starts
+
+
+def _read_varint(b, i):
+    v = shift = 0
+    while True:
+        v |= (b[i] & 0x7F) << shift
+        shift += 7
+        i += 1
+        if b[i - 1] < 0x80:
+            return v, i
+
+
+def test_kept_function_keeps_its_doc_and_metadata_and_says_what_it_drops(tmp_path):
+    """A kept function carries its doc string and metadata_props (IR 10), one holding a NUL as
+    read; its value_info names values the conversion renames ('Dbl/t'), so it is dropped with one
+    warning, however many call signatures the function is kept for."""
+    f = helper.make_function("loc", "Dbl", ["a"], ["o"], [helper.make_node("Add", ["a", "a"], ["t"]),
+                             helper.make_node("Relu", ["t"], ["o"])], [helper.make_opsetid("", 13)])
+    f.doc_string = "doubled, then\0rectified"
+    entry = lambda k, v: _field(14, _field(1, k) + _field(2, v))  # noqa: E731
+    f.MergeFromString(_field(12, helper.make_tensor_value_info("t", TensorProto.FLOAT, [2]).SerializeToString()) +
+                      entry(b"pkg.owner", b"team") + entry(b"k\0x", b"1"))
+    nodes = [helper.make_node("Dbl", ["x"], ["y"], domain="loc"), helper.make_node("Dbl", ["z"], ["w"], domain="loc")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2]),
+                                       helper.make_tensor_value_info("z", TensorProto.DOUBLE, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]),
+                           helper.make_tensor_value_info("w", TensorProto.DOUBLE, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("loc", 1)], functions=[f])
+    m.ir_version = 10
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "17", "--keep-functions", "--ir-version", "10"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("the value_info of function 'Dbl' (1 entry) is dropped") == 1, r.stderr
+    back = onnx.load(str(out))
+    assert len(back.functions) == 2  # one per call signature (float, double)
+    for kf in back.functions:
+        assert kf.doc_string == "doubled, then\0rectified"
+        body = kf.SerializeToString()
+        assert entry(b"pkg.owner", b"team") in body and entry(b"k\0x", b"1") in body
+        assert b"\x62" not in bytes(kf.SerializeToString()[i] for i in _field_starts(body)), "value_info kept"
