@@ -627,9 +627,7 @@ static olg_status lower_annotations(olg_lower *cx) {
   cx->n_roots = (uint32_t)n_roots;
   return olg__pbr_carry_raws(m, sx, kept, n_kept, &cx->dst->extra);
 }
-#endif
 
-#ifndef OLG_CONFIG_NO_READER
 /* A warning that what the reader kept of the source is not in the target, about node first (the
  * first it concerns; NULL: the graph or the model). */
 static void dropped(olg_lower *cx, const olg_node *first, const char *fmt, ...) OLG_PRINTF(3, 4);
