@@ -666,9 +666,11 @@ olg_status olg__lower_note_dropped(olg_lower *cx) {
   for (uint32_t i = 0; i < sg->n_nodes; i++) {
     const olg_node *nd = &sg->nodes[i];
     const void *x = nd->more ? nd->more->extra : NULL;
-    if (!x) continue;
-    if ((n = olg__pbr_count_raw(x, 10, NULL)) && !n_dev++) first_dev = nd;
-    if ((n = olg__pbr_count_raw(x, 0, &no)) && !n_unknown++) first_unknown = nd, no_unknown = no;
+    if (x && olg__pbr_count_raw(x, 10, NULL) && !n_dev++) first_dev = nd;
+    n = x ? olg__pbr_count_raw(x, 0, &no) : 0; /* in the node, or else in an attribute */
+    for (uint32_t j = 0; j < nd->n_attrs && !n; j++)
+      if (nd->attrs[j].extra) n = olg__pbr_count_raw(nd->attrs[j].extra, 0, &no);
+    if (n && !n_unknown++) first_unknown = nd, no_unknown = no;
   }
   if (n_dev)
     dropped(cx, first_dev, "the device_configurations of %u node%s of graph '%s' (this one the "
@@ -676,7 +678,8 @@ olg_status olg__lower_note_dropped(olg_lower *cx) {
             n_dev == 1 ? "" : "s", gname, n_dev == 1 ? "is" : "are");
   if (n_unknown)
     dropped(cx, first_unknown, "%u node%s of graph '%s' (this one the first) hold%s fields unknown "
-            "to this library (the first numbered %u), which are dropped", n_unknown,
+            "to this library (the first numbered %u), in the node or an attribute, which are "
+            "dropped", n_unknown,
             n_unknown == 1 ? "" : "s", gname, n_unknown == 1 ? "s" : "", no_unknown);
   n_unknown = 0;
   const char *first_value = NULL;

@@ -88,6 +88,21 @@ def test_multi_device_placement_dropped_with_a_warning(tmp_path):
     assert b"two-gpus" not in out
 
 
+def test_unknown_fields_of_an_attribute_dropped_with_a_warning(tmp_path):
+    """An attribute's unknown field: the node's attributes are written anew by the conversion."""
+    node = helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=0)
+    node.attribute[0].MergeFromString(_field(99, b"attribute-later"))
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    for opset in (13, 11):
+        stderr, out = _convert(tmp_path, m, opset)
+        assert ("(Softmax, output 'y', opset %d): 1 node of graph 'g' (this one the first) holds fields unknown "
+                "to this library (the first numbered 99), in the node or an attribute" % opset) in stderr, stderr
+        assert b"attribute-later" not in out
+
+
 def test_unknown_fields_dropped_with_one_warning_per_kind(tmp_path):
     """Fields of a newer ONNX: one warning for each of the model, the graph, its nodes (1000 of
     them: one warning) and its value descriptions."""
