@@ -6,26 +6,18 @@
 
 #include "tensorrt.h"
 
-/* Bernoulli(x) = Cast(RandomUniformLike(x) < x): the op's own function body. */
+/* Bernoulli(x) = Cast(RandomUniformLike(x) < x), the emitter of Bernoulli below 15. */
 olg_status olg__prof_bernoulli(olg_prule_site *st) {
   olg_lower *cx = st->cx;
   const olg_node *nd = &olg__prof_graph(cx)->nodes[st->node];
   olg_value x = olg__prof_input(olg__prof_graph(cx), st->node, 0);
   olg_dtype xt = olg__dtype(cx, x);
-  olg_dtype to = (olg_dtype)olg__prof_attr_i(nd, "dtype", (int64_t)xt);
   const olg_attr *seed = olg__node_attr(nd, "seed");
-  float seed_v = seed ? seed->f : 0;
-  bool has_seed = seed != NULL;
   if (xt == OLG_UNDEFINED)
     return olg__prof_decline(st, "Bernoulli of '%s' of unknown type", olg__prof_graph(cx)->values[x].name);
-  olg_node_id nid;
-  olg_value r, lt, y;
-  OLG_TRY(olg_lower_emit_begin(cx, "", "RandomUniformLike", &nid));
-  OLG_TRY(olg_lower_emit_input(cx, nid, x));
-  if (has_seed) OLG_TRY(olg_lower_emit_attr_float(cx, nid, "seed", seed_v));
-  OLG_TRY(olg_lower_emit_end(cx, nid, 1, &r));
-  OLG_TRY(olg__emit2(cx, "Less", r, x, &lt));
-  OLG_TRY(olg__emit_cast(cx, lt, to, &y));
+  olg_value y;
+  OLG_TRY(olg__emit_bernoulli(cx, x, (olg_dtype)olg__prof_attr_i(nd, "dtype", (int64_t)xt), seed != NULL,
+                              seed ? seed->f : 0, &y));
   snprintf(st->msg, sizeof st->msg, "Bernoulli made Cast(RandomUniformLike(x) < x)");
   return olg__prof_replace_outputs(st, &y, 1);
 }

@@ -537,8 +537,8 @@ olg_status olg__sym_onnx_eye_like(olg_lower *cx, olg_node_id src, void *ud) {
  * as with Bernoulli itself. Not Bernoulli, even where the target has it: onnx's function body
  * for it, which ONNX Runtime runs, compares Greater(U, p) and draws 1 with probability 1 - p,
  * contrary to the operator's definition and onnx's reference implementation. */
-static olg_status emit_bernoulli(olg_lower *cx, olg_value p, olg_dtype to, bool has_seed,
-                                 double seed, olg_value *out) {
+olg_status olg__emit_bernoulli(olg_lower *cx, olg_value p, olg_dtype to, bool has_seed,
+                               double seed, olg_value *out) {
   olg_dtype t = olg__dtype(cx, p);
   if (!olg__is_float(t))
     return olg__unsupportedf(cx, -1, "Bernoulli of %s probabilities (they are floating)",
@@ -561,7 +561,7 @@ olg_status olg__sym_onnx_bernoulli(olg_lower *cx, olg_node_id src, void *ud) {
   olg_value p, y;
   OLG_TRY(olg_lower_arg_value(cx, 0, &p));
   OLG_TRY(olg_lower_decompose(cx, "Bernoulli as RandomUniformLike < p", 15));
-  OLG_TRY(emit_bernoulli(cx, p, (olg_dtype)olg__src_attr_int(cx, "dtype", olg__dtype(cx, p)),
+  OLG_TRY(olg__emit_bernoulli(cx, p, (olg_dtype)olg__src_attr_int(cx, "dtype", olg__dtype(cx, p)),
                          olg_lower_src_attr_has(cx, "seed"), olg__src_attr_float(cx, "seed", 0), &y));
   return olg_lower_bind_output(cx, 0, y);
 }
@@ -569,7 +569,7 @@ olg_status olg__sym_onnx_bernoulli(olg_lower *cx, olg_node_id src, void *ud) {
 /* aten::bernoulli(self, generator=None): 1 with probability self, in self's dtype;
  * aten::bernoulli.p(self, float p, generator=None) and bernoulli.Tensor(self, Tensor p,
  * generator=None): with probability p, shaped as self. U < p at every opset (see
- * emit_bernoulli). A generator (a seeded torch.Generator) is not a graph value: refused. */
+ * olg__emit_bernoulli). A generator (a seeded torch.Generator) is not a graph value: refused. */
 olg_status olg__sym_bernoulli(olg_lower *cx, olg_node_id src, void *ud) {
   UNUSED_SRC;
   olg_value x, p = OLG_NO_VALUE, y;
@@ -598,6 +598,6 @@ olg_status olg__sym_bernoulli(olg_lower *cx, olg_node_id src, void *ud) {
   }
   if (olg_lower_arg_count(cx) > gen && olg_lower_arg_kind(cx, gen) != OLG_ARGKIND_NONE)
     return olg_lower_unsupported(cx, "bernoulli with a generator", -1);
-  OLG_TRY(emit_bernoulli(cx, p, t, false, 0, &y));
+  OLG_TRY(olg__emit_bernoulli(cx, p, t, false, 0, &y));
   return olg_lower_bind_output(cx, 0, y);
 }

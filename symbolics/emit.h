@@ -377,6 +377,11 @@ olg_status olg__emit_concat(olg_lower *cx, const olg_value *vals, size_t n, int6
 olg_status olg__emit_expand(olg_lower *cx, olg_value x, olg_value shape, olg_value *out);
 /* Flatten to 2-D at axis (Flatten; axis may be negative >= 11 only: normalized here). */
 olg_status olg__emit_flatten(olg_lower *cx, olg_value x, int64_t axis, olg_value *out);
+/* 1 with probability p (floating), in dtype to: U < p for U uniform in [0, 1) (RandomUniformLike,
+ * the seed kept where has_seed), cast to `to`; as PyTorch's exporters draw it, not Bernoulli (see
+ * symbolics/creation.c). ONNX Bernoulli below 15, aten::bernoulli, the TensorRT profile's fix. */
+olg_status olg__emit_bernoulli(olg_lower *cx, olg_value p, olg_dtype to, bool has_seed,
+                               double seed, olg_value *out);
 /* A tensor of shape (1-D int64 tensor) filled with v of dtype: ConstantOfShape >= 9; a
  * Constant when the shape is known; below 9 with a dynamic shape, Expand of a scalar (8) or
  * Tile of a one-element tensor (7). */

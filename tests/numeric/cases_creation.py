@@ -1,11 +1,11 @@
 """Numeric cases of tensor creation (symbolics/creation.c): arange, zeros, ones, full, the
-*_like and new_* variants, linspace. Positional arguments as in PyTorch's schemas (the
+*_like and new_* variants, linspace, bernoulli. Positional arguments as in PyTorch's schemas (the
 layout/device/pin_memory arguments are None); dtypes are torch ScalarType numbers
 (4 int64, 6 float32, 7 float64, 11 bool). Run-time scalars and sizes are 0-D graph inputs."""
 import numpy as np
 import torch
 
-from harness import Case, Dyn, Init
+from harness import OPSETS, Case, Dyn, Init
 
 rng = np.random.default_rng(11)
 aten = torch.ops.aten
@@ -35,6 +35,7 @@ def sizes(s):
 
 
 NONE4 = [None] * 4
+RUL_ORT = [o for o in OPSETS if not 22 <= o <= 26]
 CASES = [
     # arange: (end), (start, end), (start, end, step); literals, a dtype, run-time bounds (Range-11)
     Case("arange", [5] + NONE4, lambda e, *r: torch.arange(e)),
@@ -122,4 +123,15 @@ CASES = [
     Case("fill", [Dyn(f32(2, 5), [2, "W"]), np.array(1.5, np.float64)],
          lambda x, v: aten.fill(x, v), min_opset=8),  # Expand to a run-time shape
     Case("fill", [i64(2, 2), scalar(7.0, np.float32)], lambda x, v: aten.fill(x, v)),
+    # bernoulli: random, so only what p fixes is compared, 0 and 1 exactly (the mean of a p in
+    # between: tests/py/test_convert_ops.py); (self), .p (a float) and .Tensor (broadcast to
+    # self). Not at 22-26: ONNX Runtime 1.30 has no kernel for RandomUniformLike-22.
+    Case("bernoulli", [np.array([[0, 1, 1], [1, 0, 0]], np.float32), None], lambda x, g: torch.bernoulli(x),
+         opsets=RUL_ORT),
+    Case("bernoulli", [np.array([0, 1, 0, 1], np.float64), None], lambda x, g: torch.bernoulli(x),
+         opsets=RUL_ORT),
+    Case("bernoulli", [f32(2, 3), 1.0, None], lambda x, p, g: torch.bernoulli(x, p), opsets=RUL_ORT),
+    Case("bernoulli", [f32(3), 0.0, None], lambda x, p, g: torch.bernoulli(x, p), opsets=RUL_ORT),
+    Case("bernoulli", [f32(2, 3), np.array([[1], [0]], np.float32), None],
+         lambda x, p, g: torch.bernoulli(p.expand(x.shape).contiguous()), opsets=RUL_ORT),
 ]
