@@ -788,6 +788,7 @@ olg_status olg__lower_subgraph(olg_lower *cx, const olg_graph *src_sub, const ch
   sub.n_protect = 0;
   sub.roots = NULL;
   sub.n_roots = 0;
+  sub.annots = NULL;
   sub.sub_in_from = NULL;
   sub.n_sub_in_from = 0;
   size_t n_failed;

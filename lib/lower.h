@@ -123,6 +123,10 @@ olg_status olg__lower_graph_about(olg_lower *cx);
  * this library; each kind said once per graph. Before the graph's nodes are lowered (a consumed
  * source gives them back as it goes). */
 olg_status olg__lower_note_dropped(olg_lower *cx);
+/* The end of the cleanup: the annotations olg__lower_graph_about kept whose tensors the graph
+ * still defines under their names are carried as read; one whose tensor a rewrite replaced
+ * goes, with a warning (lib/lower_emit.c). */
+olg_status olg__lower_annotations_finish(olg_lower *cx);
 /* After source node nd lowered (its first emitted value and node given): its outputs keep their
  * source names in the target where the lowering made them, values of its own that were given
  * generated names; tools that name tensors (calibration caches, per-tensor precision, layerwise
@@ -220,6 +224,7 @@ struct olg_lower {
      quantization annotations name (olg__lower_annotations) */
   const olg_value *roots;
   uint32_t n_roots;
+  struct olg_annots *annots; /* those annotations, carried once the cleanup is done */
 
   /* during the profile's rewrite (lib/profile.h): the substitution the fixes record with
    * olg__replace_value, and its room (the engine grows it) */

@@ -579,17 +579,38 @@ static olg_value lookup_bytes(const olg_lower *cx, olg_bytes b) {
   return b.n && len == b.n ? olg__graph_lookup_h(cx->dst, b.p, len, h) : -1;
 }
 
+/* The annotations lower_annotations keeps: raw field indices of the source graph's extra, and
+ * the names each names (its tensor first). */
+struct olg_annots {
+  uint32_t *kept;
+  olg_bytes **names;
+  uint32_t *n_names;
+  uint32_t n;
+};
+
+/* "the quantization_annotation of tensor '<nm[0]>' is dropped: <why>" */
+static void annotation_dropped(olg_lower *cx, const olg_bytes *nm, const char *why, olg_bytes what) {
+  char msg[640];
+  snprintf(msg, sizeof msg, "the quantization_annotation of tensor '%.*s' is dropped: %s'%.*s' %s",
+           (int)(nm[0].n > 200 ? 200 : nm[0].n), nm[0].p, what.p == nm[0].p ? "" : "its parameter tensor ",
+           (int)(what.n > 200 ? 200 : what.n), what.p, why);
+  olg__lower_diag(cx, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, msg);
+}
+
 static olg_status lower_annotations(olg_lower *cx) {
   const void *sx = cx->src->extra;
-  uint32_t n_raw = olg__pbr_n_raw(sx), n_kept = 0;
+  uint32_t n_raw = olg__pbr_n_raw(sx);
   if (!n_raw) return OLG_OK;
   olg_model *m = cx->dst_model;
   /* the entries kept and their names: a first walk, so that the roots take one array (an
      annotation per tensor of a large quantized model) */
-  uint32_t *kept = olg__arena_alloc(m, (size_t)n_raw * sizeof *kept);
-  olg_bytes **names = olg__arena_alloc(m, (size_t)n_raw * sizeof *names);
-  uint32_t *n_names = olg__arena_alloc(m, (size_t)n_raw * sizeof *n_names);
-  if (!kept || !names || !n_names) return OLG_ERR_NOMEM;
+  struct olg_annots *a = olg__arena_alloc(m, sizeof *a);
+  if (!a) return OLG_ERR_NOMEM;
+  a->kept = olg__arena_alloc(m, (size_t)n_raw * sizeof *a->kept);
+  a->names = olg__arena_alloc(m, (size_t)n_raw * sizeof *a->names);
+  a->n_names = olg__arena_alloc(m, (size_t)n_raw * sizeof *a->n_names);
+  if (!a->kept || !a->names || !a->n_names) return OLG_ERR_NOMEM;
+  a->n = 0;
   size_t n_roots = 0;
   for (uint32_t k = 0; k < n_raw; k++) {
     olg_bytes *nm;
@@ -599,33 +620,53 @@ static olg_status lower_annotations(olg_lower *cx) {
     for (uint32_t i = 0; i < n && missing == n; i++)
       if (lookup_bytes(cx, nm[i]) < 0) missing = i;
     if (missing < n) {
-      char msg[640];
-      snprintf(msg, sizeof msg,
-               "the quantization_annotation of tensor '%.*s' is dropped: %s'%.*s' is not a "
-               "tensor of the converted graph",
-               (int)(nm[0].n > 200 ? 200 : nm[0].n), nm[0].p, missing ? "its parameter tensor " : "",
-               (int)(nm[missing].n > 200 ? 200 : nm[missing].n), nm[missing].p);
-      olg__lower_diag(cx, OLG_WARNING, "OLG-LOWER-WARNING", OLG_OK, msg);
+      annotation_dropped(cx, nm, "is not a tensor of the converted graph", nm[missing]);
       continue;
     }
     if (!n) continue; /* not an annotation */
-    names[n_kept] = nm;
-    n_names[n_kept] = n;
-    kept[n_kept++] = k;
+    a->names[a->n] = nm;
+    a->n_names[a->n] = n;
+    a->kept[a->n++] = k;
     n_roots += n;
   }
+  if (n_roots > UINT32_MAX) return olg__err(OLG_ERR_LIMIT, "too many quantization annotations");
   olg_value *roots = n_roots ? olg__arena_alloc(m, n_roots * sizeof *roots) : NULL;
   if (n_roots && !roots) return OLG_ERR_NOMEM;
   n_roots = 0;
-  for (uint32_t k = 0; k < n_kept; k++)
-    for (uint32_t i = 0; i < n_names[k]; i++) {
-      olg_value v = lookup_bytes(cx, names[k][i]);
+  for (uint32_t k = 0; k < a->n; k++)
+    for (uint32_t i = 0; i < a->n_names[k]; i++) {
+      olg_value v = lookup_bytes(cx, a->names[k][i]);
       OLG_TRY(protect_value(cx, v));
       roots[n_roots++] = v;
     }
   cx->roots = roots;
   cx->n_roots = (uint32_t)n_roots;
-  return olg__pbr_carry_raws(m, sx, kept, n_kept, &cx->dst->extra);
+  cx->annots = a;
+  return OLG_OK;
+}
+
+olg_status olg__lower_annotations_finish(olg_lower *cx) {
+  struct olg_annots *a = cx->annots;
+  if (!a) return OLG_OK;
+  cx->annots = NULL;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < a->n; k++) {
+    /* a rewrite of the target profile may have replaced a tensor (its producer gone) */
+    uint32_t i = 0;
+    for (; i < a->n_names[k]; i++) {
+      olg_value v = lookup_bytes(cx, a->names[k][i]);
+      const olg_value_rec *r = v >= 0 ? &cx->dst->values[v] : NULL;
+      if (!r || (r->producer < 0 && !(r->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER | OLG_VF_OUTER))))
+        break;
+    }
+    if (i < a->n_names[k]) {
+      annotation_dropped(cx, a->names[k], "is no longer computed under its name (the target "
+                         "profile's rewrite replaced it)", a->names[k][i]);
+      continue;
+    }
+    a->kept[n++] = a->kept[k];
+  }
+  return olg__pbr_carry_raws(cx->dst_model, cx->src->extra, a->kept, n, &cx->dst->extra);
 }
 
 /* A warning that what the reader kept of the source is not in the target, about node first (the
@@ -697,6 +738,13 @@ olg_status olg__lower_note_dropped(olg_lower *cx) {
 #endif
   return OLG_OK;
 }
+
+#ifdef OLG_CONFIG_NO_READER
+olg_status olg__lower_annotations_finish(olg_lower *cx) {
+  (void)cx;
+  return OLG_OK;
+}
+#endif
 
 olg_status olg__lower_graph_about(olg_lower *cx) {
   const olg_graph *sg = cx->src;

@@ -374,7 +374,8 @@ olg_status olg__cleanup(olg_lower *cx) {
   if (changed) apply_subst(g, subst); /* else the arguments are as they were */
   olg__free(al, subst, (size_t)n_vals * sizeof *subst);
   if ((s = dce_and_compact(cx))) return s;
-  return cx->parent && cx->dst_model->ir_version < 4 ? inits_as_constants(cx) : OLG_OK;
+  if (cx->parent && cx->dst_model->ir_version < 4 && (s = inits_as_constants(cx))) return s;
+  return olg__lower_annotations_finish(cx);
 done:
   olg__free(al, subst, (size_t)n_vals * sizeof *subst);
   return s;

@@ -165,3 +165,27 @@ def test_an_annotation_per_tensor_of_a_long_chain(tmp_path):
     back = onnx.load(str(out))
     assert list(back.graph.quantization_annotation) == list(g.quantization_annotation)
     assert {"act_scale", "act_zp"} <= {i.name for i in back.graph.initializer}
+
+
+def test_annotation_of_a_tensor_a_profile_rewrite_replaces_goes_with_a_warning(tmp_path):
+    """The TensorRT profile replaces Bernoulli (its parser has none) after the lowering: the
+    annotated output is then computed by other nodes under another name, so its annotation goes,
+    with a warning that says why, and the model stays one olg_check accepts (no annotation names
+    a tensor it lacks)."""
+    g = helper.make_graph([helper.make_node("Bernoulli", ["p"], ["t"]), helper.make_node("Relu", ["t"], ["y"])], "g",
+                          [helper.make_tensor_value_info("p", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], _scale_zp("t", 0.1))
+    g.quantization_annotation.append(_annotation("t", SCALE_TENSOR="t_scale", ZERO_POINT_TENSOR="t_zp"))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)])
+    m.ir_version = 8
+    src, out = tmp_path / "src.onnx", tmp_path / "out.onnx"
+    src.write_bytes(m.SerializeToString())
+    r = subprocess.run([TOOL, "convert", str(src), str(out), "--opset", "15", "--profile", "tensorrt"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ("the quantization_annotation of tensor 't' is dropped: 't' is no longer computed under its name "
+            "(the target profile's rewrite replaced it)") in r.stderr, r.stderr
+    back = onnx.load(str(out))
+    assert len(back.graph.quantization_annotation) == 0 and "Bernoulli" not in {n.op_type for n in back.graph.node}
+    c = subprocess.run([TOOL, "check", str(out)], capture_output=True, text=True)
+    assert c.returncode == 0, c.stdout + c.stderr
