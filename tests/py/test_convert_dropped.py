@@ -12,22 +12,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
+from _wire import field  # noqa: E402
+
 TOOL = os.path.join(os.environ.get("ONNXLEGAL_BUILD", os.path.join(ROOT, "build")), "bin", "onnxlegal")
-
-
-def _varint(v):
-    out = b""
-    while True:
-        b, v = v & 0x7F, v >> 7
-        if not v:
-            return out + bytes([b])
-        out += bytes([b | 0x80])
-
-
-def _field(no, payload):
-    """A length-delimited field as bytes: what the onnx package here cannot set (it predates IR 11,
-    and unknown fields have no setter)."""
-    return _varint(no << 3 | 2) + _varint(len(payload)) + payload
 
 
 def _model(n_relus=2, **extra):
@@ -79,8 +66,8 @@ def test_training_info_dropped_with_a_warning(tmp_path):
 
 def test_multi_device_placement_dropped_with_a_warning(tmp_path):
     """ModelProto.configuration (26) and NodeProto.device_configurations (10), IR 11."""
-    config = _field(26, _field(1, b"two-gpus") + b"\x10\x02")  # name, num_devices 2
-    node_config = _field(10, _field(1, b"two-gpus"))
+    config = field(26, field(1, b"two-gpus") + b"\x10\x02")  # name, num_devices 2
+    node_config = field(10, field(1, b"two-gpus"))
     stderr, out = _convert(tmp_path, _model(n_relus=3, model=config, node=node_config))
     assert "the model's configuration (1 device configuration) is dropped" in stderr, stderr
     assert ("(Relu, output 'r0', opset 17): the device_configurations of 3 nodes of graph 'chain' "
@@ -91,7 +78,7 @@ def test_multi_device_placement_dropped_with_a_warning(tmp_path):
 def test_unknown_fields_of_an_attribute_dropped_with_a_warning(tmp_path):
     """An attribute's unknown field: the node's attributes are written anew by the conversion."""
     node = helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=0)
-    node.attribute[0].MergeFromString(_field(99, b"attribute-later"))
+    node.attribute[0].MergeFromString(field(99, b"attribute-later"))
     g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
@@ -106,8 +93,8 @@ def test_unknown_fields_of_an_attribute_dropped_with_a_warning(tmp_path):
 def test_unknown_fields_dropped_with_one_warning_per_kind(tmp_path):
     """Fields of a newer ONNX: one warning for each of the model, the graph, its nodes (1000 of
     them: one warning) and its value descriptions."""
-    m = _model(n_relus=1000, model=_field(888, b"model-later"), graph=_field(999, b"graph-later"),
-               node=_field(777, b"node-later"), value=_field(99, b"value-later"))
+    m = _model(n_relus=1000, model=field(888, b"model-later"), graph=field(999, b"graph-later"),
+               node=field(777, b"node-later"), value=field(99, b"value-later"))
     stderr, out = _convert(tmp_path, m)
     lines = [ln for ln in stderr.splitlines() if "unknown to this library" in ln]
     assert len(lines) == 4, stderr
