@@ -279,9 +279,9 @@ static olg_status inits_as_constants(olg_lower *cx) {
     olg_dtype dt = g->inits[i].t->dtype;
     if (f && !olg_schema_formal_allows_dtype(f, dt)) {
       char what[600];
+      const char *tn = olg_dtype_name(dt) ? olg_dtype_name(dt) : "?";
       snprintf(what, sizeof what, "initializer '%s' of subgraph '%s' (%s): at IR 3 a subgraph's "
-               "initializer must be a Constant node, and a Constant of %s", r->name, g->name,
-               olg_dtype_name(dt) ? olg_dtype_name(dt) : "?", olg_dtype_name(dt) ? olg_dtype_name(dt) : "?");
+               "initializer must be a Constant node, and a Constant of %s", r->name, g->name, tn, tn);
       return olg_lower_unsupported(cx, what, 9);
     }
     k++;

@@ -1,6 +1,6 @@
 /* onnxlegal — what a conversion carries of what the reader kept whole (pb.h's raw fields and
- * verbatim entries): a doc string or metadata entry holding a NUL, the model's and main graph's
- * about-fields, a graph's quantization annotations. The copies live in the target model. */
+ * verbatim entries): a doc string or metadata entry holding a NUL (the model's, a graph's, a
+ * node's, a value's), a graph's quantization annotations. The copies live in the target model. */
 #include <string.h>
 
 #include "pb_read.h"
