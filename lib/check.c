@@ -352,9 +352,16 @@ const char *olg__io_type_defect(const olg_type *t) {
     return NULL;
   }
   case OLG_TYPE_SEQUENCE:
-    return olg__type_inner(t) ? NULL : "is a sequence without element type";
-  case OLG_TYPE_OPTIONAL:
-    return olg__type_inner(t) ? NULL : "is an optional without element type";
+  case OLG_TYPE_OPTIONAL: {
+    const olg_type *in = olg__type_inner(t);
+    bool seq = t->kind == OLG_TYPE_SEQUENCE;
+    if (!in) return seq ? "is a sequence without element type" : "is an optional without element type";
+    olg_dtype e = in->kind == OLG_TYPE_TENSOR && in->has_elem ? olg__type_elem(in) : OLG_FLOAT;
+    if (e <= 0 || e > OLG_DTYPE_MAX)
+      return seq ? "is a sequence of tensors of an undefined element type"
+                 : "is an optional tensor of an undefined element type";
+    return NULL;
+  }
   case OLG_TYPE_MAP:
     return olg__type_key(t) && olg__type_inner(t) ? NULL : "is a map without key or value type";
   default:
