@@ -869,6 +869,18 @@ TEST(infer_einsum_ellipsis_refused) {
   DONE(t);
 }
 
+/* A subgraph of t's model, y = Identity(e), e its one input of the given type (a Scan body). */
+static olg_graph *identity_body(tg *t, olg_dtype dt, int32_t rank, const int64_t *dims) {
+  olg_graph *body = NULL;
+  olg_value e, y;
+  olg_node_id n;
+  if (olg_model_new_subgraph(t->m, &body) || olg_graph_add_input(body, "e", dt, rank, dims, NULL, &e) ||
+      olg_node_begin(body, "", "Identity", "id", &n) || olg_node_arg_value(body, n, e) ||
+      olg_node_end(body, n, 1, (const char *[]){"y"}, &y) || olg_graph_add_output(body, y))
+    return NULL;
+  return body;
+}
+
 /* Scan: a scan output axis out of range for the output's rank was put first (at 0) without a
  * word; refused, naming it, as a scan input axis is. */
 TEST(infer_scan_output_axis_out_of_range_refused) {
@@ -877,16 +889,9 @@ TEST(infer_scan_output_axis_out_of_range_refused) {
     tg t;
     tg_init(&t, 16);
     olg_value x = in(&t, "x", OLG_FLOAT, 2, (int64_t[]){5, 3}, NULL);
-    olg_graph *body;
-    CHECK_OK(olg_model_new_subgraph(t.m, &body));
-    olg_value e, y;
-    CHECK_OK(olg_graph_add_input(body, "e", OLG_UNDEFINED, OLG_RANK_UNKNOWN, NULL, NULL, &e));
-    olg_node_id n;
-    CHECK_OK(olg_node_begin(body, "", "Identity", "id", &n));
-    CHECK_OK(olg_node_arg_value(body, n, e));
-    CHECK_OK(olg_node_end(body, n, 1, (const char *[]){"y"}, &y));
-    CHECK_OK(olg_graph_add_output(body, y));
-    n = begin(&t, "Scan", 1, x);
+    olg_graph *body = identity_body(&t, OLG_UNDEFINED, OLG_RANK_UNKNOWN, NULL);
+    CHECK(body != NULL);
+    olg_node_id n = begin(&t, "Scan", 1, x);
     CHECK_OK(olg_node_attr_graph(t.g, n, "body", body));
     CHECK_OK(olg_node_attr_int(t.g, n, "num_scan_inputs", 1));
     CHECK_OK(olg_node_attr_ints(t.g, n, "scan_output_axes", axes[c], 1));
@@ -911,16 +916,9 @@ TEST(infer_scan_num_scan_inputs_past_int_refused) {
     tg t;
     tg_init(&t, 16);
     olg_value x = in(&t, "x", OLG_FLOAT, 2, (int64_t[]){5, 3}, NULL);
-    olg_graph *body;
-    CHECK_OK(olg_model_new_subgraph(t.m, &body));
-    olg_value e, y;
-    CHECK_OK(olg_graph_add_input(body, "e", OLG_FLOAT, 1, (int64_t[]){3}, NULL, &e));
-    olg_node_id n;
-    CHECK_OK(olg_node_begin(body, "", "Identity", "id", &n));
-    CHECK_OK(olg_node_arg_value(body, n, e));
-    CHECK_OK(olg_node_end(body, n, 1, (const char *[]){"y"}, &y));
-    CHECK_OK(olg_graph_add_output(body, y));
-    n = begin(&t, "Scan", 1, x);
+    olg_graph *body = identity_body(&t, OLG_FLOAT, 1, (int64_t[]){3});
+    CHECK(body != NULL);
+    olg_node_id n = begin(&t, "Scan", 1, x);
     CHECK_OK(olg_node_attr_graph(t.g, n, "body", body));
     CHECK_OK(olg_node_attr_int(t.g, n, "num_scan_inputs", ms[c]));
     olg_value outs[1];
