@@ -73,8 +73,11 @@ extern const uint8_t olg__pbr_empty_input[1];
  * it is present but empty where the IR's kind NONE would mean absent (keep_empty). */
 olg_status olg__pbr_rd_type_top(rd *r, const pbf *f, olg_type *ty, bool keep_empty);
 
-/* pb_read_graph.c */
+/* pb_read_attr.c: an AttributeProto of a node of parent (its subgraphs' enclosing graph) */
 olg_status olg__pbr_dup_singular(rd *r, const pbf *f, msgdesc *md);
+olg_status olg__pbr_rd_attr(rd *r, olg_graph *parent, const pbf *fa, olg_attr *a);
+
+/* pb_read_graph.c */
 olg_status olg__pbr_rd_graph(rd *r, const pbf *fg, olg_graph *g);
 olg_status olg__pbr_rd_function_body(rd *r, const pbf *ff, olg_graph *g);
 olg_status olg__pbr_rd_function_attr(rd *r, const pbf *fa, olg_graph *body, olg_attr *a);
