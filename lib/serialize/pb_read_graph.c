@@ -240,6 +240,130 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
  * with more of one walks those fields again. */
 #define NODE_SPANS 8
 
+/* A new node (name, op and domain set, the rest empty) of the graph being read: its id. */
+static olg_status node_begin(rd *r, olg_graph *g, const char *name, const char *op,
+                             const char *domain, olg_node_id *id) {
+  r->at.node = name;
+  r->at.op = op;
+  r->at.attr = NULL;
+  r->at.node_index = g->n_nodes;
+  /* the room for every node is made (and mapped in) up front: a call per node only if not */
+  olg_status s;
+  if (g->n_nodes >= g->cap_nodes &&
+      (s = olg__grow(&r->m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
+                     sizeof *g->nodes)))
+    return s;
+  *id = (olg_node_id)g->n_nodes;
+  olg_node *nd = &g->nodes[g->n_nodes++];
+  memset(nd, 0, sizeof *nd);
+  nd->name = name;
+  nd->op = op;
+  nd->domain = domain;
+  nd->state = OLG_NODE_OPEN;
+  return OLG_OK;
+}
+
+/* Output i of node id, named by the bytes of o (none: an omitted output); pa: the lookahead's
+ * view of the node's first output. */
+static olg_status node_output(rd *r, gstate *gs, olg_node_id id, const olg_pbr_ahead *pa,
+                              olg_pb_span o, size_t i, olg_value *out) {
+  if (!o.n) {
+    *out = OLG_NO_VALUE;
+    return OLG_OK;
+  }
+  olg_graph *g = gs->g;
+  uint32_t n_values = g->n_values;
+  olg_value v;
+  size_t k = o.n;
+  uint32_t h = pa->p == o.p && pa->raw_n == o.n ? (k = pa->n, pa->h)
+                                                 : olg__name_hash((const char *)o.p, &k);
+  if (k != o.n) return nul_arg(r, o.p, o.n, "output", i); /* the hash stopped at a NUL */
+  olg_status s = node_value_h(r, gs, o.p, k, h, &v, VK_NORMAL);
+  if (s) return s;
+  const olg_value_rec *vr = &g->values[v];
+  /* a name seen before is this output only where an earlier input named it ahead */
+  bool claim = (uint32_t)v >= n_values || (gs->kind[v] == VK_FORWARD && vr->producer < 0 &&
+                                           !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)));
+  const char *nmc = claim ? NULL : olg__pbr_cname(r, o.p, o.n);
+  if (!claim && !nmc) return OLG_ERR_NOMEM;
+  if (!claim && (s = new_value(r, gs, nmc, &v, VK_NORMAL))) return s;
+  gs->kind[v] = VK_NORMAL;
+  g->values[v].producer = id;
+  *out = v;
+  /* the name's value in the map, now that it is this output (a second definition is not) */
+  if (claim && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
+  return OLG_OK;
+}
+
+/* rd_node for a node of the shape most nodes of a large graph have, without its general walk
+ * (which was most of the time of reading a node-dense graph): inputs, outputs (at most
+ * NODE_SPANS of each), an op type and at most one name and one domain, neither empty, every
+ * field with a one-byte tag and length, no byte NUL in name, op type or domain. The same IR
+ * from the same calls in the same order as rd_node; *read false (nothing done) for any other
+ * node, which rd_node then reads. */
+static olg_status rd_node_plain(rd *r, gstate *gs, const pbf *fn, bool *read) {
+  *read = false;
+  const uint8_t *p = fn->p, *end = p + fn->n;
+  olg_pb_span in[NODE_SPANS], out[NODE_SPANS], name = {0}, op = {0}, domain = {0};
+  size_t n_in = 0, n_out = 0;
+  while (p < end) {
+    if (end - p < 2 || p[1] >= 0x80 || p[1] > end - p - 2) return OLG_OK;
+    olg_pb_span f = {p + 2, p[1]};
+    switch (p[0]) {
+    case 0x0a: if (n_in == NODE_SPANS) return OLG_OK; in[n_in++] = f; break;
+    case 0x12: if (n_out == NODE_SPANS) return OLG_OK; out[n_out++] = f; break;
+    case 0x1a: if (name.p || !f.n) return OLG_OK; name = f; break;
+    case 0x22: if (op.p) return OLG_OK; op = f; break;
+    case 0x3a: if (domain.p || !f.n) return OLG_OK; domain = f; break;
+    default: return OLG_OK;
+    }
+    p += 2 + p[1];
+  }
+  if (!op.p || r->depth >= OLG_PB_MAX_DEPTH || olg__pbr_has_nul(op.p, op.n) ||
+      (name.p && olg__pbr_has_nul(name.p, name.n)) ||
+      (domain.p && olg__pbr_has_nul(domain.p, domain.n)))
+    return OLG_OK;
+  *read = true;
+  r->depth++;
+  /* name and domain copied in the order of their fields, op type last, as rd_node does */
+  const char *nm = "", *dm = "", *o;
+  bool domain_first = domain.p && (!name.p || domain.p < name.p);
+  if ((domain_first && !(dm = olg__pbr_intern(r, &(pbf){.p = domain.p, .n = domain.n}))) ||
+      (name.p && !(nm = olg__pbr_sdup_name(r, &(pbf){.p = name.p, .n = name.n}))) ||
+      (domain.p && !domain_first && !(dm = olg__pbr_intern(r, &(pbf){.p = domain.p, .n = domain.n}))))
+    return OLG_ERR_NOMEM;
+  if (!(o = olg__pbr_intern(r, &(pbf){.p = op.p, .n = op.n}))) return OLG_ERR_NOMEM;
+  olg_graph *g = gs->g;
+  olg_node_id id;
+  olg_status s = node_begin(r, g, nm, o, dm, &id);
+  if (s) return s;
+  olg_arg *args = NULL;
+  olg_value *outs = NULL;
+  if (n_in || n_out) {
+    char *blk = olg__pbr_ablock(r, n_in * sizeof *args + n_out * sizeof *outs);
+    if (!blk) return OLG_ERR_NOMEM;
+    if (n_in) args = (olg_arg *)(void *)blk;
+    if (n_out) outs = (olg_value *)(void *)(blk + n_in * sizeof *args);
+  }
+  for (size_t i = 0; i < n_in; i++) {
+    if (!in[i].n) continue; /* OLG_ARG_NONE: the zeroed block's */
+    if ((s = node_input(r, gs, in[i].p, in[i].n, i, &args[i].u.v))) return s;
+    args[i].kind = OLG_ARG_VALUE;
+  }
+  g->nodes[id].args = args;
+  g->nodes[id].n_args = (uint32_t)n_in;
+  const olg_pbr_ahead *pa = &gs->ahead[gs->n_read++ & (AHEAD - 1)];
+  for (size_t i = 0; i < n_out; i++)
+    if ((s = node_output(r, gs, id, pa, out[i], i, &outs[i]))) return s;
+  olg_node *nd = &g->nodes[id];
+  nd->outputs = outs;
+  nd->n_outputs = n_out & OLG_NODE_MAX_OUTPUTS;
+  nd->state = OLG_NODE_DONE;
+  r->at.node = r->at.op = NULL;
+  r->depth--;
+  return OLG_OK;
+}
+
 /* The i-th (of count) of a node's fields numbered no: noted by the first walk, or (more than
  * NODE_SPANS of them) the next one found walking on from *p. */
 static inline olg_status node_field(rd *r, const olg_pb_span *sp, size_t count, size_t i,
@@ -259,9 +383,11 @@ static inline olg_status node_field(rd *r, const olg_pb_span *sp, size_t count, 
 }
 
 static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
+  bool read;
+  olg_status s = rd_node_plain(r, gs, fn, &read);
+  if (s || read) return s;
   msgdesc *md = DESC(node_proto);
-  olg_status s = olg__pbr_enter(r, fn->p, md);
-  if (s) return s;
+  if ((s = olg__pbr_enter(r, fn->p, md))) return s;
   olg_graph *g = gs->g;
   olg_model *m = r->m;
   const uint8_t *p = fn->p, *end = p + fn->n;
@@ -346,20 +472,11 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
                     "attributes: at most %u outputs and %u attributes are read",
                     olg__pbr_off(r, fn->p), name, op, n_in, n_out, n_attr, OLG_NODE_MAX_OUTPUTS,
                     OLG_NODE_MAX_ATTRS);
-  /* the room for every node is made (and mapped in) up front: a call per node only if not */
-  if (g->n_nodes >= g->cap_nodes &&
-      (s = olg__grow(&m->alloc, (void **)&g->nodes, &g->cap_nodes, (size_t)g->n_nodes + 1,
-                     sizeof *g->nodes)))
-    return s;
-  olg_node_id id = (olg_node_id)g->n_nodes;
-  olg_node *nd = &g->nodes[g->n_nodes++];
-  memset(nd, 0, sizeof *nd);
-  nd->name = name;
-  nd->op = op;
-  nd->domain = domain;
+  olg_node_id id;
+  if ((s = node_begin(r, g, name, op, domain, &id))) return s;
+  olg_node *nd = &g->nodes[id];
   olg_node_more nm = {.doc_string = doc, .overload = overload, .extra = extra};
   if ((doc || overload || extra) && (s = olg__node_set_more(m, nd, &nm))) return s;
-  nd->state = OLG_NODE_OPEN;
   /* the attributes, inputs and outputs in one arena block (in that order: each part stays
    * aligned) */
   olg_arg *args = NULL;
@@ -407,30 +524,9 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   const olg_pbr_ahead *pa = &gs->ahead[gs->n_read++ & (AHEAD - 1)];
   for (size_t i = 0; i < n_out; i++) {
     olg_pb_span o;
-    if ((s = node_field(r, sp[K_OUT], n_out, i, &p, end, 2, &o))) return s;
-    if (!o.n) {
-      outs[i] = OLG_NO_VALUE;
-      continue;
-    }
-    uint32_t n_values = g->n_values;
-    olg_value v;
-    size_t k = o.n;
-    uint32_t h = pa->p == o.p && pa->raw_n == o.n ? (k = pa->n, pa->h)
-                                                   : olg__name_hash((const char *)o.p, &k);
-    if (k != o.n) return nul_arg(r, o.p, o.n, "output", i); /* the hash stopped at a NUL */
-    if ((s = node_value_h(r, gs, o.p, k, h, &v, VK_NORMAL))) return s;
-    const olg_value_rec *vr = &g->values[v];
-    /* a name seen before is this output only where an earlier input named it ahead */
-    bool claim = (uint32_t)v >= n_values || (gs->kind[v] == VK_FORWARD && vr->producer < 0 &&
-                                             !(vr->flags & (OLG_VF_INPUT | OLG_VF_INITIALIZER)));
-    const char *nmc = claim ? NULL : olg__pbr_cname(r, o.p, o.n);
-    if (!claim && !nmc) return OLG_ERR_NOMEM;
-    if (!claim && (s = new_value(r, gs, nmc, &v, VK_NORMAL))) return s;
-    gs->kind[v] = VK_NORMAL;
-    g->values[v].producer = id;
-    outs[i] = v;
-    /* the name's value in the map, now that it is this output (a second definition is not) */
-    if (claim && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
+    if ((s = node_field(r, sp[K_OUT], n_out, i, &p, end, 2, &o)) ||
+        (s = node_output(r, gs, id, pa, o, i, &outs[i])))
+      return s;
   }
   nd = &g->nodes[id];
   nd->outputs = outs;
