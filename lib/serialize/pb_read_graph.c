@@ -36,6 +36,8 @@ typedef struct gstate {
    * the map does not change while the graph is read (values are added, never renamed or
    * dropped), so an entry stays true. */
   rcache rc[RCACHE];
+  /* the last of them a node's output named: most often the next node's first input (a chain) */
+  rcache last;
 } gstate;
 
 /* The slot of n > 0 bytes at p: from their first, middle and last sixteen (exported names share
@@ -50,6 +52,11 @@ static inline uint32_t rc_slot(const uint8_t *p, size_t n) {
     memcpy(&c, p + n - 8, 8);
     memcpy(&d, p + (n >= 16 ? n - 16 : 0), 8);
     x = (a ^ (b * 0x9e3779b97f4a7c15u) ^ (c * 0xc2b2ae3d27d4eb4fu) ^ (d * 0x94d049bb133111ebu)) + n;
+  } else if (n >= 4) { /* every byte: "a1234" and "a1934" are near in a graph */
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + n - 4, 4);
+    x = ((uint64_t)a << 32 | b) + n;
   } else {
     x = n + ((uint64_t)p[0] << 8) + ((uint64_t)p[n / 2] << 16) + ((uint64_t)p[n - 1] << 24);
   }
@@ -122,6 +129,10 @@ static olg_status nul_arg(rd *r, const uint8_t *p, size_t n, const char *kind, s
  * holds no name with a NUL byte: those are refused). */
 static olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
                              olg_value *v) {
+  if (gs->last.n == n && olg__pbr_eq(gs->last.p, p, n)) { /* (n > 0: last is set) */
+    *v = gs->last.v;
+    return OLG_OK;
+  }
   rcache *c = &gs->rc[rc_slot(p, n)];
   if (c->n == n && c->p && olg__pbr_eq(c->p, p, n)) {
     *v = c->v;
@@ -291,7 +302,7 @@ static olg_status node_output(rd *r, gstate *gs, olg_node_id id, const olg_pbr_a
   g->values[v].producer = id;
   *out = v;
   /* the name's value in the map, now that it is this output (a second definition is not) */
-  if (claim && o.n <= UINT32_MAX) gs->rc[rc_slot(o.p, o.n)] = (rcache){o.p, (uint32_t)o.n, v};
+  if (claim && o.n <= UINT32_MAX) gs->last = (rcache){o.p, (uint32_t)o.n, v};
   return OLG_OK;
 }
 
