@@ -318,17 +318,26 @@ static olg_status rd_node_plain(rd *r, gstate *gs, const pbf *fn, bool *read) {
   olg_pb_span in[NODE_SPANS], out[NODE_SPANS], name = {0}, op = {0}, domain = {0};
   size_t n_in = 0, n_out = 0;
   while (p < end) {
-    if (end - p < 2 || p[1] >= 0x80 || p[1] > end - p - 2) return OLG_OK;
-    olg_pb_span f = {p + 2, p[1]};
-    switch (p[0]) {
-    case 0x0a: if (n_in == NODE_SPANS) return OLG_OK; in[n_in++] = f; break;
-    case 0x12: if (n_out == NODE_SPANS) return OLG_OK; out[n_out++] = f; break;
-    case 0x1a: if (name.p || !f.n) return OLG_OK; name = f; break;
-    case 0x22: if (op.p) return OLG_OK; op = f; break;
-    case 0x3a: if (domain.p || !f.n) return OLG_OK; domain = f; break;
-    default: return OLG_OK;
+    size_t left = (size_t)(end - p), len;
+    if (left < 2 || (len = p[1]) >= 0x80 || len + 2 > left) return OLG_OK;
+    olg_pb_span f = {p + 2, len};
+    uint8_t tag = p[0];
+    p += 2 + len;
+    if (tag == 0x0a) { /* the inputs and outputs first: most fields, and in that order */
+      if (n_in == NODE_SPANS) return OLG_OK;
+      in[n_in++] = f;
+    } else if (tag == 0x12) {
+      if (n_out == NODE_SPANS) return OLG_OK;
+      out[n_out++] = f;
+    } else if (tag == 0x22 && !op.p) {
+      op = f;
+    } else if (tag == 0x1a && !name.p && len) {
+      name = f;
+    } else if (tag == 0x3a && !domain.p && len) {
+      domain = f;
+    } else {
+      return OLG_OK;
     }
-    p += 2 + p[1];
   }
   if (!op.p || r->depth >= OLG_PB_MAX_DEPTH || olg__pbr_has_nul(op.p, op.n) ||
       (name.p && olg__pbr_has_nul(name.p, name.n)) ||

@@ -362,13 +362,9 @@ olg_status olg__pbr_text(rd *r, const void **slot, const pbf *f, const char **ou
   return (*out = olg__strndup(r->m, (const char *)f->p, f->n)) ? OLG_OK : OLG_ERR_NOMEM;
 }
 
-/* Like olg__pbr_sdup, but the same bytes as a recent call give the same string. */
-const char *olg__pbr_intern(rd *r, const pbf *f) {
-  /* the slot by the length and three bytes (a clash costs a copy, not a wrong string) */
-  size_t n = f->n;
-  uint32_t h = n ? (uint32_t)(n + 3u * f->p[0] + 5u * f->p[n - 1] + 7u * f->p[n / 2]) & 63 : 0;
-  const char *q = r->interned[h];
-  if (q && r->interned_n[h] == n && olg__pbr_eq((const uint8_t *)q, f->p, n)) return q;
+/* olg__pbr_intern's copy of bytes not in its slot h. */
+const char *olg__pbr_intern_new(rd *r, const pbf *f, uint32_t h) {
+  const char *q;
   /* (past 4 GiB a copy that is not kept: the slot's length could not say it) */
   if (f->n > UINT32_MAX) return olg__strndup(r->m, (const char *)f->p, f->n);
   if (!(q = olg__strndup(r->m, (const char *)f->p, f->n))) return NULL;
@@ -838,6 +834,8 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
     const uint8_t *q = p, *qe = p + len;
     p = qe;
     if (tag >> 3 != 1) continue; /* not a node */
+    /* its inputs first, as writers put them: skipped without the checks of the walk below */
+    while (qe - q >= 2 && q[0] == 0x0a && q[1] < 0x80 && q[1] <= qe - q - 2) q += 2 + q[1];
     while (q < qe) {
       uint64_t t, n;
       /* past the outputs: writers put a node's fields in number order (inputs 1, outputs 2,
