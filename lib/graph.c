@@ -524,8 +524,20 @@ olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, ui
   olg_model *m = g->model;
   olg_value id = (olg_value)g->n_values;
   olg_status s;
+  uint32_t at = 0;
+  olg_value v;
+  if ((g->names.n + 1) * 2 <= g->names.cap && g->n_values < g->cap_values) {
+    /* room in the map and the records (a reader's every value): the probe inline, the record
+       before the slot (nothing to take back) */
+    if ((v = olg__g_valmap_probe(&g->names, g->values, p, n, h, &at)) >= 0) return *out = v, OLG_OK;
+    const char *nm = name_dup(m, p, n);
+    if (!nm || (s = value_append(g, nm, false, out))) return nm ? s : OLG_ERR_NOMEM;
+    g->names.slots[at] = (olg_val_slot){h, (uint32_t)id + 1};
+    g->names.n++;
+    return *added = true, OLG_OK;
+  }
   /* the slot names the record value_append fills next; it leaves the map if that fails */
-  olg_value v = olg__g_valmap_get_or_put(&m->alloc, &g->names, g->values, p, n, h, id, &s);
+  v = olg__g_valmap_get_or_put(&m->alloc, &g->names, g->values, p, n, h, id, &s);
   if (v >= 0) *out = v;
   if (s || v >= 0) return s; /* (v is -1 on failure) */
   const char *nm = name_dup(m, p, n);

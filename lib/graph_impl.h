@@ -3,6 +3,8 @@
  * maps, made-up names) and graph_node.c (nodes). */
 #ifndef OLG_GRAPH_IMPL_H
 #define OLG_GRAPH_IMPL_H
+#include <string.h>
+
 #include "ir.h"
 
 /* graph_names.c */
@@ -20,6 +22,23 @@ olg_status olg__g_namemap_put_h(const olg_allocator *a, olg_namemap *nm, const c
 olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values, const char *p,
                               size_t n, uint32_t h);
 olg_status olg__g_valmap_reserve(const olg_allocator *a, olg_valmap *vm, uint32_t n);
+/* The id of the value named by the n bytes at p (no NUL among them) hashed h in a map with a
+ * free slot, or -1 with *at the free slot where a probe for it ended. */
+static inline olg_value olg__g_valmap_probe(const olg_valmap *vm, const olg_value_rec *values,
+                                            const char *p, size_t n, uint32_t h, uint32_t *at) {
+  uint32_t mask = vm->cap - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
+    olg__count_probe();
+    olg_val_slot e = vm->slots[i];
+    if (!e.id1) break;
+    if (e.hash == h) {
+      const char *k = values[e.id1 - 1].name;
+      if (memcmp(k, p, n) == 0 && !k[n]) return (olg_value)(e.id1 - 1);
+    }
+  }
+  *at = i;
+  return -1;
+}
 /* The id of the value named by the n bytes at p (n > 0, no NUL among them) hashed h, or -1 once
  * a slot for value id (whose name they are, to be filled in before the next lookup) is put; *st
  * says whether that failed. */

@@ -179,17 +179,8 @@ void olg__g_namemap_free(const olg_allocator *a, olg_namemap *nm) {
 
 olg_value olg__g_valmap_get_h(const olg_valmap *vm, const olg_value_rec *values, const char *p,
                               size_t n, uint32_t h) {
-  if (!vm->cap) return -1;
-  uint32_t mask = vm->cap - 1;
-  for (uint32_t i = h & mask;; i = (i + 1) & mask) {
-    olg__count_probe();
-    olg_val_slot e = vm->slots[i];
-    if (!e.id1) return -1;
-    if (e.hash == h) {
-      const char *k = values[e.id1 - 1].name;
-      if (memcmp(k, p, n) == 0 && !k[n]) return (olg_value)(e.id1 - 1);
-    }
-  }
+  uint32_t at; /* (a map has a free slot: it is never more than half full) */
+  return vm->cap ? olg__g_valmap_probe(vm, values, p, n, h, &at) : -1;
 }
 
 #if !defined(OLG_CONFIG_NO_READER) || !defined(OLG_CONFIG_NO_LEGALIZE) /* the reader's, the lowering's */
@@ -211,16 +202,9 @@ olg_value olg__g_valmap_get_or_put(const olg_allocator *a, olg_valmap *vm,
     }
     if ((*st = olg__g_valmap_reserve(a, vm, vm->cap ? vm->cap : 4))) return -1;
   }
-  uint32_t mask = vm->cap - 1, i = h & mask;
-  for (;; i = (i + 1) & mask) {
-    olg__count_probe();
-    olg_val_slot e = vm->slots[i];
-    if (!e.id1) break;
-    if (e.hash == h) {
-      const char *k = values[e.id1 - 1].name;
-      if (memcmp(k, p, n) == 0 && !k[n]) return (olg_value)(e.id1 - 1);
-    }
-  }
+  uint32_t i = 0;
+  olg_value v = olg__g_valmap_probe(vm, values, p, n, h, &i);
+  if (v >= 0) return v;
   vm->slots[i] = (olg_val_slot){h, (uint32_t)id + 1};
   vm->n++;
   return -1;

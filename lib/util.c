@@ -85,7 +85,7 @@ static void std_free(void *ud, void *p, size_t n) { (void)ud; (void)n; free(p); 
  * 1M-node chain 0.159 -> 0.125 s of CPU). Only memory about to be written from end to end, so
  * no page is made resident that would not be; where THP is off ("never") the kernel ignores
  * it, and a huge page it cannot find falls back to small ones. */
-#define PREFAULT_STEP 65536
+#define PREFAULT_STEP OLG_PREFAULT_STEP
 #define HUGE_STEP ((size_t)4 << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 /* olg__prefault; lazy: the huge pages are only asked for, each mapped in (2 MiB, one fault) when
@@ -169,7 +169,7 @@ void olg__free(const olg_allocator *a, void *p, size_t n) {
   if (p) a->free(a->ud, p, n ? n : 1);
 }
 
-olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem) {
+olg_status olg__grow_to(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem) {
   if (need <= *cap) {
     /* appending one by one: map the next 64 KiB of the room in one call as it is reached */
     size_t at = need ? (need - 1) * elem : 0;

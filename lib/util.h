@@ -44,9 +44,24 @@ void olg__free(const olg_allocator *a, void *p, size_t n);
  * about to write through; a no-op for a caller's allocator and for small ranges. */
 void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to);
 
-/* Grows *pp (of elements of size elem, capacity *cap) to hold at least need elements, doubling.
+/* Grows *pp (of elements of size elem, capacity *cap) to hold at least need elements, doubling;
+ * appending one by one, maps in the next OLG_PREFAULT_STEP bytes of the room as it is reached.
  * Returns OLG_ERR_NOMEM with the message set, leaving *pp intact on failure. */
-olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem);
+olg_status olg__grow_to(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem);
+#define OLG_PREFAULT_STEP 65536
+#if defined(__OPTIMIZE_SIZE__)
+#define olg__grow olg__grow_to
+#else
+/* olg__grow_to with its common case inline (an append per value a reader or lowering makes):
+ * room, and no step of it reached. */
+static inline olg_status olg__grow(const olg_allocator *a, void **pp, uint32_t *cap, size_t need,
+                                   size_t elem) {
+  if (need && need <= *cap &&
+      (need - 1) * elem / OLG_PREFAULT_STEP == need * elem / OLG_PREFAULT_STEP)
+    return OLG_OK;
+  return olg__grow_to(a, pp, cap, need, elem);
+}
+#endif
 
 /* A bump allocator in chunks; everything is freed at once. */
 typedef struct olg_arena_chunk olg_arena_chunk;

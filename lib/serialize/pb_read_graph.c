@@ -109,7 +109,7 @@ static olg_status new_value(rd *r, gstate *gs, const char *name, olg_value *v, u
 
 /* The value a node names by the n bytes at p: the graph's, or a new one of kind `kind`
  * (one hash, one probe of the name map for a name not seen yet). */
-static olg_status node_value_h(rd *r, gstate *gs, const uint8_t *p, size_t n, uint32_t h,
+static inline olg_status node_value_h(rd *r, gstate *gs, const uint8_t *p, size_t n, uint32_t h,
                                olg_value *v, uint8_t kind) {
   bool added;
   olg_status s = olg__graph_get_or_add_value(gs->g, (const char *)p, n, h, v, &added);
@@ -252,7 +252,7 @@ static olg_status rd_value_info(rd *r, gstate *gs, const pbf *fv, int list) {
 #define NODE_SPANS 8
 
 /* A new node (name, op and domain set, the rest empty) of the graph being read: its id. */
-static olg_status node_begin(rd *r, olg_graph *g, const char *name, const char *op,
+static inline olg_status node_begin(rd *r, olg_graph *g, const char *name, const char *op,
                              const char *domain, olg_node_id *id) {
   r->at.node = name;
   r->at.op = op;
