@@ -312,9 +312,9 @@ static olg_status node_output(rd *r, gstate *gs, olg_node_id id, const olg_pbr_a
  * field with a one-byte tag and length, no byte NUL in name, op type or domain. The same IR
  * from the same calls in the same order as rd_node; *read false (nothing done) for any other
  * node, which rd_node then reads. */
-static olg_status rd_node_plain(rd *r, gstate *gs, const pbf *fn, bool *read) {
+static olg_status rd_node_plain(rd *r, gstate *gs, const uint8_t *p, size_t n, bool *read) {
   *read = false;
-  const uint8_t *p = fn->p, *end = p + fn->n;
+  const uint8_t *end = p + n;
   olg_pb_span in[NODE_SPANS], out[NODE_SPANS], name = {0}, op = {0}, domain = {0};
   size_t n_in = 0, n_out = 0;
   while (p < end) {
@@ -402,12 +402,11 @@ static inline olg_status node_field(rd *r, const olg_pb_span *sp, size_t count, 
   return OLG_OK;
 }
 
-static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
-  bool read;
-  olg_status s = rd_node_plain(r, gs, fn, &read);
-  if (s || read) return s;
+/* A node of any shape (rd_node: the plain one first). */
+static olg_status rd_node_walk(rd *r, gstate *gs, const pbf *fn) {
   msgdesc *md = DESC(node_proto);
-  if ((s = olg__pbr_enter(r, fn->p, md))) return s;
+  olg_status s = olg__pbr_enter(r, fn->p, md);
+  if (s) return s;
   olg_graph *g = gs->g;
   olg_model *m = r->m;
   const uint8_t *p = fn->p, *end = p + fn->n;
@@ -563,6 +562,12 @@ static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
   r->at.node = r->at.op = NULL;
   r->depth--;
   return OLG_OK;
+}
+
+static olg_status rd_node(rd *r, gstate *gs, const pbf *fn) {
+  bool read;
+  olg_status s = rd_node_plain(r, gs, fn->p, fn->n, &read);
+  return s || read ? s : rd_node_walk(r, gs, fn);
 }
 
 /* The name, element type and dims of a sparse initializer, to define its value. */
@@ -728,13 +733,24 @@ static olg_status rd_graph_body(rd *r, gstate *gs, const pbf *fg) {
                                            &gs->ahead[gs->n_ahead++ & (AHEAD - 1)]);
   for (p = from[1]; n[1] && p < to[1];) {
     if (p[0] == 0x0a && end - p >= 2 && p[1] < 0x80 && p[1] <= end - p - 2) {
-      /* a node whose length takes a byte: what olg__pbr_next would say (GraphProto's field 1
-         is the first of its schema) */
-      f = (pbf){.no = 1, .wt = PB_LEN, .p = p + 2, .n = p[1], .start = p, .fd = &md->fields[0]};
-      f.end = p = p + 2 + p[1];
-    } else if ((s = olg__pbr_next(r, &p, end, md, &f))) {
-      return s;
+      /* a node whose length takes a byte: the plain path at once, or what olg__pbr_next would
+         say (GraphProto's field 1 is the first of its schema) */
+      const uint8_t *at = p;
+      size_t len = p[1];
+      p += 2 + len;
+      if (ahead)
+        ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1],
+                                               &gs->ahead[gs->n_ahead++ & (AHEAD - 1)]);
+      bool read;
+      if ((s = rd_node_plain(r, gs, at + 2, len, &read))) return s;
+      if (!read) {
+        f = (pbf){.no = 1, .wt = PB_LEN, .p = at + 2, .n = len, .start = at, .end = p,
+                  .fd = &md->fields[0]};
+        if ((s = rd_node_walk(r, gs, &f))) return s;
+      }
+      continue;
     }
+    if ((s = olg__pbr_next(r, &p, end, md, &f))) return s;
     if (f.no != 1) continue;
     if (ahead)
       ahead = olg__pbr_prefetch_node_outputs(g, ahead, to[1],

@@ -827,6 +827,20 @@ const uint8_t *olg__pbr_prefetch_node_outputs(const olg_graph *g, const uint8_t 
                                                const uint8_t *end, olg_pbr_ahead *first) {
   uint64_t tag, len;
   first->p = NULL;
+  /* the common node at once: tags and lengths of a byte, its inputs, then one output and a
+     later field (or its end) */
+  if (end - p >= 2 && p[0] == 0x0a && p[1] < 0x80 && p[1] <= end - p - 2) {
+    const uint8_t *q = p + 2, *qe = q + p[1];
+    while (qe - q >= 2 && q[0] == 0x0a && q[1] < 0x80 && q[1] <= qe - q - 2) q += 2 + q[1];
+    if (qe - q >= 2 && q[0] == 0x12 && q[1] < 0x80 && q[1] <= qe - q - 2 &&
+        (q[1] == qe - q - 2 || q[2 + q[1]] > 0x12)) {
+      size_t k = q[1];
+      uint32_t h = olg__name_hash((const char *)q + 2, &k);
+      olg__graph_prefetch_name(g, h);
+      *first = (olg_pbr_ahead){q + 2, q[1], k, h};
+      return qe;
+    }
+  }
   while (p < end) {
     if (!peek_varint(&p, end, &tag) || (tag & 7) != 2 || !peek_varint(&p, end, &len) ||
         len > (uint64_t)(end - p))
