@@ -127,7 +127,7 @@ static olg_status nul_arg(rd *r, const uint8_t *p, size_t n, const char *kind, s
 
 /* The same for input i of a node (n > 0 bytes at p), through the cache of recent names (which
  * holds no name with a NUL byte: those are refused). */
-static olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
+static inline olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
                              olg_value *v) {
   if (gs->last.n == n && olg__pbr_eq(gs->last.p, p, n)) { /* (n > 0: last is set) */
     *v = gs->last.v;
