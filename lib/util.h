@@ -12,9 +12,12 @@
 #if defined(__GNUC__)
 #define OLG_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define OLG_UNUSED __attribute__((unused))
+/* a static function of a hot path inlined where the compiler would not (its callers are two) */
+#define OLG_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define OLG_PRINTF(a, b)
 #define OLG_UNUSED
+#define OLG_ALWAYS_INLINE inline
 #endif
 
 /* diag.c: sets the lowest working opset of the diagnostic added last, if the list grew past

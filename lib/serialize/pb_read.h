@@ -225,7 +225,7 @@ const char *olg__pbr_cname(rd *r, const uint8_t *p, size_t n);
 const char *olg__pbr_intern_new(rd *r, const pbf *f, uint32_t slot);
 /* Like olg__pbr_sdup, but the same bytes as a recent call give the same string: an op type, a
  * domain (the cache's check inline: once a node). */
-static inline const char *olg__pbr_intern(rd *r, const pbf *f) {
+static OLG_ALWAYS_INLINE const char *olg__pbr_intern(rd *r, const pbf *f) {
   /* the slot by the length and three bytes (a clash costs a copy, not a wrong string) */
   size_t n = f->n;
   uint32_t h = n ? (uint32_t)(n + 3u * f->p[0] + 5u * f->p[n - 1] + 7u * f->p[n / 2]) & 63 : 0;

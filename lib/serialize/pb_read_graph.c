@@ -127,7 +127,7 @@ static olg_status nul_arg(rd *r, const uint8_t *p, size_t n, const char *kind, s
 
 /* The same for input i of a node (n > 0 bytes at p), through the cache of recent names (which
  * holds no name with a NUL byte: those are refused). */
-static inline olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
+static OLG_ALWAYS_INLINE olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
                              olg_value *v) {
   if (gs->last.n == n && olg__pbr_eq(gs->last.p, p, n)) { /* (n > 0: last is set) */
     *v = gs->last.v;
@@ -276,7 +276,7 @@ static inline olg_status node_begin(rd *r, olg_graph *g, const char *name, const
 
 /* Output i of node id, named by the bytes of o (none: an omitted output); pa: the lookahead's
  * view of the node's first output. */
-static olg_status node_output(rd *r, gstate *gs, olg_node_id id, const olg_pbr_ahead *pa,
+static OLG_ALWAYS_INLINE olg_status node_output(rd *r, gstate *gs, olg_node_id id, const olg_pbr_ahead *pa,
                               olg_pb_span o, size_t i, olg_value *out) {
   if (!o.n) {
     *out = OLG_NO_VALUE;
