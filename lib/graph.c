@@ -401,7 +401,7 @@ olg_status olg__graph_reserve_like(olg_graph *g, const olg_graph *src) {
 }
 #endif
 
-static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out);
+static inline olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out);
 
 /* "<base>_<k>" in the arena for the next k (next_auto), its length and hash. */
 static char *auto_name(olg_graph *g, const char *base, size_t bl, size_t *n, uint32_t *h) {
@@ -473,7 +473,7 @@ bool olg__dup_is_input_default(const olg_value_rec *first, const olg_value_rec *
 }
 #endif
 
-static olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out) {
+static inline olg_status value_append(olg_graph *g, const char *nm, bool dup, olg_value *out) {
   olg_model *m = g->model;
   olg_status s = olg__grow(&m->alloc, (void **)&g->values, &g->cap_values, (size_t)g->n_values + 1,
                            sizeof *g->values);

@@ -36,8 +36,6 @@ static inline uint32_t load32(const char *p) {
   return w;
 }
 
-/* Whether one of the four bytes of w is zero (no false answer either way). */
-static inline bool has_zero32(uint32_t w) { return ((w - 0x01010101u) & ~w & 0x80808080u) != 0; }
 
 /* The hash of len bytes at p: sixteen at a time (two multiplies that do not wait on each other
  * and one zero test for both words), then the last 1 to 15 in the words that end with them.
@@ -45,7 +43,7 @@ static inline bool has_zero32(uint32_t w) { return ((w - 0x01010101u) & ~w & 0x8
 static inline uint64_t hash_words(const char *p, size_t len, bool check, bool *nul) {
   const uint64_t k1 = 0xc2b2ae3d27d4eb4fu, k2 = 0x94d049bb133111ebu;
   const uint64_t lo = 0x0101010101010101u, hi = 0x8080808080808080u;
-  uint64_t h = 0x9e3779b97f4a7c15u ^ ((uint64_t)len * 0xff51afd7ed558ccdu), a, b;
+  uint64_t h = olg__name_hash_seed(len), a, b;
   size_t i = 0;
   for (; i + 16 <= len; i += 16) {
     a = load64(p + i), b = load64(p + i + 8);
@@ -65,7 +63,7 @@ static inline uint64_t hash_words(const char *p, size_t len, bool check, bool *n
  * on how the end was given: a word at a time where the byte loop it replaced took ~7
  * instructions a byte (names of exported models are long). Words are loaded in host order:
  * the value differs between hosts, never within a process. Only bytes before *n are read. */
-uint32_t olg__name_hash(const char *p, size_t *n) {
+uint32_t olg__name_hash_any(const char *p, size_t *n) {
   size_t len = *n;
   bool given = len != SIZE_MAX, nul = false; /* not given: a C string, whose end is known */
   if (!given) len = strlen(p);
@@ -73,11 +71,11 @@ uint32_t olg__name_hash(const char *p, size_t *n) {
   if (len >= 8) {
     h = given ? hash_words(p, len, true, &nul) : hash_words(p, len, false, &nul);
   } else {
-    h = 0x9e3779b97f4a7c15u ^ ((uint64_t)len * 0xff51afd7ed558ccdu);
+    h = olg__name_hash_seed(len);
     uint64_t x;
     if (len >= 4) {
       uint32_t a = load32(p), b = load32(p + len - 4);
-      nul = given && (has_zero32(a) || has_zero32(b));
+      nul = given && (olg__has_zero32(a) || olg__has_zero32(b));
       x = (uint64_t)a << 32 | b;
     } else { /* 0 to 3 bytes: the first, middle and last cover them */
       uint8_t a = len ? (uint8_t)p[0] : 1, b = len ? (uint8_t)p[len / 2] : 1,
@@ -93,14 +91,10 @@ uint32_t olg__name_hash(const char *p, size_t *n) {
     size_t i = 0;
     while (p[i]) i++;
     *n = i;
-    return olg__name_hash(p, n);
+    return olg__name_hash_any(p, n);
   }
   *n = len;
-  /* the map indexes by the low bits: every bit of h reaches them */
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdu;
-  h ^= h >> 33;
-  return (uint32_t)h;
+  return olg__name_hash_end(h);
 }
 #endif
 

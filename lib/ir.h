@@ -643,7 +643,41 @@ olg_status olg__graph_get_or_add_value(olg_graph *g, const char *p, size_t n, ui
                                        olg_value *out, bool *added);
 /* Clips *n at the first NUL of p (where the C string of the name ends) and hashes those bytes
  * as the name maps do. */
-uint32_t olg__name_hash(const char *p, size_t *n);
+uint32_t olg__name_hash_any(const char *p, size_t *n);
+/* The steps of that hash (lib/graph_names.c) a short name takes: the seed of len bytes, the
+ * 4 to 7 bytes of one as two words (x), and the mix every hash ends with. */
+static inline uint64_t olg__name_hash_seed(size_t len) {
+  return 0x9e3779b97f4a7c15u ^ ((uint64_t)len * 0xff51afd7ed558ccdu);
+}
+static inline uint32_t olg__name_hash_end(uint64_t h) {
+  /* the map indexes by the low bits: every bit of h reaches them */
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdu;
+  h ^= h >> 33;
+  return (uint32_t)h;
+}
+/* Whether one of the four bytes of w is zero (no false answer either way). */
+static inline bool olg__has_zero32(uint32_t w) {
+  return ((w - 0x01010101u) & ~w & 0x80808080u) != 0;
+}
+#if defined(__OPTIMIZE_SIZE__)
+#define olg__name_hash olg__name_hash_any
+#else
+/* olg__name_hash_any with a name of 4 to 7 bytes given by its length inline (a generated or
+ * short name: one a node of a chain): the same value. */
+static inline uint32_t olg__name_hash(const char *p, size_t *n) {
+  size_t len = *n;
+  if (len - 4 < 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + len - 4, 4);
+    if (!olg__has_zero32(a) && !olg__has_zero32(b))
+      return olg__name_hash_end((olg__name_hash_seed(len) ^ ((uint64_t)a << 32 | b)) *
+                                0xc2b2ae3d27d4eb4fu);
+  }
+  return olg__name_hash_any(p, n);
+}
+#endif
 /* Asks the cache for the value map's slot of hash h ahead of a lookup (a large map misses): an
  * 8-byte slot, eight to a cache line. */
 static inline void olg__graph_prefetch_name(const olg_graph *g, uint32_t h) {

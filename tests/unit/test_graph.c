@@ -142,6 +142,30 @@ TEST(generated_names_found_and_unique) {
   olg_model_free(m);
 }
 
+/* olg__name_hash (its 4-to-7-byte case inline) gives what olg__name_hash_any gives, for names
+ * given by length and as C strings, with and without a NUL: the name maps mix both. */
+TEST(name_hash_inline_agrees) {
+  uint64_t st = 7;
+  for (int k = 0; k < 4000; k++) {
+    char b[24];
+    size_t len = (size_t)(k % 20);
+    for (size_t i = 0; i < sizeof b; i++) {
+      st = st * 6364136223846793005u + 1442695040888963407u;
+      b[i] = (char)(st >> 56);
+      if (!b[i] || (k % 3 && i < len)) b[i] = (char)('a' + (st >> 40) % 26); /* NUL-free mostly */
+    }
+    if (k % 7 == 0 && len) b[(st >> 20) % len] = 0;
+    size_t n1 = len, n2 = len;
+    uint32_t h1 = olg__name_hash(b, &n1), h2 = olg__name_hash_any(b, &n2);
+    CHECK_EQ(h1, h2);
+    CHECK_EQ(n1, n2);
+    b[n1] = 0; /* the same bytes as a C string */
+    size_t n3 = SIZE_MAX;
+    CHECK_EQ(olg__name_hash_any(b, &n3), h1);
+    CHECK_EQ(n3, n1);
+  }
+}
+
 /* The value map (ir.h, olg_valmap: slots of hash and id, whose key is the record's name) against
  * a naive model, over a deterministic pseudo-random run of additions (named, by the reader's
  * path, generated, second definitions), renames, rollbacks and lookups: many insertions and
