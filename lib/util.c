@@ -177,7 +177,8 @@ void olg__free(const olg_allocator *a, void *p, size_t n) {
   if (p) a->free(a->ud, p, n ? n : 1);
 }
 
-olg_status olg__grow_to(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem) {
+olg_status olg__grow_to(const olg_allocator *a, void **pp, uint32_t *cap, size_t need,
+                        size_t elem) {
   if (need <= *cap) {
     /* appending one by one: map the next 64 KiB of the room in one call as it is reached */
     size_t at = need ? (need - 1) * elem : 0;

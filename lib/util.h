@@ -50,7 +50,8 @@ void olg__prefault(const olg_allocator *a, void *p, size_t from, size_t to);
 /* Grows *pp (of elements of size elem, capacity *cap) to hold at least need elements, doubling;
  * appending one by one, maps in the next OLG_PREFAULT_STEP bytes of the room as it is reached.
  * Returns OLG_ERR_NOMEM with the message set, leaving *pp intact on failure. */
-olg_status olg__grow_to(const olg_allocator *a, void **pp, uint32_t *cap, size_t need, size_t elem);
+olg_status olg__grow_to(const olg_allocator *a, void **pp, uint32_t *cap, size_t need,
+                        size_t elem);
 #define OLG_PREFAULT_STEP 65536
 #if defined(__OPTIMIZE_SIZE__)
 #define olg__grow olg__grow_to

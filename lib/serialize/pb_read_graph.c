@@ -31,12 +31,13 @@ typedef struct gstate {
    * ahead[k % AHEAD]: k counts the nodes the lookahead passed (n_ahead) and read (n_read) */
   olg_pbr_ahead ahead[AHEAD];
   uint32_t n_ahead, n_read;
-  /* names the nodes read so far resolved, by their bytes (rc_slot), in front of the name map:
-   * most inputs are a recent node's output or one of a few shared names. A name's value in
-   * the map does not change while the graph is read (values are added, never renamed or
-   * dropped), so an entry stays true. */
+  /* names inputs asked for, by their bytes (rc_slot), in front of the name map: most inputs
+   * are the previous node's output (last) or one of a few shared names (weights). A name's
+   * value in the map does not change while the graph is read (values are added, never renamed
+   * or dropped), so an entry stays true. */
   rcache rc[RCACHE];
-  /* the last of them a node's output named: most often the next node's first input (a chain) */
+  /* the name the latest output took: most often the next node's first input (a chain). Outputs
+   * go here only: in rc each would evict a shared name (a chain's weights, one node in ten). */
   rcache last;
 } gstate;
 
@@ -127,8 +128,8 @@ static olg_status nul_arg(rd *r, const uint8_t *p, size_t n, const char *kind, s
 
 /* The same for input i of a node (n > 0 bytes at p), through the cache of recent names (which
  * holds no name with a NUL byte: those are refused). */
-static OLG_ALWAYS_INLINE olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n, size_t i,
-                             olg_value *v) {
+static OLG_ALWAYS_INLINE olg_status node_input(rd *r, gstate *gs, const uint8_t *p, size_t n,
+                                               size_t i, olg_value *v) {
   if (gs->last.n == n && olg__pbr_eq(gs->last.p, p, n)) { /* (n > 0: last is set) */
     *v = gs->last.v;
     return OLG_OK;
@@ -276,8 +277,9 @@ static inline olg_status node_begin(rd *r, olg_graph *g, const char *name, const
 
 /* Output i of node id, named by the bytes of o (none: an omitted output); pa: the lookahead's
  * view of the node's first output. */
-static OLG_ALWAYS_INLINE olg_status node_output(rd *r, gstate *gs, olg_node_id id, const olg_pbr_ahead *pa,
-                              olg_pb_span o, size_t i, olg_value *out) {
+static OLG_ALWAYS_INLINE olg_status node_output(rd *r, gstate *gs, olg_node_id id,
+                                                const olg_pbr_ahead *pa, olg_pb_span o, size_t i,
+                                                olg_value *out) {
   if (!o.n) {
     *out = OLG_NO_VALUE;
     return OLG_OK;
@@ -306,12 +308,12 @@ static OLG_ALWAYS_INLINE olg_status node_output(rd *r, gstate *gs, olg_node_id i
   return OLG_OK;
 }
 
-/* rd_node for a node of the shape most nodes of a large graph have, without its general walk
- * (which was most of the time of reading a node-dense graph): inputs, outputs (at most
- * NODE_SPANS of each), an op type and at most one name and one domain, neither empty, every
- * field with a one-byte tag and length, no byte NUL in name, op type or domain. The same IR
- * from the same calls in the same order as rd_node; *read false (nothing done) for any other
- * node, which rd_node then reads. */
+/* The node whose n bytes are at p, if it has the shape most nodes of a large graph have, read
+ * without the general walk (rd_node_walk, which was most of the time of reading a node-dense
+ * graph): inputs, outputs (at most NODE_SPANS of each), an op type and at most one name and
+ * one domain, neither empty, every field with a one-byte tag and length, no byte NUL in name,
+ * op type or domain. The same IR from the same calls in the same order as rd_node_walk; *read
+ * false (nothing done) for any other node, which rd_node_walk then reads. */
 static olg_status rd_node_plain(rd *r, gstate *gs, const uint8_t *p, size_t n, bool *read) {
   *read = false;
   const uint8_t *end = p + n;
@@ -347,10 +349,11 @@ static olg_status rd_node_plain(rd *r, gstate *gs, const uint8_t *p, size_t n, b
   r->depth++;
   /* name and domain copied in the order of their fields, op type last, as rd_node does */
   const char *nm = "", *dm = "", *o;
+  const pbf df = {.p = domain.p, .n = domain.n};
   bool domain_first = domain.p && (!name.p || domain.p < name.p);
-  if ((domain_first && !(dm = olg__pbr_intern(r, &(pbf){.p = domain.p, .n = domain.n}))) ||
+  if ((domain_first && !(dm = olg__pbr_intern(r, &df))) ||
       (name.p && !(nm = olg__pbr_sdup_name(r, &(pbf){.p = name.p, .n = name.n}))) ||
-      (domain.p && !domain_first && !(dm = olg__pbr_intern(r, &(pbf){.p = domain.p, .n = domain.n}))))
+      (domain.p && !domain_first && !(dm = olg__pbr_intern(r, &df))))
     return OLG_ERR_NOMEM;
   if (!(o = olg__pbr_intern(r, &(pbf){.p = op.p, .n = op.n}))) return OLG_ERR_NOMEM;
   olg_graph *g = gs->g;
@@ -402,7 +405,7 @@ static inline olg_status node_field(rd *r, const olg_pb_span *sp, size_t count, 
   return OLG_OK;
 }
 
-/* A node of any shape (rd_node: the plain one first). */
+/* A node of any shape, field by field (rd_node takes rd_node_plain's shape first). */
 static olg_status rd_node_walk(rd *r, gstate *gs, const pbf *fn) {
   msgdesc *md = DESC(node_proto);
   olg_status s = olg__pbr_enter(r, fn->p, md);
