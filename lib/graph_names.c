@@ -36,7 +36,6 @@ static inline uint32_t load32(const char *p) {
   return w;
 }
 
-
 /* The hash of len bytes at p: sixteen at a time (two multiplies that do not wait on each other
  * and one zero test for both words), then the last 1 to 15 in the words that end with them.
  * With check, a word that holds a zero byte stops it (false: *nul says so). */

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "check_impl.h"
 #include "infer.h"
 #include "lower.h"
 #include "passes/passes.h"
@@ -248,8 +249,17 @@ static bool formal_takes(const olg_schema *s, const olg_formal *f, const char *p
   return false;
 }
 
+/* Whether formal f of s lists the type ts ("seq(tensor(float))") among those it takes. */
+static bool formal_takes_type(const olg_schema *s, const olg_formal *f, const char *ts) {
+  int na;
+  const char *const *al = olg_schema_formal_types(s, f, &na);
+  for (int i = 0; i < na; i++)
+    if (strcmp(al[i], ts) == 0) return true;
+  return false;
+}
+
 /* OLG_OK, or the refusal naming the lowest opset whose version of the op takes the value's
- * kind at that position. */
+ * kind (and, a sequence or optional, its whole type) at that position. */
 static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema *s, bool input,
                              int pos, olg_value v) {
   const char *pre = kind_prefix(cx->dst->values[v].type.kind);
@@ -261,15 +271,28 @@ static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema
     return olg__errf(cx, OLG_ERR_INVALID_MODEL, "%s-%d with a tensor as %s %d ('%s'), which "
                      "takes no tensor", nd->op, s->since_version, input ? "input" : "output", pos,
                      f->name);
-  if (!pre || !f || formal_takes(s, f, pre)) return OLG_OK;
+  if (!pre || !f) return OLG_OK;
+  /* the kind, then the whole type: SequenceMap-17 takes sequences, not one of float8 tensors */
+  char ts[160];
+  const char *want = pre;
+  if (formal_takes(s, f, pre)) {
+    if (!olg__ck_type_string(&cx->dst->values[v].type, ts, sizeof ts) || formal_takes_type(s, f, ts))
+      return OLG_OK;
+    want = ts;
+  }
   size_t nv;
   const olg_schema *vs = olg_schema_versions(s->domain, s->name, &nv);
   int from = 0;
   for (size_t i = 0; vs && i < nv && !from; i++) {
     if (vs[i].since_version <= s->since_version || vs[i].deprecated) continue;
     const olg_formal *g = input ? olg_schema_input_formal(&vs[i], pos) : olg_schema_output_formal(&vs[i], pos);
-    if (g && formal_takes(&vs[i], g, pre)) from = vs[i].since_version;
+    if (g && (want == pre ? formal_takes(&vs[i], g, pre) : formal_takes_type(&vs[i], g, ts)))
+      from = vs[i].since_version;
   }
+  if (want == ts)
+    return olg__unsupportedf(cx, from ? from : -1, "%s with %s %d ('%s') of type %s (%s-%d does not "
+                             "take it)", nd->op, input ? "input" : "output", pos, f->name, ts,
+                             s->name, s->since_version);
   uint8_t k = cx->dst->values[v].type.kind;
   const char *what = k == OLG_TYPE_SEQUENCE ? "a sequence" : k == OLG_TYPE_OPTIONAL ? "an optional"
                    : k == OLG_TYPE_MAP ? "a map" : k == OLG_TYPE_OPAQUE ? "an opaque value"
