@@ -464,6 +464,12 @@ int olg__attr_value_allowed_from(const olg_schema *s, const olg_attr *a) {
   return 0;
 }
 
+bool olg__attr_value_in_some_version(const olg_schema *s, const olg_attr *a) {
+  if (olg__attr_value_allowed_from(s, a) >= 0) return true;
+  return a->type == OLG_ATTR_STRING &&
+         string_allowed_from(s->name, a->name, 0, a->s.p ? a->s.p : "", a->s.n) > 0;
+}
+
 static void check_attr_value(ck *c, const olg_node *nd, int64_t opset, const olg_schema *s,
                              const olg_attr *a) {
   if (!olg__ck_is_default_domain(nd->domain)) return;

@@ -350,6 +350,12 @@ static olg_status node_defects(olg_lower *cx, const olg_node *nd) {
       return graph_fault(cx, nd, "output %d '%s' of %s-%d is required, but it is empty", i,
                          f->name, nd->op, sc->since_version);
   }
+  /* a value no version takes (a mode misspelt, an element type of no number): a decomposition
+     would read it as its default, a silent wrong model */
+  for (uint32_t i = 0; i < nd->n_attrs; i++)
+    if (!olg__attr_value_in_some_version(sc, &nd->attrs[i]))
+      return graph_fault(cx, nd, "attribute '%s' of %s-%d has a value no version of it takes",
+                         nd->attrs[i].name, nd->op, sc->since_version);
   return body_input_types(cx, nd);
 }
 

@@ -15,6 +15,7 @@
 #ifndef OLG_SCHEMA_H
 #define OLG_SCHEMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -206,5 +207,8 @@ const olg_meaning_change *olg_meaning_crossed(const char *op, int from, int to);
  * later version that allows it, or -1 for none. */
 struct olg_attr;
 int olg__attr_value_allowed_from(const olg_schema *s, const struct olg_attr *a);
+/* Whether any version of s's op, earlier or later, takes a's value (false: a misspelt mode, an
+ * element type of no number). */
+bool olg__attr_value_in_some_version(const olg_schema *s, const struct olg_attr *a);
 
 #endif /* OLG_SCHEMA_H */

@@ -63,12 +63,15 @@ static olg_status axis_matrix(olg_lower *cx, const olg_interp_axis *t, olg_dtype
   return olg__const_tensor_kept(cx, dtype, 2, dims, m, n * esz, out);
 }
 
+/* The elements of an extrapolation term (one per output element, embedded) */
+#define INTERP_MAX_TERM ((uint64_t)1 << 24)
+
 /* extrapolation where any axis is invalid, 0 elsewhere, in the output's static shape */
 static olg_status extrapolation_term(olg_lower *cx, const olg_interp_axis *t, int n, int32_t rank,
                                      const int64_t *odims, olg_dtype dtype, double v,
                                      olg_value *out) {
   uint64_t total;
-  if (!olg__shape_numel(rank, odims, &total) || total > ((uint64_t)1 << 24))
+  if (!olg__shape_numel(rank, odims, &total) || total > INTERP_MAX_TERM)
     return olg_lower_error(cx, OLG_ERR_LIMIT, "Resize: extrapolation over too large an output");
   size_t esz = dtype == OLG_DOUBLE ? sizeof(double) : sizeof(float);
   void *m = olg__lower_alloc(cx, (total ? total : 1) * esz);
@@ -437,11 +440,19 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
   if (crop && !known_floats(cx, p->roi_v, roi, 2 * n))
     return olg__emit_resize_runtime(cx, x, p, "Resize with tf_crop_and_resize and a roi computed "
                                     "at run time", out);
-  olg_interp_axis t[OLG_MAX_RANK];
+  /* every axis's sizes first, then their tables: tf_crop_and_resize's extrapolation term spans
+     the whole output, bounded before a table is built (one of 2^24 positions took a second) */
+  resize_axis_in ra[OLG_MAX_RANK];
+  int32_t axes[OLG_MAX_RANK];
   int nt = 0;
-  int64_t budget = RESIZE_MAX_TABLE;
+  uint64_t numel = 1;
+  bool numel_known = true, extrapolates = false;
   for (int32_t d = 0; d < rank; d++) {
-    if (same[d] || (dims[d] < 0 && !crop && !has_sizes && sc[d] == 1.0f)) continue; /* kept */
+    if (same[d] || (dims[d] < 0 && !crop && !has_sizes && sc[d] == 1.0f)) { /* kept */
+      numel_known = numel_known && dims[d] >= 0;
+      if (numel_known && !olg__mul_u64(numel, (uint64_t)dims[d], &numel)) numel = UINT64_MAX;
+      continue;
+    }
     if (dims[d] < 0) {
       char what[96];
       snprintf(what, sizeof what, "Resize along axis %d, whose size is not known at export time",
@@ -470,10 +481,27 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
       r.roi0 = roi[d];
       r.roi1 = roi[n + (size_t)d];
     }
+    if (!olg__mul_u64(numel, (uint64_t)r.out, &numel)) numel = UINT64_MAX;
     if (!crop && r.out == r.in && r.s == 1.0f) continue; /* every mode maps x to x */
-    t[nt].axis = d;
-    OLG_TRY(resize_table(cx, &r, &t[nt], &budget));
-    nt++;
+    /* an axis that changes size, or whose roi reaches outside the input, is not the identity:
+       its table needs the extrapolation term (source_coord is monotonic in x, so its ends say
+       whether any position falls outside) */
+    if (crop && !extrapolates && p->extrapolation_value != 0) {
+      float lo = source_coord(&r, 0.0f), hi = source_coord(&r, (float)(r.out - 1)), top = (float)(r.in - 1);
+      extrapolates = r.out != r.in || !(lo >= 0 && lo <= top && hi >= 0 && hi <= top);
+    }
+    axes[nt] = d;
+    ra[nt++] = r;
+  }
+  if (extrapolates && numel_known && numel > INTERP_MAX_TERM)
+    return olg__unsupportedf(cx, 11, "Resize with tf_crop_and_resize and an extrapolation value "
+                             "over an output of %llu elements (the decomposition embeds at most "
+                             "%lld)", (unsigned long long)numel, (long long)INTERP_MAX_TERM);
+  olg_interp_axis t[OLG_MAX_RANK];
+  int64_t budget = RESIZE_MAX_TABLE;
+  for (int k = 0; k < nt; k++) {
+    t[k].axis = axes[k];
+    OLG_TRY(resize_table(cx, &ra[k], &t[k], &budget));
   }
   OLG_TRY(olg_lower_decompose(cx, "Resize by index and weight tables computed at conversion time "
                                   "(Gather / MatMul per axis)", 11));
