@@ -276,7 +276,8 @@ static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema
   char ts[160];
   const char *want = pre;
   if (formal_takes(s, f, pre)) {
-    if (!olg__ck_type_string(&cx->dst->values[v].type, ts, sizeof ts) || formal_takes_type(s, f, ts))
+    if (!olg__ck_type_string(&cx->dst->values[v].type, ts, sizeof ts) ||
+        formal_takes_type(s, f, ts))
       return OLG_OK;
     want = ts;
   }
@@ -290,9 +291,9 @@ static olg_status check_kind(olg_lower *cx, const olg_node *nd, const olg_schema
       from = vs[i].since_version;
   }
   if (want == ts)
-    return olg__unsupportedf(cx, from ? from : -1, "%s with %s %d ('%s') of type %s (%s-%d does not "
-                             "take it)", nd->op, input ? "input" : "output", pos, f->name, ts,
-                             s->name, s->since_version);
+    return olg__unsupportedf(cx, from ? from : -1, "%s with %s %d ('%s') of type %s (%s-%d does "
+                             "not take it)", nd->op, input ? "input" : "output", pos, f->name,
+                             ts, s->name, s->since_version);
   uint8_t k = cx->dst->values[v].type.kind;
   const char *what = k == OLG_TYPE_SEQUENCE ? "a sequence" : k == OLG_TYPE_OPTIONAL ? "an optional"
                    : k == OLG_TYPE_MAP ? "a map" : k == OLG_TYPE_OPAQUE ? "an opaque value"

@@ -487,7 +487,8 @@ olg_status olg__emit_resize_tables(olg_lower *cx, olg_value x, const olg_resize_
        its table needs the extrapolation term (source_coord is monotonic in x, so its ends say
        whether any position falls outside) */
     if (crop && !extrapolates && p->extrapolation_value != 0) {
-      float lo = source_coord(&r, 0.0f), hi = source_coord(&r, (float)(r.out - 1)), top = (float)(r.in - 1);
+      float lo = source_coord(&r, 0.0f), hi = source_coord(&r, (float)(r.out - 1));
+      float top = (float)(r.in - 1);
       extrapolates = r.out != r.in || !(lo >= 0 && lo <= top && hi >= 0 && hi <= top);
     }
     axes[nt] = d;

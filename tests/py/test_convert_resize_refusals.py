@@ -31,8 +31,8 @@ def _resize(sizes, ctm, mode="nearest", extrapolation=None):
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
     inits = [numpy_helper.from_array(np.array([0, 0, 0.2, 0.3, 1, 1, 0.8, 0.9], np.float32), "roi"),
              numpy_helper.from_array(np.array(sizes, np.int64), "sizes")]
-    g = helper.make_graph([helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="rs", **attrs)],
-                          "g", [x], [y], inits)
+    node = helper.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="rs", **attrs)
+    g = helper.make_graph([node], "g", [x], [y], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
     return m

@@ -23,7 +23,8 @@ def _sequence_map(elem):
     body = helper.make_graph([helper.make_node("Identity", ["t"], ["u"])], "body",
                              [helper.make_tensor_value_info("t", elem, ["N"])],
                              [helper.make_tensor_value_info("u", elem, ["N"])])
-    g = helper.make_graph([helper.make_node("SequenceMap", ["xs"], ["ys"], body=body, name="map")], "g",
+    node = helper.make_node("SequenceMap", ["xs"], ["ys"], body=body, name="map")
+    g = helper.make_graph([node], "g",
                           [helper.make_tensor_sequence_value_info("xs", elem, ["N"])],
                           [helper.make_tensor_sequence_value_info("ys", elem, ["N"])])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)])
