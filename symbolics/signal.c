@@ -232,6 +232,9 @@ static olg_status fft(olg_lower *cx, fft_kind kind, bool inverse, int nd_dims) {
   int32_t rank;
   OLG_TRY(olg__input_rank(cx, x, &rank));
   int32_t lr = cplx ? rank - 1 : rank; /* the logical (complex) rank */
+  if (lr < 1) /* (torch's fft wants a dim; a complex one of rank 0 made lr -1: no bound on dims) */
+    return olg__errf(cx, OLG_ERR_INVALID_ARG, "fft of a %stensor of rank %d (it takes one of rank "
+                     ">= 1)", cplx ? "complex " : "", (int)lr);
   if (kind == FFT_R2C && cplx)
     return olg_lower_error(cx, OLG_ERR_INVALID_ARG, "rfft of a complex tensor (torch takes real input only)");
   if (!cplx) {
