@@ -347,7 +347,7 @@ static olg_status rd_node_plain(rd *r, gstate *gs, const uint8_t *p, size_t n, b
     return OLG_OK;
   *read = true;
   r->depth++;
-  /* name and domain copied in the order of their fields, op type last, as rd_node does */
+  /* name and domain copied in the order of their fields, op type last, as rd_node_walk does */
   const char *nm = "", *dm = "", *o;
   const pbf df = {.p = domain.p, .n = domain.n};
   bool domain_first = domain.p && (!name.p || domain.p < name.p);
